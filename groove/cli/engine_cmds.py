@@ -1,0 +1,169 @@
+"""``groove index``, ``groove search`` and ``groove model prepare``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from groove.cli.common import (
+    config_from,
+    db_option,
+    kb_option,
+    model_options,
+    resolve_kb,
+    stderr_is_terminal,
+    warn,
+)
+
+
+@click.command("index")
+@kb_option
+@db_option
+@click.option("--force", is_flag=True, help="Rebuild from scratch (re-embed every chunk).")
+@model_options
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary line.")
+@click.pass_context
+def index_cmd(
+    ctx: click.Context,
+    kb_path: Path | None,
+    db_path: Path | None,
+    force: bool,
+    model: str | None,
+    model_path: Path | None,
+    quiet: bool,
+) -> None:
+    """Index (or update the index of) a Markdown knowledge base."""
+    from groove.embed import load_embedder
+    from groove.engine import check_kb_path
+    from groove.index import build
+
+    config = config_from(ctx)
+    kb = check_kb_path(resolve_kb(kb_path, config))
+    embedder = load_embedder(model or config.model, model_path or config.model_path)
+    bar = _ProgressBar(enabled=not quiet and stderr_is_terminal())
+    try:
+        summary = build(
+            kb,
+            embedder,
+            db_path=db_path,
+            config=config,
+            force=force,
+            progress=bar.update,
+            model_path=model_path or config.model_path,
+        )
+    finally:
+        bar.close()
+    for skipped in summary.skipped:
+        warn(f"groove index: skipped {skipped.rel_path}: {skipped.reason}")
+    for message in summary.warnings:
+        warn(f"groove index: warning: {message}")
+    if not quiet:
+        click.echo(summary.line())
+
+
+class _ProgressBar:
+    """A tqdm bar over chunks embedded, only on a terminal."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled or total == 0:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="chunk", desc="embedding", leave=False)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+@click.command("search")
+@click.argument("query")
+@kb_option
+@db_option
+@model_options
+@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
+@click.option("--mmr/--no-mmr", default=None, help="Diversify results (default: groove.toml).")
+@click.option("--mmr-lambda", type=click.FloatRange(0, 1), default=None)
+@click.option("--mmr-same-doc-penalty", type=click.FloatRange(0, 1), default=None)
+@click.option("--parent-retriever/--no-parent-retriever", default=None)
+@click.pass_context
+def search_cmd(
+    ctx: click.Context,
+    query: str,
+    kb_path: Path | None,
+    db_path: Path | None,
+    model: str | None,
+    model_path: Path | None,
+    limit: int,
+    fmt: str,
+    reranker: str | None,
+    mmr: bool | None,
+    mmr_lambda: float | None,
+    mmr_same_doc_penalty: float | None,
+    parent_retriever: bool | None,
+) -> None:
+    """Search the index with the hybrid pipeline and print the ranked hits."""
+    from groove.engine import open_engine
+    from groove.query import compile_query
+    from groove.rerank import load_reranker
+    from groove.search import build_options, search
+
+    config = config_from(ctx)
+    compiled = compile_query(query)  # reject a bad query before loading any model
+    options = build_options(
+        config.search, limit, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever
+    )
+    cross_encoder = load_reranker(reranker or config.reranker)
+    with open_engine(
+        resolve_kb(kb_path, config),
+        db_path=db_path,
+        model=model,
+        model_path=model_path,
+        config=config,
+    ) as engine:
+        vector = engine.embed_queries([query])[0]
+        result = search(engine.conn, query, vector, options, cross_encoder, compiled)
+    for message in result.warnings:
+        warn(f"groove search: warning: {message}")
+    if fmt == "json":
+        click.echo(json.dumps([hit.to_dict() for hit in result.hits], ensure_ascii=False, indent=2))
+        return
+    if not result.hits:
+        warn("groove search: no results")
+    for hit in result.hits:
+        where = f"{hit.path} › {hit.heading}" if hit.heading else hit.path
+        click.echo(f"{hit.rank:>3}. {where}  ({hit.score:.4f})")
+        snippet = " ".join(hit.content.split())
+        click.echo(f"     {snippet[:160]}{'…' if len(snippet) > 160 else ''}")
+
+
+@click.group("model")
+def model_group() -> None:
+    """Manage the offline embedding model."""
+
+
+@model_group.command("prepare")
+@click.option("--force", is_flag=True, help="Rebuild the ONNX file even if it exists.")
+def model_prepare_cmd(force: bool) -> None:
+    """Convert the bundled all-MiniLM-L6-v2 weights to ONNX (once; cached)."""
+    from groove.embed import prepare_default_model
+
+    path = prepare_default_model(force=force)
+    click.echo(f"model ready: {path}")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(index_cmd)
+    cli.add_command(search_cmd)
+    cli.add_command(model_group)

@@ -1,0 +1,232 @@
+"""Hybrid search: a vector leg and a bm25 leg fused with Reciprocal Rank Fusion.
+
+Pipeline, in order: candidates from both legs -> RRF -> optional cross-encoder reranker ->
+optional MMR -> optional parent retriever (which only rewrites ``content``).
+
+RRF score of a chunk: sum over the legs that returned it of ``1 / (rrf_k + rank)``, with
+``rank`` 1-based, computed and summed in float32 (vector leg first) so that ties break the
+same way everywhere; ties then go to the lower chunk id. A chunk found by both legs appears
+once; several chunks of one file may fill the top ranks (no per-file dedup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, SearchConfig
+from groove.mmr import mmr_select
+from groove.parent import expand_parents
+from groove.query import CompiledQuery, compile_query
+from groove.rerank import Reranker
+from groove.store import chunks as rows
+from groove.store.sqlite import Connection
+
+SEARCH_LIMIT_MAX = 1000
+POOL_FLOOR = 50
+VEC_K_MAX = 4096
+
+
+@dataclass(frozen=True)
+class Hit:
+    rank: int
+    chunk_id: int
+    path: str
+    heading: str | None
+    score: float
+    content: str
+    context: str | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rank": self.rank,
+            "path": self.path,
+            "heading": self.heading,
+            "score": self.score,
+            "chunk_id": self.chunk_id,
+        }
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    limit: int = 10
+    fusion: FusionConfig = field(default_factory=FusionConfig)
+    mmr: MmrConfig = field(default_factory=MmrConfig)
+    parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    compiled: CompiledQuery
+    hits: tuple[Hit, ...]
+    warnings: tuple[str, ...] = ()
+
+
+def candidate_pool(limit: int) -> int:
+    """How many candidates each leg fetches for a fused list of ``limit``."""
+    return max(limit * 5, POOL_FLOOR)
+
+
+def vector_leg(
+    conn: Connection, vector: np.ndarray, n: int, exclude: frozenset[int] = frozenset()
+) -> list[int]:
+    """Chunk ids nearest to ``vector`` (L2 on normalised vectors), best first."""
+    if n <= 0:
+        return []
+    fetch = min(n + len(exclude), VEC_K_MAX)
+    blob = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+    found = conn.execute(
+        "SELECT chunk_id FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+        (blob, fetch),
+    ).fetchall()
+    return [chunk_id for (chunk_id,) in found if chunk_id not in exclude][:n]
+
+
+def fts_leg(
+    conn: Connection, match: str | None, weights: tuple[float, float, float], n: int
+) -> list[int]:
+    """Chunk ids matching ``match``, best bm25 first (bm25 is negative: lower is better)."""
+    if match is None or n <= 0:
+        return []
+    found = conn.execute(
+        "SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ? "
+        "ORDER BY bm25(fts_chunks, ?, ?, ?) LIMIT ?",
+        (match, *weights, n),
+    ).fetchall()
+    return [chunk_id for (chunk_id,) in found]
+
+
+def excluded_chunks(conn: Connection, compiled: CompiledQuery) -> frozenset[int]:
+    """Chunks that a ``-term`` in the query rules out; the vector leg drops them too."""
+    if compiled.negative_match is None:
+        return frozenset()
+    found = conn.execute(
+        "SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ?", (compiled.negative_match,)
+    ).fetchall()
+    return frozenset(chunk_id for (chunk_id,) in found)
+
+
+def rrf_fuse(
+    legs: Sequence[Sequence[int]], rrf_k: float, limit: int | None = None
+) -> list[tuple[int, float]]:
+    """Fuse ranked id lists: ``score = sum 1/(rrf_k + rank)``, float32, ties by lower id."""
+    scores: dict[int, np.float32] = {}
+    for leg in legs:
+        for rank0, chunk_id in enumerate(leg):
+            gain = np.float32(1.0 / (rrf_k + rank0 + 1))
+            scores[chunk_id] = np.float32(scores.get(chunk_id, np.float32(0.0)) + gain)
+    fused = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    if limit is not None:
+        fused = fused[:limit]
+    return [(chunk_id, float(score)) for chunk_id, score in fused]
+
+
+def search(
+    conn: Connection,
+    query: str,
+    query_vector: np.ndarray,
+    options: SearchOptions | None = None,
+    reranker: Reranker | None = None,
+    compiled: CompiledQuery | None = None,
+) -> SearchResult:
+    """Run the whole pipeline for one query whose embedding is ``query_vector``."""
+    options = options or SearchOptions()
+    compiled = compiled or compile_query(query)
+    limit = max(1, min(options.limit, SEARCH_LIMIT_MAX))
+    pool = candidate_pool(limit)
+    warnings = _compile_warnings(compiled)
+    excluded = excluded_chunks(conn, compiled)
+    if options.mmr.enabled:
+        per_leg = pool
+        fused = _fused(conn, compiled, query_vector, options.fusion, per_leg, excluded, None)
+    elif reranker is not None:
+        per_leg = candidate_pool(pool)
+        fused = _fused(conn, compiled, query_vector, options.fusion, per_leg, excluded, pool)
+    else:
+        fused = _fused(conn, compiled, query_vector, options.fusion, pool, excluded, limit)
+    found = rows.chunk_rows(conn, [chunk_id for chunk_id, _ in fused])
+    candidates = [(found[cid], score) for cid, score in fused if cid in found]
+    if reranker is not None and candidates:
+        texts = [_rerank_text(row) for row, _ in candidates]
+        scores = reranker.score(query, texts)
+        order = sorted(range(len(candidates)), key=lambda i: (-float(scores[i]), i))
+        candidates = [(candidates[i][0], float(scores[i])) for i in order]
+    if options.mmr.enabled:
+        candidates = _apply_mmr(conn, candidates, options.mmr, limit, query_vector.shape[-1])
+    hits = [
+        Hit(i + 1, row.id, row.path, row.heading, score, row.content, row.context)
+        for i, (row, score) in enumerate(candidates[:limit])
+    ]
+    if options.parent_retriever.enabled:
+        hits = expand_parents(conn, hits, options.parent_retriever)
+    return SearchResult(query, compiled, tuple(hits), warnings)
+
+
+def _fused(
+    conn: Connection,
+    compiled: CompiledQuery,
+    query_vector: np.ndarray,
+    fusion: FusionConfig,
+    per_leg: int,
+    excluded: frozenset[int],
+    limit: int | None,
+) -> list[tuple[int, float]]:
+    vec_ids = vector_leg(conn, query_vector, per_leg, excluded)
+    fts_ids = fts_leg(conn, compiled.match, fusion.weights, per_leg)
+    return rrf_fuse([vec_ids, fts_ids], fusion.rrf_k, limit)
+
+
+def _rerank_text(row: rows.ChunkRow) -> str:
+    return f"{row.context}\n\n{row.content}" if row.context else row.content
+
+
+def _apply_mmr(
+    conn: Connection,
+    candidates: list[tuple[rows.ChunkRow, float]],
+    mmr: MmrConfig,
+    limit: int,
+    dim: int,
+) -> list[tuple[rows.ChunkRow, float]]:
+    if not candidates:
+        return candidates
+    relevance = np.array([score for _, score in candidates], dtype=np.float64)
+    vectors = rows.chunk_embeddings(conn, [row.id for row, _ in candidates], dim)
+    documents = [row.document_id for row, _ in candidates]
+    chosen = mmr_select(relevance, vectors, documents, mmr.lambda_, mmr.same_doc_penalty, limit)
+    return [candidates[i] for i in chosen]
+
+
+def _compile_warnings(compiled: CompiledQuery) -> tuple[str, ...]:
+    warnings = []
+    if compiled.dropped_positive:
+        warnings.append(
+            f"query has more than 32 distinct phrases; {compiled.dropped_positive} were dropped"
+        )
+    for term in compiled.dropped_negative:
+        warnings.append(f"exclusion -{term} is shorter than 3 characters and was ignored")
+    return tuple(warnings)
+
+
+def build_options(
+    config: SearchConfig,
+    limit: int,
+    mmr: bool | None = None,
+    mmr_lambda: float | None = None,
+    mmr_same_doc_penalty: float | None = None,
+    parent_retriever: bool | None = None,
+) -> SearchOptions:
+    """``[search]`` from groove.toml with the per-call flags laid over it."""
+    mmr_config = config.mmr
+    if mmr is not None:
+        mmr_config = replace(mmr_config, enabled=mmr)
+    if mmr_lambda is not None:
+        mmr_config = replace(mmr_config, lambda_=mmr_lambda)
+    if mmr_same_doc_penalty is not None:
+        mmr_config = replace(mmr_config, same_doc_penalty=mmr_same_doc_penalty)
+    parent = config.parent_retriever
+    if parent_retriever is not None:
+        parent = replace(parent, enabled=parent_retriever)
+    return SearchOptions(limit, config.fusion, mmr_config, parent)

@@ -1,0 +1,10 @@
+"""SQLite storage for the index: connection, numbered schema migrations, index_meta.
+
+``connect`` opens (and migrates) the database; ``schema`` holds the migrations;
+``meta`` reads and writes ``index_meta``; ``chunks`` writes and reads chunk rows with their
+FTS and vector twins.
+"""
+
+from groove.store.db import connect, default_db_path, open_existing
+
+__all__ = ["connect", "default_db_path", "open_existing"]

@@ -1,0 +1,182 @@
+"""Rows of documents and chunks, with their FTS and vector twins kept in step.
+
+Every function here runs inside the caller's transaction: a document and all of its chunk,
+FTS and vector rows are written or removed together, or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from groove.chunking import Chunk, ParsedDocument
+from groove.store.sqlite import Connection
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    id: int
+    path: str
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """One indexed chunk as search and eval read it."""
+
+    id: int
+    document_id: int
+    path: str
+    chunk_index: int
+    heading: str | None
+    level: int | None
+    content: str
+    context: str | None
+
+
+def stored_documents(conn: Connection) -> dict[str, StoredDocument]:
+    rows = conn.execute("SELECT id, path, content_hash FROM documents").fetchall()
+    return {path: StoredDocument(doc_id, path, digest) for doc_id, path, digest in rows}
+
+
+def stored_chunk_texts(
+    conn: Connection, document_id: int
+) -> list[tuple[str | None, str, str | None]]:
+    return conn.execute(
+        "SELECT heading, content, context_text FROM chunks WHERE document_id = ? "
+        "ORDER BY chunk_index",
+        (document_id,),
+    ).fetchall()
+
+
+def insert_document(
+    conn: Connection,
+    path: str,
+    parsed: ParsedDocument,
+    content_hash: str,
+    size_bytes: int,
+    indexed_at: str,
+    embeddings: np.ndarray,
+    store_context: bool,
+) -> int:
+    """Insert one document with its chunks; ``embeddings[i]`` belongs to ``parsed.chunks[i]``."""
+    cursor = conn.execute(
+        "INSERT INTO documents(path, title, topic, category, depth, tags, date, content_hash, "
+        "last_indexed, size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            path,
+            parsed.frontmatter_title,
+            parsed.topic,
+            parsed.category,
+            parsed.depth,
+            json.dumps(list(parsed.tags), ensure_ascii=False),
+            parsed.date,
+            content_hash,
+            indexed_at,
+            size_bytes,
+        ),
+    )
+    document_id = int(cursor.lastrowid or 0)
+    vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+    for chunk, vector in zip(parsed.chunks, vectors, strict=True):
+        context = chunk.context if store_context else None
+        chunk_id = _insert_chunk(conn, document_id, chunk, context)
+        conn.execute(
+            "INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?, ?, ?, ?)",
+            (chunk_id, chunk.heading, context, chunk.content),
+        )
+        conn.execute(
+            "INSERT INTO vec_chunks(chunk_id, embedding) VALUES (?, ?)",
+            (chunk_id, vector.tobytes()),
+        )
+    return document_id
+
+
+def _insert_chunk(conn: Connection, document_id: int, chunk: Chunk, context: str | None) -> int:
+    cursor = conn.execute(
+        "INSERT INTO chunks(document_id, chunk_index, heading, level, content, token_count, "
+        "context_text) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            document_id,
+            chunk.index,
+            chunk.heading,
+            chunk.level,
+            chunk.content,
+            len(chunk.content.encode("utf-8")) // 4,
+            context,
+        ),
+    )
+    return int(cursor.lastrowid or 0)
+
+
+def delete_document(conn: Connection, document_id: int) -> None:
+    ids = [row[0] for row in conn.execute(
+        "SELECT id FROM chunks WHERE document_id = ?", (document_id,)
+    )]  # fmt: skip
+    conn.executemany("DELETE FROM fts_chunks WHERE rowid = ?", [(i,) for i in ids])
+    conn.executemany("DELETE FROM vec_chunks WHERE chunk_id = ?", [(i,) for i in ids])
+    conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+    conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+
+
+def rename_document(conn: Connection, document_id: int, new_path: str, indexed_at: str) -> None:
+    conn.execute(
+        "UPDATE documents SET path = ?, last_indexed = ? WHERE id = ?",
+        (new_path, indexed_at, document_id),
+    )
+
+
+def update_document_hash(
+    conn: Connection, document_id: int, content_hash: str, size_bytes: int, indexed_at: str
+) -> None:
+    conn.execute(
+        "UPDATE documents SET content_hash = ?, size_bytes = ?, last_indexed = ? WHERE id = ?",
+        (content_hash, size_bytes, indexed_at, document_id),
+    )
+
+
+def chunk_rows(conn: Connection, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+    """Fetch the rows for ``chunk_ids`` (any order) keyed by chunk id."""
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    rows = conn.execute(
+        "SELECT c.id, c.document_id, d.path, c.chunk_index, c.heading, c.level, c.content, "
+        "c.context_text "
+        f"FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks})",
+        list(chunk_ids),
+    ).fetchall()
+    return {row[0]: ChunkRow(*row) for row in rows}
+
+
+def chunk_embeddings(conn: Connection, chunk_ids: Sequence[int], dim: int) -> np.ndarray:
+    """Stored vectors for ``chunk_ids`` in the given order, shape (n, dim)."""
+    out = np.zeros((len(chunk_ids), dim), dtype=np.float32)
+    for i, chunk_id in enumerate(chunk_ids):
+        row = conn.execute(
+            "SELECT embedding FROM vec_chunks WHERE chunk_id = ?", (chunk_id,)
+        ).fetchone()
+        if row is not None:
+            out[i] = np.frombuffer(row[0], dtype=np.float32)
+    return out
+
+
+def document_chunks(conn: Connection, document_id: int) -> list[ChunkRow]:
+    rows = conn.execute(
+        "SELECT c.id, c.document_id, d.path, c.chunk_index, c.heading, c.level, c.content, "
+        "c.context_text "
+        "FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.document_id = ? "
+        "ORDER BY c.chunk_index",
+        (document_id,),
+    ).fetchall()
+    return [ChunkRow(*row) for row in rows]
+
+
+def counts(conn: Connection) -> tuple[int, int]:
+    """(documents, chunks) in the index."""
+    documents = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    return int(documents), int(chunks)

@@ -1,0 +1,87 @@
+"""Numbered schema migrations. ``user_version`` records how many have been applied.
+
+Each migration runs in its own transaction, so a crash leaves the database at the previous
+version and the next open applies the rest. Tables, in the order data flows:
+``documents`` (one row per indexed file) -> ``chunks`` (heading-delimited pieces) ->
+``fts_chunks`` (contentless FTS5 over heading, context, content; rowid = chunks.id) and
+``vec_chunks`` (sqlite-vec, created once the embedding dimension is known).
+"""
+
+from __future__ import annotations
+
+from groove.store.sqlite import Connection
+
+SCHEMA_VERSION = 1
+
+FTS_TOKENIZER = "trigram remove_diacritics 1 case_sensitive 0"
+
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE index_meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )""",
+        """CREATE TABLE documents (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT UNIQUE NOT NULL,
+            title TEXT,
+            topic TEXT,
+            category TEXT,
+            depth INTEGER,
+            tags TEXT,
+            date TEXT,
+            content_hash TEXT NOT NULL,
+            last_indexed TEXT NOT NULL,
+            size_bytes INTEGER
+        )""",
+        """CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            chunk_index INTEGER NOT NULL,
+            heading TEXT,
+            level INTEGER,
+            content TEXT NOT NULL,
+            token_count INTEGER,
+            quality_score REAL NOT NULL DEFAULT 1.0,
+            context_text TEXT
+        )""",
+        "CREATE INDEX idx_chunks_document ON chunks(document_id, chunk_index)",
+        f"""CREATE VIRTUAL TABLE fts_chunks USING fts5(
+            heading, context, content,
+            content='', contentless_delete=1,
+            tokenize='{FTS_TOKENIZER}'
+        )""",
+    ),
+)
+
+
+def migrate(conn: Connection) -> None:
+    """Apply every migration newer than the database's ``user_version``."""
+    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    for number, statements in enumerate(_MIGRATIONS, start=1):
+        if number <= current:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in statements:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def create_vector_table(conn: Connection, dim: int) -> None:
+    """Create ``vec_chunks`` for ``dim``-dimensional embeddings (L2 distance)."""
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_chunks USING vec0("
+        f"chunk_id INTEGER PRIMARY KEY, embedding float[{int(dim)}])"
+    )
+
+
+def has_vector_table(conn: Connection) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vec_chunks'"
+    ).fetchone()
+    return row is not None
