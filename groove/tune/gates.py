@@ -1,0 +1,169 @@
+"""The five adoption gates, and the per-query impact the report shows next to them.
+
+With ``m`` = mean held-out delta and ``se`` = paired SE of the LOO deltas, the refit is
+adopted only if all of these hold (otherwise: keep the built-in defaults):
+
+1. refit != default
+2. ``m > min_delta`` (0.02)
+3. ``m > multiplier * se`` (3.0; strict, so an infinite or NaN SE fails)
+4. selection stability > 0.5
+5. no secondary metric (recall@k for each k, MRR) of the refit below the default's, with the
+   means taken over all usable queries, not only the effective ones.
+
+The multiplier is 3, not 2: the LOO deltas share queries, so SD/sqrt(N) understates the true
+SE, and under the null a 2 x SE gate adopted 12.7% of the time (see simulation.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from groove.tune import stats
+from groove.tune.grid import DEFAULT_CONDITION, Condition
+from groove.tune.select import LooResult, Rows
+from groove.tune.table import MetricTable
+
+ADOPT_MIN_MEAN_DELTA = 0.02
+ADOPT_SE_MULTIPLIER = 3.0
+STABILITY_MIN = 0.5
+IMPACT_EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One gate: a readable name, whether it passed, and the sentence that says why."""
+
+    name: str
+    passed: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Adopt ``condition`` (the refit) or keep the defaults; ``reasons`` = failed gates' details."""
+
+    adopt: bool
+    condition: Condition | None
+    gates: tuple[Gate, ...]
+    reasons: tuple[str, ...]
+
+
+def _column_mean(values: np.ndarray, rows: Rows, condition: Condition) -> float:
+    return stats.mean(np.asarray(values)[np.asarray(rows, dtype=np.intp), condition.index].tolist())
+
+
+def non_degradation(table: MetricTable, all_rows: Rows, refit: Condition) -> tuple[str, ...]:
+    """Secondary metrics of ``refit`` strictly below the default's, as report sentences:
+    ``recall@{k} {cand:.4f} < baseline {base:.4f}`` per k, then ``MRR ...``."""
+    metrics = [(f"recall@{k}", table.recall[k]) for k in table.k_values]
+    metrics.append(("MRR", table.rr))
+    violations = []
+    for name, values in metrics:
+        cand = _column_mean(values, all_rows, refit)
+        base = _column_mean(values, all_rows, DEFAULT_CONDITION)
+        if cand < base:
+            violations.append(f"{name} {cand:.4f} < baseline {base:.4f}")
+    return tuple(violations)
+
+
+def _gate_default(loo: LooResult) -> Gate:
+    name = "refit differs from the built-in defaults"
+    if loo.refit == DEFAULT_CONDITION:
+        return Gate(name, False, "refit selected the built-in defaults")
+    return Gate(name, True, f"refit {loo.refit.label} differs from the built-in defaults")
+
+
+def _gate_floor(loo: LooResult, min_delta: float) -> Gate:
+    m = loo.mean_delta
+    name = f"held-out mean delta > {min_delta:.4f}"
+    if m > min_delta:
+        return Gate(name, True, f"held-out mean delta {m:+.4f} > threshold {min_delta:.4f}")
+    return Gate(name, False, f"held-out mean delta {m:+.4f} <= threshold {min_delta:.4f}")
+
+
+def _gate_se(loo: LooResult, multiplier: float) -> Gate:
+    m, bound = loo.mean_delta, multiplier * loo.paired_se
+    name = f"held-out mean delta > {multiplier:.1f} x paired SE"
+    # Written as `m > bound` so that an infinite or NaN bound fails the gate.
+    passed = m > bound
+    relation = ">" if passed else "<="
+    detail = f"held-out mean delta {m:+.4f} {relation} {multiplier:.1f} x paired SE {bound:.4f}"
+    return Gate(name, passed, detail)
+
+
+def _gate_stability(loo: LooResult) -> Gate:
+    s = loo.stability
+    name = f"selection stability > {STABILITY_MIN:.2f}"
+    if s > STABILITY_MIN:
+        return Gate(name, True, f"selection stability {s:.2f} > {STABILITY_MIN:.2f}")
+    detail = f"selection stability {s:.2f} <= {STABILITY_MIN:.2f} (folds disagree = overfit signal)"
+    return Gate(name, False, detail)
+
+
+def _gate_secondary(violations: Sequence[str]) -> Gate:
+    name = "secondary metrics not degraded"
+    if violations:
+        return Gate(name, False, "secondary metrics degraded: " + "; ".join(violations))
+    return Gate(name, True, "no secondary metric degraded")
+
+
+def decide_from(
+    loo: LooResult,
+    violations: Sequence[str],
+    multiplier: float = ADOPT_SE_MULTIPLIER,
+    min_delta: float = ADOPT_MIN_MEAN_DELTA,
+) -> Verdict:
+    """The verdict from a LOO result and precomputed non-degradation violations."""
+    gates = (
+        _gate_default(loo),
+        _gate_floor(loo, min_delta),
+        _gate_se(loo, multiplier),
+        _gate_stability(loo),
+        _gate_secondary(violations),
+    )
+    adopt = all(g.passed for g in gates)
+    reasons = tuple(g.detail for g in gates if not g.passed)
+    return Verdict(
+        adopt=adopt, condition=loo.refit if adopt else None, gates=gates, reasons=reasons
+    )
+
+
+def decide(
+    table: MetricTable,
+    loo: LooResult,
+    all_rows: Rows,
+    multiplier: float = ADOPT_SE_MULTIPLIER,
+    min_delta: float = ADOPT_MIN_MEAN_DELTA,
+) -> Verdict:
+    """Run the five gates on ``loo``; gate 5 reads ``table`` over ``all_rows`` (usable queries)."""
+    violations = non_degradation(table, all_rows, loo.refit)
+    return decide_from(loo, violations, multiplier, min_delta)
+
+
+@dataclass(frozen=True)
+class Impact:
+    """Refit vs default per usable query: counts beyond +-1e-12 and the most negative delta
+    (0.0 and no row when no delta is negative)."""
+
+    improved: int
+    degraded: int
+    worst_delta: float
+    worst_row: int | None
+
+
+def per_query_impact(table: MetricTable, all_rows: Rows, refit: Condition) -> Impact:
+    """``d = nDCG@5(refit) - nDCG@5(default)`` for each row of ``all_rows``."""
+    rows = np.asarray(all_rows, dtype=np.intp).reshape(-1).tolist()
+    primary = table.primary
+    improved = degraded = 0
+    worst, worst_row = 0.0, None
+    for r in rows:
+        d = float(primary[r, refit.index] - primary[r, DEFAULT_CONDITION.index])
+        improved += d > IMPACT_EPS
+        degraded += d < -IMPACT_EPS
+        if d < worst:
+            worst, worst_row = d, r
+    return Impact(improved=improved, degraded=degraded, worst_delta=worst, worst_row=worst_row)
