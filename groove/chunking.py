@@ -60,7 +60,12 @@ class Chunk:
 
 @dataclass(frozen=True)
 class ParsedDocument:
-    """A Markdown file's metadata, body and chunks; ``warnings`` are one line each."""
+    """A Markdown file's metadata, body and chunks.
+
+    ``title`` is the breadcrumb title (frontmatter title, else from the file name);
+    ``frontmatter_title`` is the trimmed frontmatter title or None when absent or blank.
+    ``warnings`` are one line each and start with the rel path.
+    """
 
     title: str
     frontmatter_title: str | None
@@ -72,6 +77,20 @@ class ParsedDocument:
     body: str
     chunks: tuple[Chunk, ...]
     warnings: tuple[str, ...]
+
+
+class _FrontmatterLoader(yaml.SafeLoader):
+    """SafeLoader that keeps dates as written (``2024-1-2`` stays text, as in the reference)."""
+
+
+_FrontmatterLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+# Besides YAMLError, PyYAML lets these escape: an explicit !!timestamp with a bad month
+# (ValueError), unhashable keys (TypeError), very deep nesting (RecursionError).
+_YAML_FAILURES = (yaml.YAMLError, ValueError, TypeError, RecursionError)
+_MAX_DETAIL_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -172,10 +191,10 @@ def _text_field(data: dict[Any, Any], key: str, warnings: list[str]) -> str | No
 def parse_frontmatter(block: str) -> tuple[_Frontmatter, list[str]]:
     """Read the keys groove uses; anything unusable becomes a warning, never an error."""
     try:
-        data = yaml.safe_load(block)
-    except yaml.YAMLError as exc:
-        first = " ".join(str(exc).split())
-        return _Frontmatter(), [f"frontmatter is not valid YAML and was ignored: {first}"]
+        data = yaml.load(block, Loader=_FrontmatterLoader)
+    except _YAML_FAILURES as exc:
+        detail = " ".join(str(exc).split())[:_MAX_DETAIL_CHARS]
+        return _Frontmatter(), [f"frontmatter is not valid YAML and was ignored: {detail}"]
     if data is None:
         return _Frontmatter(), []
     if not isinstance(data, dict):
@@ -315,5 +334,5 @@ def parse_markdown(
         depth=fm.depth,
         body=body,
         chunks=chunk_body(body, title, exclude_headings),
-        warnings=tuple(warnings),
+        warnings=tuple(f"{rel_path}: {w}" for w in warnings),
     )
