@@ -16,6 +16,7 @@ import numpy as np
 from groove.config import Config
 from groove.embed import DEFAULT_MODEL, Embedder, load_embedder
 from groove.errors import KnowledgeBaseError
+from groove.query import compile_query
 from groove.search import SearchOptions, SearchResult, search
 from groove.store.db import default_db_path, open_existing
 from groove.store.meta import IndexMeta, check_model, read_meta
@@ -34,8 +35,9 @@ class Engine:
         return self.embedder.embed(list(queries))
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
-        vector = self.embedder.embed([query])[0]
-        return search(self.conn, query, vector, options)
+        compiled = compile_query(query)
+        vector = self.embedder.embed([compiled.positive_text])[0]
+        return search(self.conn, query, vector, options, compiled=compiled)
 
     def close(self) -> None:
         self.conn.close()

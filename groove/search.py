@@ -137,7 +137,6 @@ def search(
     compiled = compiled or compile_query(query)
     limit = max(1, min(options.limit, SEARCH_LIMIT_MAX))
     pool = candidate_pool(limit)
-    warnings = _compile_warnings(compiled)
     excluded = excluded_chunks(conn, compiled)
     if options.mmr.enabled:
         per_leg = pool
@@ -162,7 +161,7 @@ def search(
     ]
     if options.parent_retriever.enabled:
         hits = expand_parents(conn, hits, options.parent_retriever)
-    return SearchResult(query, compiled, tuple(hits), warnings)
+    return SearchResult(query, compiled, tuple(hits), compiled.warnings)
 
 
 def _fused(
@@ -197,17 +196,6 @@ def _apply_mmr(
     documents = [row.document_id for row, _ in candidates]
     chosen = mmr_select(relevance, vectors, documents, mmr.lambda_, mmr.same_doc_penalty, limit)
     return [candidates[i] for i in chosen]
-
-
-def _compile_warnings(compiled: CompiledQuery) -> tuple[str, ...]:
-    warnings = []
-    if compiled.dropped_positive:
-        warnings.append(
-            f"query has more than 32 distinct phrases; {compiled.dropped_positive} were dropped"
-        )
-    for term in compiled.dropped_negative:
-        warnings.append(f"exclusion -{term} is shorter than 3 characters and was ignored")
-    return tuple(warnings)
 
 
 def build_options(

@@ -64,3 +64,30 @@ def stderr_is_terminal() -> bool:
 
 def use_color(no_color: bool) -> bool:
     return not no_color and sys.stdout.isatty()
+
+
+def pipeline_options(f: F) -> F:
+    """--mmr / --mmr-lambda / --mmr-same-doc-penalty / --parent-retriever (search and eval)."""
+    f = click.option(
+        "--parent-retriever",
+        type=click.BOOL,
+        default=None,
+        metavar="BOOL",
+        help="Widen hits to their section (overrides [search.parent_retriever]).",
+    )(f)
+    f = click.option(
+        "--mmr-same-doc-penalty",
+        type=click.FloatRange(0, 1),
+        default=None,
+        help="MMR penalty for a second hit from one document, 0..1.",
+    )(f)
+    f = click.option(
+        "--mmr-lambda", type=click.FloatRange(0, 1), default=None, help="MMR relevance weight."
+    )(f)
+    return click.option(
+        "--mmr",
+        type=click.BOOL,
+        default=None,
+        metavar="BOOL",
+        help="Diversify results with MMR (overrides [search.mmr]).",
+    )(f)

@@ -13,6 +13,7 @@ from groove.cli.common import (
     db_option,
     kb_option,
     model_options,
+    pipeline_options,
     resolve_kb,
     stderr_is_terminal,
     warn,
@@ -93,10 +94,7 @@ class _ProgressBar:
 @click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
-@click.option("--mmr/--no-mmr", default=None, help="Diversify results (default: groove.toml).")
-@click.option("--mmr-lambda", type=click.FloatRange(0, 1), default=None)
-@click.option("--mmr-same-doc-penalty", type=click.FloatRange(0, 1), default=None)
-@click.option("--parent-retriever/--no-parent-retriever", default=None)
+@pipeline_options
 @click.pass_context
 def search_cmd(
     ctx: click.Context,
@@ -132,7 +130,8 @@ def search_cmd(
         model_path=model_path,
         config=config,
     ) as engine:
-        vector = engine.embed_queries([query])[0]
+        # Embed the text without its -term exclusions, so they do not pull the vector leg.
+        vector = engine.embed_queries([compiled.positive_text])[0]
         result = search(engine.conn, query, vector, options, cross_encoder, compiled)
     for message in result.warnings:
         warn(f"groove search: warning: {message}")

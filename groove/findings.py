@@ -1,0 +1,146 @@
+"""The ``golden-queries-quoted`` check: documents that quote several golden queries.
+
+A note about the evaluation that sits inside the evaluated KB quotes golden queries word for
+word, becomes their strongest match, and pushes the real answers down. One verbatim quote
+proves nothing (a query naming a topic appears in documents about that topic), so a
+document is reported only when it quotes two or more distinct queries.
+
+Normalisation (queries and text alike): split on Unicode whitespace, join with one space,
+lower-case. Queries shorter than 12 characters after it are skipped (short strings match by
+chance). Heading, breadcrumb and body of each chunk are searched one at a time, exactly the
+three columns the FTS index holds, and never concatenated, so a quote cannot straddle two
+fields. A query whose ``expected`` lists the document is exempt there: the document is its
+answer. groove reports; it changes neither the golden file nor the KB.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from groove.golden import GoldenQuery
+
+CHECK_QUOTED = "golden-queries-quoted"
+MIN_QUERY_CHARS = 12
+MIN_DISTINCT_QUERIES = 2
+
+
+@dataclass(frozen=True)
+class QuotedQuery:
+    query_id: str
+    rank_in_top_k: int | None  # None: quoted, but the document is not in that query's top_k
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query_id": self.query_id, "rank_in_top_k": self.rank_in_top_k}
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    path: str
+    quoted: tuple[QuotedQuery, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "path": self.path,
+            "quoted": [q.to_dict() for q in self.quoted],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        quoted = tuple(
+            QuotedQuery(str(q["query_id"]), q.get("rank_in_top_k")) for q in data["quoted"]
+        )
+        return cls(str(data["check"]), str(data["path"]), quoted)
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+@dataclass
+class _Needle:
+    text: str
+    golden: list[int] = field(default_factory=list)  # indices of the folded golden queries
+
+
+class QuoteScanner:
+    """Fed every chunk row once (``visit``); ``findings`` then applies the per-document rules."""
+
+    def __init__(self, queries: Sequence[GoldenQuery]) -> None:
+        self.queries = queries
+        self.needles: list[_Needle] = []
+        by_text: dict[str, _Needle] = {}
+        for i, query in enumerate(queries):
+            text = normalise(query.query)
+            if len(text) < MIN_QUERY_CHARS:
+                continue
+            if text in by_text:
+                by_text[text].golden.append(i)
+            else:
+                by_text[text] = _Needle(text, [i])
+                self.needles.append(by_text[text])
+        self.matches: dict[str, set[int]] = defaultdict(set)
+
+    def visit(
+        self,
+        path: str,
+        chunk_index: int,
+        heading: str | None,
+        content: str,
+        context: str | None,
+    ) -> None:
+        if not self.needles:
+            return
+        for text in (heading, context, content):
+            if not text:
+                continue
+            haystack = normalise(text)
+            for n, needle in enumerate(self.needles):
+                if needle.text in haystack:
+                    self.matches[path].add(n)
+
+    def findings(self, top_paths: Sequence[Sequence[str]]) -> tuple[Finding, ...]:
+        """``top_paths[i]`` is golden query i's ranked list of hit paths (its whole top_k)."""
+        found = []
+        for path in sorted(self.matches):
+            quoted = self._quoted_in(path, sorted(self.matches[path]), top_paths)
+            if len(quoted) >= MIN_DISTINCT_QUERIES:
+                found.append(Finding(CHECK_QUOTED, path, tuple(quoted)))
+        return tuple(found)
+
+    def _quoted_in(
+        self, path: str, matched: list[int], top_paths: Sequence[Sequence[str]]
+    ) -> list[QuotedQuery]:
+        texts = [self.needles[n].text for n in matched]
+        quoted = []
+        for n in matched:
+            needle = self.needles[n]
+            # One quotation of a longer query must not also count as the shorter one.
+            if any(needle.text != other and needle.text in other for other in texts):
+                continue
+            if any(e.path == path for i in needle.golden for e in self.queries[i].expected):
+                continue
+            first = needle.golden[0]
+            ranks = [r for r, p in enumerate(top_paths[first], start=1) if p == path]
+            quoted.append(QuotedQuery(self.queries[first].id, ranks[0] if ranks else None))
+        return quoted
+
+
+def warning_text(findings: Sequence[Finding]) -> str:
+    """The stderr report (ASCII only, for consoles that cannot print more)."""
+    lines = [
+        f"groove eval: {len(findings)} document(s) quote 2 or more golden queries verbatim "
+        f"({CHECK_QUOTED})."
+    ]
+    for finding in findings:
+        lines.append(f"  {finding.path}")
+        for q in finding.quoted:
+            where = "not in top_k" if q.rank_in_top_k is None else f"rank {q.rank_in_top_k}"
+            lines.append(f"    {q.query_id} ({where})")
+    lines.append("  Either these notes leaked into the corpus, or the queries came from them")
+    lines.append("  and the documents belong in `expected`. groove eval changes neither.")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Renderers: turn EvalRun and TuneResult into text, JSON and Markdown. No computation."""

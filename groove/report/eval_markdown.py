@@ -1,0 +1,98 @@
+"""``groove eval --format markdown``: a summary for CI pages such as $GITHUB_STEP_SUMMARY."""
+
+from __future__ import annotations
+
+from groove.eval import DEFAULT_LIMIT, EvalRun
+from groove.report.eval_text import SAME_EPS
+
+
+def render(run: EvalRun) -> str:
+    fp = run.fingerprint
+    lines = [
+        "## groove eval",
+        "",
+        f"`{run.record.timestamp}` · model `{fp.model}` · reranker `{fp.reranker or 'none'}` · "
+        f"limit {fp.limit} · {run.record.aggregate.query_count} queries",
+    ]
+    if run.corpus is not None:
+        lines.append(f"· corpus {run.corpus.documents} docs / {run.corpus.chunks} chunks")
+    lines.append("")
+    lines += _notes(run)
+    lines += _table(run)
+    lines += _flagged(run)
+    lines += _findings(run)
+    if run.regression:
+        lines += ["", f"**Regression**: a metric fell by more than {run.threshold:.3f}."]
+    return "\n".join(lines) + "\n"
+
+
+def _notes(run: EvalRun) -> list[str]:
+    notes = []
+    if run.golden_changed:
+        notes.append("> ⚠️ golden changed since last run, diff disabled")
+    elif run.previous is not None and not run.diff_enabled:
+        notes.append("> ⚠️ config or metric version changed since last run, diff disabled")
+    if run.corpus_change is not None:
+        notes.append(
+            f"> ⚠️ corpus changed since last run ({run.corpus_change}): "
+            "a delta below may reflect that, not retrieval"
+        )
+    return [*notes, ""] if notes else []
+
+
+def _table(run: EvalRun) -> list[str]:
+    agg = run.record.aggregate
+    deltas = {d.label: d.delta for d in run.deltas()}
+    rows = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()]
+    rows.append(("MRR", agg.mrr))
+    rows += [(f"nDCG@{k}", v) for k, v in agg.ndcg_at_k.items()]
+    lines = ["| metric | value | change |", "|---|---:|---|"]
+    for label, value in rows:
+        lines.append(f"| {label} | {value:.3f} | {_change(deltas.get(label), run.threshold)} |")
+    return lines
+
+
+def _change(delta: float | None, threshold: float) -> str:
+    if delta is None:
+        return ""
+    if abs(delta) < SAME_EPS:
+        return "—"
+    arrow = "↑" if delta > 0 else "↓"
+    mark = " 🟢" if delta > threshold else " 🔴" if delta < -threshold else ""
+    return f"{arrow} {abs(delta):.3f}{mark}"
+
+
+def _flagged(run: EvalRun) -> list[str]:
+    flagged = run.flagged_queries()
+    if not flagged:
+        return []
+    k_max = max(run.fingerprint.k_values, default=DEFAULT_LIMIT)
+    lines = ["", f"### Regressions and misses ({len(flagged)} of {len(run.per_query)})", ""]
+    lines += [f"| query | recall@{k_max} | expected | top hit |", "|---|---:|---|---|"]
+    for q, previous in flagged:
+        now = q.metrics.recall_at_k.get(k_max, 0.0)
+        value = f"{previous:.2f} → {now:.2f}" if previous is not None else f"{now:.2f}"
+        expected = ", ".join(f"`{e.path}`" for e in q.expected) or "(none)"
+        top = f"`{q.top_k[0].path}`" if q.top_k else "(no hits)"
+        lines.append(f"| {_cell(q.id)} | {value} | {expected} | {top} |")
+    return lines
+
+
+def _findings(run: EvalRun) -> list[str]:
+    if not run.findings:
+        return []
+    lines = ["", "### Documents quoting golden queries (golden-queries-quoted)", ""]
+    for finding in run.findings:
+        quoted = ", ".join(
+            f"{_cell(q.query_id)} ({_where(q.rank_in_top_k)})" for q in finding.quoted
+        )
+        lines.append(f"- `{finding.path}`: {quoted}")
+    return lines
+
+
+def _where(rank: int | None) -> str:
+    return "not in top_k" if rank is None else f"rank {rank}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")

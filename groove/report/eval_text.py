@@ -1,0 +1,98 @@
+"""The terminal report of ``groove eval``.
+
+    groove eval — 2026-04-24T05:32:01+00:00
+      model: bge-m3    reranker: none    limit: 10    queries: 2
+      corpus: 646 docs / 11215 chunks
+
+    Aggregate (previous run: ...)
+      recall@1   0.250  (↑ 0.056)
+      ...
+    Per-query (regressions and misses, 1 of 2)
+      ✗ some-query-id            recall@10: 0.00
+
+Arrows are green / red beyond ``regression_threshold`` and grey inside it; colour only when
+asked for (a terminal, and no ``--no-color``).
+"""
+
+from __future__ import annotations
+
+from groove.eval import DEFAULT_LIMIT, EvalRun, MetricDelta
+
+RED = "\x1b[31m"
+GREEN = "\x1b[32m"
+GRAY = "\x1b[90m"
+RESET = "\x1b[0m"
+SAME_EPS = 1e-9
+
+
+def render(run: EvalRun, *, color: bool = False) -> str:
+    lines = _header(run)
+    lines.append("")
+    lines += _aggregate(run, color)
+    flagged = _per_query(run)
+    if flagged:
+        lines.append("")
+        lines += flagged
+    return "\n".join(lines) + "\n"
+
+
+def _header(run: EvalRun) -> list[str]:
+    fp = run.fingerprint
+    lines = [
+        f"groove eval — {run.record.timestamp}",
+        f"  model: {fp.model}    reranker: {fp.reranker or 'none'}    limit: {fp.limit}"
+        f"    queries: {run.record.aggregate.query_count}",
+    ]
+    if run.corpus is not None:
+        lines.append(f"  corpus: {run.corpus.documents} docs / {run.corpus.chunks} chunks")
+        change = run.corpus_change
+        if change is not None:
+            lines.append(f"    ⚠️ corpus changed since last run ({change})")
+            lines.append("       a delta below may reflect that, not retrieval")
+    return lines
+
+
+def _aggregate(run: EvalRun, color: bool) -> list[str]:
+    lines = []
+    if run.diff_enabled and run.previous is not None:
+        lines.append(f"Aggregate (previous run: {run.previous.timestamp})")
+    elif run.golden_changed:
+        lines += ["⚠️ golden changed since last run, diff disabled", "Aggregate"]
+    elif run.previous is not None:
+        lines += ["⚠️ config or metric version changed since last run, diff disabled", "Aggregate"]
+    else:
+        lines.append("Aggregate")
+    deltas = {d.label: d for d in run.deltas()}
+    agg = run.record.aggregate
+    rows = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()]
+    rows.append(("MRR", agg.mrr))
+    if agg.ndcg_at_k:
+        k_max = max(agg.ndcg_at_k)
+        rows.append((f"nDCG@{k_max}", agg.ndcg_at_k[k_max]))
+    for label, value in rows:
+        suffix = _arrow(deltas[label], run.threshold, color) if label in deltas else ""
+        lines.append(f"  {label:<11}{value:.3f}{suffix}")
+    return lines
+
+
+def _arrow(delta: MetricDelta, threshold: float, color: bool) -> str:
+    d = delta.delta
+    if abs(d) < SAME_EPS:
+        return "  (—       )"
+    shade = RED if d < -threshold else GREEN if d > threshold else GRAY
+    start, end = (shade, RESET) if color else ("", "")
+    return f"  ({start}{'↑' if d > 0 else '↓'} {abs(d):.3f}{end})"
+
+
+def _per_query(run: EvalRun) -> list[str]:
+    flagged = run.flagged_queries()
+    if not flagged:
+        return []
+    k_max = max(run.fingerprint.k_values, default=DEFAULT_LIMIT)
+    lines = [f"Per-query (regressions and misses, {len(flagged)} of {len(run.per_query)})"]
+    for q, previous in flagged:
+        now = q.metrics.recall_at_k.get(k_max, 0.0)
+        arrow = "✗" if q.is_miss else "↓"
+        value = f"{previous:.2f} → {now:.2f}" if previous is not None else f"{now:.2f}"
+        lines.append(f"  {arrow} {q.id:<24} recall@{k_max}: {value}")
+    return lines
