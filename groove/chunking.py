@@ -64,7 +64,7 @@ class ParsedDocument:
 
     ``title`` is the breadcrumb title (frontmatter title, else from the file name);
     ``frontmatter_title`` is the trimmed frontmatter title or None when absent or blank.
-    ``warnings`` are one line each and start with the rel path.
+    ``warnings`` are one line each and do not name the file (the caller prefixes the path).
     """
 
     title: str
@@ -334,5 +334,5 @@ def parse_markdown(
         depth=fm.depth,
         body=body,
         chunks=chunk_body(body, title, exclude_headings),
-        warnings=tuple(f"{rel_path}: {w}" for w in warnings),
+        warnings=tuple(warnings),
     )

@@ -119,15 +119,13 @@ def test_yaml_error_warns_and_still_drops_the_block() -> None:
     assert doc.frontmatter_title is None
     assert doc.body == CANARY
     assert len(doc.warnings) == 1
-    assert doc.warnings[0].startswith(
-        "ops/canary.md: frontmatter is not valid YAML and was ignored: "
-    )
+    assert doc.warnings[0].startswith("frontmatter is not valid YAML and was ignored: ")
     assert "\n" not in doc.warnings[0]
 
 
 def test_non_mapping_frontmatter_warns_and_is_empty() -> None:
     doc = parse_markdown("---\n- a\n- b\n---\n" + CANARY, "c.md")
-    assert doc.warnings == ("c.md: frontmatter is not a key: value mapping and was ignored",)
+    assert doc.warnings == ("frontmatter is not a key: value mapping and was ignored",)
     assert doc.tags == ()
     assert doc.body == CANARY
 
@@ -152,9 +150,9 @@ def test_odd_field_types_warn_and_are_dropped() -> None:
     assert doc.depth is None
     assert doc.topic is None
     assert doc.warnings == (
-        "c.md: frontmatter topic: expected a single value; ignored",
-        "c.md: frontmatter depth: expected an integer, got 'deep'; ignored",
-        "c.md: frontmatter tags: an entry is not a plain value and was dropped",
+        "frontmatter topic: expected a single value; ignored",
+        "frontmatter depth: expected an integer, got 'deep'; ignored",
+        "frontmatter tags: an entry is not a plain value and was dropped",
     )
 
 
