@@ -241,8 +241,11 @@ def _embed_and_write(
     if progress:
         progress(0, total)
     for batch in _batches(pending):
-        texts = [_embedding_text(c.content, c.context, config.contextual)
-                 for p in batch for c in p.parsed.chunks]  # fmt: skip
+        texts = [
+            _embedding_text(c.content, c.context, config.contextual)
+            for p in batch
+            for c in p.parsed.chunks
+        ]
         vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dim), np.float32)
         with transaction(conn):
             offset = 0

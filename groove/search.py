@@ -88,12 +88,15 @@ def vector_leg(
 def fts_leg(
     conn: Connection, match: str | None, weights: tuple[float, float, float], n: int
 ) -> list[int]:
-    """Chunk ids matching ``match``, best bm25 first (bm25 is negative: lower is better)."""
+    """Chunk ids matching ``match``, best bm25 first (bm25 is negative: lower is better).
+
+    Equal scores fall back to the lower chunk id, so the order is fully determined (tune
+    reproduces it from one pass over all weight sets)."""
     if match is None or n <= 0:
         return []
     found = conn.execute(
         "SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ? "
-        "ORDER BY bm25(fts_chunks, ?, ?, ?) LIMIT ?",
+        "ORDER BY bm25(fts_chunks, ?, ?, ?), rowid LIMIT ?",
         (match, *weights, n),
     ).fetchall()
     return [chunk_id for (chunk_id,) in found]

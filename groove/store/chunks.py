@@ -113,9 +113,10 @@ def _insert_chunk(conn: Connection, document_id: int, chunk: Chunk, context: str
 
 
 def delete_document(conn: Connection, document_id: int) -> None:
-    ids = [row[0] for row in conn.execute(
-        "SELECT id FROM chunks WHERE document_id = ?", (document_id,)
-    )]  # fmt: skip
+    ids = [
+        row[0]
+        for row in conn.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,))
+    ]
     conn.executemany("DELETE FROM fts_chunks WHERE rowid = ?", [(i,) for i in ids])
     conn.executemany("DELETE FROM vec_chunks WHERE chunk_id = ?", [(i,) for i in ids])
     conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))

@@ -1,0 +1,68 @@
+"""``groove tune``: the guarded sweep of rrf_k and the bm25 column weights."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from groove.cli.common import config_from, db_option, kb_option, model_options, use_color, warn
+
+
+@click.command("tune")
+@kb_option
+@click.option(
+    "--golden",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Golden YAML (default: [eval].golden, else <kb>/.groove-eval.yml).",
+)
+@model_options
+@click.option("--k", "k_text", default=None, metavar="1,5,10", help="Cut-offs (5 is always in).")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Hits per query.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--no-color", is_flag=True, help="No ANSI styles in the text report.")
+@db_option
+@click.pass_context
+def tune_cmd(
+    ctx: click.Context,
+    kb_path: Path | None,
+    golden: Path | None,
+    model: str | None,
+    model_path: Path | None,
+    k_text: str | None,
+    limit: int | None,
+    fmt: str,
+    no_color: bool,
+    db_path: Path | None,
+) -> None:
+    """Measure whether rrf_k and the bm25 weights can move nDCG@5; recommend only if guarded."""
+    from groove.config import parse_k_list
+    from groove.report import tune_json, tune_text
+    from groove.tune import run as tune
+
+    config = config_from(ctx)
+    settings = tune.resolve_settings(
+        config,
+        kb_path=kb_path,
+        golden=golden,
+        k_values=parse_k_list(k_text) if k_text else None,
+        limit=limit,
+        model=model,
+        model_path=model_path,
+        db_path=db_path,
+    )
+    for note in settings.notes:
+        warn(note)
+    result = tune.run(settings, log=warn)
+    if not result.ran_grid:
+        warn(tune_text.render_no_effective(result))
+        ctx.exit(result.exit_code)
+    if fmt == "json":
+        click.echo(tune_json.render(result), nl=False)
+    else:
+        click.echo(tune_text.render(result, color=use_color(no_color)), nl=False)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(tune_cmd)

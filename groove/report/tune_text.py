@@ -1,0 +1,182 @@
+"""The terminal report of ``groove tune``: diagnostics, grid, LOO, gates, verdict."""
+
+from __future__ import annotations
+
+from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
+from groove.tune.grid import DEFAULT_CONDITION, toml_snippet
+from groove.tune.run import Analysis, TuneResult
+
+BOLD = "\x1b[1m"
+DIM = "\x1b[90m"
+RESET = "\x1b[0m"
+
+
+class _Style:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def bold(self, text: str) -> str:
+        return f"{BOLD}{text}{RESET}" if self.color else text
+
+    def dim(self, text: str) -> str:
+        return f"{DIM}{text}{RESET}" if self.color else text
+
+
+def render(result: TuneResult, *, color: bool = False) -> str:
+    style = _Style(color)
+    lines = _header(result, style)
+    lines += _diagnostics(result, style)
+    if result.analysis is not None:
+        analysis = result.analysis
+        lines += _grid(result, analysis, style)
+        lines += _loo(result, analysis, style)
+        lines += _secondary(result, analysis, style)
+        lines += _impact(result, analysis, style)
+        lines += _verdict(analysis, style)
+    return "\n".join(lines) + "\n"
+
+
+def _header(result: TuneResult, style: _Style) -> list[str]:
+    lines = [
+        style.bold(f"groove tune — {result.kb_path}"),
+        f"  golden: {result.golden_path}   model: {result.model}   reranker: none "
+        "(tune always measures the plain RRF stage)",
+        f"  limit: {result.limit}   candidate pool: {result.candidate_pool} (floor, not a cap)"
+        f"   chunks in index: {result.chunk_total}",
+        f"  queries: {len(result.queries)} total / {len(result.effective_rows)} effective "
+        "(FTS candidates >= 2)   primary metric: nDCG@5",
+    ]
+    if result.context_axis_noop:
+        lines.append(
+            "  WARNING: every chunk has an empty context column, so the bm25_context_weight "
+            "axis is a no-op here (contextual retrieval is off) — read its rows as "
+            '"not measured".'
+        )
+    return lines
+
+
+def _diagnostics(result: TuneResult, style: _Style) -> list[str]:
+    lines = ["", style.bold("## Query diagnostics")]
+    lines.append(
+        f"  {'query':<28} {'fts':>5} {'docfreq':>8} {'overlap':>8} {'bm25?':>6} "
+        f"{'idf':>5} {'ties':>5}"
+    )
+    for d in result.diagnostics:
+        lines.append(
+            f"  {d.id[:28]:<28} {d.fts_candidates:>5} {d.fts_total_matches:>8} "
+            f"{d.vec_fts_overlap:>8} {'yes' if d.bm25_sensitive else 'no':>6} "
+            f"{'CLMP' if d.idf_clamped else 'ok':>5} {d.rrf_ties:>5}"
+        )
+    lines.append(
+        style.dim(
+            "  fts = FTS candidates in the pool; docfreq = chunks matching the query; overlap = "
+            "FTS candidates also found by the vector leg; bm25? = heading-heavy and "
+            "content-heavy weights rank differently; idf CLMP = the query matches half the "
+            "chunks or more, so bm25 idf is near zero; ties = equal fused scores at the default."
+        )
+    )
+    return lines
+
+
+def _grid(result: TuneResult, analysis: Analysis, style: _Style) -> list[str]:
+    n = len(result.effective_rows)
+    lines = ["", style.bold(f"## Grid (coordinate descent over {n} effective queries)")]
+    lines.append("  Phase W — top 5 bm25 weight sets at k=60:")
+    for condition, value in analysis.phases.top_weight_sets(5):
+        lines.append(f"    {condition.label:<34} nDCG@5 {value:.4f}")
+    lines.append("  Phase K — rrf_k sweep at the winning weights:")
+    for condition, value in analysis.phases.rrf_k_rows():
+        lines.append(f"    {condition.label:<34} nDCG@5 {value:.4f}")
+    return lines
+
+
+def _loo(result: TuneResult, analysis: Analysis, style: _Style) -> list[str]:
+    loo = analysis.loo
+    sign = loo.sign_test
+    se = loo.paired_se
+    return [
+        "",
+        style.bold("## Nested leave-one-query-out CV"),
+        f"  refit (all {len(result.effective_rows)} queries): {loo.refit.label}",
+        f"  folds: {len(loo.folds)}",
+        f"  held-out mean delta vs default: {loo.mean_delta:+.4f}   "
+        f"(threshold {ADOPT_MIN_MEAN_DELTA:.4f})",
+        f"  paired SE (SD/sqrt(N)): {se:.4f}   {ADOPT_SE_MULTIPLIER:.1f} x SE: "
+        f"{ADOPT_SE_MULTIPLIER * se:.4f}",
+        f"  sign test: {sign.improved} improved / {sign.degraded} degraded / {sign.tied} tied"
+        f"   two-sided p = {sign.p_value:.4f}",
+        f"  selection stability: {loo.stability:.2f} of folds picked the refit condition "
+        f"(threshold > {STABILITY_MIN:.2f})",
+    ]
+
+
+def _secondary(result: TuneResult, analysis: Analysis, style: _Style) -> list[str]:
+    base, refit = analysis.secondary.baseline, analysis.secondary.refit
+    lines = ["", style.bold(f"## Secondary metrics (all {len(result.queries)} golden queries)")]
+    for k in result.k_values:
+        b, c = base.recall_at_k[k], refit.recall_at_k[k]
+        lines.append(f"  recall@{k:<3} default {b:.4f} -> refit {c:.4f} ({c - b:+.4f})")
+    lines.append(
+        f"  MRR      default {base.mrr:.4f} -> refit {refit.mrr:.4f} ({refit.mrr - base.mrr:+.4f})"
+    )
+    if analysis.secondary.violations:
+        lines += [f"  DEGRADED: {v}" for v in analysis.secondary.violations]
+    else:
+        lines.append("  no secondary metric degraded")
+    return lines
+
+
+def _impact(result: TuneResult, analysis: Analysis, style: _Style) -> list[str]:
+    impact = analysis.impact
+    worst = ""
+    if impact.worst_row is not None:
+        worst = f" ({result.queries[impact.worst_row].id})"
+    return [
+        "",
+        style.bold("## Per-query impact (refit vs default)"),
+        f"  improved: {impact.improved}   degraded: {impact.degraded}   "
+        f"worst delta: {impact.worst_delta:+.4f}{worst}",
+        style.dim(
+            "  A better mean can hide queries that got worse (rank fusion often trades one "
+            "query for another; Benham & Culpepper); read the degraded count before adopting."
+        ),
+    ]
+
+
+def _verdict(analysis: Analysis, style: _Style) -> list[str]:
+    verdict = analysis.verdict
+    lines = ["", style.bold("## Verdict")]
+    if not verdict.adopt or verdict.condition is None:
+        lines.append(f"  Recommendation: keep the built-in defaults ({DEFAULT_CONDITION.label}).")
+        lines += [f"    - {reason}" for reason in verdict.reasons]
+        lines.append(
+            style.dim(
+                "  This is the normal outcome: RRF is known to need little tuning, and "
+                "constants tuned on a small golden set rarely carry over to new queries."
+            )
+        )
+        return lines
+    lines.append(f"  Recommendation: {verdict.condition.label}")
+    lines.append(
+        "  Paste this into groove.toml, then re-run `groove eval` WITH your reranker (and "
+        "[contextual]) against the same run without it; keep the change only if it helps there."
+    )
+    lines.append("")
+    lines += ["  " + line for line in toml_snippet(verdict.condition).splitlines()]
+    return lines
+
+
+def render_no_effective(result: TuneResult) -> str:
+    """The stderr diagnostic when no query can be moved by the fusion parameters."""
+    lines = [
+        f"groove tune: none of the {len(result.queries)} golden queries is sensitive to the "
+        "fusion parameters (every query has fewer than 2 FTS candidates), so the grid was "
+        "not run.",
+        "  groove splits each query into per-token phrases joined by OR over a trigram "
+        "tokenizer, so a query reaches FTS when any of its tokens occurs in the text. Queries "
+        "whose tokens are all shorter than three characters fall back to matching the query "
+        "verbatim. Add queries with distinctive terms (proper nouns, API names, command names) "
+        "to the golden set and re-run.",
+    ]
+    lines += [f"    {d.id}: FTS candidates = {d.fts_candidates}" for d in result.diagnostics]
+    return "\n".join(lines)
