@@ -25,7 +25,6 @@ from groove.tune import stats
 from groove.tune.grid import (
     DEFAULT_CONDITION,
     DEFAULT_K_INDEX,
-    N_CONDITIONS,
     RRF_K_GRID,
     Condition,
     all_conditions,
@@ -35,7 +34,9 @@ from groove.tune.stats import SignTest
 PLATEAU_EPS = 1e-9
 _CENTRE_EPS = 1e-12
 _N_K = len(RRF_K_GRID)
-_PHASE_W = tuple(Condition.from_index(i) for i in range(DEFAULT_K_INDEX, N_CONDITIONS, _N_K))
+_FAR_BELOW = 2 * PLATEAU_EPS
+_ALL = all_conditions()
+_PHASE_W = _ALL[DEFAULT_K_INDEX::_N_K]
 
 Rows = Sequence[int] | np.ndarray
 
@@ -58,7 +59,7 @@ def _centre_distance(c: Condition) -> float:
 
 
 def pick(plateau: Sequence[Condition]) -> Condition:
-    """The default if on the plateau, else the one nearest the grid centre (smaller index on ties)."""
+    """The default if on the plateau, else the one nearest the grid centre (lower index on ties)."""
     if DEFAULT_CONDITION in plateau:
         return DEFAULT_CONDITION
     best = plateau[0]
@@ -73,9 +74,11 @@ def pick(plateau: Sequence[Condition]) -> Condition:
 def _scan(
     candidates: Sequence[Condition], scores: list[float], best: float, plateau: list[Condition]
 ) -> float:
-    """One phase of the plateau rule over ``candidates``; updates ``plateau``, returns best."""
-    for c in candidates:
-        s = scores[c.index]
+    """One phase of the plateau rule (``scores[i]`` belongs to ``candidates[i]``); updates
+    ``plateau`` in place and returns the new best score."""
+    for c, s in zip(candidates, scores, strict=True):
+        if s < best - _FAR_BELOW:
+            continue  # can neither lead nor join: skips the two tests below, same outcome
         if s > best + PLATEAU_EPS:
             best = s
             plateau[:] = [c]
@@ -86,13 +89,14 @@ def _scan(
 
 def select_from_means(means: np.ndarray) -> Condition:
     """Coordinate descent (phase W, then phase K) over precomputed per-condition means."""
-    scores: list[float] = means.tolist()
+    at_default_k: list[float] = means[DEFAULT_K_INDEX::_N_K].tolist()
     plateau = [DEFAULT_CONDITION]
-    best = _scan(_PHASE_W, scores, scores[DEFAULT_CONDITION.index], plateau)
+    best = at_default_k[DEFAULT_CONDITION.weight_index]
+    best = _scan(_PHASE_W, at_default_k, best, plateau)
     w = pick(plateau)
     plateau = [w]
     start = w.weight_index * _N_K
-    _scan(all_conditions()[start : start + _N_K], scores, best, plateau)
+    _scan(_ALL[start : start + _N_K], means[start : start + _N_K].tolist(), best, plateau)
     return pick(plateau)
 
 

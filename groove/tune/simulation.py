@@ -265,3 +265,39 @@ def au16_row(run: SettingRun, reps: int = AU16_REPS) -> Au16Row:
         distinct_fold_selections=len(np.unique(run.folds[:reps])),
         distinct_refits=len(np.unique(run.refit[:reps])),
     )
+
+
+HEADLINE_MULTIPLIERS = (2.0, 3.0, 4.0)
+HEADLINE_FLOOR = 0.04
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The published table: adopt % under the null (N=26: setting 2, N=12: setting 5) and
+    power (setting 4) at each multiplier with the 0.02 floor, then the 0.04 floor at 2 x SE."""
+
+    multipliers: tuple[float, ...]
+    null_n26: tuple[float, ...]
+    null_n12: tuple[float, ...]
+    power: tuple[float, ...]
+    floor_null_n26: float
+    floor_power: float
+
+
+def headline(runs: Sequence[SettingRun]) -> Headline:
+    """The headline numbers from AU-68 runs that include settings 2, 4 and 5."""
+    by_number = {run.setting.number: run for run in runs}
+
+    def pct(number: int, multiplier: float, min_delta: float = 0.02) -> float:
+        run = by_number[number]
+        return percent(run.cell(multiplier, min_delta)[0], run.reps)
+
+    mults = HEADLINE_MULTIPLIERS
+    return Headline(
+        multipliers=mults,
+        null_n26=tuple(pct(2, m) for m in mults),
+        null_n12=tuple(pct(5, m) for m in mults),
+        power=tuple(pct(4, m) for m in mults),
+        floor_null_n26=pct(2, 2.0, HEADLINE_FLOOR),
+        floor_power=pct(4, 2.0, HEADLINE_FLOOR),
+    )
