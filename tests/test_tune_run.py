@@ -1,0 +1,195 @@
+"""groove tune on a real index: the fast table equals per-condition SQL, pre-flight, verdicts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from groove.cli import cli
+from groove.config import Config, parse_config
+from groove.golden import load_golden
+from groove.query import compile_query
+from groove.report import tune_json, tune_text
+from groove.search import rrf_fuse
+from groove.store.db import connect, default_db_path
+from groove.tune.grid import DEFAULT_CONDITION, Condition, toml_snippet
+from groove.tune.run import resolve_settings, run
+from groove.tune.sweep import fuse_all_k, sweep_query, sweep_query_per_condition
+
+
+@given(
+    vec=st.lists(st.integers(1, 60), max_size=40, unique=True),
+    fts=st.lists(st.integers(1, 60), max_size=40, unique=True),
+    limit=st.integers(1, 30),
+)
+@settings(max_examples=300, deadline=None)
+def test_numpy_fusion_equals_rrf_fuse_for_every_k(
+    vec: list[int], fts: list[int], limit: int
+) -> None:
+    from groove.tune.grid import RRF_K_GRID
+
+    for k, (ids, scores) in zip(RRF_K_GRID, fuse_all_k(vec, fts, limit), strict=True):
+        plain = rrf_fuse([vec, fts], k, limit)
+        assert ids.tolist() == [chunk_id for chunk_id, _ in plain]
+        assert scores.tolist() == [score for _, score in plain]
+
+
+@pytest.mark.parametrize("name", ["kb_en", "kb_ja"])
+def test_fast_table_equals_per_condition_sql_cell_by_cell(
+    name: str, indexed_kb, real_embedder
+) -> None:  # type: ignore[no-untyped-def]
+    kb = indexed_kb(name)
+    golden = load_golden(Path(__file__).parent / "fixtures" / f"golden_{name[3:]}.yml")
+    conn = connect(default_db_path(kb))
+    labels = {
+        cid: (path, heading)
+        for cid, path, heading in conn.execute(
+            "SELECT c.id, d.path, c.heading FROM chunks c JOIN documents d ON d.id = c.document_id"
+        )
+    }
+    ks = (1, 5, 10)
+    checked = 0
+    for q in golden.queries:
+        compiled = compile_query(q.query)
+        vector = real_embedder.embed([compiled.positive_text])[0]
+        fast = sweep_query(conn, compiled, vector, q.expected, labels, 50, 10, ks, 226)
+        slow = sweep_query_per_condition(conn, compiled, vector, q.expected, labels, 50, 10, ks)
+        assert fast.metrics == slow, q.id
+        checked += len(slow)
+    assert checked == 384 * len(golden.queries)
+
+
+@pytest.fixture
+def tuned(indexed_kb):  # type: ignore[no-untyped-def]
+    kb = indexed_kb("kb_en")
+    golden = Path(__file__).parent / "fixtures" / "golden_en.yml"
+    lines: list[str] = []
+    result = run(resolve_settings(Config(), kb_path=kb, golden=golden), log=lines.append)
+    return result, lines
+
+
+def test_tune_runs_and_reports_on_the_fixture(tuned) -> None:  # type: ignore[no-untyped-def]
+    result, lines = tuned
+    assert result.ran_grid and result.exit_code == 0
+    analysis = result.analysis
+    assert analysis.table.primary.shape == (10, 384)
+    assert len(analysis.loo.folds) == len(result.effective_rows)
+    assert lines[0] == "groove tune: pre-flight (measuring FTS candidates per query)..."
+    assert lines[1].startswith("groove tune: WARNING: every chunk has an empty context column")
+    assert (
+        f"groove tune: {len(result.effective_rows)} of 10 golden queries are effective" in lines[2]
+    )
+    assert "groove tune: WARNING: effective N = " in "\n".join(lines)
+    assert lines[-1].startswith("  [10/10] sweeping 64 weight conditions for ")
+    text = tune_text.render(result)
+    for section in (
+        "## Query diagnostics",
+        "## Grid (coordinate descent over",
+        "## Nested leave-one-query-out CV",
+        "## Secondary metrics (all 10 golden queries)",
+        "## Per-query impact (refit vs default)",
+        "## Verdict",
+    ):
+        assert section in text
+    document = json.loads(tune_json.render(result))
+    assert list(document) == sorted(document)
+    assert document["primary_k"] == 5 and document["reranker"] is None
+    assert document["verdict"]["decision"] in {"adopt", "keep_default"}
+    assert len(document["gates"]) == 5
+
+
+def test_default_condition_row_matches_groove_eval(tuned, indexed_kb) -> None:  # type: ignore[no-untyped-def]
+    """The table's default column is exactly what eval measures with the default settings."""
+    from groove.eval import resolve_settings as eval_settings
+    from groove.eval import run as eval_run
+
+    result, _ = tuned
+    kb = result.kb_path
+    evaluated = eval_run(
+        eval_settings(
+            Config(), kb_path=kb, golden=result.golden_path, k_values=[1, 5, 10], history=False
+        )
+    )
+    table = result.analysis.table
+    for row, q in enumerate(evaluated.per_query):
+        assert table.ndcg[5][row, DEFAULT_CONDITION.index] == q.metrics.ndcg_at_k[5]
+        assert table.rr[row, DEFAULT_CONDITION.index] == q.metrics.reciprocal_rank
+
+
+def test_no_effective_query_exits_2_with_the_diagnostic_and_empty_stdout(
+    indexed_kb, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    kb = indexed_kb("kb_en")
+    golden = tmp_path / "g.yml"
+    golden.write_text(
+        "queries:\n"
+        '  - id: nothing\n    query: "zqxj wvut"\n    expected:\n      - path: ops/rollback.md\n',
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    result = runner.invoke(cli, ["tune", "--kb-path", str(kb), "--golden", str(golden)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert (
+        "groove tune: none of the 1 golden queries is sensitive to the fusion parameters "
+        "(every query has fewer than 2 FTS candidates), so the grid was not run."
+    ) in result.stderr
+    assert result.stderr.rstrip().endswith("    nothing: FTS candidates = 0")
+
+
+def test_exclusion_only_golden_query_is_rejected_at_load(indexed_kb, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    kb = indexed_kb("kb_en")
+    golden = tmp_path / "g.yml"
+    golden.write_text(
+        'queries:\n  - id: bad\n    query: "-canary -rollback"\n'
+        "    expected:\n      - path: a.md\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["tune", "--kb-path", str(kb), "--golden", str(golden)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: ")
+    assert "bad" in result.stderr and "exclusion" in result.stderr
+
+
+def test_k_values_always_include_five_and_limit_covers_max_k(tmp_path: Path) -> None:
+    s = resolve_settings(Config(), kb_path=tmp_path, golden=tmp_path / "g.yml", k_values=[1, 10])
+    assert s.k_values == (1, 5, 10) and s.limit == 10 and s.candidate_pool == 50
+    s = resolve_settings(
+        Config(), kb_path=tmp_path, golden=tmp_path / "g.yml", k_values=[3], limit=20
+    )
+    assert s.k_values == (3, 5) and s.limit == 20 and s.candidate_pool == 100
+
+
+@pytest.mark.parametrize("index", [0, 226, 322, 383, 97])
+def test_snippet_loads_back_through_config_validation(index: int, tmp_path: Path) -> None:
+    condition = Condition.from_index(index)
+    config = parse_config(toml_snippet(condition), tmp_path / "groove.toml")
+    fusion = config.search.fusion
+    assert fusion.to_dict() == condition.as_fusion_dict()
+
+
+def test_custom_fusion_and_mmr_in_config_produce_notes(tmp_path: Path) -> None:
+    config = parse_config(
+        "[search.fusion]\nrrf_k = 20.0\n[search.mmr]\nenabled = true\n", tmp_path / "groove.toml"
+    )
+    notes = resolve_settings(config, kb_path=tmp_path, golden=tmp_path / "g.yml").notes
+    assert notes == (
+        "groove tune: note: [search.mmr] / [search.parent_retriever] are enabled in groove.toml "
+        "but tune measures the plain RRF stage only.",
+        "groove tune: note: [search.fusion] is already customised in groove.toml; tune still "
+        "measures deltas against the BUILT-IN defaults, not your values.",
+    )
+
+
+def test_table_arrays_are_finite_and_in_range(tuned) -> None:  # type: ignore[no-untyped-def]
+    result, _ = tuned
+    table = result.analysis.table
+    for array in [table.rr, *table.ndcg.values(), *table.recall.values()]:
+        assert np.all((array >= 0.0) & (array <= 1.0))
