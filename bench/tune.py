@@ -1,0 +1,85 @@
+"""`groove tune` speed on Cranfield, as ratios measured side by side in one run.
+
+1. tune wall time / one `groove eval` of the same golden set (goal <= 3x);
+2. the one-pass sweep vs the per-condition SQL path (384 x both legs + fusion) on a subset
+   of queries (goal >= 30x), with the tables checked equal on that subset.
+
+    .venv/bin/python bench/tune.py [--dataset ../shared/datasets/cranfield] [--subset 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from _cranfield import DEFAULT_DATASET, indexed_cranfield
+
+import groove.eval as evaluation
+from groove.config import Config
+from groove.embed import load_embedder
+from groove.golden import load_golden
+from groove.query import compile_query
+from groove.store.db import connect, default_db_path
+from groove.tune import run as tune
+from groove.tune.grid import DEFAULT_CONDITION
+from groove.tune.sweep import sweep_query, sweep_query_per_condition
+
+
+def timed(fn):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("--subset", type=int, default=8)
+    args = parser.parse_args()
+    kb, golden_path = indexed_cranfield(args.dataset)
+    embedder = load_embedder()
+    config = Config()
+
+    eval_settings = evaluation.resolve_settings(config, kb_path=kb, golden=golden_path, history=False)
+    _, eval_seconds = timed(lambda: evaluation.run(eval_settings, embedder=embedder))
+    tune_settings = tune.resolve_settings(config, kb_path=kb, golden=golden_path)
+    result, tune_seconds = timed(lambda: tune.run(tune_settings, embedder=embedder))
+    verdict = result.analysis.verdict if result.analysis else None
+    print(f"tune vs eval on Cranfield ({len(result.queries)} queries)")
+    print(f"  groove eval   {eval_seconds:7.2f} s")
+    print(f"  groove tune   {tune_seconds:7.2f} s   ratio {tune_seconds / eval_seconds:5.2f}x"
+          "   goal <= 3x")
+    print(f"  verdict: {'adopt' if verdict and verdict.adopt else 'keep defaults'}")
+
+    golden = load_golden(golden_path)
+    conn = connect(default_db_path(kb))
+    labels = {
+        cid: (path, heading)
+        for cid, path, heading in conn.execute(
+            "SELECT c.id, d.path, c.heading FROM chunks c JOIN documents d ON d.id = c.document_id"
+        )
+    }
+    queries = [q for q in golden.queries if q.expected][: args.subset]
+    compiled = [compile_query(q.query) for q in queries]
+    vectors = embedder.embed([c.positive_text for c in compiled])
+    ks = tune_settings.k_values
+    pool, limit = tune_settings.candidate_pool, tune_settings.limit
+    fast_total = slow_total = 0.0
+    for q, c, v in zip(queries, compiled, vectors, strict=True):
+        fast, fast_s = timed(lambda q=q, c=c, v=v: sweep_query(
+            conn, c, v, q.expected, labels, pool, limit, ks, DEFAULT_CONDITION.index))
+        slow, slow_s = timed(lambda q=q, c=c, v=v: sweep_query_per_condition(
+            conn, c, v, q.expected, labels, pool, limit, ks))
+        if fast.metrics != slow:
+            raise SystemExit(f"tables differ for query {q.id}")
+        fast_total += fast_s
+        slow_total += slow_s
+    print(f"one-pass sweep vs per-condition SQL ({len(queries)} queries, tables equal)")
+    print(f"  per-condition {slow_total / len(queries) * 1000:8.1f} ms/query")
+    print(f"  one-pass      {fast_total / len(queries) * 1000:8.1f} ms/query   "
+          f"speed-up {slow_total / fast_total:5.1f}x   goal >= 30x")
+
+
+if __name__ == "__main__":
+    main()
