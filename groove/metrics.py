@@ -27,7 +27,7 @@ matches per chunk and pay only for the arithmetic.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 METRIC_VERSION = 2
@@ -153,9 +153,11 @@ def query_metrics(
         _check_k(k)
     if not expected or not top:
         return _zero(k_values)
-    match = ExpectedMatcher(expected).match
-    # Lazy: the walk stops once past max(k) with the reciprocal rank known.
-    walk = ((h.rank, match(h.path, h.heading)) for h in top)
+    matcher = ExpectedMatcher(expected)
+    match, wanted = matcher.match, matcher.paths
+    # Lazy: the walk stops once past max(k) with the reciprocal rank known; most hits are
+    # misses, so the path test comes before the call.
+    walk = ((h.rank, match(h.path, h.heading) if h.path in wanted else ()) for h in top)
     return _metrics(len(expected), walk, k_values)
 
 
@@ -166,14 +168,20 @@ class ExpectedMatcher:
     __slots__ = ("_by_path",)
 
     def __init__(self, expected: Sequence[Expected]) -> None:
-        by_path: dict[str, list[tuple[bool, int, str | None]]] = {}
+        by_path: dict[str, tuple[tuple[int, str | None], ...]] = {}
         for i, e in enumerate(expected):
-            norm = None if e.heading is None else normalise_heading(e.heading)
-            by_path.setdefault(e.path, []).append((norm is None, i, norm))
-        self._by_path = {
-            path: tuple((i, norm) for _, i, norm in sorted(entries))
-            for path, entries in by_path.items()
-        }
+            entry = (i, None if e.heading is None else e.heading.strip().lower())
+            entries = by_path.get(e.path)
+            by_path[e.path] = (entry,) if entries is None else (*entries, entry)
+        for path, entries in by_path.items():
+            if len(entries) > 1:  # rare: several entries for one path
+                by_path[path] = tuple(sorted(entries, key=_preference))
+        self._by_path = by_path
+
+    @property
+    def paths(self) -> Set[str]:
+        """The expected paths (a hit elsewhere matches nothing)."""
+        return self._by_path.keys()
 
     def match(self, path: str, heading: str | None) -> tuple[int, ...]:
         """Indices (into ``E``) of the entries a hit at ``path``/``heading`` matches, in
@@ -183,6 +191,11 @@ class ExpectedMatcher:
             return ()
         norm = None if heading is None else normalise_heading(heading)
         return tuple(i for i, want in entries if want is None or want == norm)
+
+
+def _preference(entry: tuple[int, str | None]) -> tuple[bool, int]:
+    index, heading = entry
+    return (heading is None, index)
 
 
 def metrics_from_matches(

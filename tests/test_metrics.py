@@ -241,6 +241,10 @@ def test_matcher_lists_entries_in_greedy_order() -> None:
     assert matcher.match("c", None) == ()
 
 
+def test_matcher_exposes_the_expected_paths() -> None:
+    assert set(ExpectedMatcher(E("a", "b/X", "a/Y")).paths) == {"a", "b"}
+
+
 def test_metrics_from_matches_equals_query_metrics() -> None:
     expected, top = E("a", "a/X", "b"), T("a/X", "c", "b", "a/Y")
     matcher = ExpectedMatcher(expected)
@@ -346,6 +350,9 @@ def test_query_metrics_equals_the_literal_rules(
         assert recall_at_k(expected, top, k) == m.recall_at_k[k]
         assert ndcg_at_k(expected, top, k) == m.ndcg_at_k[k]
     assert reciprocal_rank(expected, top) == m.reciprocal_rank
+    matcher = ExpectedMatcher(expected)
+    matches = [matcher.match(h.path, h.heading) for h in top]
+    assert metrics_from_matches(len(expected), [h.rank for h in top], matches, ks) == m
 
 
 # --- cross-check against ranx (independent implementation) --------------------------------
