@@ -21,6 +21,12 @@ from groove.errors import ConfigError
 CONFIG_FILE_NAME = "groove.toml"
 MAX_ANCESTORS = 19
 _FIX_HINT = "fix the value in groove.toml, or delete the line to use the default"
+#: Upper bound of [search.parent_retriever].max_expanded_tokens.
+MAX_EXPANDED_TOKENS = 8192
+_TOP_KEYS = {
+    "kb_path", "model", "model_path", "reranker", "exclude_headings", "exclude_dirs",
+    "contextual", "search", "eval",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,8 @@ class ParentRetrieverConfig:
 @dataclass(frozen=True)
 class SearchConfig:
     fusion: FusionConfig = field(default_factory=FusionConfig)
+    # read and checked for compatibility with the reference's files; groove does not use it
+    min_confidence_ratio: float = 1.5
     mmr: MmrConfig = field(default_factory=MmrConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
 
@@ -128,91 +136,96 @@ def parse_config(text: str, source: Path) -> Config:
     return _Reader(source).config(data)
 
 
+def _show(value: float) -> str:
+    """A bound as a person writes it: 1000000, 0.5."""
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
 class _Reader:
-    """Turns a parsed TOML mapping into Config, naming file and key in every error."""
+    """Turns a parsed TOML mapping into Config; every error names the file and dotted key.
+
+    Messages: ``invalid <file>: <key> = <value>: <rule>`` for a bad value,
+    ``invalid <file>: unknown key <key>`` for a typo, ``invalid <file>: [<table>] <rule>`` for
+    a rule between keys.
+    """
 
     def __init__(self, source: Path) -> None:
         self.source = source
         self.base = source.parent
 
-    def fail(self, where: str, what: str) -> ConfigError:
-        return ConfigError(f"invalid {self.source}: {where}: {what}", _FIX_HINT)
+    def fail(self, what: str, hint: str = _FIX_HINT) -> ConfigError:
+        return ConfigError(f"invalid {self.source}: {what}", hint)
+
+    def bad_value(self, key: str, value: Any, rule: str) -> ConfigError:
+        return self.fail(f"{key} = {_toml_repr(value)}: {rule}")
 
     def table(self, data: Any, name: str, allowed: set[str]) -> Mapping[str, Any]:
+        """``data`` checked to be a table with only ``allowed`` keys; ``name`` is dotted."""
         if not isinstance(data, Mapping):
-            raise self.fail(name, "must be a table")
+            raise self.bad_value(name, data, "must be a table ([" + name + "])")
         unknown = sorted(set(data) - allowed)
         if unknown:
+            where = f"{name}.{unknown[0]}" if name else unknown[0]
             raise self.fail(
-                f"{name}.{unknown[0]}" if name != "top level" else unknown[0],
-                f"unknown key (allowed: {', '.join(sorted(allowed))})",
+                f"unknown key {where}",
+                f"check the spelling; allowed here: {', '.join(sorted(allowed))}",
             )
         return data
 
-    def number(self, data: Mapping[str, Any], key: str, where: str, lo: float, hi: float) -> float:
-        value = data[key]
+    def number(self, data: Mapping[str, Any], key: str, lo: float, hi: float) -> float:
+        value = data[key.rpartition(".")[2]]
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(f"{where}.{key}", f"expected a number, got {value!r}")
+            raise self.bad_value(key, value, "must be a number")
         if not math.isfinite(value) or not lo <= value <= hi:
-            raise self.fail(f"{where}.{key} = {value!r}", f"must be between {lo:g} and {hi:g}")
+            raise self.bad_value(key, value, f"must be between {_show(lo)} and {_show(hi)}")
         return float(value)
 
-    def integer(self, data: Mapping[str, Any], key: str, where: str, lo: int, hi: int) -> int:
-        value = data[key]
+    def integer(self, data: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
+        value = data[key.rpartition(".")[2]]
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise self.fail(
-                f"{where}.{key} = {value!r}", f"must be a whole number from {lo} to {hi}"
-            )
+            raise self.bad_value(key, value, f"must be a whole number from {lo} to {hi}")
         return value
 
-    def boolean(self, data: Mapping[str, Any], key: str, where: str) -> bool:
-        value = data[key]
+    def boolean(self, data: Mapping[str, Any], key: str) -> bool:
+        value = data[key.rpartition(".")[2]]
         if not isinstance(value, bool):
-            raise self.fail(f"{where}.{key} = {value!r}", "must be true or false")
+            raise self.bad_value(key, value, "must be true or false")
         return value
 
-    def string(self, data: Mapping[str, Any], key: str, where: str) -> str:
-        value = data[key]
+    def string(self, data: Mapping[str, Any], key: str) -> str:
+        value = data[key.rpartition(".")[2]]
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(f"{where}.{key} = {value!r}", "must be a non-empty string")
+            raise self.bad_value(key, value, "must be a non-empty string")
         return value
 
-    def strings(self, data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
-        value = data[key]
+    def strings(self, data: Mapping[str, Any], key: str) -> tuple[str, ...]:
+        value = data[key.rpartition(".")[2]]
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise self.fail(f"{where}.{key}", "must be a list of non-empty strings")
+            raise self.bad_value(key, value, "must be a list of non-empty strings")
         return tuple(value)
 
-    def path(self, data: Mapping[str, Any], key: str, where: str) -> Path:
-        return self.base / Path(self.string(data, key, where)).expanduser()
+    def path(self, data: Mapping[str, Any], key: str) -> Path:
+        return self.base / Path(self.string(data, key)).expanduser()
 
     def config(self, data: Mapping[str, Any]) -> Config:
-        top = self.table(
-            data,
-            "top level",
-            {
-                "kb_path", "model", "model_path", "reranker", "exclude_headings",
-                "exclude_dirs", "contextual", "search", "eval",
-            },
-        )  # fmt: skip
+        top = self.table(data, "", _TOP_KEYS)
         cfg = Config(source=self.source)
         if "kb_path" in top:
-            cfg = replace(cfg, kb_path=self.path(top, "kb_path", "top level"))
+            cfg = replace(cfg, kb_path=self.path(top, "kb_path"))
         if "model" in top:
-            cfg = replace(cfg, model=self.string(top, "model", "top level"))
+            cfg = replace(cfg, model=self.string(top, "model"))
         if "model_path" in top:
-            cfg = replace(cfg, model_path=self.path(top, "model_path", "top level"))
+            cfg = replace(cfg, model_path=self.path(top, "model_path"))
         if "reranker" in top:
-            cfg = replace(cfg, reranker=self.string(top, "reranker", "top level"))
+            cfg = replace(cfg, reranker=self.string(top, "reranker"))
         if "exclude_headings" in top:
-            headings = self.strings(top, "exclude_headings", "top level")
-            cfg = replace(cfg, exclude_headings=headings)
+            cfg = replace(cfg, exclude_headings=self.strings(top, "exclude_headings"))
         if "exclude_dirs" in top:
-            cfg = replace(cfg, exclude_dirs=self.strings(top, "exclude_dirs", "top level"))
+            cfg = replace(cfg, exclude_dirs=self.strings(top, "exclude_dirs"))
         if "contextual" in top:
-            ctx = self.table(top["contextual"], "[contextual]", {"enabled"})
+            ctx = self.table(top["contextual"], "contextual", {"enabled"})
             if "enabled" in ctx:
-                cfg = replace(cfg, contextual=self.boolean(ctx, "enabled", "[contextual]"))
+                cfg = replace(cfg, contextual=self.boolean(ctx, "contextual.enabled"))
         if "search" in top:
             cfg = replace(cfg, search=self.search(top["search"]))
         if "eval" in top:
@@ -221,8 +234,11 @@ class _Reader:
 
     def search(self, data: Any) -> SearchConfig:
         allowed = {"fusion", "mmr", "parent_retriever", "min_confidence_ratio"}
-        table = self.table(data, "[search]", allowed)
+        table = self.table(data, "search", allowed)
         search = SearchConfig()
+        if "min_confidence_ratio" in table:
+            ratio = self.number(table, "search.min_confidence_ratio", 0.0, 1e6)
+            search = replace(search, min_confidence_ratio=ratio)
         if "fusion" in table:
             search = replace(search, fusion=self.fusion(table["fusion"]))
         if "mmr" in table:
@@ -232,63 +248,66 @@ class _Reader:
         return search
 
     def fusion(self, data: Any) -> FusionConfig:
-        where = "[search.fusion]"
-        keys = {"rrf_k", "bm25_heading_weight", "bm25_context_weight", "bm25_content_weight"}
-        table = self.table(data, where, keys)
+        weights = ("bm25_heading_weight", "bm25_context_weight", "bm25_content_weight")
+        table = self.table(data, "search.fusion", {"rrf_k", *weights})
         values: dict[str, float] = {}
         if "rrf_k" in table:
-            values["rrf_k"] = self.number(table, "rrf_k", where, 1.0, 1e6)
-        for key in sorted(keys - {"rrf_k"}):
+            values["rrf_k"] = self.number(table, "search.fusion.rrf_k", 1.0, 1e6)
+        for key in weights:
             if key in table:
-                values[key] = self.number(table, key, where, 0.0, 1e6)
+                values[key] = self.number(table, f"search.fusion.{key}", 0.0, 1e6)
         fusion = FusionConfig(**values)
         if not any(fusion.weights):
-            raise self.fail(where, "the three bm25 weights cannot all be zero")
+            raise self.fail("[search.fusion] the three bm25 weights cannot all be zero")
         return fusion
 
     def mmr(self, data: Any) -> MmrConfig:
-        where = "[search.mmr]"
-        table = self.table(data, where, {"enabled", "lambda", "same_doc_penalty"})
+        table = self.table(data, "search.mmr", {"enabled", "lambda", "same_doc_penalty"})
         mmr = MmrConfig()
         if "enabled" in table:
-            mmr = replace(mmr, enabled=self.boolean(table, "enabled", where))
+            mmr = replace(mmr, enabled=self.boolean(table, "search.mmr.enabled"))
         if "lambda" in table:
-            mmr = replace(mmr, lambda_=self.number(table, "lambda", where, 0.0, 1.0))
+            mmr = replace(mmr, lambda_=self.number(table, "search.mmr.lambda", 0.0, 1.0))
         if "same_doc_penalty" in table:
-            penalty = self.number(table, "same_doc_penalty", where, 0.0, 1.0)
+            penalty = self.number(table, "search.mmr.same_doc_penalty", 0.0, 1.0)
             mmr = replace(mmr, same_doc_penalty=penalty)
         return mmr
 
     def parent(self, data: Any) -> ParentRetrieverConfig:
-        where = "[search.parent_retriever]"
+        name = "search.parent_retriever"
         keys = {"enabled", "whole_doc_threshold_tokens", "max_expanded_tokens"}
-        table = self.table(data, where, keys)
+        table = self.table(data, name, keys)
         parent = ParentRetrieverConfig()
         if "enabled" in table:
-            parent = replace(parent, enabled=self.boolean(table, "enabled", where))
+            parent = replace(parent, enabled=self.boolean(table, f"{name}.enabled"))
         if "whole_doc_threshold_tokens" in table:
-            threshold = self.integer(table, "whole_doc_threshold_tokens", where, 0, 8191)
+            key = f"{name}.whole_doc_threshold_tokens"
+            threshold = self.integer(table, key, 0, MAX_EXPANDED_TOKENS - 1)
             parent = replace(parent, whole_doc_threshold_tokens=threshold)
         if "max_expanded_tokens" in table:
-            cap = self.integer(table, "max_expanded_tokens", where, 1, 8192)
+            key = f"{name}.max_expanded_tokens"
+            cap = self.integer(table, key, 1, MAX_EXPANDED_TOKENS)
             parent = replace(parent, max_expanded_tokens=cap)
         if parent.max_expanded_tokens <= parent.whole_doc_threshold_tokens:
-            raise self.fail(where, "max_expanded_tokens must be above whole_doc_threshold_tokens")
+            raise self.fail(
+                f"[{name}] max_expanded_tokens ({parent.max_expanded_tokens}) must be above "
+                f"whole_doc_threshold_tokens ({parent.whole_doc_threshold_tokens})"
+            )
         return parent
 
     def eval(self, data: Any) -> EvalConfig:
-        where = "[eval]"
         keys = {"golden", "history_size", "k_values", "regression_threshold"}
-        table = self.table(data, where, keys)
+        table = self.table(data, "eval", keys)
         cfg = EvalConfig()
         if "golden" in table:
-            cfg = replace(cfg, golden=self.path(table, "golden", where))
+            cfg = replace(cfg, golden=self.path(table, "eval.golden"))
         if "history_size" in table:
-            cfg = replace(cfg, history_size=self.integer(table, "history_size", where, 1, 10_000))
+            size = self.integer(table, "eval.history_size", 1, 10_000)
+            cfg = replace(cfg, history_size=size)
         if "k_values" in table:
             cfg = replace(cfg, k_values=self.k_values(table["k_values"]))
         if "regression_threshold" in table:
-            threshold = self.number(table, "regression_threshold", where, 0.0, 1.0)
+            threshold = self.number(table, "eval.regression_threshold", 0.0, 1.0)
             cfg = replace(cfg, regression_threshold=threshold)
         return cfg
 
@@ -297,8 +316,22 @@ class _Reader:
             isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= 10_000 for k in value
         )
         if not ok or not value:
-            raise self.fail("[eval].k_values", "must be a non-empty list of whole numbers >= 1")
+            rule = "must be a non-empty list of whole numbers from 1 to 10000"
+            raise self.bad_value("eval.k_values", value, rule)
         return tuple(value)
+
+
+def _toml_repr(value: Any) -> str:
+    """A value written back the way TOML spells it (true, "text", [1, 2], a table as {...})."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_repr(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{...}"
+    return repr(value)
 
 
 def parse_k_list(text: str) -> tuple[int, ...]:

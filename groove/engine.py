@@ -1,13 +1,15 @@
-"""Opening an existing index together with the embedder that matches it.
+"""Opening an index together with the embedder that matches it.
 
-search, eval and tune all start here: find the database, check it exists, pick the model
-(flag, then groove.toml, then the model the index records, then the default) and refuse a
-model that differs from the one the index was built with.
+search, eval and tune start at ``open_engine``: find the database, check it exists, pick the
+model (flag, then groove.toml, then the model the index records, then the default) and
+refuse a model that differs from the one the index was built with. ``index_embedder`` makes
+the same choice for ``groove index``, loading the recorded model only once a chunk needs
+embedding, so that an update with nothing to embed never pays for loading a model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from groove.embed import DEFAULT_MODEL, Embedder, load_embedder
 from groove.errors import KnowledgeBaseError
 from groove.query import compile_query
 from groove.search import SearchOptions, SearchResult, search
-from groove.store.db import default_db_path, open_existing
+from groove.store.db import connect, default_db_path, open_existing
 from groove.store.meta import IndexMeta, check_model, read_meta
 from groove.store.sqlite import Connection
 
@@ -35,6 +37,7 @@ class Engine:
         return self.embedder.embed(list(queries))
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
+        """The whole pipeline for one query; its ``-term`` exclusions are not embedded."""
         compiled = compile_query(query)
         vector = self.embedder.embed([compiled.positive_text])[0]
         return search(self.conn, query, vector, options, compiled=compiled)
@@ -50,15 +53,21 @@ class Engine:
 
 
 def check_kb_path(kb_path: Path | None) -> Path:
+    """``kb_path`` if it names an existing folder, else a KnowledgeBaseError saying why."""
     if kb_path is None:
         raise KnowledgeBaseError(
             "--kb-path is required",
             "pass --kb-path on the command line or set kb_path in groove.toml",
         )
+    if not kb_path.exists():
+        raise KnowledgeBaseError(
+            f"knowledge base not found: {kb_path}",
+            "pass --kb-path with the folder that holds your Markdown notes",
+        )
     if not kb_path.is_dir():
         raise KnowledgeBaseError(
-            f"knowledge base folder not found: {kb_path}",
-            "pass --kb-path the folder that holds your Markdown files",
+            f"knowledge base is not a folder: {kb_path}",
+            "--kb-path takes the folder that holds your Markdown notes, not a file",
         )
     return kb_path
 
@@ -95,6 +104,73 @@ def _load_for_index(
         return load_embedder(model, model_path)
     if config.model is not None or config.model_path is not None:
         return load_embedder(config.model, config.model_path)
+    return _load_recorded(meta)
+
+
+def _load_recorded(meta: IndexMeta) -> Embedder:
+    """The model the index records (its folder too, when it was built from one)."""
     if meta.model_path is not None:
-        return load_embedder(None, Path(meta.model_path))
+        return load_embedder(meta.model, Path(meta.model_path))
     return load_embedder(meta.model or DEFAULT_MODEL, None)
+
+
+class LazyEmbedder:
+    """An Embedder whose identity is known up front and whose model loads on first use.
+
+    Loading checks that the model really is ``model_id`` with ``dim`` dimensions.
+    """
+
+    def __init__(self, model_id: str, dim: int, load: Callable[[], Embedder], kb: Path) -> None:
+        self.model_id = model_id
+        self.dim = dim
+        self._load = load
+        self._kb = kb
+        self._real: Embedder | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._real is not None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._real is None:
+            real = self._load()
+            recorded = IndexMeta(self.model_id, self.dim, None, None)
+            check_model(recorded, real.model_id, real.dim, self._kb)
+            self._real = real
+        return self._real.embed(texts)
+
+
+def index_embedder(
+    kb_path: Path,
+    *,
+    db_path: Path | None = None,
+    model: str | None = None,
+    model_path: Path | None = None,
+    config: Config | None = None,
+) -> Embedder:
+    """The embedder ``groove index`` uses.
+
+    An explicit model (flag or groove.toml) is loaded at once, so that a mismatch with the
+    index is reported before anything is written. Without one, an existing index keeps its
+    recorded model, loaded lazily; a new index gets the default model.
+    """
+    config = config or Config()
+    model = model or config.model
+    model_path = model_path or config.model_path
+    if model is not None or model_path is not None:
+        return load_embedder(model, model_path)
+    meta = _existing_meta(db_path or default_db_path(kb_path))
+    if meta is None or meta.model is None or meta.dim is None:
+        return load_embedder(None, None)
+    recorded = meta
+    return LazyEmbedder(meta.model, meta.dim, lambda: _load_recorded(recorded), kb_path)
+
+
+def _existing_meta(db_path: Path) -> IndexMeta | None:
+    if not db_path.is_file():
+        return None
+    conn = connect(db_path)
+    try:
+        return read_meta(conn)
+    finally:
+        conn.close()

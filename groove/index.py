@@ -1,11 +1,21 @@
 """Build or update the index of a knowledge base.
 
-Incremental by content hash: an unchanged file is not read twice, a renamed file keeps its
-embeddings, a file whose edit did not change its chunks only gets its hash updated, and a
-file gone from the KB leaves the index. New and changed files are parsed, embedded in
-batches (the embedder dominates the cost) and written one batch per transaction, each
-document together with all of its chunk, FTS and vector rows. A build killed at any point
-therefore leaves a consistent index that the next ``build`` completes.
+Incremental by content hash (SHA-256 of the raw bytes), file by file:
+
+* same path, same hash: skipped without parsing;
+* a new path whose hash belongs to a path gone from the KB: renamed, embeddings kept;
+* same path, new hash, same chunks (heading, content, and context when contextual is on):
+  only the document row is updated (hash, size, frontmatter fields);
+* otherwise the file is parsed, embedded and its chunks replaced;
+* an indexed path no longer listed is removed, unless the walk or the read skipped it this
+  time (a file that cannot be read keeps what was indexed before).
+
+Writes are transactions: first the cheap changes (removals, renames, hash updates) together,
+then one transaction per batch of about ``WRITE_BATCH_CHUNKS`` embedded chunks, each
+document with all of its chunk, FTS and vector rows. Embedding runs before its batch's
+transaction opens. A build killed at any point therefore leaves an index that opens and
+searches, and the next ``build`` sees the documents not yet written as new or changed and
+completes them. A lock file beside the database keeps two builds from interleaving.
 """
 
 from __future__ import annotations
@@ -22,7 +32,7 @@ from groove.chunking import ParsedDocument, parse_markdown
 from groove.config import Config
 from groove.embed import Embedder
 from groove.errors import ConfigError, FileRefusedError
-from groove.kb import KbFile, SkippedFile, content_hash, read_document, scan_kb
+from groove.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
 from groove.store import chunks as rows
 from groove.store.db import connect, default_db_path, transaction
 from groove.store.meta import (
@@ -32,11 +42,12 @@ from groove.store.meta import (
     KEY_DIM,
     KEY_MODEL,
     KEY_MODEL_PATH,
+    IndexMeta,
     check_model,
     read_meta,
     write_meta,
 )
-from groove.store.schema import create_vector_table, has_vector_table
+from groove.store.schema import create_vector_table, has_vector_table, optimize_fts
 from groove.store.sqlite import Connection
 
 #: Chunks embedded and written per transaction: large enough to sort texts by length and
@@ -44,10 +55,13 @@ from groove.store.sqlite import Connection
 WRITE_BATCH_CHUNKS = 256
 
 ProgressFn = Callable[[int, int], None]
+WaitFn = Callable[[Path], None]
 
 
 @dataclass(frozen=True)
 class IndexSummary:
+    """What a build did. ``indexed`` counts files parsed and embedded (new or changed)."""
+
     kb_path: Path
     db_path: Path
     model: str
@@ -64,15 +78,17 @@ class IndexSummary:
     warnings: tuple[str, ...] = ()
 
     def line(self) -> str:
+        """The one-line summary ``groove index`` prints."""
         return (
             f"indexed {self.indexed} file(s), {self.unchanged} unchanged, "
-            f"{self.renamed} renamed, {self.removed} removed, {len(self.skipped)} skipped; "
+            f"{self.renamed} renamed, {self.metadata_only} metadata-only, "
+            f"{self.removed} removed, {len(self.skipped)} skipped; "
             f"{self.chunks_total} chunks ({self.chunks_embedded} embedded) "
             f"in {self.seconds:.1f}s"
         )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Pending:
     file: KbFile
     digest: str
@@ -80,15 +96,32 @@ class _Pending:
     replaces: int | None  # id of the stored document this one replaces
 
 
+@dataclass(frozen=True)
+class _MetadataUpdate:
+    document_id: int
+    file: KbFile
+    digest: str
+    parsed: ParsedDocument
+
+
 @dataclass
 class _Plan:
     pending: list[_Pending] = field(default_factory=list)
     renames: list[tuple[int, str]] = field(default_factory=list)
-    metadata_only: list[tuple[int, str, int]] = field(default_factory=list)
+    metadata_only: list[_MetadataUpdate] = field(default_factory=list)
     removals: list[int] = field(default_factory=list)
     unchanged: int = 0
     skipped: list[SkippedFile] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def changes_fts(self) -> bool:
+        return bool(self.pending or self.removals)
+
+
+def lock_path(db_path: Path) -> Path:
+    """The lock file that serialises builds of one database."""
+    return db_path.with_name(db_path.name + ".lock")
 
 
 def build(
@@ -100,23 +133,57 @@ def build(
     force: bool = False,
     progress: ProgressFn | None = None,
     model_path: Path | None = None,
+    on_wait: WaitFn | None = None,
 ) -> IndexSummary:
-    """Index ``kb_path`` into ``db_path`` (default ``<parent of kb>/.groove.db``)."""
+    """Index ``kb_path`` into ``db_path`` (default ``<parent of kb>/.groove.db``).
+
+    ``progress(done, total)`` follows the chunks embedded; ``on_wait(lock)`` is called once if
+    another build holds the database's lock (this one then waits for it).
+    """
+    from filelock import FileLock, Timeout
+
     started = time.perf_counter()
     config = config or Config()
     scan = scan_kb(kb_path, config.exclude_dirs)
     db_path = db_path or default_db_path(kb_path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(lock_path(db_path)))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        if on_wait is not None:
+            on_wait(lock_path(db_path))
+        lock.acquire()
+    try:
+        return _build_locked(
+            kb_path, scan, embedder, db_path, config, force, progress, model_path, started
+        )
+    finally:
+        lock.release()
+
+
+def _build_locked(
+    kb_path: Path,
+    scan: KbScan,
+    embedder: Embedder,
+    db_path: Path,
+    config: Config,
+    force: bool,
+    progress: ProgressFn | None,
+    model_path: Path | None,
+    started: float,
+) -> IndexSummary:
     conn = connect(db_path)
     try:
         if force:
             _reset(conn)
         _prepare_meta(conn, embedder, config, kb_path, model_path)
-        plan = _plan(conn, scan.files, config, context_static=config.contextual)
-        plan.skipped[:0] = scan.skipped
-        plan.warnings[:0] = scan.warnings
+        plan = _plan(conn, scan, config)
         stamp = datetime.now(UTC).isoformat()
-        _apply_cheap_changes(conn, plan, stamp)
+        _apply_cheap_changes(conn, plan, stamp, config.contextual)
         embedded = _embed_and_write(conn, plan.pending, embedder, config, stamp, progress)
+        if plan.changes_fts:
+            optimize_fts(conn)
         _, chunk_total = rows.counts(conn)
     finally:
         conn.close()
@@ -150,82 +217,117 @@ def _reset(conn: Connection) -> None:
 def _prepare_meta(
     conn: Connection, embedder: Embedder, config: Config, kb_path: Path, model_path: Path | None
 ) -> None:
+    """Refuse another model or context mode; record the model before the first chunk."""
     meta = read_meta(conn)
     check_model(meta, embedder.model_id, embedder.dim, kb_path)
     wanted_mode = CONTEXT_STATIC if config.contextual else CONTEXT_OFF
     document_count, _ = rows.counts(conn)
     if document_count and (meta.context_mode or CONTEXT_OFF) != wanted_mode:
-        state = "on" if config.contextual else "off"
+        now, before = ("on", "off") if config.contextual else ("off", "on")
         raise ConfigError(
-            f"[contextual] is {state} but the index at hand was built with it "
-            f"{'off' if config.contextual else 'on'}; every chunk's text would change",
+            f"[contextual] is {now} but the index was built with it {before}: "
+            "every chunk's text and embedding would change",
             f"run `groove index --kb-path {kb_path} --force` to rebuild the index",
         )
     with transaction(conn):
         write_meta(conn, KEY_MODEL, embedder.model_id)
         write_meta(conn, KEY_DIM, str(embedder.dim))
-        write_meta(conn, KEY_MODEL_PATH, str(model_path.resolve()) if model_path else None)
+        write_meta(conn, KEY_MODEL_PATH, _recorded_model_path(meta, embedder, model_path))
         write_meta(conn, KEY_CONTEXT_MODE, wanted_mode)
         if not has_vector_table(conn):
             create_vector_table(conn, embedder.dim)
 
 
-def _plan(
-    conn: Connection, files: Sequence[KbFile], config: Config, *, context_static: bool
-) -> _Plan:
-    plan = _Plan()
+def _recorded_model_path(
+    meta: IndexMeta, embedder: Embedder, model_path: Path | None
+) -> str | None:
+    """The folder to record: the one given, else the one recorded for this same model."""
+    if model_path is not None:
+        return str(model_path.resolve())
+    return meta.model_path if meta.model == embedder.model_id else None
+
+
+def _plan(conn: Connection, scan: KbScan, config: Config) -> _Plan:
+    plan = _Plan(skipped=list(scan.skipped), warnings=list(scan.warnings))
     stored = rows.stored_documents(conn)
-    on_disk = {f.rel_path for f in files}
-    gone = {doc.content_hash: doc for path, doc in stored.items() if path not in on_disk}
-    for file in files:
-        try:
-            text, raw = read_document(file)
-        except (FileRefusedError, OSError) as exc:
-            reason = exc.reason if isinstance(exc, FileRefusedError) else str(exc)
-            plan.skipped.append(SkippedFile(file.rel_path, reason))
-            on_disk.discard(file.rel_path)
+    keep = {f.rel_path for f in scan.files} | {s.rel_path for s in scan.skipped}
+    gone = {doc.content_hash: doc for path, doc in stored.items() if path not in keep}
+    for file in scan.files:
+        read = _read(file)
+        if read is None:  # vanished since the walk: it leaves the index like any gone file
+            keep.discard(file.rel_path)
             continue
-        digest = content_hash(raw)
+        if isinstance(read, SkippedFile):
+            plan.skipped.append(read)
+            continue
+        text, digest = read
         previous = stored.get(file.rel_path)
         if previous is not None and previous.content_hash == digest:
             plan.unchanged += 1
-            continue
-        if previous is None and digest in gone:
-            moved = gone.pop(digest)
-            plan.renames.append((moved.id, file.rel_path))
-            continue
-        parsed = parse_markdown(text, file.rel_path, config.exclude_headings)
-        plan.warnings.extend(f"{file.rel_path}: {w}" for w in parsed.warnings)
-        if previous is not None and _same_chunks(conn, previous.id, parsed, context_static):
-            plan.metadata_only.append((previous.id, digest, file.size))
-            continue
-        replaces = previous.id if previous is not None else None
-        plan.pending.append(_Pending(file, digest, parsed, replaces))
-    renamed_ids = {doc_id for doc_id, _ in plan.renames}
-    skipped_paths = {s.rel_path for s in plan.skipped}
-    for path, doc in stored.items():
-        if path not in on_disk and path not in skipped_paths and doc.id not in renamed_ids:
-            plan.removals.append(doc.id)
+        elif previous is None and digest in gone:
+            plan.renames.append((gone.pop(digest).id, file.rel_path))
+        else:
+            _plan_parsed(conn, plan, file, text, digest, previous, config)
+    renamed = {doc_id for doc_id, _ in plan.renames}
+    plan.removals = [
+        doc.id for path, doc in stored.items() if path not in keep and doc.id not in renamed
+    ]
     return plan
 
 
+def _read(file: KbFile) -> tuple[str, str] | SkippedFile | None:
+    """(text, hash), a skip with its reason, or None when the file no longer exists."""
+    try:
+        text, raw = read_document(file)
+    except FileRefusedError as exc:
+        return SkippedFile(file.rel_path, exc.reason)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        reason = f"{file.rel_path} could not be read ({exc.strerror or exc}) and was skipped"
+        return SkippedFile(file.rel_path, reason)
+    return text, content_hash(raw)
+
+
+def _plan_parsed(
+    conn: Connection,
+    plan: _Plan,
+    file: KbFile,
+    text: str,
+    digest: str,
+    previous: rows.StoredDocument | None,
+    config: Config,
+) -> None:
+    parsed = parse_markdown(text, file.rel_path, config.exclude_headings)
+    plan.warnings.extend(f"{file.rel_path}: {w}" for w in parsed.warnings)
+    if previous is not None and _same_chunks(conn, previous.id, parsed, config.contextual):
+        plan.metadata_only.append(_MetadataUpdate(previous.id, file, digest, parsed))
+        return
+    replaces = previous.id if previous is not None else None
+    plan.pending.append(_Pending(file, digest, parsed, replaces))
+
+
 def _same_chunks(
-    conn: Connection, document_id: int, parsed: ParsedDocument, context_static: bool
+    conn: Connection, document_id: int, parsed: ParsedDocument, contextual: bool
 ) -> bool:
     stored = rows.stored_chunk_texts(conn, document_id)
-    fresh = [(c.heading, c.content, c.context if context_static else None) for c in parsed.chunks]
+    fresh = [(c.heading, c.content, c.context if contextual else None) for c in parsed.chunks]
     return [tuple(row) for row in stored] == fresh
 
 
-def _apply_cheap_changes(conn: Connection, plan: _Plan, stamp: str) -> None:
-    """Renames, hash-only updates and removals: no embedding needed, one transaction."""
+def _apply_cheap_changes(conn: Connection, plan: _Plan, stamp: str, contextual: bool) -> None:
+    """Removals, renames and metadata-only updates: no embedding needed, one transaction."""
+    if not (plan.removals or plan.renames or plan.metadata_only):
+        return
     with transaction(conn):
         for doc_id in plan.removals:
             rows.delete_document(conn, doc_id)
         for doc_id, new_path in plan.renames:
             rows.rename_document(conn, doc_id, new_path, stamp)
-        for doc_id, digest, size in plan.metadata_only:
-            rows.update_document_hash(conn, doc_id, digest, size, stamp)
+        for update in plan.metadata_only:
+            rows.update_document(
+                conn, update.document_id, update.parsed, update.digest, update.file.size, stamp
+            )
 
 
 def _embed_and_write(
@@ -241,36 +343,40 @@ def _embed_and_write(
     if progress:
         progress(0, total)
     for batch in _batches(pending):
-        texts = [
-            _embedding_text(c.content, c.context, config.contextual)
-            for p in batch
-            for c in p.parsed.chunks
-        ]
+        texts = [embedding_text(c.content, c.context, config.contextual) for p in batch
+                 for c in p.parsed.chunks]  # fmt: skip
         vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dim), np.float32)
         with transaction(conn):
-            offset = 0
-            for item in batch:
-                n = len(item.parsed.chunks)
-                if item.replaces is not None:
-                    rows.delete_document(conn, item.replaces)
-                rows.insert_document(
-                    conn,
-                    item.file.rel_path,
-                    item.parsed,
-                    item.digest,
-                    item.file.size,
-                    stamp,
-                    vectors[offset : offset + n],
-                    store_context=config.contextual,
-                )
-                offset += n
+            _write_batch(conn, batch, vectors, stamp, config.contextual)
         done += len(texts)
         if progress:
             progress(done, total)
     return done
 
 
+def _write_batch(
+    conn: Connection, batch: Sequence[_Pending], vectors: np.ndarray, stamp: str, contextual: bool
+) -> None:
+    offset = 0
+    for item in batch:
+        n = len(item.parsed.chunks)
+        if item.replaces is not None:
+            rows.delete_document(conn, item.replaces)
+        rows.insert_document(
+            conn,
+            item.file.rel_path,
+            item.parsed,
+            item.digest,
+            item.file.size,
+            stamp,
+            vectors[offset : offset + n],
+            store_context=contextual,
+        )
+        offset += n
+
+
 def _batches(pending: Sequence[_Pending]) -> list[list[_Pending]]:
+    """Whole documents grouped until a group holds at least WRITE_BATCH_CHUNKS chunks."""
     batches: list[list[_Pending]] = []
     current: list[_Pending] = []
     size = 0
@@ -285,5 +391,6 @@ def _batches(pending: Sequence[_Pending]) -> list[list[_Pending]]:
     return batches
 
 
-def _embedding_text(content: str, context: str, contextual: bool) -> str:
+def embedding_text(content: str, context: str, contextual: bool) -> str:
+    """The text embedded for a chunk: ``context + "\\n\\n" + content`` when contextual."""
     return f"{context}\n\n{content}" if contextual and context else content

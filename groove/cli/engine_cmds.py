@@ -36,14 +36,20 @@ def index_cmd(
     model_path: Path | None,
     quiet: bool,
 ) -> None:
-    """Index (or update the index of) a Markdown knowledge base."""
-    from groove.embed import load_embedder
-    from groove.engine import check_kb_path
+    """Index (or update the index of) a Markdown knowledge base.
+
+    Only new and changed files are embedded; renamed files keep their embeddings and
+    deleted files leave the index. Prints one summary line at the end.
+    """
+    from groove.engine import check_kb_path, index_embedder
     from groove.index import build
 
     config = config_from(ctx)
     kb = check_kb_path(resolve_kb(kb_path, config))
-    embedder = load_embedder(model or config.model, model_path or config.model_path)
+    model_path = model_path or config.model_path
+    embedder = index_embedder(
+        kb, db_path=db_path, model=model, model_path=model_path, config=config
+    )
     bar = _ProgressBar(enabled=not quiet and stderr_is_terminal())
     try:
         summary = build(
@@ -53,12 +59,15 @@ def index_cmd(
             config=config,
             force=force,
             progress=bar.update,
-            model_path=model_path or config.model_path,
+            model_path=model_path,
+            on_wait=lambda lock: warn(
+                f"groove index: waiting for another groove index to finish ({lock})"
+            ),
         )
     finally:
         bar.close()
     for skipped in summary.skipped:
-        warn(f"groove index: skipped {skipped.rel_path}: {skipped.reason}")
+        warn(f"groove index: warning: {skipped.reason}")
     for message in summary.warnings:
         warn(f"groove index: warning: {message}")
     if not quiet:
@@ -122,7 +131,6 @@ def search_cmd(
     options = build_options(
         config.search, limit, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever
     )
-    cross_encoder = load_reranker(reranker or config.reranker)
     with open_engine(
         resolve_kb(kb_path, config),
         db_path=db_path,
@@ -130,6 +138,7 @@ def search_cmd(
         model_path=model_path,
         config=config,
     ) as engine:
+        cross_encoder = load_reranker(reranker or config.reranker)
         # Embed the text without its -term exclusions, so they do not pull the vector leg.
         vector = engine.embed_queries([compiled.positive_text])[0]
         result = search(engine.conn, query, vector, options, cross_encoder, compiled)

@@ -52,6 +52,19 @@ def stored_chunk_texts(
     ).fetchall()
 
 
+def _document_fields(parsed: ParsedDocument) -> tuple[object, ...]:
+    """title, topic, category, depth, tags (JSON list), date: the frontmatter columns."""
+    tags = json.dumps(list(parsed.tags), ensure_ascii=False)
+    return (
+        parsed.frontmatter_title,
+        parsed.topic,
+        parsed.category,
+        parsed.depth,
+        tags,
+        parsed.date,
+    )
+
+
 def insert_document(
     conn: Connection,
     path: str,
@@ -62,36 +75,30 @@ def insert_document(
     embeddings: np.ndarray,
     store_context: bool,
 ) -> int:
-    """Insert one document with its chunks; ``embeddings[i]`` belongs to ``parsed.chunks[i]``."""
+    """Insert one document with its chunks; ``embeddings[i]`` belongs to ``parsed.chunks[i]``.
+
+    ``token_count`` is the byte length of the content // 4 (the reference's estimate).
+    """
     cursor = conn.execute(
         "INSERT INTO documents(path, title, topic, category, depth, tags, date, content_hash, "
         "last_indexed, size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            path,
-            parsed.frontmatter_title,
-            parsed.topic,
-            parsed.category,
-            parsed.depth,
-            json.dumps(list(parsed.tags), ensure_ascii=False),
-            parsed.date,
-            content_hash,
-            indexed_at,
-            size_bytes,
-        ),
+        (path, *_document_fields(parsed), content_hash, indexed_at, size_bytes),
     )
     document_id = int(cursor.lastrowid or 0)
     vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+    if len(vectors) != len(parsed.chunks):
+        raise ValueError(f"{len(parsed.chunks)} chunks but {len(vectors)} embeddings for {path}")
+    fts_rows = []
+    vec_rows = []
     for chunk, vector in zip(parsed.chunks, vectors, strict=True):
         context = chunk.context if store_context else None
         chunk_id = _insert_chunk(conn, document_id, chunk, context)
-        conn.execute(
-            "INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?, ?, ?, ?)",
-            (chunk_id, chunk.heading, context, chunk.content),
-        )
-        conn.execute(
-            "INSERT INTO vec_chunks(chunk_id, embedding) VALUES (?, ?)",
-            (chunk_id, vector.tobytes()),
-        )
+        fts_rows.append((chunk_id, chunk.heading, context, chunk.content))
+        vec_rows.append((chunk_id, vector.tobytes()))
+    conn.executemany(
+        "INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?, ?, ?, ?)", fts_rows
+    )
+    conn.executemany("INSERT INTO vec_chunks(chunk_id, embedding) VALUES (?, ?)", vec_rows)
     return document_id
 
 
@@ -130,12 +137,19 @@ def rename_document(conn: Connection, document_id: int, new_path: str, indexed_a
     )
 
 
-def update_document_hash(
-    conn: Connection, document_id: int, content_hash: str, size_bytes: int, indexed_at: str
+def update_document(
+    conn: Connection,
+    document_id: int,
+    parsed: ParsedDocument,
+    content_hash: str,
+    size_bytes: int,
+    indexed_at: str,
 ) -> None:
+    """A metadata-only update: new hash, size and frontmatter fields; chunks untouched."""
     conn.execute(
-        "UPDATE documents SET content_hash = ?, size_bytes = ?, last_indexed = ? WHERE id = ?",
-        (content_hash, size_bytes, indexed_at, document_id),
+        "UPDATE documents SET title = ?, topic = ?, category = ?, depth = ?, tags = ?, date = ?, "
+        "content_hash = ?, size_bytes = ?, last_indexed = ? WHERE id = ?",
+        (*_document_fields(parsed), content_hash, size_bytes, indexed_at, document_id),
     )
 
 
@@ -154,12 +168,11 @@ def chunk_rows(conn: Connection, chunk_ids: Sequence[int]) -> dict[int, ChunkRow
 
 
 def chunk_embeddings(conn: Connection, chunk_ids: Sequence[int], dim: int) -> np.ndarray:
-    """Stored vectors for ``chunk_ids`` in the given order, shape (n, dim)."""
+    """Stored vectors for ``chunk_ids`` in the given order, shape (n, dim); zeros if missing."""
     out = np.zeros((len(chunk_ids), dim), dtype=np.float32)
+    select = "SELECT embedding FROM vec_chunks WHERE chunk_id = ?"
     for i, chunk_id in enumerate(chunk_ids):
-        row = conn.execute(
-            "SELECT embedding FROM vec_chunks WHERE chunk_id = ?", (chunk_id,)
-        ).fetchone()
+        row = conn.execute(select, (chunk_id,)).fetchone()
         if row is not None:
             out[i] = np.frombuffer(row[0], dtype=np.float32)
     return out

@@ -85,3 +85,12 @@ def has_vector_table(conn: Connection) -> bool:
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vec_chunks'"
     ).fetchone()
     return row is not None
+
+
+def optimize_fts(conn: Connection) -> None:
+    """Merge the FTS index into one segment and drop deleted rows' entries.
+
+    Each write transaction adds a segment, and a bm25 query reads every segment: on
+    Cranfield a merged index answers OR-of-phrases queries about a third faster.
+    """
+    conn.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('optimize')")

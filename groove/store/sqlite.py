@@ -1,18 +1,30 @@
-"""The one place that imports SQLite: sqlean-py (FTS5, trigram, extension loading)."""
+"""The one place that imports SQLite: sqlean-py (FTS5, trigram, extension loading).
+
+sqlean mirrors the standard ``sqlite3`` module but ships no type information, so the type
+checker is shown the standard module's classes; at run time they are sqlean's.
+"""
 
 from __future__ import annotations
 
-import sqlean as sqlite3  # type: ignore[import-untyped]
-import sqlite_vec  # type: ignore[import-untyped]
+from typing import TYPE_CHECKING
 
-Connection = sqlite3.Connection
-Error = sqlite3.Error
-OperationalError = sqlite3.OperationalError
+import sqlean
+import sqlite_vec
+
+if TYPE_CHECKING:
+    from sqlite3 import Connection, DatabaseError, Error, OperationalError
+else:
+    Connection = sqlean.Connection
+    Error = sqlean.Error
+    DatabaseError = sqlean.DatabaseError
+    OperationalError = sqlean.OperationalError
+
+__all__ = ["Connection", "DatabaseError", "Error", "OperationalError", "open_connection"]
 
 
 def open_connection(path: str) -> Connection:
     """Open ``path`` in autocommit mode (transactions are explicit) with sqlite-vec loaded."""
-    conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+    conn: Connection = sqlean.connect(path, isolation_level=None, timeout=30.0)
     conn.enable_load_extension(True)
     sqlite_vec.load(conn)
     conn.enable_load_extension(False)
