@@ -336,7 +336,7 @@ HITS = st.lists(st.tuples(PATHS, HEADINGS), max_size=15).map(
 KS = st.lists(st.integers(0, 16), min_size=1, max_size=4, unique=True)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(EXPECTED, HITS, KS)
 def test_query_metrics_equals_the_literal_rules(
     expected: list[Expected], top: list[RankedHit], ks: list[int]
@@ -396,6 +396,7 @@ def test_cross_check_against_ranx() -> None:
             assert ours.ndcg_at_k[k] == pytest.approx(theirs[f"ndcg@{k}"][qid], abs=1e-9)
 
 
+@pytest.mark.slow  # numba compilation again, when run alone
 @pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
 def test_aggregate_cross_checks_against_ranx_means() -> None:
     ranx = pytest.importorskip("ranx")
