@@ -1,0 +1,216 @@
+"""The notebooks' run cell: take the parameters, run groove, write result.json.
+
+``eval_report(...)`` and ``tune_explorer(...)`` are what the run cell of
+``notebooks/eval_report.ipynb`` and ``notebooks/tune_explorer.ipynb`` calls. They write
+result.json (the contract groove.runner reads its exit code from) and return an
+``Outcome`` for the views (groove.notebook_views) to show. A GrooveError (no golden file,
+no index, a parameter of the wrong type) becomes exit code 2 with its message and hint, so
+the notebook ends cleanly; anything else raises, and the runner reports exit code 3.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from groove.errors import ConfigError, GrooveError
+from groove.runner import RESULT_FILE, error_document, write_result
+
+if TYPE_CHECKING:
+    from groove.config import Config
+    from groove.eval import EvalRun
+    from groove.tune.run import TuneResult
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[T]):
+    """What the run cell got: the value (None when groove refused the input), the exit code
+    written to result.json, the refusal, the notes groove printed, and where it came from."""
+
+    value: T | None
+    exit_code: int
+    error: GrooveError | None = None
+    notes: tuple[str, ...] = ()
+    source: str = "measured"
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.value is not None
+
+
+# ---------------------------------------------------------------- run cells
+
+
+def eval_report(
+    *,
+    kb_path: Any = None,
+    golden: Any = None,
+    model: Any = None,
+    k_values: Any = None,
+    limit: Any = None,
+    reranker: Any = None,
+    mmr: Any = None,
+    mmr_lambda: Any = None,
+    mmr_same_doc_penalty: Any = None,
+    parent_retriever: Any = None,
+    history: Any = True,
+    fail_on_regression: Any = False,
+    config: Any = None,
+    result_path: Any = RESULT_FILE,
+) -> Outcome[EvalRun]:
+    """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
+    ("passed" / "regression") and ``exit_code``."""
+    from groove import eval as evaluation
+    from groove.report import eval_json
+
+    try:
+        settings = evaluation.resolve_settings(
+            _config(config),
+            kb_path=_path(kb_path, "kb_path"),
+            golden=_path(golden, "golden"),
+            k_values=_k_values(k_values),
+            limit=_int(limit, "limit"),
+            model=_text(model, "model"),
+            reranker=_text(reranker, "reranker"),
+            mmr=_bool(mmr, "mmr"),
+            mmr_lambda=_fraction(mmr_lambda, "mmr_lambda"),
+            mmr_same_doc_penalty=_fraction(mmr_same_doc_penalty, "mmr_same_doc_penalty"),
+            parent_retriever=_bool(parent_retriever, "parent_retriever"),
+            history=_bool(history, "history") is not False,
+            fail_on_regression=_bool(fail_on_regression, "fail_on_regression") is True,
+        )
+        run = evaluation.run(settings)
+    except GrooveError as exc:
+        return _refused(exc, result_path)
+    document = json.loads(eval_json.render(run))
+    document["verdict"] = "regression" if run.regression else "passed"
+    document["exit_code"] = run.exit_code
+    write_result(Path(result_path), document)
+    notes = list(run.notes)
+    if run.regression:
+        notes.append(evaluation.regression_message(run))
+    return Outcome(run, run.exit_code, None, tuple(notes))
+
+
+def tune_explorer(
+    *,
+    kb_path: Any = None,
+    golden: Any = None,
+    model: Any = None,
+    k_values: Any = None,
+    limit: Any = None,
+    tune_json: Any = None,
+    config: Any = None,
+    result_path: Any = RESULT_FILE,
+) -> Outcome[TuneResult]:
+    """Run ``groove tune`` (or load ``tune_json``, a saved result); result.json = the saved
+    form of groove.tune.export (report, queries, full table) plus ``exit_code``, so it can
+    be loaded back as ``tune_json``."""
+    from groove.report import tune_text
+    from groove.tune import export
+    from groove.tune import run as tune
+
+    log: list[str] = []
+    try:
+        saved = _path(tune_json, "tune_json")
+        if saved is not None:
+            result, source = export.load_tune(saved), f"loaded from {saved}"
+        else:
+            settings = tune.resolve_settings(
+                _config(config),
+                kb_path=_path(kb_path, "kb_path"),
+                golden=_path(golden, "golden"),
+                k_values=_k_values(k_values),
+                limit=_int(limit, "limit"),
+                model=_text(model, "model"),
+            )
+            result, source = tune.run(settings, log=log.append), "measured"
+    except GrooveError as exc:
+        return _refused(exc, result_path)
+    # Keep the warnings and the effective-query count; drop the progress lines.
+    notes = result.notes + tuple(line for line in log if not line.rstrip().endswith("..."))
+    notes = tuple(line for line in notes if not line.startswith("  ["))
+    document = export.to_document(result)
+    error = None
+    if not result.ran_grid:
+        first, *rest = tune_text.render_no_effective(result).splitlines()
+        error = GrooveError(first, rest[0].strip() if rest else None)
+        document.update(error_document(result.exit_code, error.message, error.hint))
+    document["exit_code"] = result.exit_code
+    write_result(Path(result_path), document, export.dumps(document))
+    return Outcome(result, result.exit_code, error, notes, source)
+
+
+def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
+    write_result(Path(result_path), error_document(exc.exit_code, exc.message, exc.hint))
+    return Outcome(None, exc.exit_code, exc)
+
+
+def _config(path: Any) -> Config:
+    from groove.config import load_config
+
+    return load_config(_path(path, "config"))
+
+
+# Parameters arrive as whatever papermill injected: a wrong type is an input error (exit 2).
+
+
+def _bad(name: str, value: Any, wanted: str) -> ConfigError:
+    return ConfigError(
+        f"parameter {name} must be {wanted}, got {value!r}", f"pass it like -p {name} VALUE"
+    )
+
+
+def _path(value: Any, name: str) -> Path | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str | Path):
+        raise _bad(name, value, "a path")
+    return Path(value).expanduser()
+
+
+def _text(value: Any, name: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value or None
+    raise _bad(name, value, "text")
+
+
+def _int(value: Any, name: str) -> int | None:
+    return None if value is None else _whole(value, name)
+
+
+def _whole(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _bad(name, value, "a whole number >= 1")
+    return value
+
+
+def _fraction(value: Any, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise _bad(name, value, "a number from 0 to 1")
+    return float(value)
+
+
+def _bool(value: Any, name: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise _bad(name, value, "true or false")
+
+
+def _k_values(value: Any) -> tuple[int, ...] | None:
+    from groove.config import parse_k_list
+
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return parse_k_list(value.strip().strip("[]"))
+    items = [value] if isinstance(value, int) else value
+    if not isinstance(items, list | tuple) or not items:
+        raise _bad("k_values", value, "a list of whole numbers like [1, 5, 10]")
+    return tuple(_whole(k, "k_values") for k in items)

@@ -1,0 +1,467 @@
+"""What the notebooks' cells show: HTML blocks, DataFrames, PNG images and one widget.
+
+Every view takes the ``Outcome`` the run cell returned (groove.notebook_run) and returns
+something a notebook displays (IPython HTML or Image, a DataFrame, a widget), or None when
+the run was refused: the cells after a refused run show nothing instead of raising. No
+view computes a metric; they format EvalRun / TuneResult and call groove.plots.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from groove import plots
+from groove.metrics import Expected, RankedHit, is_hit
+from groove.notebook_run import Outcome
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from groove.eval import EvalRun
+    from groove.tune.run import Analysis, TuneResult
+
+OK, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
+SHADES = {"up": OK, "down": BAD, "noise": MUTED, "same": MUTED, "": MUTED}
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _html(text: str) -> Any:
+    from IPython.display import HTML
+
+    return HTML(text)
+
+
+def image(fig: Figure) -> Any:
+    """A figure as a PNG image output (what the HTML export and the screenshots show)."""
+    from IPython.display import Image
+
+    return Image(data=plots.png_bytes(fig), format="png")
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value))
+
+
+def _box(colour: str, body: str) -> str:
+    style = f"border-left:4px solid {colour};padding:4px 10px;margin:4px 0"
+    return f'<div style="{style}">{body}</div>'
+
+
+def _facts(pairs: Sequence[tuple[str, object]]) -> Any:
+    """A two-column table of plain-text facts (both sides escaped)."""
+    cells = "".join(
+        f"<tr><th style='text-align:left'>{_e(k)}</th><td style='text-align:left'>{_e(v)}</td></tr>"
+        for k, v in pairs
+    )
+    return _html(f"<table>{cells}</table>")
+
+
+def status(outcome: Outcome[Any]) -> Any:
+    """The outcome and exit code (or what groove refused and how to fix it), then notes."""
+    if outcome.error is not None:
+        hint = f"<br>hint: {_e(outcome.error.hint)}" if outcome.error.hint else ""
+        parts = [
+            _box(BAD, f"✖ <b>exit {outcome.exit_code}</b>: {_e(outcome.error.message)}{hint}")
+        ]
+    else:
+        passed = outcome.exit_code == 0
+        words = "✔ passed" if passed else "✖ regression detected"
+        text = f"<b>{words}</b> (exit {outcome.exit_code}); {_e(outcome.source)}"
+        parts = [_box(OK if passed else BAD, text)]
+    parts += [_box(WARN, _e(note)) for note in outcome.notes]
+    return _html("".join(parts))
+
+
+# ---------------------------------------------------------------- eval
+
+
+def _run(outcome: Outcome[Any]) -> EvalRun | None:
+    return outcome.value if outcome.ok else None
+
+
+def eval_header(outcome: Outcome[EvalRun]) -> Any:
+    """Model, reranker, limit, queries, corpus and the fingerprint of the run."""
+    run = _run(outcome)
+    if run is None:
+        return None
+    fp = run.fingerprint.to_dict()
+    corpus = run.corpus
+    extra = "".join(
+        f", {key} {fp[key]}"
+        for key in ("mmr", "parent_retriever", "fusion", "context")
+        if key in fp
+    )
+    return _facts(
+        [
+            ("run (UTC)", run.record.timestamp),
+            ("model", fp["model"]),
+            ("reranker", fp["reranker"] or "none"),
+            ("limit", fp["limit"]),
+            ("queries", run.record.aggregate.query_count),
+            ("corpus", f"{corpus.documents} docs / {corpus.chunks} chunks" if corpus else "—"),
+            (
+                "fingerprint",
+                f"golden {fp['golden_hash'][:12]}…, k {fp['k_values']}, metric "
+                f"v{fp['metric_version']}, FTS query v{fp['fts_query_version']}{extra}",
+            ),
+            ("history", run.history_path or "off (history = False)"),
+        ]
+    )
+
+
+def _shade(delta: float, threshold: float) -> str:
+    from groove.report.eval_text import SAME_EPS
+
+    if abs(delta) < SAME_EPS:
+        return "same"
+    return "up" if delta > threshold else "down" if delta < -threshold else "noise"
+
+
+def aggregate_frame(run: EvalRun) -> pd.DataFrame:
+    """metric, value, previous, change (arrow) and shade: "up" / "down" beyond the
+    regression threshold, "noise" within it, "same", or "" when there is no diff."""
+    import pandas as pd
+
+    deltas = {d.label: d for d in run.deltas()}
+    agg = run.record.aggregate
+    values = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()] + [("MRR", agg.mrr)]
+    values += [(f"nDCG@{k}", v) for k, v in agg.ndcg_at_k.items()]
+    rows = []
+    for label, value in values:
+        row = {"metric": label, "value": value, "previous": None, "change": "", "shade": ""}
+        d = deltas.get(label)
+        if d is not None:
+            shade = _shade(d.delta, run.threshold)
+            arrow = "—" if shade == "same" else f"{'↑' if d.delta > 0 else '↓'} {abs(d.delta):.3f}"
+            row.update(previous=d.previous, change=arrow, shade=shade)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
+    """The aggregate metrics with the diff arrows: green / red beyond the regression
+    threshold, grey within it (noise) or unchanged."""
+    run = _run(outcome)
+    if run is None:
+        return None
+    body = ""
+    for row in aggregate_frame(run).to_dict("records"):
+        previous = "" if row["previous"] is None else f"{row['previous']:.3f}"
+        style = f"color:{SHADES[row['shade']]};font-weight:bold"
+        body += (
+            f"<tr><td>{_e(row['metric'])}</td><td>{row['value']:.3f}</td><td>{previous}</td>"
+            f"<td style='{style}'>{row['change']}</td></tr>"
+        )
+    if run.diff_enabled and run.previous is not None:
+        caption = f"compared with the run of {run.previous.timestamp}"
+    else:
+        caption = "no comparable previous run, so no diff"
+    caption += f"; regression threshold {run.threshold:.3f}"
+    head = "<tr><th>metric</th><th>value</th><th>previous</th><th>change</th></tr>"
+    return _html(f"<table><caption>{_e(caption)}</caption>{head}{body}</table>")
+
+
+def eval_notes(outcome: Outcome[EvalRun]) -> Any:
+    """Golden changed / config changed / corpus changed since the previous run."""
+    run = _run(outcome)
+    if run is None:
+        return None
+    notes = []
+    if run.golden_changed:
+        notes.append("⚠ golden changed since last run, diff disabled")
+    elif run.previous is not None and not run.diff_enabled:
+        notes.append("⚠ config or metric version changed since last run, diff disabled")
+    if run.corpus_change is not None:
+        notes.append(
+            f"⚠ corpus changed since last run ({run.corpus_change}): a delta may reflect "
+            "that, not retrieval"
+        )
+    if notes:
+        return _html("".join(_box(WARN, _e(n)) for n in notes))
+    if run.previous is None:
+        return _html(_box(OK, "first run: nothing to compare with"))
+    return _html(_box(OK, "no golden, config or corpus change since the previous run"))
+
+
+def _label(path: str, heading: str | None) -> str:
+    return f"{path} › {heading}" if heading else path
+
+
+def _top_hits(hits: Sequence[RankedHit], expected: Sequence[Expected], n: int = 3) -> str:
+    def mark(h: RankedHit) -> str:
+        return "✓ " if any(is_hit(e, h) for e in expected) else ""
+
+    return "; ".join(f"{h.rank}. {mark(h)}{_label(h.path, h.heading)}" for h in hits[:n])
+
+
+def per_query_frame(run: EvalRun) -> pd.DataFrame:
+    """One row per golden query (index: id), misses first, then regressions, then the rest,
+    golden order within each: recall@max(k) now and before, RR, nDCG@max(k), expected and
+    the top 3 hits (✓ marks a hit that counts)."""
+    import pandas as pd
+
+    k = max(run.fingerprint.k_values, default=10)
+    regressed = {q.id for q, _ in run.flagged_queries() if not q.is_miss}
+    rows = []
+    for q in run.per_query:
+        status = "✗ miss" if q.is_miss else "↓ regressed" if q.id in regressed else "ok"
+        rows.append(
+            {
+                "id": q.id,
+                "status": status,
+                "query": q.query,
+                f"recall@{k}": q.metrics.recall_at_k.get(k, 0.0),
+                "previous": run.previous_recall(q.id),
+                "RR": q.metrics.reciprocal_rank,
+                f"nDCG@{k}": q.metrics.ndcg_at_k.get(k, 0.0),
+                "expected": "; ".join(_label(e.path, e.heading) for e in q.expected) or "(none)",
+                "top hits": _top_hits(q.top_k, q.expected) or "(no hits)",
+            }
+        )
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    rank = frame["status"].map({"✗ miss": 0, "↓ regressed": 1, "ok": 2})
+    return frame.iloc[rank.argsort(kind="stable")].set_index("id")
+
+
+def per_query_table(outcome: Outcome[EvalRun]) -> Any:
+    """per_query_frame as an HTML table, text in full and left-aligned."""
+    import pandas as pd
+
+    run = _run(outcome)
+    if run is None:
+        return None
+    with pd.option_context("display.max_colwidth", None):
+        table = per_query_frame(run).to_html(na_rep="—", float_format="{:.3f}".format)
+    style = "<style>.dataframe td, .dataframe th {text-align: left}</style>"
+    return _html(style + table)
+
+
+def history_runs(run: EvalRun) -> tuple[Any, ...]:
+    """The stored runs, newest first; the current run alone when the history is off."""
+    from groove.history import load_history
+
+    if run.history_path is None:
+        return (run.record,)
+    return load_history(run.history_path).runs or (run.record,)
+
+
+def history_plot(outcome: Outcome[EvalRun]) -> Any:
+    run = _run(outcome)
+    return None if run is None else image(plots.history_trend(history_runs(run)))
+
+
+def findings(outcome: Outcome[EvalRun]) -> Any:
+    """Documents that quote two or more golden queries (golden-queries-quoted)."""
+    run = _run(outcome)
+    if run is None:
+        return None
+    if not run.findings:
+        return _html(_box(OK, "no findings (checked: golden-queries-quoted)"))
+    items = []
+    for finding in run.findings:
+        quoted = ", ".join(
+            f"{_e(q.query_id)} ("
+            + ("not in top_k" if q.rank_in_top_k is None else f"rank {q.rank_in_top_k}")
+            + ")"
+            for q in finding.quoted
+        )
+        items.append(f"<li><code>{_e(finding.path)}</code>: {quoted}</li>")
+    return _html(_box(WARN, f"<b>{_e(run.findings[0].check)}</b><ul>{''.join(items)}</ul>"))
+
+
+# ---------------------------------------------------------------- tune
+
+
+def _tuned(outcome: Outcome[Any]) -> tuple[TuneResult, Analysis] | None:
+    result = outcome.value
+    if result is None or result.analysis is None:
+        return None
+    return result, result.analysis
+
+
+def _ids(result: TuneResult) -> list[str]:
+    return [q.id for q in result.queries]
+
+
+def tune_header(outcome: Outcome[TuneResult]) -> Any:
+    result = outcome.value
+    if result is None:
+        return None
+    effective = len(result.effective_rows)
+    rows: list[tuple[str, object]] = [
+        ("knowledge base", result.kb_path),
+        ("golden", result.golden_path),
+        ("model", result.model),
+        ("limit / candidate pool", f"{result.limit} / {result.candidate_pool}"),
+        ("chunks in index", result.chunk_total),
+        ("queries", f"{len(result.queries)} usable / {effective} effective (FTS candidates >= 2)"),
+        ("source", outcome.source),
+    ]
+    if result.context_axis_noop:
+        rows.append(("context axis", "⚠ every chunk has an empty context: not measured here"))
+    return _facts(rows)
+
+
+def diagnostics_frame(outcome: Outcome[TuneResult]) -> Any:
+    """The pre-flight per query: FTS candidates, matches, overlap, bm25 sensitivity..."""
+    import pandas as pd
+
+    result = outcome.value
+    if result is None:
+        return None
+    return pd.DataFrame([vars(d) | {"effective": d.effective} for d in result.diagnostics])
+
+
+def folds_frame(outcome: Outcome[TuneResult]) -> Any:
+    """One row per LOO fold: the held-out query, the condition the fold picked, d_j."""
+    import pandas as pd
+
+    got = _tuned(outcome)
+    if got is None:
+        return None
+    result, analysis = got
+    loo = analysis.loo
+    rows = [
+        {
+            "held-out query": result.queries[row].id,
+            "fold's pick": pick.label,
+            "is the refit": pick == loo.refit,
+            "d_j (ΔnDCG@5)": d,
+        }
+        for row, pick, d in zip(loo.rows, loo.folds, loo.held_out_diffs, strict=True)
+    ]
+    return pd.DataFrame(rows)
+
+
+def loo_summary(outcome: Outcome[TuneResult]) -> Any:
+    from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER
+
+    got = _tuned(outcome)
+    if got is None:
+        return None
+    loo = got[1].loo
+    sign = loo.sign_test
+    bound = ADOPT_SE_MULTIPLIER * loo.paired_se
+    return _facts(
+        [
+            ("refit (all effective queries)", loo.refit.label),
+            ("mean held-out delta", f"{loo.mean_delta:+.4f} (floor {ADOPT_MIN_MEAN_DELTA:.2f})"),
+            ("paired SE (SD / sqrt(N))", f"{loo.paired_se:.4f}; 3 x SE = {bound:.4f}"),
+            (
+                "sign test",
+                f"{sign.improved} improved / {sign.degraded} degraded / {sign.tied} tied, "
+                f"two-sided p = {sign.p_value:.4f}",
+            ),
+            ("selection stability", f"{loo.stability:.2f} of {len(loo.folds)} folds"),
+        ]
+    )
+
+
+def _figure(outcome: Outcome[TuneResult], draw: Callable[[TuneResult, Analysis], Figure]) -> Any:
+    got = _tuned(outcome)
+    return None if got is None else image(draw(*got))
+
+
+def held_out_plot(outcome: Outcome[TuneResult]) -> Any:
+    return _figure(outcome, lambda r, a: plots.held_out_deltas(a.loo, _ids(r)))
+
+
+def stability_plot(outcome: Outcome[TuneResult]) -> Any:
+    return _figure(outcome, lambda r, a: plots.selection_stability(a.loo))
+
+
+def heatmaps(outcome: Outcome[TuneResult]) -> Any:
+    return _figure(outcome, lambda r, a: plots.bm25_heatmaps(a.table, r.effective_rows))
+
+
+def rrf_k_plot(outcome: Outcome[TuneResult]) -> Any:
+    return _figure(outcome, lambda r, a: plots.rrf_k_sweep(a.table, r.effective_rows, a.loo.refit))
+
+
+def impact_plot(outcome: Outcome[TuneResult]) -> Any:
+    return _figure(outcome, lambda r, a: plots.per_query_deltas(a.table, _ids(r), a.loo.refit))
+
+
+def gates(outcome: Outcome[TuneResult]) -> Any:
+    """The five adoption gates as a checklist, each with the sentence that explains it."""
+    got = _tuned(outcome)
+    if got is None:
+        return None
+    items = "".join(
+        f"<li style='color:{OK if g.passed else BAD}'>{'✔' if g.passed else '✖'} "
+        f"<b>{_e(g.name)}</b>: {_e(g.detail)}</li>"
+        for g in got[1].verdict.gates
+    )
+    return _html(f"<ol>{items}</ol>")
+
+
+def verdict(outcome: Outcome[TuneResult]) -> Any:
+    """Adopt (with the paste-ready snippet) or keep the defaults (with the failed gates)."""
+    from groove.tune.grid import DEFAULT_CONDITION, toml_snippet
+
+    got = _tuned(outcome)
+    if got is None:
+        return None
+    decision = got[1].verdict
+    if decision.adopt and decision.condition is not None:
+        body = (
+            f"<b>Recommendation: {_e(decision.condition.label)}</b><br>Paste this into "
+            "groove.toml, then re-run <code>groove eval</code> with your reranker against the "
+            f"same run without it:<pre>{_e(toml_snippet(decision.condition))}</pre>"
+        )
+        return _html(_box(OK, body))
+    reasons = "".join(f"<li>{_e(r)}</li>" for r in decision.reasons)
+    body = (
+        f"<b>Recommendation: keep the built-in defaults ({_e(DEFAULT_CONDITION.label)})</b>"
+        f"<ul>{reasons}</ul>This is the normal outcome: RRF needs little tuning."
+    )
+    return _html(_box(MUTED, body))
+
+
+class ConditionPicker:
+    """A dropdown over the 384 grid conditions; choosing one redraws its per-query ΔnDCG@5
+    against the default at once, from the metric table already in memory (no search)."""
+
+    def __init__(self, result: TuneResult, analysis: Analysis) -> None:
+        import ipywidgets as widgets
+
+        from groove.tune.grid import DEFAULT_CONDITION, all_conditions
+
+        self._table = analysis.table
+        self._ids = _ids(result)
+        refit = analysis.loo.refit
+        marks = {refit: " (refit)", DEFAULT_CONDITION: " (default)"}
+        if refit == DEFAULT_CONDITION:
+            marks = {refit: " (default = refit)"}
+        options = [(c.label + marks.get(c, ""), c.index) for c in all_conditions()]
+        self.dropdown = widgets.Dropdown(
+            options=options, value=refit.index, description="condition"
+        )
+        self.dropdown.layout.width = "520px"
+        self.output = widgets.Output()
+        self.figure: Figure | None = None
+        self.dropdown.observe(lambda change: self.draw(change["new"]), names="value")
+        self.widget = widgets.VBox([self.dropdown, self.output])
+        self.draw(refit.index)
+
+    def draw(self, index: int) -> None:
+        from IPython.display import display
+
+        from groove.tune.grid import Condition
+
+        self.figure = plots.per_query_deltas(self._table, self._ids, Condition.from_index(index))
+        self.output.clear_output(wait=True)
+        with self.output:
+            display(image(self.figure))
+
+
+def condition_picker(outcome: Outcome[TuneResult]) -> Any:
+    got = _tuned(outcome)
+    return None if got is None else ConditionPicker(*got).widget

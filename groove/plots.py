@@ -1,0 +1,383 @@
+"""Matplotlib figures for the notebooks: the eval history trend and the tune explorer's plots.
+
+Every function returns a new ``matplotlib.figure.Figure`` with a title, labelled axes and
+units. Figures are built without pyplot, so a notebook shows each one exactly once (as the
+cell's value) and nothing depends on the interactive backend; rendering uses Agg.
+matplotlib is imported inside the functions: ``groove --help`` must not pay for it.
+
+Scores (recall, MRR, nDCG) are fractions in 0..1; a delta is a difference of two of them.
+
+Japanese text (queries, headings) needs a CJK font: ``configure_fonts`` puts the first
+installed family of ``CJK_FONTS`` after DejaVu Sans in matplotlib's per-glyph fallback list.
+Without one, Japanese is drawn as boxes; on Debian ``apt-get install fonts-ipafont-gothic``.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from groove.records import RunRecord
+from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
+from groove.tune.grid import (
+    BM25_WEIGHT_GRID,
+    DEFAULT_CONDITION,
+    DEFAULT_K_INDEX,
+    PRIMARY_K,
+    RRF_K_GRID,
+    Condition,
+)
+from groove.tune.select import LooResult, condition_means
+from groove.tune.stats import sample_sd
+from groove.tune.table import MetricTable
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+BASE_FONT = "DejaVu Sans"
+CJK_FONTS = (
+    "IPAGothic",
+    "IPAPGothic",
+    "IPAexGothic",
+    "Noto Sans CJK JP",
+    "Noto Sans JP",
+    "Source Han Sans JP",
+    "TakaoGothic",
+    "VL Gothic",
+    "Hiragino Sans",
+    "Yu Gothic",
+    "MS Gothic",
+)
+UP, DOWN, FLAT = "#2e7d32", "#c62828", "#9e9e9e"
+HIGHLIGHT = "#1565c0"
+SAME_EPS = 1e-12
+
+
+@functools.cache
+def configure_fonts() -> str | None:
+    """Make DejaVu Sans fall back to an installed CJK font; return that family, or None.
+
+    matplotlib's font cache may predate a font installed later, so system fonts it has not
+    seen are registered before giving up. Sets ``rcParams["font.family"]`` (process-wide).
+    """
+    import matplotlib
+    from matplotlib import font_manager
+
+    found = _first_cjk(font_manager)
+    if found is None:
+        known = {f.fname for f in font_manager.fontManager.ttflist}
+        for path in font_manager.findSystemFonts():
+            if path not in known:
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):
+                    continue  # a font file FreeType cannot read is simply not a candidate
+        found = _first_cjk(font_manager)
+    matplotlib.rcParams["font.family"] = [BASE_FONT, found] if found else [BASE_FONT]
+    return found
+
+
+def _first_cjk(font_manager: object) -> str | None:
+    names = {f.name for f in font_manager.fontManager.ttflist}  # type: ignore[attr-defined]
+    return next((name for name in CJK_FONTS if name in names), None)
+
+
+def _figure(width: float, height: float) -> Figure:
+    configure_fonts()
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
+    """The figure as PNG bytes (Agg), as a notebook or a test shows it."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+def _empty(ax: Axes, message: str) -> None:
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes)
+
+
+# ---------------------------------------------------------------- eval
+
+
+def _metric_labels(runs: Sequence[RunRecord]) -> list[str]:
+    recall = sorted({k for r in runs for k in r.aggregate.recall_at_k})
+    ndcg = sorted({k for r in runs for k in r.aggregate.ndcg_at_k})
+    return [f"recall@{k}" for k in recall] + ["MRR"] + [f"nDCG@{k}" for k in ndcg]
+
+
+def _metric_value(run: RunRecord, label: str) -> float:
+    agg = run.aggregate
+    if label == "MRR":
+        return agg.mrr
+    name, k = label.split("@")
+    values = agg.recall_at_k if name == "recall" else agg.ndcg_at_k
+    return values.get(int(k), math.nan)
+
+
+def history_trend(runs: Sequence[RunRecord]) -> Figure:
+    """Every aggregate metric across the stored runs (given newest first, as the history
+    holds them; drawn oldest to newest), with a dashed line where the fingerprint changed
+    (runs on either side are not comparable) and a dotted one where the corpus changed."""
+    fig = _figure(10, 4.5)
+    ax = fig.add_subplot()
+    ax.set_title("Eval history: aggregate metrics across the stored runs")
+    ax.set_xlabel("eval run, oldest to newest (UTC time)")
+    ax.set_ylabel("score (0–1, higher is better)")
+    ordered = list(reversed(runs))
+    if not ordered:
+        _empty(ax, "no stored runs yet")
+        return fig
+    x = np.arange(1, len(ordered) + 1)
+    for label in _metric_labels(ordered):
+        ax.plot(x, [_metric_value(r, label) for r in ordered], marker="o", label=label)
+    _change_markers(ax, ordered)
+    ax.set_xticks(x, [r.timestamp[:16].replace("T", " ") for r in ordered])
+    ax.tick_params(axis="x", labelrotation=30)
+    ax.set_xlim(0.5, len(ordered) + 0.5)
+    ax.set_ylim(-0.02, 1.05)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
+    return fig
+
+
+def _change_markers(ax: Axes, ordered: Sequence[RunRecord]) -> None:
+    config_label = "config or golden changed (not comparable)"
+    corpus_label = "corpus changed"
+    for i in range(1, len(ordered)):
+        before, now = ordered[i - 1], ordered[i]
+        edge = i + 0.5  # between run i and run i + 1 (1-based x)
+        if not now.fingerprint.compatible_with(before.fingerprint):
+            ax.axvline(edge, color=DOWN, linestyle="--", label=config_label)
+            config_label = "_"  # one legend entry per kind of marker
+        if now.corpus is not None and before.corpus is not None and now.corpus != before.corpus:
+            ax.axvline(edge, color=FLAT, linestyle=":", linewidth=2, label=corpus_label)
+            corpus_label = "_"
+
+
+# ---------------------------------------------------------------- tune
+
+
+def _shade(delta: float) -> str:
+    return UP if delta > SAME_EPS else DOWN if delta < -SAME_EPS else FLAT
+
+
+def held_out_deltas(
+    loo: LooResult,
+    query_ids: Sequence[str],
+    *,
+    floor: float = ADOPT_MIN_MEAN_DELTA,
+    multiplier: float = ADOPT_SE_MULTIPLIER,
+) -> Figure:
+    """One bar per LOO fold: d_j = nDCG@5(fold's pick, q_j) - nDCG@5(default, q_j), with the
+    mean, the ``floor`` (gate 2) and ``multiplier`` x paired SE (gate 3) as lines.
+    ``query_ids[row]`` names the table row each fold held out."""
+    fig = _figure(10, 4.5)
+    ax = fig.add_subplot()
+    ax.set_title(f"Held-out ΔnDCG@{PRIMARY_K} per leave-one-query-out fold")
+    ax.set_xlabel("held-out query (one fold each)")
+    ax.set_ylabel(f"ΔnDCG@{PRIMARY_K}: fold's pick − default (0–1 scale)")
+    diffs = list(loo.held_out_diffs)
+    if not diffs:
+        _empty(ax, "no folds: no query is effective")
+        return fig
+    x = np.arange(len(diffs))
+    ax.bar(x, diffs, color=[_shade(d) for d in diffs])
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.axhline(loo.mean_delta, color=HIGHLIGHT, label=f"mean d = {loo.mean_delta:+.4f}")
+    ax.axhline(floor, color="black", linestyle="--", label=f"floor {floor:.2f} (gate 2)")
+    if math.isfinite(loo.paired_se):
+        bound = multiplier * loo.paired_se
+        ax.axhline(bound, color=DOWN, linestyle=":", label=f"{multiplier:.0f} x SE = {bound:.4f}")
+        se_text = f"paired SE {loo.paired_se:.4f}"
+    else:
+        se_text = "paired SE undefined (fewer than 2 folds)"
+    ax.set_xticks(x, [query_ids[row] for row in loo.rows])
+    ax.tick_params(axis="x", labelrotation=45)
+    ax.legend(title=se_text, fontsize="small", loc="best")
+    return fig
+
+
+def selection_stability(loo: LooResult) -> Figure:
+    """How many folds selected each condition; the refit's bar is highlighted, and the line
+    marks the majority the stability gate needs (more than half of the folds)."""
+    folds = len(loo.folds)
+    fig = _figure(9, 1.6 + 0.4 * max(len(set(loo.folds)), 1))
+    ax = fig.add_subplot()
+    ax.set_title(f"Selection stability: {loo.stability:.2f} of {folds} folds picked the refit")
+    ax.set_xlabel(f"folds that selected the condition (count, of {folds})")
+    ax.set_ylabel("grid condition")
+    if not folds:
+        _empty(ax, "no folds: no query is effective")
+        return fig
+    counts = sorted(Counter(loo.folds).items(), key=lambda item: (-item[1], item[0].index))
+    counts.reverse()  # barh draws bottom-up: the most chosen ends on top
+    y = np.arange(len(counts))
+    colours = [HIGHLIGHT if c == loo.refit else FLAT for c, _ in counts]
+    ax.barh(y, [n for _, n in counts], color=colours)
+    labels = [c.label + ("  (refit)" if c == loo.refit else "") for c, _ in counts]
+    ax.set_yticks(y, labels)
+    ax.axvline(STABILITY_MIN * folds, color=DOWN, linestyle="--", label="gate: more than half")
+    ax.set_xlim(0, folds + 0.5)
+    ax.legend(fontsize="small", loc="lower right")
+    return fig
+
+
+def bm25_heatmaps(table: MetricTable, rows: Sequence[int]) -> Figure:
+    """Mean nDCG@5 over ``rows`` for the 64 bm25 weight sets at rrf_k 60: one panel per
+    context weight, heading weight down, content weight across; the default is boxed."""
+    means = condition_means(table.primary, rows)
+    n = len(BM25_WEIGHT_GRID)
+    grids = [
+        np.array(
+            [
+                [means[Condition(h, ctx, c, DEFAULT_K_INDEX).index] for c in range(n)]
+                for h in range(n)
+            ]
+        )
+        for ctx in range(n)
+    ]
+    low = min(float(g.min()) for g in grids)
+    high = max(float(g.max()) for g in grids)
+    fig = _figure(14, 4.2)
+    fig.suptitle(
+        f"Mean nDCG@{PRIMARY_K} over the bm25 weight grid at rrf_k = "
+        f"{RRF_K_GRID[DEFAULT_K_INDEX]:.0f} ({len(rows)} effective queries)"
+    )
+    axes = fig.subplots(1, n)
+    image = None
+    for ctx, (ax, grid) in enumerate(zip(axes, grids, strict=True)):
+        image = ax.imshow(grid, cmap="viridis", vmin=low, vmax=max(high, low + 1e-9))
+        ax.set_title(f"context weight {BM25_WEIGHT_GRID[ctx]:g}")
+        ax.set_xlabel("bm25 content weight")
+        ax.set_ylabel("bm25 heading weight")
+        ticks = [f"{w:g}" for w in BM25_WEIGHT_GRID]
+        ax.set_xticks(range(n), ticks)
+        ax.set_yticks(range(n), ticks)
+        middle = (low + high) / 2
+        for h in range(n):
+            for c in range(n):
+                ink = "black" if grid[h, c] > middle else "white"  # readable on viridis
+                ax.text(c, h, f"{grid[h, c]:.3f}", ha="center", va="center", fontsize=7, color=ink)
+        if ctx == DEFAULT_CONDITION.ctx:
+            _box(ax, DEFAULT_CONDITION.content, DEFAULT_CONDITION.h)
+    if image is not None:
+        fig.colorbar(image, ax=axes, label=f"mean nDCG@{PRIMARY_K} (0–1)", shrink=0.9)
+    return fig
+
+
+def _box(ax: Axes, col: int, row: int) -> None:
+    from matplotlib.patches import Rectangle
+
+    ax.add_patch(
+        Rectangle(
+            (col - 0.5, row - 0.5),
+            1,
+            1,
+            fill=False,
+            edgecolor="red",
+            linewidth=2,
+            label="built-in default",
+        )
+    )
+
+
+def _mean_and_se(values: np.ndarray) -> tuple[float, float]:
+    xs = values.tolist()
+    if not xs:
+        return math.nan, math.nan
+    mean = sum(xs) / len(xs)
+    return mean, sample_sd(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
+
+
+def rrf_k_sweep(table: MetricTable, rows: Sequence[int], condition: Condition) -> Figure:
+    """Mean nDCG@5 over ``rows`` at each rrf_k, for ``condition``'s bm25 weights and for the
+    default weights; error bars are the SE of the mean over queries (SD / sqrt(N))."""
+    fig = _figure(8, 4.5)
+    ax = fig.add_subplot()
+    ax.set_title(f"rrf_k sweep: mean nDCG@{PRIMARY_K} ± SE over {len(rows)} effective queries")
+    ax.set_xlabel("rrf_k (RRF constant k, log scale)")
+    ax.set_ylabel(f"mean nDCG@{PRIMARY_K} (0–1)")
+    idx = np.asarray(rows, dtype=np.intp)
+    series = [(condition, HIGHLIGHT)]
+    if condition.with_k(0) != DEFAULT_CONDITION.with_k(0):
+        series.append((DEFAULT_CONDITION, FLAT))
+    for weights, colour in series:
+        points = [
+            _mean_and_se(table.primary[idx, weights.with_k(k).index])
+            for k in range(len(RRF_K_GRID))
+        ]
+        ax.errorbar(
+            RRF_K_GRID,
+            [m for m, _ in points],
+            yerr=[se for _, se in points],
+            marker="o",
+            capsize=4,
+            color=colour,
+            label=weights.label.rsplit(" k=", 1)[0],
+        )
+    ax.set_xscale("log")
+    ax.set_xticks(RRF_K_GRID, [f"{k:g}" for k in RRF_K_GRID])
+    ax.minorticks_off()
+    ax.axvline(RRF_K_GRID[DEFAULT_K_INDEX], color="black", linestyle=":", label="default rrf_k")
+    ax.legend(fontsize="small", loc="best")
+    return fig
+
+
+def condition_deltas(
+    table: MetricTable, condition: Condition, rows: Sequence[int] | None = None
+) -> list[tuple[int, float]]:
+    """(row, nDCG@5(condition) - nDCG@5(default)) for ``rows`` (default: all), best first."""
+    chosen = range(table.n_queries) if rows is None else rows
+    primary = table.primary
+    pairs = [
+        (r, float(primary[r, condition.index] - primary[r, DEFAULT_CONDITION.index]))
+        for r in chosen
+    ]
+    return sorted(pairs, key=lambda pair: (-pair[1], pair[0]))
+
+
+def per_query_deltas(
+    table: MetricTable,
+    query_ids: Sequence[str],
+    condition: Condition,
+    rows: Sequence[int] | None = None,
+) -> Figure:
+    """ΔnDCG@5 of ``condition`` against the built-in default for each query, sorted so the
+    most degraded query is on top (read them before adopting a better mean)."""
+    pairs = condition_deltas(table, condition, rows)
+    fig = _figure(9, 1.6 + 0.32 * max(len(pairs), 1))
+    ax = fig.add_subplot()
+    ax.set_title(f"Per-query impact: {condition.label} vs the default")
+    ax.set_xlabel(f"ΔnDCG@{PRIMARY_K} (condition − default, 0–1 scale)")
+    ax.set_ylabel("golden query")
+    if not pairs:
+        _empty(ax, "no usable golden query")
+        return fig
+    y = np.arange(len(pairs))
+    deltas = [d for _, d in pairs]
+    ax.barh(y, deltas, color=[_shade(d) for d in deltas])
+    ax.set_yticks(y, [query_ids[r] for r, _ in pairs])
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    reach = max(0.05, max(abs(d) for d in deltas) * 1.1)
+    ax.set_xlim(-reach, reach)
+    improved = sum(d > SAME_EPS for d in deltas)
+    degraded = sum(d < -SAME_EPS for d in deltas)
+    ax.text(
+        0.01,
+        0.01,
+        f"improved {improved} · degraded {degraded}",
+        transform=ax.transAxes,
+        fontsize="small",
+    )
+    return fig

@@ -1,0 +1,470 @@
+"""The notebook runner: execute a report notebook with papermill, give one exit code.
+
+    groove notebook run eval-report --kb-path KB [-p NAME VALUE]... --out DIR
+    python -m groove.runner eval-report --kb-path KB --out DIR
+
+writes ``DIR/<name>.ipynb`` (executed), ``DIR/<name>.html`` and ``DIR/result.json``, also
+when the run fails. The exit code is read from result.json, never from papermill:
+
+    0  passed          the notebook ran and wrote exit_code 0
+    1  regression      eval-report with fail_on_regression found one
+    2  bad input       refused before execution (unknown parameter, unwritable --out), or
+                       the notebook caught a GrooveError (no golden file, no index...)
+    3  failed          a cell raised anything else, the kernel died, or no valid
+                       result.json was written; result.json then names the failing cell
+
+This module is the runner's half, in the caller's process: parameters, kernel, papermill,
+nbconvert, and the result.json contract. The kernel's half is ``groove.notebook_views``:
+the notebooks' run cell calls ``eval_report`` / ``tune_explorer`` there, which run groove,
+turn a GrooveError into exit code 2 and write result.json with ``write_result``.
+papermill, nbconvert and jupyter_client are imported inside functions: ``groove --help``
+must not pay for them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import groove
+from groove.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_NOTEBOOK_FAILED,
+    EXIT_OK,
+    EXIT_REGRESSION,
+    NotebookError,
+)
+
+NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
+RESULT_FILE = "result.json"
+KERNEL_NAME = "python3"
+PRIVATE_KERNEL_NAME = "groove"
+RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
+_EXIT_CODES = (EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED)
+_QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
+
+
+def notebook_dir() -> Path:
+    """The repository's top-level ``notebooks/`` folder, found from the package."""
+    return Path(groove.__file__).resolve().parent.parent / "notebooks"
+
+
+# ---------------------------------------------------------------- parameters
+
+
+def parse_value(text: str) -> Any:
+    """A ``-p`` value read like papermill reads it: a YAML scalar or flow list/mapping
+    (``20`` -> 20, ``false`` -> False, ``[1,5,10]`` -> [1, 5, 10], ``null`` -> None); text
+    YAML would turn into anything else (a date, say) stays the text it was."""
+    import yaml
+
+    if text == "":
+        return ""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    return value if _plain(value) else text
+
+
+def _plain(value: Any) -> bool:
+    if value is None or isinstance(value, bool | int | float | str):
+        return True
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
+def parse_parameters(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """``-p NAME VALUE`` pairs as a dict (a later pair wins, as in papermill)."""
+    return {name: parse_value(value) for name, value in pairs}
+
+
+def allowed_parameters(notebook: Path) -> tuple[str, ...]:
+    """The names the notebook's ``parameters`` cell assigns, in order."""
+    import papermill
+
+    with _quiet_logs():
+        return tuple(papermill.inspect_notebook(str(notebook)))
+
+
+def check_parameters(parameters: Mapping[str, Any], allowed: Sequence[str], name: str) -> None:
+    for key in parameters:
+        if key in RUNNER_PARAMETERS:
+            raise NotebookError(f"{key} is set by the runner (<out>/{RESULT_FILE}); drop -p {key}")
+        if key not in allowed:
+            names = ", ".join(p for p in allowed if p not in RUNNER_PARAMETERS)
+            raise NotebookError(f"unknown parameter {key!r} for {name}; allowed: {names}")
+
+
+# ---------------------------------------------------------------- kernel
+
+
+def _runs_this_interpreter(argv: Sequence[str]) -> bool:
+    # jupyter_client replaces a bare python / python3 / python3.X with sys.executable.
+    bare = {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info)}
+    if not argv:
+        return False
+    same = argv[0] in bare or os.path.abspath(argv[0]) == os.path.abspath(sys.executable)
+    return same and any("ipykernel" in part for part in argv[1:])
+
+
+def kernel_name() -> str:
+    """A kernel that runs this interpreter (so the notebook sees this environment's groove).
+
+    ``python3`` when its kernelspec resolves to ``sys.executable`` (ipykernel's own spec, or
+    one installed with ``--sys-prefix``); otherwise a ``groove`` kernelspec is installed into
+    ``sys.prefix`` once, pointing at ``sys.executable``.
+    """
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    manager = KernelSpecManager()
+    for name in (KERNEL_NAME, PRIVATE_KERNEL_NAME):
+        try:
+            if _runs_this_interpreter(manager.get_kernel_spec(name).argv):
+                return name
+        except NoSuchKernel:
+            continue
+    from ipykernel.kernelspec import install
+
+    try:
+        install(kernel_name=PRIVATE_KERNEL_NAME, display_name="Python (groove)", prefix=sys.prefix)
+    except OSError as exc:
+        raise NotebookError(
+            f"no Jupyter kernel runs {sys.executable}, and one cannot be installed into "
+            f"{sys.prefix} ({exc.strerror or exc})",
+            f"run `{sys.executable} -m ipykernel install --sys-prefix` with the right permissions",
+        ) from exc
+    if not _runs_this_interpreter(KernelSpecManager().get_kernel_spec(PRIVATE_KERNEL_NAME).argv):
+        raise NotebookError(
+            f"no Jupyter kernel runs {sys.executable}: a kernelspec named "
+            f"{PRIVATE_KERNEL_NAME!r} elsewhere shadows the one installed in {sys.prefix}"
+        )
+    return PRIVATE_KERNEL_NAME
+
+
+def _kernel_manager(stderr: IO[bytes]) -> type:
+    """A kernel manager on IPC sockets whose kernel writes its stderr to ``stderr``.
+
+    IPC: a local run needs no TCP port, and ipykernel does not warn about unencrypted TCP.
+    The kernel process's own stderr (its log, not the cells' output, which travels over
+    the sockets) goes to a file so that the runner's stderr stays one line; its tail is
+    kept in result.json when the kernel dies.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import CaselessStrEnum
+
+    class QuietIpcKernelManager(AsyncKernelManager):
+        transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc")
+
+        async def start_kernel(self, **kw: Any) -> None:  # type: ignore[override]
+            kw.setdefault("stderr", stderr)
+            await super().start_kernel(**kw)
+
+    return QuietIpcKernelManager
+
+
+@contextmanager
+def _quiet_logs() -> Iterator[None]:
+    """papermill and nbclient log progress and failures; the runner reports them itself."""
+    loggers = [logging.getLogger(name) for name in _QUIET_LOGGERS]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
+# ---------------------------------------------------------------- running
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What one runner call produced; ``line`` is the one line to print."""
+
+    name: str
+    exit_code: int
+    line: str
+    notebook: Path
+    html: Path | None
+    result_path: Path
+    result: Mapping[str, Any]
+    seconds: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code in (EXIT_OK, EXIT_REGRESSION)
+
+
+@dataclass(frozen=True)
+class _Failure:
+    message: str
+    cell: Mapping[str, Any] | None = None
+    kernel_stderr: Sequence[str] = ()
+
+
+def resolve_notebook(name: str | None, notebook: Path | None) -> tuple[str, Path]:
+    """(output name, notebook file): ``--notebook PATH`` wins; else a registered name."""
+    if notebook is not None:
+        if not notebook.is_file():
+            raise NotebookError(f"notebook not found: {notebook}")
+        return name or notebook.stem, notebook
+    if name not in NOTEBOOKS:
+        raise NotebookError(f"unknown notebook {name!r}; choose one of {', '.join(NOTEBOOKS)}")
+    path = notebook_dir() / NOTEBOOKS[name]
+    if not path.is_file():
+        raise NotebookError(f"notebook {name} is missing at {path}; pass --notebook PATH")
+    return name, path
+
+
+def prepare_out(out_dir: Path) -> Path:
+    """Create ``out_dir`` and prove it writable (exit 2 before any work if not)."""
+    probe = out_dir / ".groove-write-test"
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise NotebookError(f"cannot write to --out {out_dir}: {exc.strerror or exc}") from exc
+    return out_dir
+
+
+def run_notebook(
+    name: str | None,
+    *,
+    out_dir: Path,
+    kb_path: Path | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    notebook: Path | None = None,
+    config: Path | None = None,
+    cwd: Path | None = None,
+) -> RunReport:
+    """Execute the notebook, export HTML, and read the exit code from result.json.
+
+    Refusals before execution raise NotebookError (exit 2). Relative paths in parameters
+    resolve against ``cwd`` (default: the current directory), where the kernel runs.
+    """
+    started = time.perf_counter()
+    label, source = resolve_notebook(name, notebook)
+    out = prepare_out(out_dir)
+    result_path = (out / RESULT_FILE).resolve()
+    result_path.unlink(missing_ok=True)  # a stale result must never be read as this run's
+    given = dict(parameters or {})
+    try:
+        check_parameters(given, allowed_parameters(source), label)
+    except NotebookError as exc:
+        write_result(result_path, error_document(EXIT_BAD_INPUT, exc.message))
+        raise
+    if kb_path is not None:
+        given["kb_path"] = str(kb_path.resolve())
+    if config is not None:
+        given["config"] = str(config.resolve())
+    given["result_path"] = str(result_path)
+    executed, html = out / f"{label}.ipynb", out / f"{label}.html"
+    timings = {"prepare": time.perf_counter() - started}
+    failure = _execute(source, executed, given, cwd or Path.cwd(), timings)
+    document = _settle(result_path, failure)
+    html_made = _export_html(source, executed, html, timings)
+    return RunReport(
+        name=label,
+        exit_code=int(document["exit_code"]),
+        line=summary_line(label, document, html if html_made else executed),
+        notebook=executed,
+        html=html if html_made else None,
+        result_path=result_path,
+        result=document,
+        seconds=timings,
+    )
+
+
+def _execute(
+    source: Path, executed: Path, parameters: Mapping[str, Any], cwd: Path, timings: dict
+) -> _Failure | None:
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    started = time.perf_counter()
+    kernel = kernel_name()
+    with tempfile.TemporaryFile() as kernel_log:
+        try:
+            with _quiet_logs():
+                papermill.execute_notebook(
+                    str(source),
+                    str(executed),
+                    parameters=dict(parameters),
+                    kernel_name=kernel,
+                    cwd=str(cwd),
+                    progress_bar=False,
+                    log_output=False,
+                    kernel_manager_class=_kernel_manager(kernel_log),
+                )
+        except PapermillExecutionError as exc:
+            cell = _cell_info(source, exc.source, exc.exec_count, exc.ename, exc.evalue)
+            return _Failure(_cell_message(cell), cell)
+        except Exception as exc:  # the kernel died or never started: the interface is exit 3
+            running = _running_cell(source, executed)
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            where = f" in {_cell_name(running)}" if running else ""
+            message = f"the kernel stopped{where}: {type(exc).__name__}: {detail}"
+            return _Failure(message, running, _tail(kernel_log))
+        finally:
+            timings["execute"] = time.perf_counter() - started
+    return None
+
+
+def _tail(log: IO[bytes], lines: int = 20) -> list[str]:
+    log.seek(0)
+    return log.read().decode("utf-8", "replace").splitlines()[-lines:]
+
+
+def _cell_info(
+    source: Path, text: str, exec_count: int | None, ename: str, evalue: str
+) -> dict[str, Any]:
+    import nbformat
+
+    cells = nbformat.read(str(source), as_version=4).cells
+    index = next((i for i, c in enumerate(cells) if c.source == text), None)
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return {
+        "index": index,
+        "execution_count": exec_count,
+        "source": first[:80],
+        "ename": ename,
+        "evalue": evalue,
+    }
+
+
+def _running_cell(source: Path, executed: Path) -> dict[str, Any] | None:
+    """The cell the kernel was running when it stopped, from the notebook papermill saved:
+    one marked as raising, or one that started but never got an execution count."""
+    import nbformat
+
+    try:
+        cells = nbformat.read(str(executed), as_version=4).cells
+    except (OSError, ValueError):
+        return None
+    for cell in cells:
+        run = cell.get("metadata", {}).get("papermill", {})
+        started = cell.cell_type == "code" and run.get("start_time") is not None
+        if run.get("exception") or (started and cell.get("execution_count") is None):
+            return _cell_info(source, cell.source, cell.get("execution_count"), "", "")
+    return None
+
+
+def _cell_name(cell: Mapping[str, Any]) -> str:
+    index = "?" if cell["index"] is None else cell["index"]
+    count = cell["execution_count"]
+    prompt = f" (In [{count}])" if count is not None else ""
+    return f"cell {index}{prompt} `{cell['source']}`"
+
+
+def _cell_message(cell: Mapping[str, Any]) -> str:
+    evalue = str(cell["evalue"]).strip().splitlines()
+    detail = f": {evalue[0]}" if evalue else ""
+    return f"{_cell_name(cell)} raised {cell['ename']}{detail}"
+
+
+def _settle(result_path: Path, failure: _Failure | None) -> dict[str, Any]:
+    """The final result.json: the notebook's own when it ran through, else exit code 3."""
+    written = read_result(result_path)
+    if failure is None and written is not None:
+        return written
+    if failure is None:
+        failure = _Failure(f"the notebook finished without writing a valid {RESULT_FILE}")
+    document = error_document(EXIT_NOTEBOOK_FAILED, failure.message)
+    if failure.cell is not None:
+        document["cell"] = dict(failure.cell)
+    if failure.kernel_stderr:
+        document["kernel_stderr"] = list(failure.kernel_stderr)
+    write_result(result_path, document)
+    return document
+
+
+def read_result(path: Path) -> dict[str, Any] | None:
+    """result.json as a dict, or None if absent, unreadable or without a valid exit_code."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(document, dict) or document.get("exit_code") not in _EXIT_CODES:
+        return None
+    return document
+
+
+def _export_html(source: Path, executed: Path, html: Path, timings: dict) -> bool:
+    """nbconvert the executed notebook (the source one if the kernel never saved it)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    started = time.perf_counter()
+    try:
+        notebook = nbformat.read(str(executed if executed.is_file() else source), as_version=4)
+        if not executed.is_file():
+            nbformat.write(notebook, str(executed))
+        body, _ = HTMLExporter().from_notebook_node(notebook)
+        html.write_text(body, encoding="utf-8")
+    except (OSError, ValueError):
+        return False
+    finally:
+        timings["html"] = time.perf_counter() - started
+    return True
+
+
+def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
+    """One line: what happened and where to look."""
+    code = document["exit_code"]
+    if code in (EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED):
+        hint = f"; hint: {document['hint']}" if document.get("hint") else ""
+        return f"groove notebook: {name}: {document.get('error', 'failed')}{hint} (see {page})"
+    return f"{name}: {_outcome_words(document)} (exit {code}) -> {page}"
+
+
+def _outcome_words(document: Mapping[str, Any]) -> str:
+    verdict = document.get("verdict")
+    if isinstance(verdict, Mapping):  # tune: {"decision": ...}
+        if verdict.get("decision") == "adopt":
+            return "tune recommends a [search.fusion] change"
+        return "tune recommends keeping the built-in defaults"
+    return "regression detected" if verdict == "regression" else "passed"
+
+
+# ---------------------------------------------------------------- result.json
+
+
+def error_document(exit_code: int, message: str, hint: str | None = None) -> dict[str, Any]:
+    """result.json of a run that produced no result: exit code 2 or 3 and what went wrong."""
+    return {"verdict": "error", "exit_code": exit_code, "error": message, "hint": hint}
+
+
+def write_result(path: Path, document: Mapping[str, Any], text: str | None = None) -> None:
+    """Write result.json (``text`` if given, else ``document`` as sorted, indented JSON)
+    via a temporary file and a rename, so a reader never sees half a file."""
+    body = text or json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(body, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m groove.runner NAME ...`` = ``groove notebook run NAME ...``."""
+    from groove.cli import cli
+
+    cli([*("notebook", "run"), *(sys.argv[1:] if argv is None else argv)], prog_name="groove")
+
+
+if __name__ == "__main__":
+    main()

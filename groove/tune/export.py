@@ -1,0 +1,176 @@
+"""A saved ``groove tune`` result that can be loaded back: the JSON report plus the table.
+
+``groove tune --format json`` (report/tune_json.py) carries the summary only. The tune
+explorer notebook needs every cell of the metric table to redraw any condition, so the
+saved form adds, next to the keys of that report:
+
+    queries   the usable golden queries (the table's rows): id, query, expected, tags, line
+    table     {k_values, ndcg: {k: rows}, recall: {k: rows}, rr: rows}, each row 384 floats
+              in condition flat-index order; absent when the grid did not run
+    notes     the run's stderr notes
+
+Floats are written with ``repr`` precision, so ``load_tune(save_tune(r))`` gives the same
+table bit for bit, and the analysis (selection, LOO, gates) is recomputed from it: it is a
+pure function of the table and the effective rows. A saved refit or decision that the
+recomputation does not reproduce is refused rather than shown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from groove.errors import ConfigError
+from groove.golden import GoldenQuery
+from groove.metrics import Expected
+from groove.report.tune_json import to_dict
+from groove.tune.run import QueryDiagnostics, TuneResult, analyse
+from groove.tune.table import MetricTable
+
+_LOAD_HINT = (
+    "pass a file written by groove.tune.export.save_tune or by the tune-explorer notebook "
+    "(its result.json); `groove tune --format json` does not carry the metric table"
+)
+
+
+def to_document(result: TuneResult) -> dict[str, Any]:
+    """The JSON report of ``result`` plus ``queries``, ``table`` and ``notes``."""
+    document = to_dict(result)
+    document["queries"] = [_query_to_dict(q) for q in result.queries]
+    document["notes"] = list(result.notes)
+    if result.analysis is not None:
+        document["table"] = _table_to_dict(result.analysis.table)
+    return document
+
+
+def dumps(document: Mapping[str, Any]) -> str:
+    """Pretty JSON with sorted keys, except the table: one compact line (it is 384 floats wide)."""
+    rest = {key: value for key, value in document.items() if key != "table"}
+    text = json.dumps(rest, indent=2, sort_keys=True, ensure_ascii=False)
+    if "table" not in document:
+        return text + "\n"
+    compact = json.dumps(document["table"], sort_keys=True, separators=(",", ":"))
+    if not rest:
+        return f'{{"table": {compact}}}\n'
+    # A non-empty object's text ends with "\n}": the table goes in last.
+    return f'{text[:-2]},\n  "table": {compact}\n}}\n'
+
+
+def save_tune(result: TuneResult, path: Path) -> Path:
+    """Write ``result`` (with its full metric table) to ``path``; return the path."""
+    path.write_text(dumps(to_document(result)), encoding="utf-8")
+    return path
+
+
+def load_tune(path: Path) -> TuneResult:
+    """Read a file written by ``save_tune`` (extra keys, e.g. ``exit_code``, are ignored)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the tune JSON {path}: {exc.strerror}", _LOAD_HINT) from exc
+    except ValueError as exc:
+        raise ConfigError(f"the tune JSON {path} is not valid JSON: {exc}", _LOAD_HINT) from exc
+    try:
+        return from_document(document)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"the tune JSON {path} is not a saved tune result ({_describe(exc)})", _LOAD_HINT
+        ) from exc
+
+
+def from_document(document: Mapping[str, Any]) -> TuneResult:
+    """The TuneResult a ``to_document`` dictionary describes (analysis recomputed)."""
+    diagnostics = tuple(_diagnostics_from_dict(d) for d in document["diagnostics"])
+    effective = [i for i, d in enumerate(diagnostics) if d.effective]
+    analysis = None
+    if effective:
+        if "table" not in document:
+            raise KeyError("table")
+        analysis = analyse(_table_from_dict(document["table"]), effective)
+        _check_reproduced(document, analysis.loo.refit.as_fusion_dict(), analysis.verdict.adopt)
+    return TuneResult(
+        kb_path=Path(document["kb_path"]),
+        golden_path=Path(document["golden_path"]),
+        model=str(document["model"]),
+        limit=int(document["limit"]),
+        candidate_pool=int(document["candidate_pool"]),
+        k_values=tuple(int(k) for k in document["k_values"]),
+        chunk_total=int(document["chunk_total"]),
+        context_axis_noop=bool(document["context_axis_noop"]),
+        queries=tuple(_query_from_dict(q) for q in document["queries"]),
+        diagnostics=diagnostics,
+        analysis=analysis,
+        notes=tuple(str(n) for n in document.get("notes", [])),
+    )
+
+
+def _check_reproduced(document: Mapping[str, Any], refit: dict[str, float], adopt: bool) -> None:
+    saved_refit = document["loo"]["refit"]
+    saved_adopt = document["verdict"]["decision"] == "adopt"
+    if saved_refit != refit or saved_adopt != adopt:
+        raise ValueError(
+            "the saved refit or verdict differs from the one its table gives: the file was "
+            "edited, or written by a different version of the selection rule"
+        )
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, KeyError):
+        return f"missing key {exc.args[0]!r}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _query_to_dict(q: GoldenQuery) -> dict[str, Any]:
+    return {
+        "id": q.id,
+        "query": q.query,
+        "expected": [{"path": e.path, "heading": e.heading} for e in q.expected],
+        "tags": list(q.tags),
+        "line": q.line,
+    }
+
+
+def _query_from_dict(data: Mapping[str, Any]) -> GoldenQuery:
+    line = data.get("line")
+    return GoldenQuery(
+        id=str(data["id"]),
+        query=str(data["query"]),
+        expected=tuple(Expected(str(e["path"]), e.get("heading")) for e in data["expected"]),
+        tags=tuple(str(t) for t in data.get("tags", [])),
+        line=int(line) if line is not None else None,
+    )
+
+
+def _diagnostics_from_dict(data: Mapping[str, Any]) -> QueryDiagnostics:
+    return QueryDiagnostics(
+        id=str(data["id"]),
+        fts_candidates=int(data["fts_candidates"]),
+        fts_total_matches=int(data["fts_total_matches"]),
+        vec_fts_overlap=int(data["vec_fts_overlap"]),
+        idf_clamped=bool(data["idf_clamped"]),
+        bm25_sensitive=bool(data["bm25_sensitive"]),
+        rrf_ties=int(data["rrf_ties"]),
+    )
+
+
+def _table_to_dict(table: MetricTable) -> dict[str, Any]:
+    return {
+        "k_values": list(table.k_values),
+        "ndcg": {str(k): table.ndcg[k].tolist() for k in table.k_values},
+        "recall": {str(k): table.recall[k].tolist() for k in table.k_values},
+        "rr": table.rr.tolist(),
+    }
+
+
+def _table_from_dict(data: Mapping[str, Any]) -> MetricTable:
+    k_values = tuple(int(k) for k in data["k_values"])
+    return MetricTable(
+        k_values=k_values,
+        ndcg={k: np.asarray(data["ndcg"][str(k)], dtype=np.float64) for k in k_values},
+        recall={k: np.asarray(data["recall"][str(k)], dtype=np.float64) for k in k_values},
+        rr=np.asarray(data["rr"], dtype=np.float64),
+    )
