@@ -170,7 +170,7 @@ class ExpectedMatcher:
     def __init__(self, expected: Sequence[Expected]) -> None:
         by_path: dict[str, tuple[tuple[int, str | None], ...]] = {}
         for i, e in enumerate(expected):
-            entry = (i, None if e.heading is None else e.heading.strip().lower())
+            entry = (i, None if e.heading is None else normalise_heading(e.heading))
             entries = by_path.get(e.path)
             by_path[e.path] = (entry,) if entries is None else (*entries, entry)
         for path, entries in by_path.items():
