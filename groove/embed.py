@@ -109,9 +109,13 @@ def weights_dir() -> Path:
 
 def _expected_manifest(source: Path) -> dict[str, Any]:
     """What the prepared folder records about its origin; any change triggers a rebuild."""
+    try:
+        version = importlib.metadata.version(WEIGHTS_DIST)
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"  # importable without its metadata, e.g. vendored
     return {
         "model": DEFAULT_MODEL,
-        "source": f"{WEIGHTS_DIST} {importlib.metadata.version(WEIGHTS_DIST)}",
+        "source": f"{WEIGHTS_DIST} {version}",
         "weights_bytes": (source / "model.safetensors").stat().st_size,
         "max_length": MAX_LENGTH,
     }
@@ -132,10 +136,13 @@ def _ensure_default_model() -> Path:
 
     target = default_model_dir()
     try:
-        expected = _expected_manifest(weights_dir())
+        source = weights_dir()
     except ModelError:
-        expected = None  # a folder prepared earlier still works without the package
-    if onnx_bert.is_prepared(target, expected):
+        # a folder prepared earlier still works once the package is gone
+        if onnx_bert.is_prepared(target, None):
+            return target
+        raise
+    if onnx_bert.is_prepared(target, _expected_manifest(source)):
         return target
     print(
         f"groove: preparing the embedding model {DEFAULT_MODEL} (once, a few seconds)...",

