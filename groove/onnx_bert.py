@@ -281,8 +281,8 @@ def is_prepared(folder: Path, expected: dict[str, Any] | None) -> bool:
     return expected is None or manifest == {**expected, "format": PREPARE_FORMAT}
 
 
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+def _write_json(path: Path, data: Any, indent: int | None = 1) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=indent), encoding="utf-8")
 
 
 def _write_folder(source: Path, dest: Path, manifest: dict[str, Any], max_length: int) -> None:
@@ -296,7 +296,7 @@ def _write_folder(source: Path, dest: Path, manifest: dict[str, Any], max_length
     tokenizer = json.loads((source / "tokenizer.json").read_text(encoding="utf-8"))
     tokenizer["truncation"] = {**(tokenizer.get("truncation") or {}), "max_length": max_length}
     tokenizer["padding"] = None
-    _write_json(dest / "tokenizer.json", tokenizer)
+    _write_json(dest / "tokenizer.json", tokenizer, indent=None)
     for name in ("special_tokens_map.json", "config.json"):
         shutil.copyfile(source / name, dest / name)
     _write_json(dest / MANIFEST, {**manifest, "format": PREPARE_FORMAT})
