@@ -118,13 +118,20 @@ def find_config(explicit: Path | None = None, cwd: Path | None = None) -> Path |
 
 
 def load_config(explicit: Path | None = None, cwd: Path | None = None) -> Config:
+    """The configuration in effect: the discovered groove.toml, or the built-in defaults."""
     path = find_config(explicit, cwd)
     if path is None:
         return Config()
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}", "make it a readable UTF-8 file") from exc
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read {path} ({exc.strerror or exc})", "check that groove may read the file"
+        ) from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text", "save groove.toml as UTF-8") from exc
     return parse_config(text, path)
 
 
