@@ -350,19 +350,19 @@ def _cell_info(
 
 def _running_cell(source: Path, executed: Path) -> dict[str, Any] | None:
     """The cell the kernel was running when it stopped, from the notebook papermill saved:
-    one marked as raising, or one that started but never got an execution count."""
+    the one marked as raising, else the last one that started (none after it did)."""
     import nbformat
 
     try:
         cells = nbformat.read(str(executed), as_version=4).cells
     except (OSError, ValueError):
         return None
-    for cell in cells:
-        run = cell.get("metadata", {}).get("papermill", {})
-        started = cell.cell_type == "code" and run.get("start_time") is not None
-        if run.get("exception") or (started and cell.get("execution_count") is None):
-            return _cell_info(source, cell.source, cell.get("execution_count"), "", "")
-    return None
+    started = [c for c in cells if c.get("metadata", {}).get("papermill", {}).get("start_time")]
+    marked = [c for c in started if c.metadata.papermill.get("exception")]
+    cell = (marked or started or [None])[-1 if not marked else 0]
+    if cell is None:
+        return None
+    return _cell_info(source, cell.source, cell.get("execution_count"), "", "")
 
 
 def _cell_name(cell: Mapping[str, Any]) -> str:
@@ -434,12 +434,14 @@ def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
 
 
 def _outcome_words(document: Mapping[str, Any]) -> str:
+    if document["exit_code"] == EXIT_REGRESSION:
+        return "regression detected"
     verdict = document.get("verdict")
     if isinstance(verdict, Mapping):  # tune: {"decision": ...}
         if verdict.get("decision") == "adopt":
             return "tune recommends a [search.fusion] change"
         return "tune recommends keeping the built-in defaults"
-    return "regression detected" if verdict == "regression" else "passed"
+    return "passed"
 
 
 # ---------------------------------------------------------------- result.json

@@ -1,0 +1,221 @@
+"""groove.plots on synthetic inputs: every figure has a title, labelled axes and the data
+it claims to draw; Japanese labels render without missing glyphs when a CJK font exists."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import matplotlib
+import numpy as np
+import pytest
+
+from groove import plots
+from groove.corpus import CorpusSnapshot
+from groove.fingerprint import Fingerprint
+from groove.metrics import AggregateMetrics
+from groove.records import RunRecord
+from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS, RRF_K_GRID, Condition
+from groove.tune.select import LooResult, nested_loo
+from groove.tune.table import MetricTable
+
+matplotlib.use("Agg")
+
+WINNER = Condition(3, 1, 1, 4)
+
+
+def _fingerprint(limit: int = 10) -> Fingerprint:
+    return Fingerprint("m", None, limit, (1, 5), "a" * 64, 2, 3)
+
+
+def _record(stamp: str, mrr: float, *, limit: int = 10, docs: int = 9) -> RunRecord:
+    agg = AggregateMetrics({1: mrr - 0.1, 5: mrr + 0.1}, mrr, {5: mrr}, 4)
+    corpus = CorpusSnapshot(docs, 30, str(docs) * 8)
+    return RunRecord(stamp, _fingerprint(limit), corpus, (), agg, ())
+
+
+def _winner_table(n: int = 12) -> MetricTable:
+    """The spec's adopting fixture: base 0.20 everywhere, the winner 0.50 + 0.01 (i mod 3)."""
+    values = np.full((n, N_CONDITIONS), 0.2)
+    values[:, WINNER.index] = [0.5 + 0.01 * (i % 3) for i in range(n)]
+    return MetricTable.uniform(values)
+
+
+def _loo(table: MetricTable) -> LooResult:
+    return nested_loo(table.primary, list(range(table.n_queries)))
+
+
+def _labels_complete(fig) -> None:  # type: ignore[no-untyped-def]
+    plot_axes = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    assert plot_axes
+    titled = fig.get_suptitle() or all(ax.get_title() for ax in plot_axes)
+    assert titled
+    for ax in plot_axes:
+        assert ax.get_xlabel() and ax.get_ylabel()
+
+
+def _vertical_lines(ax) -> list[tuple[float, str]]:  # type: ignore[no-untyped-def]
+    found = []
+    for line in ax.get_lines():
+        xs = line.get_xdata()
+        if len(xs) == 2 and xs[0] == xs[1]:
+            found.append((float(xs[0]), line.get_linestyle()))
+    return found
+
+
+def _horizontal_lines(ax) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    out = {}
+    for line in ax.get_lines():
+        ys = line.get_ydata()
+        if len(ys) == 2 and ys[0] == ys[1]:
+            out[line.get_label()] = float(ys[0])
+    return out
+
+
+def test_history_trend_draws_each_metric_oldest_first_with_change_markers() -> None:
+    oldest = _record("2026-01-01T00:00:00+00:00", 0.5)
+    corpus_moved = _record("2026-01-02T00:00:00+00:00", 0.6, docs=10)
+    config_moved = _record("2026-01-03T00:00:00+00:00", 0.7, limit=20, docs=10)
+    fig = plots.history_trend([config_moved, corpus_moved, oldest])  # newest first
+    _labels_complete(fig)
+    ax = fig.axes[0]
+    series = {line.get_label(): list(line.get_ydata()) for line in ax.get_lines()}
+    assert series["MRR"] == pytest.approx([0.5, 0.6, 0.7])
+    assert series["recall@5"] == pytest.approx([0.6, 0.7, 0.8])
+    assert set(series) >= {"recall@1", "recall@5", "MRR", "nDCG@5"}
+    # corpus changed between runs 1 and 2 (dotted), config between runs 2 and 3 (dashed)
+    assert sorted(_vertical_lines(ax)) == [(1.5, ":"), (2.5, "--")]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "corpus changed" in legend
+    assert "config or golden changed (not comparable)" in legend
+    assert [t.get_text() for t in ax.get_xticklabels()] == [
+        "2026-01-01 00:00",
+        "2026-01-02 00:00",
+        "2026-01-03 00:00",
+    ]
+
+
+def test_history_trend_without_runs_says_so() -> None:
+    fig = plots.history_trend([])
+    _labels_complete(fig)
+    assert [t.get_text() for t in fig.axes[0].texts] == ["no stored runs yet"]
+
+
+def test_held_out_deltas_bars_and_gate_lines() -> None:
+    table = _winner_table()
+    loo = _loo(table)
+    ids = [f"q{i}" for i in range(12)]
+    fig = plots.held_out_deltas(loo, ids)
+    _labels_complete(fig)
+    ax = fig.axes[0]
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights == pytest.approx(list(loo.held_out_diffs))
+    lines = _horizontal_lines(ax)
+    assert lines[f"mean d = {loo.mean_delta:+.4f}"] == pytest.approx(loo.mean_delta)
+    assert lines["floor 0.02 (gate 2)"] == pytest.approx(0.02)
+    bound = 3.0 * loo.paired_se
+    assert lines[f"3 x SE = {bound:.4f}"] == pytest.approx(bound)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ids
+
+
+def test_held_out_deltas_with_one_fold_has_no_se_line() -> None:
+    values = np.full((1, N_CONDITIONS), 0.3)
+    loo = _loo(MetricTable.uniform(values))
+    fig = plots.held_out_deltas(loo, ["only"])
+    lines = _horizontal_lines(fig.axes[0])
+    assert not any(label.startswith("3 x SE") for label in lines)
+    assert fig.axes[0].get_legend().get_title().get_text().endswith("(fewer than 2 folds)")
+
+
+def test_selection_stability_counts_folds_and_highlights_the_refit() -> None:
+    table = _winner_table()
+    loo = _loo(table)
+    fig = plots.selection_stability(loo)
+    _labels_complete(fig)
+    ax = fig.axes[0]
+    assert [bar.get_width() for bar in ax.patches] == [12]
+    assert ax.patches[0].get_facecolor() == matplotlib.colors.to_rgba(plots.HIGHLIGHT)
+    assert [t.get_text() for t in ax.get_yticklabels()] == [WINNER.label + "  (refit)"]
+    assert fig.axes[0].get_title() == "Selection stability: 1.00 of 12 folds picked the refit"
+
+
+def test_bm25_heatmaps_one_panel_per_context_weight_at_rrf_k_60() -> None:
+    n = 3
+    values = np.zeros((n, N_CONDITIONS))
+    for c in range(N_CONDITIONS):
+        values[:, c] = c / N_CONDITIONS  # a distinct mean for every condition
+    table = MetricTable.uniform(values)
+    fig = plots.bm25_heatmaps(table, [0, 1, 2])
+    _labels_complete(fig)
+    panels = [ax for ax in fig.axes if ax.images]
+    assert len(panels) == 4
+    assert (
+        fig.get_suptitle()
+        == "Mean nDCG@5 over the bm25 weight grid at rrf_k = 60 (3 effective queries)"
+    )
+    for ctx, ax in enumerate(panels):
+        grid = ax.images[0].get_array()
+        for h in range(4):
+            for content in range(4):
+                index = Condition(h, ctx, content, 4).index
+                assert grid[h, content] == pytest.approx(index / N_CONDITIONS)
+    boxed = panels[DEFAULT_CONDITION.ctx].patches
+    assert [(p.get_x(), p.get_y()) for p in boxed] == [(0.5, 1.5)]  # content 1, heading 2
+
+
+def test_rrf_k_sweep_means_and_standard_errors() -> None:
+    values = np.full((2, N_CONDITIONS), 0.4)
+    values[:, WINNER.with_k(0).index] = [0.2, 0.6]  # mean 0.4, SE = sd / sqrt(2) = 0.2
+    table = MetricTable.uniform(values)
+    fig = plots.rrf_k_sweep(table, [0, 1], WINNER)
+    _labels_complete(fig)
+    ax = fig.axes[0]
+    refit_line, _, (bars,) = ax.containers[0].lines
+    assert list(refit_line.get_xdata()) == list(RRF_K_GRID)
+    assert list(refit_line.get_ydata()) == pytest.approx([0.4] * 6)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["default rrf_k", "h=4.0 ctx=1.0 content=1.0", "h=2.0 ctx=1.0 content=1.0"]
+    spans = [tuple(segment[:, 1]) for segment in bars.get_segments()]
+    assert spans[0] == pytest.approx((0.2, 0.6))  # rrf_k 5: 0.4 +- SE 0.2
+    assert spans[1] == pytest.approx((0.4, 0.4))  # every other rrf_k: no spread
+
+
+def test_per_query_deltas_sorted_worst_on_top() -> None:
+    values = np.full((3, N_CONDITIONS), 0.5)
+    values[:, WINNER.index] = [0.9, 0.1, 0.5]  # +0.4, -0.4, 0
+    table = MetricTable.uniform(values)
+    assert plots.condition_deltas(table, WINNER) == [
+        (0, pytest.approx(0.4)),
+        (2, 0.0),
+        (1, pytest.approx(-0.4)),
+    ]
+    fig = plots.per_query_deltas(table, ["a", "b", "c"], WINNER)
+    _labels_complete(fig)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "c", "b"]  # bottom-up
+    assert [bar.get_width() for bar in ax.patches] == pytest.approx([0.4, 0.0, -0.4])
+    assert ax.get_title() == f"Per-query impact: {WINNER.label} vs the default"
+    assert ax.texts[0].get_text() == "improved 1 · degraded 1"
+
+
+def test_png_bytes_is_a_png() -> None:
+    assert plots.png_bytes(plots.history_trend([]))[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_japanese_labels_have_every_glyph() -> None:
+    if plots.configure_fonts() is None:
+        pytest.skip("no CJK font installed (Debian: apt-get install fonts-ipafont-gothic)")
+    values = np.full((2, N_CONDITIONS), 0.5)
+    table = MetricTable.uniform(values)
+    ids = ["バックアップの保持期間", "ロールバック条件"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph ... missing from font(s)" is a UserWarning
+        plots.png_bytes(plots.per_query_deltas(table, ids, WINNER))
+        plots.png_bytes(plots.held_out_deltas(_loo(table), ids))
+
+
+def test_importing_plots_does_not_import_matplotlib() -> None:
+    code = "import sys, groove.plots; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,300 @@
+"""groove.runner: parameters, refusals before execution, and exit codes read from result.json.
+
+The kernel tests run small notebooks written here (raise, kernel death, no result, a
+result with exit code 1); the bundled notebooks run in test_notebooks.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+
+from groove import runner
+from groove.cli import cli
+from groove.errors import NotebookError
+
+EVAL_PARAMETERS = (
+    "kb_path",
+    "golden",
+    "model",
+    "k_values",
+    "limit",
+    "reranker",
+    "mmr",
+    "mmr_lambda",
+    "mmr_same_doc_penalty",
+    "parent_retriever",
+    "history",
+    "fail_on_regression",
+    "config",
+    "result_path",
+)
+TUNE_PARAMETERS = (
+    "kb_path",
+    "golden",
+    "model",
+    "k_values",
+    "limit",
+    "tune_json",
+    "config",
+    "result_path",
+)
+
+
+def _notebook(path: Path, *cells: str) -> Path:
+    """A notebook whose parameters cell holds result_path and mode, then ``cells``."""
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("result_path = 'result.json'\nmode = 'ok'")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, *(nbformat.v4.new_code_cell(c) for c in cells)]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, str(path))
+    return path
+
+
+# ---------------------------------------------------------------- parameters
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("20", 20),
+        ("0.5", 0.5),
+        ("false", False),
+        ("True", True),
+        ("null", None),
+        ("[1,5,10]", [1, 5, 10]),
+        ("{a: 1}", {"a": 1}),
+        ("golden.yml", "golden.yml"),
+        ("2024-01-01", "2024-01-01"),  # YAML would make a date: keep the text
+        ("a: b: c", "a: b: c"),  # not YAML at all: keep the text
+        ("", ""),
+        ("バックアップ", "バックアップ"),
+    ],
+)
+def test_parse_value_reads_yaml_scalars_like_papermill(text: str, value: object) -> None:
+    parsed = runner.parse_value(text)
+    assert parsed == value
+    assert type(parsed) is type(value)
+
+
+def test_parse_parameters_later_pair_wins() -> None:
+    pairs = (("limit", "5"), ("history", "false"), ("limit", "20"))
+    assert runner.parse_parameters(pairs) == {"limit": 20, "history": False}
+
+
+def test_allowed_parameters_are_read_from_the_parameters_cell() -> None:
+    folder = runner.notebook_dir()
+    assert runner.allowed_parameters(folder / "eval_report.ipynb") == EVAL_PARAMETERS
+    assert runner.allowed_parameters(folder / "tune_explorer.ipynb") == TUNE_PARAMETERS
+
+
+def test_unknown_and_runner_owned_parameters_are_refused() -> None:
+    with pytest.raises(NotebookError) as unknown:
+        runner.check_parameters({"limt": 5}, ("limit", "result_path"), "eval-report")
+    assert unknown.value.message == "unknown parameter 'limt' for eval-report; allowed: limit"
+    with pytest.raises(NotebookError) as owned:
+        runner.check_parameters({"result_path": "x"}, ("result_path",), "eval-report")
+    assert owned.value.message == (
+        "result_path is set by the runner (<out>/result.json); drop -p result_path"
+    )
+
+
+# ---------------------------------------------------------------- refusals (exit 2, no kernel)
+
+
+def test_unknown_parameter_exits_2_with_one_line_and_a_result(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli, ["notebook", "run", "eval-report", "--out", str(out), "-p", "bogus", "1"]
+    )
+    allowed = ", ".join(EVAL_PARAMETERS[:-1])
+    line = f"Error: unknown parameter 'bogus' for eval-report; allowed: {allowed}\n"
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", line)
+    document = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert document == {"verdict": "error", "exit_code": 2, "error": line[7:-1], "hint": None}
+    assert sorted(p.name for p in out.iterdir()) == ["result.json"]  # nothing was executed
+
+
+def test_unwritable_out_exits_2(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    out = blocker / "out"
+    result = CliRunner().invoke(cli, ["notebook", "run", "eval-report", "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: cannot write to --out {out}: Not a directory\n"
+
+
+def test_a_notebook_must_be_named(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["notebook", "run", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: name a notebook (eval-report or tune-explorer) or pass --notebook\n"
+    )
+    missing = tmp_path / "nope.ipynb"
+    result = CliRunner().invoke(
+        cli, ["notebook", "run", "--notebook", str(missing), "--out", str(tmp_path)]
+    )
+    assert (result.exit_code, result.stderr) == (2, f"Error: notebook not found: {missing}\n")
+
+
+def test_groove_help_imports_no_notebook_stack() -> None:
+    code = (
+        "import sys\nfrom groove.cli import cli\n"
+        "try:\n    cli(['notebook', 'run', '--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = ('matplotlib', 'papermill', 'pandas', 'nbconvert', 'jupyter_client')\n"
+        "print([m for m in heavy if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "[]"
+    help_text = " ".join(out.stdout.split())
+    assert "exit 0 passed, 1 regression, 2 bad input, 3 the notebook failed" in help_text
+
+
+# ---------------------------------------------------------------- kernel and result.json
+
+
+@pytest.mark.parametrize(
+    ("argv", "ok"),
+    [
+        (["python", "-m", "ipykernel_launcher", "-f", "{connection_file}"], True),
+        ([sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"], True),
+        (["/usr/bin/python3.9", "-m", "ipykernel_launcher", "-f", "{connection_file}"], False),
+        (["python", "-m", "other_kernel"], False),
+        ([], False),
+    ],
+)
+def test_kernel_must_run_this_interpreter(argv: list[str], ok: bool) -> None:
+    assert runner._runs_this_interpreter(argv) is ok
+
+
+def test_kernel_name_resolves_to_this_interpreter() -> None:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    name = runner.kernel_name()
+    assert name in ("python3", "groove")
+    assert runner._runs_this_interpreter(KernelSpecManager().get_kernel_spec(name).argv)
+
+
+def test_read_result_needs_a_known_exit_code(tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    assert runner.read_result(path) is None
+    for text in ("[]", '{"exit_code": 7}', '{"exit_code": "0"}', "{"):
+        path.write_text(text, encoding="utf-8")
+        assert runner.read_result(path) is None
+    path.write_text('{"exit_code": 1, "verdict": "regression"}', encoding="utf-8")
+    assert runner.read_result(path) == {"exit_code": 1, "verdict": "regression"}
+
+
+def test_summary_lines() -> None:
+    page = Path("out/eval-report.html")
+    passed = {"exit_code": 0, "verdict": "passed"}
+    assert runner.summary_line("eval-report", passed, page) == (
+        "eval-report: passed (exit 0) -> out/eval-report.html"
+    )
+    regression = {"exit_code": 1, "verdict": "regression"}
+    assert runner.summary_line("eval-report", regression, page) == (
+        "eval-report: regression detected (exit 1) -> out/eval-report.html"
+    )
+    keep = {"exit_code": 0, "verdict": {"decision": "keep_default", "reasons": []}}
+    assert runner.summary_line("tune-explorer", keep, page) == (
+        "tune-explorer: tune recommends keeping the built-in defaults (exit 0) -> "
+        "out/eval-report.html"
+    )
+    refused = {"exit_code": 2, "error": "no golden file at x", "hint": "pass --golden"}
+    assert runner.summary_line("eval-report", refused, page) == (
+        "groove notebook: eval-report: no golden file at x; hint: pass --golden "
+        "(see out/eval-report.html)"
+    )
+
+
+@pytest.mark.slow
+def test_exit_code_comes_from_result_json_and_values_arrive_typed(tmp_path: Path) -> None:
+    source = _notebook(
+        tmp_path / "typed.ipynb",
+        "code = 1 if mode == 'fail' else 0",
+        "import json, pathlib\n"
+        "pathlib.Path(result_path).write_text(json.dumps({'exit_code': code,"
+        " 'types': [type(v).__name__ for v in (limit, history, k_values)]}))",
+    )
+    nb = nbformat.read(str(source), as_version=4)
+    nb.cells[0].source += "\nlimit = None\nhistory = True\nk_values = None"
+    nbformat.write(nb, str(source))
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "groove.runner", "--notebook", str(source), "--out", str(out)]
+    params = ["-p", "mode", "fail", "-p", "limit", "20", "-p", "history", "false"]
+    params += ["-p", "k_values", "[1,5,10]"]
+    done = subprocess.run(command + params, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1  # papermill itself succeeded: the code is the notebook's
+    assert done.stderr == ""  # no ipykernel TCP warning, no papermill log
+    assert done.stdout == f"typed: regression detected (exit 1) -> {out / 'typed.html'}\n"
+    document = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert document == {"exit_code": 1, "types": ["int", "bool", "list"]}
+    assert (out / "typed.ipynb").is_file()
+    assert (out / "typed.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.slow
+def test_a_raising_cell_exits_3_naming_the_cell(tmp_path: Path) -> None:
+    source = _notebook(tmp_path / "boom.ipynb", "x = 1", "raise ValueError('boom')", "y = 2")
+    report = runner.run_notebook(None, notebook=source, out_dir=tmp_path / "out")
+    assert report.exit_code == 3
+    assert report.result == {
+        "verdict": "error",
+        "exit_code": 3,
+        "error": "cell 2 (In [4]) `raise ValueError('boom')` raised ValueError: boom",
+        "hint": None,
+        "cell": {
+            "index": 2,
+            "execution_count": 4,
+            "source": "raise ValueError('boom')",
+            "ename": "ValueError",
+            "evalue": "boom",
+        },
+    }
+    on_disk = json.loads(report.result_path.read_text(encoding="utf-8"))
+    assert on_disk == report.result
+    assert report.line == (
+        "groove notebook: boom: cell 2 (In [4]) `raise ValueError('boom')` raised "
+        f"ValueError: boom (see {tmp_path / 'out' / 'boom.html'})"
+    )
+    executed = nbformat.read(str(report.notebook), as_version=4)
+    errors = [o for c in executed.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert [e.ename for e in errors] == ["ValueError"]
+    assert report.html is not None and "boom" in report.html.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_dead_kernel_exits_3_naming_the_cell(tmp_path: Path) -> None:
+    source = _notebook(tmp_path / "die.ipynb", "x = 1", "import os\nos._exit(1)")
+    report = runner.run_notebook(None, notebook=source, out_dir=tmp_path / "out")
+    assert report.exit_code == 3
+    # the execution count may or may not have reached the notebook before the kernel died
+    assert re.fullmatch(
+        r"the kernel stopped in cell 2( \(In \[4\]\))? `import os`: DeadKernelError: Kernel died",
+        report.result["error"],
+    )
+    assert report.result["cell"]["index"] == 2
+    assert report.notebook.is_file() and report.html is not None and report.html.is_file()
+
+
+@pytest.mark.slow
+def test_no_result_json_exits_3_and_a_stale_one_is_never_read(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "result.json").write_text('{"exit_code": 0}', encoding="utf-8")
+    source = _notebook(tmp_path / "silent.ipynb", "x = 1")
+    report = runner.run_notebook(None, notebook=source, out_dir=out)
+    assert report.exit_code == 3
+    assert report.result["error"] == "the notebook finished without writing a valid result.json"

@@ -1,0 +1,160 @@
+"""groove.tune.export: a saved tune result loads back bit for bit, analysis included."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from groove.errors import ConfigError
+from groove.golden import GoldenQuery
+from groove.metrics import Expected
+from groove.report.tune_json import to_dict
+from groove.tune.export import dumps, from_document, load_tune, save_tune, to_document
+from groove.tune.grid import N_CONDITIONS, Condition
+from groove.tune.run import QueryDiagnostics, TuneResult, analyse
+from groove.tune.table import MetricTable
+
+WINNER = Condition(3, 1, 1, 4)
+
+
+def _queries(n: int) -> tuple[GoldenQuery, ...]:
+    return tuple(
+        GoldenQuery(
+            id=f"質問-{i}",
+            query=f"バックアップは何日保持する？ {i}",
+            expected=(Expected("data/backup.md", "Retention" if i % 2 else None),),
+            tags=("ja",) if i % 3 == 0 else (),
+            line=3 + 4 * i,
+        )
+        for i in range(n)
+    )
+
+
+def _result(n: int = 12, effective: bool = True) -> TuneResult:
+    rng = np.random.default_rng(7)
+    primary = np.full((n, N_CONDITIONS), 0.2)
+    primary[:, WINNER.index] = [0.5 + 0.01 * (i % 3) for i in range(n)]
+    noise = {k: rng.random((n, N_CONDITIONS)) for k in (1, 5, 10, 0)}
+    for values in noise.values():
+        values[:, WINNER.index] = 1.0  # the winner degrades no secondary metric: it adopts
+    table = MetricTable(
+        k_values=(1, 5, 10),
+        ndcg={1: noise[1], 5: primary, 10: noise[10]},
+        recall={k: noise[k] for k in (1, 5, 10)},
+        rr=noise[0],
+    )
+    candidates = 7 if effective else 1
+    diagnostics = tuple(
+        QueryDiagnostics(f"質問-{i}", candidates, 12, 3, i == 0, i % 2 == 0, i % 4)
+        for i in range(n)
+    )
+    rows = [i for i, d in enumerate(diagnostics) if d.effective]
+    return TuneResult(
+        kb_path=Path("/kb"),
+        golden_path=Path("/kb/.groove-eval.yml"),
+        model="sentence-transformers/all-MiniLM-L6-v2",
+        limit=10,
+        candidate_pool=50,
+        k_values=(1, 5, 10),
+        chunk_total=33,
+        context_axis_noop=True,
+        queries=_queries(n),
+        diagnostics=diagnostics,
+        analysis=analyse(table, rows) if rows else None,
+        notes=("groove tune: note: something",),
+    )
+
+
+def _same_table(a: MetricTable, b: MetricTable) -> None:
+    assert a.k_values == b.k_values
+    assert np.array_equal(a.rr, b.rr)
+    for k in a.k_values:
+        assert np.array_equal(a.ndcg[k], b.ndcg[k])
+        assert np.array_equal(a.recall[k], b.recall[k])
+
+
+def test_round_trip_keeps_every_field_and_the_table_bit_for_bit(tmp_path: Path) -> None:
+    result = _result()
+    loaded = load_tune(save_tune(result, tmp_path / "tune.json"))
+    assert loaded.analysis is not None and result.analysis is not None
+    _same_table(loaded.analysis.table, result.analysis.table)
+    assert loaded.analysis.loo == result.analysis.loo
+    assert loaded.analysis.verdict == result.analysis.verdict
+    assert loaded.analysis.verdict.adopt is True
+    assert loaded.analysis.impact == result.analysis.impact
+    assert loaded.analysis.secondary == result.analysis.secondary
+    assert replace(loaded, analysis=None) == replace(result, analysis=None)
+
+
+def test_saved_document_is_the_json_report_plus_queries_table_and_notes() -> None:
+    result = _result()
+    document = json.loads(dumps(to_document(result)))
+    report = json.loads(json.dumps(to_dict(result)))
+    assert {k: v for k, v in document.items() if k in report} == report
+    assert set(document) - set(report) == {"queries", "table", "notes"}
+    assert document["queries"][1] == {
+        "id": "質問-1",
+        "query": "バックアップは何日保持する？ 1",
+        "expected": [{"path": "data/backup.md", "heading": "Retention"}],
+        "tags": [],
+        "line": 7,
+    }
+    assert len(document["table"]["ndcg"]["5"][0]) == N_CONDITIONS
+
+
+def test_table_is_one_compact_line() -> None:
+    text = dumps(to_document(_result()))
+    table_lines = [line for line in text.splitlines() if line.startswith('  "table": ')]
+    assert len(table_lines) == 1
+    assert text.endswith("}\n}\n")
+
+
+def test_result_without_grid_round_trips_without_a_table(tmp_path: Path) -> None:
+    result = _result(n=3, effective=False)
+    path = save_tune(result, tmp_path / "tune.json")
+    assert "table" not in json.loads(path.read_text(encoding="utf-8"))
+    assert load_tune(path) == result
+
+
+def test_extra_keys_such_as_exit_code_are_ignored() -> None:
+    document = to_document(_result())
+    document["exit_code"] = 0
+    loaded = from_document(json.loads(dumps(document)))
+    assert loaded.analysis is not None
+    assert loaded.analysis.loo.refit == WINNER
+
+
+def test_report_without_table_is_refused_with_a_hint(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(to_dict(_result())), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_tune(path)
+    assert caught.value.message == (
+        f"the tune JSON {path} is not a saved tune result (missing key 'table')"
+    )
+    assert "does not carry the metric table" in (caught.value.hint or "")
+
+
+def test_edited_refit_is_refused(tmp_path: Path) -> None:
+    document = to_document(_result())
+    document["loo"]["refit"] = Condition(0, 0, 0, 0).as_fusion_dict()
+    path = tmp_path / "edited.json"
+    path.write_text(dumps(document), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_tune(path)
+    assert "differs from the one its table gives" in caught.value.message
+
+
+def test_unreadable_or_invalid_files_are_config_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as missing:
+        load_tune(tmp_path / "absent.json")
+    assert missing.value.message.startswith(f"cannot read the tune JSON {tmp_path / 'absent.json'}")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ConfigError) as invalid:
+        load_tune(bad)
+    assert invalid.value.message.startswith(f"the tune JSON {bad} is not valid JSON")
