@@ -345,8 +345,8 @@ def test_another_model_is_refused_before_anything_is_written(tmp_path: Path) -> 
         "this run uses other-model (64 dim)"
     )
     assert info.value.hint == (
-        f"run `groove index --kb-path {kb} --force --model other-model` to rebuild the index, "
-        "or switch back to groove-hashing-test"
+        "use groove-hashing-test again, or rebuild the index for other-model with "
+        f"`groove index --kb-path {kb} --force` and the same model flags"
     )
     assert _table_counts(_db(kb)) == before
 

@@ -59,6 +59,6 @@ def check_model(meta: IndexMeta, model_id: str, dim: int, kb_path: Path) -> None
         raise ModelError(
             f"embedding model mismatch: the index was built with {meta.model} "
             f"({meta.dim} dim), this run uses {model_id} ({dim} dim)",
-            f"run `groove index --kb-path {kb_path} --force --model {model_id}` to rebuild "
-            f"the index, or switch back to {meta.model}",
+            f"use {meta.model} again, or rebuild the index for {model_id} with "
+            f"`groove index --kb-path {kb_path} --force` and the same model flags",
         )
