@@ -1,0 +1,278 @@
+"""The two notebooks on the real model and a real index: their run cells and views in
+process, then both notebooks executed through the runner (papermill) with exit codes 0,
+1 and 2 and their PNG plots. Exit code 3 is covered by test_runner.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+
+from groove import notebook_run, notebook_views, runner
+from groove.cli import cli
+from groove.tune.export import load_tune
+
+pytestmark = pytest.mark.model
+
+GONE = "# Notes\n\nA page about gardening: tomatoes, basil and watering schedules.\n"
+
+
+@pytest.fixture
+def kb(indexed_kb) -> Path:  # type: ignore[no-untyped-def]
+    return indexed_kb("kb_en")
+
+
+def _outputs(notebook: Path) -> list[Any]:
+    cells = nbformat.read(str(notebook), as_version=4).cells
+    return [o for c in cells if c.cell_type == "code" for o in c.outputs]
+
+
+def _pngs(notebook: Path) -> int:
+    return sum(1 for o in _outputs(notebook) if "image/png" in o.get("data", {}))
+
+
+def _stderr_streams(notebook: Path) -> list[str]:
+    return [o.text for o in _outputs(notebook) if o.output_type == "stream" and o.name == "stderr"]
+
+
+def _degrade(kb: Path, embedder: Any) -> None:
+    """Empty the note two golden queries expect, and re-index: recall@10 drops by 0.2."""
+    from groove.index import build
+
+    (kb / "data" / "restore.md").write_text(GONE, encoding="utf-8")
+    build(kb, embedder)
+
+
+def _without_stamps(document: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in document.items() if k not in ("timestamp", "verdict", "exit_code")}
+
+
+# ---------------------------------------------------------------- run cells and views
+
+
+def test_eval_cell_writes_the_cli_json_plus_verdict_and_exit_code(
+    kb: Path, golden_en: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "result.json"
+    outcome = notebook_run.eval_report(
+        kb_path=str(kb), golden=str(golden_en), history=False, result_path=str(path)
+    )
+    assert (outcome.ok, outcome.exit_code) == (True, 0)
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert (written["verdict"], written["exit_code"]) == ("passed", 0)
+    cli_run = CliRunner().invoke(
+        cli, ["eval", "--kb-path", str(kb), "--golden", str(golden_en), "--no-history",
+              "--format", "json"]
+    )  # fmt: skip
+    assert cli_run.exit_code == 0
+    assert _without_stamps(written) == _without_stamps(json.loads(cli_run.stdout))
+    assert set(written) == set(json.loads(cli_run.stdout)) | {"verdict", "exit_code"}
+
+
+def test_eval_views_show_the_run(kb: Path, golden_en: Path, tmp_path: Path) -> None:
+    outcome = notebook_run.eval_report(
+        kb_path=kb, golden=golden_en, result_path=tmp_path / "r.json"
+    )
+    run = outcome.value
+    assert run is not None
+    header = notebook_views.eval_header(outcome).data
+    assert "sentence-transformers/all-MiniLM-L6-v2" in header
+    assert f"{run.corpus.documents} docs / {run.corpus.chunks} chunks" in header
+    assert f"golden {run.fingerprint.golden_hash[:12]}…" in header
+    frame = notebook_views.aggregate_frame(run)
+    assert list(frame["metric"]) == [
+        "recall@1", "recall@5", "recall@10", "MRR", "nDCG@1", "nDCG@5", "nDCG@10"
+    ]  # fmt: skip
+    assert list(frame["shade"]) == [""] * 7  # first run: nothing to compare with
+    assert "first run: nothing to compare with" in notebook_views.eval_notes(outcome).data
+    per_query = notebook_views.per_query_frame(run)
+    assert list(per_query.index) == [q.id for q in run.per_query]  # no miss: golden order
+    assert per_query.loc["restore-pitr", "expected"] == "data/restore.md › Point-in-time recovery"
+    assert "✓ data/restore.md › Point-in-time recovery" in per_query.loc["restore-pitr", "top hits"]
+    assert "no findings" in notebook_views.findings(outcome).data
+    assert notebook_views.history_plot(outcome).data[:4] == b"\x89PNG"
+
+
+def test_regression_is_exit_1_with_misses_first(
+    kb: Path, golden_en: Path, tmp_path: Path, real_embedder: Any
+) -> None:
+    first = notebook_run.eval_report(kb_path=kb, golden=golden_en, result_path=tmp_path / "1")
+    assert first.exit_code == 0
+    _degrade(kb, real_embedder)
+    path = tmp_path / "2.json"
+    outcome = notebook_run.eval_report(
+        kb_path=kb, golden=golden_en, fail_on_regression=True, result_path=path
+    )
+    run = outcome.value
+    assert run is not None and outcome.exit_code == 1
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert (written["verdict"], written["exit_code"]) == ("regression", 1)
+    assert outcome.notes[-1].startswith("groove eval: retrieval-quality regression detected")
+    per_query = notebook_views.per_query_frame(run)
+    assert list(per_query.index[:2]) == ["restore-pitr", "restore-drill"]
+    assert list(per_query["status"][:2]) == ["✗ miss", "✗ miss"]
+    shades = dict(zip(notebook_views.aggregate_frame(run)["metric"],
+                      notebook_views.aggregate_frame(run)["shade"], strict=True))  # fmt: skip
+    assert shades["recall@10"] == "down"
+    notes = notebook_views.eval_notes(outcome).data
+    assert "corpus changed since last run (9 -&gt; 9 documents" in notes
+    assert len(notebook_views.history_runs(run)) == 2
+
+
+def test_refused_input_is_exit_2_and_the_views_stay_empty(kb: Path, tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    missing = tmp_path / "missing.yml"
+    outcome = notebook_run.eval_report(kb_path=kb, golden=missing, result_path=path)
+    assert (outcome.ok, outcome.exit_code) == (False, 2)
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "verdict": "error",
+        "exit_code": 2,
+        "error": f"no golden file at {missing}",
+        "hint": "pass --golden or create <kb>/.groove-eval.yml",
+    }
+    assert f"no golden file at {missing}" in notebook_views.status(outcome).data
+    views = (notebook_views.eval_header, notebook_views.aggregate_table,
+             notebook_views.eval_notes, notebook_views.per_query_table,
+             notebook_views.history_plot, notebook_views.findings)  # fmt: skip
+    assert [view(outcome) for view in views] == [None] * 6
+
+
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        ({"limit": "ten"}, "parameter limit must be a whole number >= 1, got 'ten'"),
+        ({"history": "no"}, "parameter history must be true or false, got 'no'"),
+        ({"mmr_lambda": 2}, "parameter mmr_lambda must be a number from 0 to 1, got 2"),
+        ({"k_values": [1, 0]}, "parameter k_values must be a whole number >= 1, got 0"),
+        ({"golden": 5}, "parameter golden must be a path, got 5"),
+    ],
+)
+def test_parameters_of_the_wrong_type_are_exit_2(
+    kb: Path, tmp_path: Path, parameters: dict[str, Any], message: str
+) -> None:
+    outcome = notebook_run.eval_report(kb_path=kb, result_path=tmp_path / "r.json", **parameters)
+    assert outcome.exit_code == 2
+    assert outcome.error is not None and outcome.error.message == message
+
+
+def test_missing_index_is_exit_2(tmp_path: Path, golden_en: Path) -> None:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    outcome = notebook_run.eval_report(kb_path=kb, golden=golden_en, result_path=tmp_path / "r")
+    assert outcome.exit_code == 2
+    assert outcome.error is not None
+    assert outcome.error.message == f"No index found at {tmp_path / '.groove.db'}."
+
+
+def test_tune_cell_saves_a_loadable_result_and_the_picker_redraws(
+    kb: Path, golden_en: Path, tmp_path: Path
+) -> None:
+    from groove.tune.grid import Condition
+
+    path = tmp_path / "result.json"
+    outcome = notebook_run.tune_explorer(kb_path=kb, golden=golden_en, result_path=path)
+    result = outcome.value
+    assert outcome.exit_code == 0 and result is not None and result.analysis is not None
+    assert json.loads(path.read_text(encoding="utf-8"))["exit_code"] == 0
+    loaded = load_tune(path)
+    assert loaded.analysis is not None
+    assert loaded.analysis.verdict == result.analysis.verdict
+    assert not any(note.endswith("...") for note in outcome.notes)  # progress lines dropped
+    checklist = notebook_views.gates(outcome).data
+    assert checklist.count("<li") == 5
+    picker = notebook_views.ConditionPicker(result, result.analysis)
+    assert picker.dropdown.value == result.analysis.loo.refit.index
+    assert len(picker.dropdown.options) == 384
+    other = Condition(0, 0, 3, 1)
+    picker.dropdown.value = other.index
+    assert picker.figure is not None
+    assert picker.figure.axes[0].get_title() == f"Per-query impact: {other.label} vs the default"
+    again = notebook_run.tune_explorer(tune_json=path, result_path=tmp_path / "again.json")
+    assert again.source == f"loaded from {path}"
+    assert again.value is not None and again.value.analysis is not None
+    assert again.value.analysis.loo == result.analysis.loo
+
+
+# ---------------------------------------------------------------- through the runner
+
+
+@pytest.mark.slow
+def test_eval_report_notebook_passes(kb: Path, golden_en: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    report = runner.run_notebook(
+        "eval-report", kb_path=kb, parameters={"golden": str(golden_en)}, out_dir=out
+    )
+    assert (report.exit_code, report.result["verdict"]) == (0, "passed")
+    assert report.line == f"eval-report: passed (exit 0) -> {out / 'eval-report.html'}"
+    assert report.notebook == out / "eval-report.ipynb"
+    assert _pngs(report.notebook) == 1  # the history trend
+    assert _stderr_streams(report.notebook) == []
+    assert not [o for o in _outputs(report.notebook) if o.output_type == "error"]
+    page = (out / "eval-report.html").read_text(encoding="utf-8")
+    assert "groove eval report" in page and "data:image/png;base64" in page
+    assert json.loads((out / "result.json").read_text(encoding="utf-8")) == report.result
+
+
+@pytest.mark.slow
+def test_eval_report_notebook_regression_is_exit_1(
+    kb: Path, golden_en: Path, tmp_path: Path, real_embedder: Any
+) -> None:
+    notebook_run.eval_report(kb_path=kb, golden=golden_en, result_path=tmp_path / "first")
+    _degrade(kb, real_embedder)
+    parameters = {"golden": str(golden_en), "fail_on_regression": True}
+    report = runner.run_notebook(
+        "eval-report", kb_path=kb, parameters=parameters, out_dir=tmp_path / "out"
+    )
+    assert (report.exit_code, report.result["verdict"]) == (1, "regression")
+    assert report.result["diff"]["recall_at_k"]["10"] == pytest.approx(-0.2)
+    assert _pngs(report.notebook) == 1
+
+
+@pytest.mark.slow
+def test_eval_report_notebook_missing_golden_is_exit_2(kb: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    missing = tmp_path / "missing.yml"
+    report = runner.run_notebook(
+        "eval-report", kb_path=kb, parameters={"golden": str(missing)}, out_dir=out
+    )
+    assert report.exit_code == 2
+    assert report.line == (
+        f"groove notebook: eval-report: no golden file at {missing}; hint: pass --golden or "
+        f"create <kb>/.groove-eval.yml (see {out / 'eval-report.html'})"
+    )
+    shown = [o for o in _outputs(report.notebook) if o.output_type != "stream"]
+    assert len(shown) == 1  # the status box; every later view shows nothing
+    assert (out / "eval-report.html").is_file()
+
+
+@pytest.mark.slow
+def test_tune_explorer_notebook_on_japanese_kb_then_reloaded(
+    indexed_kb: Any, golden_ja: Path, tmp_path: Path
+) -> None:
+    kb = indexed_kb("kb_ja")
+    out = tmp_path / "out"
+    report = runner.run_notebook(
+        "tune-explorer", kb_path=kb, parameters={"golden": str(golden_ja)}, out_dir=out
+    )
+    assert report.exit_code == 0, report.line
+    assert re.fullmatch(r"tune-explorer: tune recommends .+ \(exit 0\) -> .+\.html", report.line)
+    assert _pngs(report.notebook) == 5  # held-out, stability, heatmaps, rrf_k, impact
+    assert _stderr_streams(report.notebook) == []  # no missing-glyph warnings either
+    widgets = [o for o in _outputs(report.notebook)
+               if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]  # fmt: skip
+    assert len(widgets) == 1
+    saved = load_tune(out / "result.json")
+    assert saved.analysis is not None
+    again = runner.run_notebook(
+        "tune-explorer",
+        parameters={"tune_json": str(out / "result.json")},
+        out_dir=tmp_path / "again",
+    )
+    assert again.exit_code == 0
+    assert again.result["verdict"] == report.result["verdict"]
+    assert again.result["loo"] == report.result["loo"]
