@@ -41,15 +41,19 @@ def main() -> None:
     embedder = load_embedder()
     config = Config()
 
-    eval_settings = evaluation.resolve_settings(config, kb_path=kb, golden=golden_path, history=False)
+    eval_settings = evaluation.resolve_settings(
+        config, kb_path=kb, golden=golden_path, history=False
+    )
     _, eval_seconds = timed(lambda: evaluation.run(eval_settings, embedder=embedder))
     tune_settings = tune.resolve_settings(config, kb_path=kb, golden=golden_path)
     result, tune_seconds = timed(lambda: tune.run(tune_settings, embedder=embedder))
     verdict = result.analysis.verdict if result.analysis else None
     print(f"tune vs eval on Cranfield ({len(result.queries)} queries)")
     print(f"  groove eval   {eval_seconds:7.2f} s")
-    print(f"  groove tune   {tune_seconds:7.2f} s   ratio {tune_seconds / eval_seconds:5.2f}x"
-          "   goal <= 3x")
+    print(
+        f"  groove tune   {tune_seconds:7.2f} s   ratio {tune_seconds / eval_seconds:5.2f}x"
+        "   goal <= 3x"
+    )
     print(f"  verdict: {'adopt' if verdict and verdict.adopt else 'keep defaults'}")
 
     golden = load_golden(golden_path)
@@ -67,18 +71,26 @@ def main() -> None:
     pool, limit = tune_settings.candidate_pool, tune_settings.limit
     fast_total = slow_total = 0.0
     for q, c, v in zip(queries, compiled, vectors, strict=True):
-        fast, fast_s = timed(lambda q=q, c=c, v=v: sweep_query(
-            conn, c, v, q.expected, labels, pool, limit, ks, DEFAULT_CONDITION.index))
-        slow, slow_s = timed(lambda q=q, c=c, v=v: sweep_query_per_condition(
-            conn, c, v, q.expected, labels, pool, limit, ks))
+        fast, fast_s = timed(
+            lambda q=q, c=c, v=v: sweep_query(
+                conn, c, v, q.expected, labels, pool, limit, ks, DEFAULT_CONDITION.index
+            )
+        )
+        slow, slow_s = timed(
+            lambda q=q, c=c, v=v: sweep_query_per_condition(
+                conn, c, v, q.expected, labels, pool, limit, ks
+            )
+        )
         if fast.metrics != slow:
             raise SystemExit(f"tables differ for query {q.id}")
         fast_total += fast_s
         slow_total += slow_s
     print(f"one-pass sweep vs per-condition SQL ({len(queries)} queries, tables equal)")
     print(f"  per-condition {slow_total / len(queries) * 1000:8.1f} ms/query")
-    print(f"  one-pass      {fast_total / len(queries) * 1000:8.1f} ms/query   "
-          f"speed-up {slow_total / fast_total:5.1f}x   goal >= 30x")
+    print(
+        f"  one-pass      {fast_total / len(queries) * 1000:8.1f} ms/query   "
+        f"speed-up {slow_total / fast_total:5.1f}x   goal >= 30x"
+    )
 
 
 if __name__ == "__main__":
