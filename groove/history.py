@@ -9,13 +9,16 @@ silently would let a regression through. Hence:
   no baseline;
 * saving re-reads the file under a lock (``.lock`` beside it), so concurrent runs each add
   their run; it writes a temporary file, fsyncs it and renames it over the old one, so a
-  crash leaves either the old or the new file, never a mix;
+  crash leaves either the old or the new file, never a mix (a temporary file a killed
+  writer left behind is removed by the next save, which holds the lock);
 * the writer keeps under the same 64 MiB cap the reader enforces, dropping the oldest runs
   first and saying how many it kept.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import json
 import os
 import tempfile
@@ -34,6 +37,7 @@ from groove.records import RunRecord
 HISTORY_FILE_NAME = ".groove-eval-history.json"
 MAX_HISTORY_FILE_BYTES = 64 * 1024 * 1024
 LOCK_TIMEOUT_SECONDS = 120.0
+_TEMP_SUFFIX = ".tmp"
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,7 @@ def append_run(
             current = load_history(path)
             runs = [record, *current.runs][: max(history_size, 1)]
             payload, kept, warnings = _fit(runs, history_size, cap)
+            _remove_stale_temps(path)
             _atomic_write(path, payload)
     except Timeout as exc:
         raise HistoryError(
@@ -152,9 +157,23 @@ def _fit(
     return serialise(runs[:low]), low, (warning,)
 
 
+def _temp_prefix(path: Path) -> str:
+    return path.name + "."
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Delete temporary files of writers killed mid-save: only the lock holder makes one.
+
+    Best effort: a leftover that cannot be removed costs disk space, not baselines.
+    """
+    for stale in path.parent.glob(glob.escape(_temp_prefix(path)) + "*" + _TEMP_SUFFIX):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+
+
 def _atomic_write(path: Path, payload: bytes) -> None:
     try:
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=_TEMP_SUFFIX, dir=path.parent)
     except OSError as exc:
         raise _write_error(path, exc) from exc
     try:

@@ -1,0 +1,1 @@
+"""Helpers for the fault-injection tests: a generated knowledge base and a crash worker."""
