@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from groove import plots
 from groove.errors import ConfigError, GrooveError
-from groove.runner import RESULT_FILE, error_document, write_result
+from groove.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_file, write_result
 
 if TYPE_CHECKING:
     from groove.config import Config
@@ -63,10 +64,12 @@ def eval_report(
     result_path: Any = RESULT_FILE,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
-    ("passed" / "regression") and ``exit_code``."""
+    ("passed" / "regression") and ``exit_code``; summary.md beside it = its
+    ``--format markdown`` report (for a CI page)."""
     from groove import eval as evaluation
-    from groove.report import eval_json
+    from groove.report import eval_json, eval_markdown
 
+    plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
         settings = evaluation.resolve_settings(
             _config(config),
@@ -90,6 +93,9 @@ def eval_report(
     document["verdict"] = "regression" if run.regression else "passed"
     document["exit_code"] = run.exit_code
     write_result(Path(result_path), document)
+    # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
+    summary = Path(result_path).with_name(SUMMARY_FILE)
+    write_file(summary, eval_markdown.render(run))
     notes = list(run.notes)
     if run.regression:
         notes.append(evaluation.regression_message(run))
@@ -115,6 +121,7 @@ def tune_explorer(
     from groove.tune import run as tune
 
     log: list[str] = []
+    plots.preload()
     try:
         saved = _path(tune_json, "tune_json")
         if saved is not None:
@@ -141,7 +148,7 @@ def tune_explorer(
         error = GrooveError(first, rest[0].strip() if rest else None)
         document.update(error_document(result.exit_code, error.message, error.hint))
     document["exit_code"] = result.exit_code
-    write_result(Path(result_path), document, export.dumps(document))
+    write_file(Path(result_path), export.dumps(document))
     return Outcome(result, result.exit_code, error, notes, source)
 
 

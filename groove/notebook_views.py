@@ -65,9 +65,7 @@ def status(outcome: Outcome[Any]) -> Any:
     """The outcome and exit code (or what groove refused and how to fix it), then notes."""
     if outcome.error is not None:
         hint = f"<br>hint: {_e(outcome.error.hint)}" if outcome.error.hint else ""
-        parts = [
-            _box(BAD, f"✖ <b>exit {outcome.exit_code}</b>: {_e(outcome.error.message)}{hint}")
-        ]
+        parts = [_box(BAD, f"✖ <b>exit {outcome.exit_code}</b>: {_e(outcome.error.message)}{hint}")]
     else:
         passed = outcome.exit_code == 0
         words = "✔ passed" if passed else "✖ regression detected"
@@ -122,11 +120,9 @@ def _shade(delta: float, threshold: float) -> str:
     return "up" if delta > threshold else "down" if delta < -threshold else "noise"
 
 
-def aggregate_frame(run: EvalRun) -> pd.DataFrame:
+def aggregate_rows(run: EvalRun) -> list[dict[str, Any]]:
     """metric, value, previous, change (arrow) and shade: "up" / "down" beyond the
     regression threshold, "noise" within it, "same", or "" when there is no diff."""
-    import pandas as pd
-
     deltas = {d.label: d for d in run.deltas()}
     agg = run.record.aggregate
     values = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()] + [("MRR", agg.mrr)]
@@ -140,7 +136,14 @@ def aggregate_frame(run: EvalRun) -> pd.DataFrame:
             arrow = "—" if shade == "same" else f"{'↑' if d.delta > 0 else '↓'} {abs(d.delta):.3f}"
             row.update(previous=d.previous, change=arrow, shade=shade)
         rows.append(row)
-    return pd.DataFrame(rows)
+    return rows
+
+
+def aggregate_frame(run: EvalRun) -> pd.DataFrame:
+    """aggregate_rows as a DataFrame (for exploring in a live notebook)."""
+    import pandas as pd
+
+    return pd.DataFrame(aggregate_rows(run))
 
 
 def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
@@ -150,7 +153,7 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
     if run is None:
         return None
     body = ""
-    for row in aggregate_frame(run).to_dict("records"):
+    for row in aggregate_rows(run):
         previous = "" if row["previous"] is None else f"{row['previous']:.3f}"
         style = f"color:{SHADES[row['shade']]};font-weight:bold"
         body += (
@@ -199,12 +202,10 @@ def _top_hits(hits: Sequence[RankedHit], expected: Sequence[Expected], n: int = 
     return "; ".join(f"{h.rank}. {mark(h)}{_label(h.path, h.heading)}" for h in hits[:n])
 
 
-def per_query_frame(run: EvalRun) -> pd.DataFrame:
-    """One row per golden query (index: id), misses first, then regressions, then the rest,
-    golden order within each: recall@max(k) now and before, RR, nDCG@max(k), expected and
-    the top 3 hits (✓ marks a hit that counts)."""
-    import pandas as pd
-
+def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
+    """One row per golden query, misses first, then regressions, then the rest (golden
+    order within each): recall@max(k) now and before, RR, nDCG@max(k), expected and the
+    top 3 hits (✓ marks a hit that counts)."""
     k = max(run.fingerprint.k_values, default=10)
     regressed = {q.id for q, _ in run.flagged_queries() if not q.is_miss}
     rows = []
@@ -223,24 +224,38 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
                 "top hits": _top_hits(q.top_k, q.expected) or "(no hits)",
             }
         )
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    rank = frame["status"].map({"✗ miss": 0, "↓ regressed": 1, "ok": 2})
-    return frame.iloc[rank.argsort(kind="stable")].set_index("id")
+    order = {"✗ miss": 0, "↓ regressed": 1, "ok": 2}
+    return sorted(rows, key=lambda row: order[row["status"]])  # stable: golden order kept
+
+
+def per_query_frame(run: EvalRun) -> pd.DataFrame:
+    """per_query_rows as a DataFrame indexed by query id (for exploring in a live notebook)."""
+    import pandas as pd
+
+    rows = per_query_rows(run)
+    return pd.DataFrame(rows).set_index("id") if rows else pd.DataFrame()
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3f}" if isinstance(value, float) else _e(value)
 
 
 def per_query_table(outcome: Outcome[EvalRun]) -> Any:
-    """per_query_frame as an HTML table, text in full and left-aligned."""
-    import pandas as pd
-
+    """per_query_rows as an HTML table, text in full and left-aligned."""
     run = _run(outcome)
     if run is None:
         return None
-    with pd.option_context("display.max_colwidth", None):
-        table = per_query_frame(run).to_html(na_rep="—", float_format="{:.3f}".format)
-    style = "<style>.dataframe td, .dataframe th {text-align: left}</style>"
-    return _html(style + table)
+    rows = per_query_rows(run)
+    if not rows:
+        return _html(_box(MUTED, "the golden file holds no query"))
+    cell = "<td style='text-align:left'>{}</td>"
+    head = "".join(f"<th style='text-align:left'>{_e(key)}</th>" for key in rows[0])
+    body = "".join(
+        "<tr>" + "".join(cell.format(_cell(v)) for v in row.values()) + "</tr>" for row in rows
+    )
+    return _html(f"<table><tr>{head}</tr>{body}</table>")
 
 
 def history_runs(run: EvalRun) -> tuple[Any, ...]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import io
 import math
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -82,6 +83,20 @@ def configure_fonts() -> str | None:
         found = _first_cjk(font_manager)
     matplotlib.rcParams["font.family"] = [BASE_FONT, found] if found else [BASE_FONT]
     return found
+
+
+def preload() -> None:
+    """Import matplotlib's figure and Agg modules in a background thread.
+
+    A report calls this before its slow measurement (model load, searches), which mostly
+    waits on native code, so the ~1 s import is ready when the first figure is drawn.
+    """
+    threading.Thread(target=_import_matplotlib, name="groove-preload-plots", daemon=True).start()
+
+
+def _import_matplotlib() -> None:
+    import matplotlib.backends.backend_agg
+    import matplotlib.figure  # noqa: F401
 
 
 def _first_cjk(font_manager: object) -> str | None:

@@ -4,7 +4,8 @@
     python -m groove.runner eval-report --kb-path KB --out DIR
 
 writes ``DIR/<name>.ipynb`` (executed), ``DIR/<name>.html`` and ``DIR/result.json``, also
-when the run fails. The exit code is read from result.json, never from papermill:
+when the run fails (eval-report adds ``DIR/summary.md``, its Markdown report, when it
+ran through). The exit code is read from result.json, never from papermill:
 
     0  passed          the notebook ran and wrote exit_code 0
     1  regression      eval-report with fail_on_regression found one
@@ -14,7 +15,7 @@ when the run fails. The exit code is read from result.json, never from papermill
                        result.json was written; result.json then names the failing cell
 
 This module is the runner's half, in the caller's process: parameters, kernel, papermill,
-nbconvert, and the result.json contract. The kernel's half is ``groove.notebook_views``:
+nbconvert, and the result.json contract. The kernel's half is ``groove.notebook_run``:
 the notebooks' run cell calls ``eval_report`` / ``tune_explorer`` there, which run groove,
 turn a GrooveError into exit code 2 and write result.json with ``write_result``.
 papermill, nbconvert and jupyter_client are imported inside functions: ``groove --help``
@@ -28,6 +29,7 @@ import logging
 import os
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -46,6 +48,7 @@ from groove.errors import (
 
 NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
 RESULT_FILE = "result.json"
+SUMMARY_FILE = "summary.md"  # eval-report's Markdown summary, beside result.json
 KERNEL_NAME = "python3"
 PRIVATE_KERNEL_NAME = "groove"
 RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
@@ -262,7 +265,8 @@ def run_notebook(
     label, source = resolve_notebook(name, notebook)
     out = prepare_out(out_dir)
     result_path = (out / RESULT_FILE).resolve()
-    result_path.unlink(missing_ok=True)  # a stale result must never be read as this run's
+    for stale in (result_path, result_path.with_name(SUMMARY_FILE)):
+        stale.unlink(missing_ok=True)  # an old result must never pass for this run's
     given = dict(parameters or {})
     try:
         check_parameters(given, allowed_parameters(source), label)
@@ -276,9 +280,10 @@ def run_notebook(
     given["result_path"] = str(result_path)
     executed, html = out / f"{label}.ipynb", out / f"{label}.html"
     timings = {"prepare": time.perf_counter() - started}
+    exporter = _HtmlExporter()  # loads nbconvert while the kernel works
     failure = _execute(source, executed, given, cwd or Path.cwd(), timings)
     document = _settle(result_path, failure)
-    html_made = _export_html(source, executed, html, timings)
+    html_made = exporter.export(source, executed, html, timings)
     return RunReport(
         name=label,
         exit_code=int(document["exit_code"]),
@@ -311,6 +316,7 @@ def _execute(
                     progress_bar=False,
                     log_output=False,
                     kernel_manager_class=_kernel_manager(kernel_log),
+                    shutdown_kernel="immediate",  # the run is over: do not wait for a goodbye
                 )
         except PapermillExecutionError as exc:
             cell = _cell_info(source, exc.source, exc.exec_count, exc.ename, exc.evalue)
@@ -405,23 +411,48 @@ def read_result(path: Path) -> dict[str, Any] | None:
     return document
 
 
-def _export_html(source: Path, executed: Path, html: Path, timings: dict) -> bool:
-    """nbconvert the executed notebook (the source one if the kernel never saved it)."""
-    import nbformat
-    from nbconvert import HTMLExporter
+class _HtmlExporter:
+    """nbconvert's HTML exporter, imported and warmed up (templates loaded) in a thread
+    started before execution: the runner only waits on the kernel then, so on a machine
+    with a spare core the import costs no wall time."""
 
-    started = time.perf_counter()
-    try:
-        notebook = nbformat.read(str(executed if executed.is_file() else source), as_version=4)
-        if not executed.is_file():
-            nbformat.write(notebook, str(executed))
-        body, _ = HTMLExporter().from_notebook_node(notebook)
-        html.write_text(body, encoding="utf-8")
-    except (OSError, ValueError):
-        return False
-    finally:
-        timings["html"] = time.perf_counter() - started
-    return True
+    def __init__(self) -> None:
+        self._exporter: Any = None
+        self._thread = threading.Thread(target=self._load, name="groove-nbconvert", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            import nbformat
+            from nbconvert import HTMLExporter
+
+            exporter = HTMLExporter()
+            exporter.from_notebook_node(nbformat.v4.new_notebook())
+            self._exporter = exporter
+        except Exception:  # export() imports again and reports a real failure
+            self._exporter = None
+
+    def export(self, source: Path, executed: Path, html: Path, timings: dict) -> bool:
+        """Write the executed notebook (the source one if the kernel never saved it) as HTML."""
+        import nbformat
+
+        started = time.perf_counter()
+        self._thread.join()
+        try:
+            if self._exporter is None:
+                from nbconvert import HTMLExporter
+
+                self._exporter = HTMLExporter()
+            notebook = nbformat.read(str(executed if executed.is_file() else source), 4)
+            if not executed.is_file():
+                nbformat.write(notebook, str(executed))
+            body, _ = self._exporter.from_notebook_node(notebook)
+            html.write_text(body, encoding="utf-8")
+        except (OSError, ValueError):
+            return False
+        finally:
+            timings["html"] = time.perf_counter() - started
+        return True
 
 
 def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
@@ -452,12 +483,15 @@ def error_document(exit_code: int, message: str, hint: str | None = None) -> dic
     return {"verdict": "error", "exit_code": exit_code, "error": message, "hint": hint}
 
 
-def write_result(path: Path, document: Mapping[str, Any], text: str | None = None) -> None:
-    """Write result.json (``text`` if given, else ``document`` as sorted, indented JSON)
-    via a temporary file and a rename, so a reader never sees half a file."""
-    body = text or json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+def write_result(path: Path, document: Mapping[str, Any]) -> None:
+    """Write result.json: ``document`` as sorted, indented JSON."""
+    write_file(path, json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write via a temporary file and a rename, so a reader never sees half a file."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(body, encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
 
 

@@ -5,7 +5,11 @@ process, then both notebooks executed through the runner (papermill) with exit c
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +220,8 @@ def test_eval_report_notebook_passes(kb: Path, golden_en: Path, tmp_path: Path) 
     page = (out / "eval-report.html").read_text(encoding="utf-8")
     assert "groove eval report" in page and "data:image/png;base64" in page
     assert json.loads((out / "result.json").read_text(encoding="utf-8")) == report.result
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("## groove eval\n") and "| recall@10 | 1.000 |" in summary
 
 
 @pytest.mark.slow
@@ -231,6 +237,9 @@ def test_eval_report_notebook_regression_is_exit_1(
     assert (report.exit_code, report.result["verdict"]) == (1, "regression")
     assert report.result["diff"]["recall_at_k"]["10"] == pytest.approx(-0.2)
     assert _pngs(report.notebook) == 1
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "| recall@10 | 0.800 | ↓ 0.200 🔴 |" in summary
+    assert "**Regression**: a metric fell by more than 0.050." in summary
 
 
 @pytest.mark.slow
@@ -276,3 +285,29 @@ def test_tune_explorer_notebook_on_japanese_kb_then_reloaded(
     assert again.exit_code == 0
     assert again.result["verdict"] == report.result["verdict"]
     assert again.result["loo"] == report.result["loo"]
+
+
+@pytest.mark.slow
+def test_ci_gate_script_appends_the_summary(
+    kb: Path, golden_en: Path, tmp_path: Path, real_embedder: Any
+) -> None:
+    shutil.copy(golden_en, kb / ".groove-eval.yml")
+    notebook_run.eval_report(kb_path=kb, result_path=tmp_path / "baseline.json")
+    _degrade(kb, real_embedder)
+    page = tmp_path / "step-summary.md"
+    page.write_text("before\n", encoding="utf-8")
+    env = {"GROOVE": str(Path(sys.executable).parent / "groove"), "GITHUB_STEP_SUMMARY": str(page)}
+    gate = Path(__file__).resolve().parent.parent / "ci" / "gate.sh"
+    done = subprocess.run(
+        ["bash", str(gate), str(kb), str(tmp_path / "report")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+    assert done.returncode == 1, done.stderr
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("before\n## groove eval\n")
+    assert "### Regressions and misses (2 of 10)" in text
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [
+        "eval-report.html", "eval-report.ipynb", "result.json", "summary.md"
+    ]  # fmt: skip
