@@ -308,7 +308,12 @@ def _expected(node: Node) -> Expected:
 def _u32(node: Node) -> int:
     if not isinstance(node, ScalarNode) or _tag(node) != "int":
         raise _invalid_type(node, "u32")
-    value = SafeConstructor().construct_yaml_int(node)
+    try:
+        value = SafeConstructor().construct_yaml_int(node)
+    except ValueError:
+        # YAML 1.1 resolves "0b_" or "0x_" as an int that has no digits to read.
+        what = f"invalid type: string {_quote(str(node.value))}, expected u32"
+        raise _Problem(_line(node), what) from None
     if not 0 <= value <= _U32_MAX:
         raise _Problem(_line(node), f"invalid value: integer `{node.value}`, expected u32")
     return int(value)
