@@ -166,7 +166,7 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
         caption = "no comparable previous run, so no diff"
     caption += f"; regression threshold {run.threshold:.3f}"
     head = "<tr><th>metric</th><th>value</th><th>previous</th><th>change</th></tr>"
-    return _html(f"<table><caption>{_e(caption)}</caption>{head}{body}</table>")
+    return _html(f"<p>{_e(caption)}</p><table>{head}{body}</table>")
 
 
 def eval_notes(outcome: Outcome[EvalRun]) -> Any:

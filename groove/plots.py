@@ -157,7 +157,7 @@ def history_trend(runs: Sequence[RunRecord]) -> Figure:
     for label in _metric_labels(ordered):
         ax.plot(x, [_metric_value(r, label) for r in ordered], marker="o", label=label)
     _change_markers(ax, ordered)
-    ax.set_xticks(x, [r.timestamp[:16].replace("T", " ") for r in ordered])
+    ax.set_xticks(x, [r.timestamp[:19].replace("T", " ") for r in ordered])
     ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlim(0.5, len(ordered) + 0.5)
     ax.set_ylim(-0.02, 1.05)

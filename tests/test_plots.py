@@ -90,9 +90,9 @@ def test_history_trend_draws_each_metric_oldest_first_with_change_markers() -> N
     assert "corpus changed" in legend
     assert "config or golden changed (not comparable)" in legend
     assert [t.get_text() for t in ax.get_xticklabels()] == [
-        "2026-01-01 00:00",
-        "2026-01-02 00:00",
-        "2026-01-03 00:00",
+        "2026-01-01 00:00:00",
+        "2026-01-02 00:00:00",
+        "2026-01-03 00:00:00",
     ]
 
 
