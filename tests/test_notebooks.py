@@ -311,3 +311,29 @@ def test_ci_gate_script_appends_the_summary(
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [
         "eval-report.html", "eval-report.ipynb", "result.json", "summary.md"
     ]  # fmt: skip
+
+
+def test_tune_without_effective_queries_is_exit_2_with_the_diagnostics(
+    kb: Path, tmp_path: Path
+) -> None:
+    golden = tmp_path / "golden.yml"
+    golden.write_text(
+        "queries:\n"
+        "  - id: nowhere\n"
+        '    query: "zqxjv wkpfh"\n'
+        "    expected:\n"
+        "      - path: ops/rollback.md\n",
+        encoding="utf-8",
+    )
+    path = tmp_path / "result.json"
+    outcome = notebook_run.tune_explorer(kb_path=kb, golden=golden, result_path=path)
+    assert (outcome.ok, outcome.exit_code) == (False, 2)
+    assert outcome.error is not None
+    assert outcome.error.message.startswith(
+        "groove tune: none of the 1 golden queries is sensitive to the fusion parameters"
+    )
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert (written["exit_code"], written["verdict"]) == (2, "error")
+    assert written["diagnostics"][0]["fts_candidates"] == 0
+    assert "nowhere" in notebook_views.diagnostics_frame(outcome)["id"].tolist()
+    assert notebook_views.gates(outcome) is None
