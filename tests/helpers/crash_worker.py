@@ -100,6 +100,8 @@ class Worker:
         self.proc.stdin.flush()
         pids = self._read()["pids"]
         _kill_later(pids, kill_after or [])
+        self.proc.stdin.write("reap\n")  # every kill is sent: the server may reap now
+        self.proc.stdin.flush()
         ended = self._read()["ended"]
         return [
             Outcome(
@@ -122,10 +124,10 @@ class Worker:
 
 
 def _kill_later(pids: list[int], delays: list[float | None]) -> None:
-    """SIGKILL each pid after its delay (in order of delay); a finished child is left alone.
+    """SIGKILL each pid after its delay (in order of delay).
 
-    The server reaps children only after all have ended, so a pid cannot be reused before the
-    kill is sent.
+    The server does not reap a child before the client says "reap", so a pid still names our
+    child (at worst a zombie, which ignores the signal) and is never reused by another process.
     """
     started = time.perf_counter()
     for delay, pid in sorted((d, p) for p, d in zip(pids, delays, strict=False) if d is not None):
@@ -157,6 +159,10 @@ def _install_hooks(kill_at_step: int | None, counter: list[int]) -> None:
 
 
 def _redirect_output(out: str) -> None:
+    """stdin from /dev/null (the server's commands are not the child's), stdout/err to files."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
     for fd, suffix in ((1, ".stdout"), (2, ".stderr")):
         handle = os.open(out + suffix, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(handle, fd)
@@ -218,6 +224,10 @@ def _serve(command: dict[str, Any]) -> None:
     jobs = command["jobs"]
     pids = [_fork(job) for job in jobs]
     print(json.dumps({"pids": pids}), flush=True)
+    for pid in pids:  # wait for every child to end, leaving it unreaped
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    if sys.stdin.readline().strip() != "reap":
+        raise RuntimeError("the client did not say reap")
     ended = [_ended(pid, job["out"]) for pid, job in zip(pids, jobs, strict=True)]
     print(json.dumps({"ended": ended}), flush=True)
 
@@ -234,7 +244,7 @@ def main() -> None:
     groove.engine.load_embedder = hashing  # type: ignore[assignment]
     assert groove.cli.cli is not None  # imported once, before any fork
     print(json.dumps({"ready": True}), flush=True)
-    for line in sys.stdin:
+    while line := sys.stdin.readline():
         if line.strip():
             _serve(json.loads(line))
 
