@@ -57,8 +57,11 @@ _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
 
 
 def notebook_dir() -> Path:
-    """The repository's top-level ``notebooks/`` folder, found from the package."""
-    return Path(groove.__file__).resolve().parent.parent / "notebooks"
+    """Where the notebooks are: the checkout's top-level ``notebooks/`` (editable installs)
+    or ``<prefix>/share/groove/notebooks`` (where a wheel puts them)."""
+    checkout = Path(groove.__file__).resolve().parent.parent / "notebooks"
+    installed = Path(sys.prefix) / "share" / "groove" / "notebooks"
+    return checkout if checkout.is_dir() or not installed.is_dir() else installed
 
 
 # ---------------------------------------------------------------- parameters
