@@ -54,6 +54,13 @@ from groove.store.sqlite import Connection
 #: batch well, small enough that a kill loses little work.
 WRITE_BATCH_CHUNKS = 256
 
+#: When to merge the FTS index into one segment (``optimize``, about 0.13 ms per indexed
+#: chunk): after any build that changed it while the index is small, else only after a build
+#: that rewrote at least OPTIMIZE_FRACTION of the chunks; FTS5's automerge bounds the
+#: segments in between. A merged index answers Cranfield queries about 40% faster.
+OPTIMIZE_ALWAYS_BELOW = 10_000
+OPTIMIZE_FRACTION = 0.05
+
 ProgressFn = Callable[[int, int], None]
 WaitFn = Callable[[Path], None]
 
@@ -114,9 +121,14 @@ class _Plan:
     skipped: list[SkippedFile] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    @property
-    def changes_fts(self) -> bool:
-        return bool(self.pending or self.removals)
+
+def should_optimize(changed_chunks: int, total_chunks: int) -> bool:
+    """Whether a build that wrote or deleted ``changed_chunks`` chunks merges the FTS index."""
+    if changed_chunks == 0:
+        return False
+    return (
+        total_chunks < OPTIMIZE_ALWAYS_BELOW or changed_chunks >= OPTIMIZE_FRACTION * total_chunks
+    )
 
 
 def lock_path(db_path: Path) -> Path:
@@ -179,12 +191,14 @@ def _build_locked(
             _reset(conn)
         _prepare_meta(conn, embedder, config, kb_path, model_path)
         plan = _plan(conn, scan, config)
+        _, chunks_before = rows.counts(conn)
         stamp = datetime.now(UTC).isoformat()
         _apply_cheap_changes(conn, plan, stamp, config.contextual)
         embedded = _embed_and_write(conn, plan.pending, embedder, config, stamp, progress)
-        if plan.changes_fts:
-            optimize_fts(conn)
         _, chunk_total = rows.counts(conn)
+        deleted = chunks_before + embedded - chunk_total
+        if should_optimize(embedded + deleted, chunk_total):
+            optimize_fts(conn)
     finally:
         conn.close()
     return IndexSummary(

@@ -115,16 +115,25 @@ def excluded_chunks(conn: Connection, compiled: CompiledQuery) -> frozenset[int]
 def rrf_fuse(
     legs: Sequence[Sequence[int]], rrf_k: float, limit: int | None = None
 ) -> list[tuple[int, float]]:
-    """Fuse ranked id lists: ``score = sum 1/(rrf_k + rank)``, float32, ties by lower id."""
-    scores: dict[int, np.float32] = {}
-    for leg in legs:
-        for rank0, chunk_id in enumerate(leg):
-            gain = np.float32(1.0 / (rrf_k + rank0 + 1))
-            scores[chunk_id] = np.float32(scores.get(chunk_id, np.float32(0.0)) + gain)
-    fused = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    """Fuse ranked id lists: ``score = sum 1/(rrf_k + rank)``, float32, ties by lower id.
+
+    Each gain is ``float32(1 / (rrf_k + rank))`` (the division in float64); a chunk's gains
+    are summed in float32 in leg order (vector leg first). Best score first, then lower id.
+    """
+    sizes = [len(leg) for leg in legs]
+    if not sum(sizes):
+        return []
+    ids = np.concatenate([np.asarray(leg, dtype=np.int64) for leg in legs])
+    gains = np.concatenate(
+        [(1.0 / (rrf_k + np.arange(1, n + 1, dtype=np.float64))).astype(np.float32) for n in sizes]
+    )
+    unique, slot = np.unique(ids, return_inverse=True)
+    scores = np.zeros(len(unique), dtype=np.float32)
+    np.add.at(scores, slot, gains)  # unbuffered, in input order: the leg order above
+    order = np.lexsort((unique, -scores))
     if limit is not None:
-        fused = fused[:limit]
-    return [(chunk_id, float(score)) for chunk_id, score in fused]
+        order = order[:limit]
+    return list(zip(unique[order].tolist(), scores[order].astype(np.float64).tolist(), strict=True))
 
 
 def search(

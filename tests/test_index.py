@@ -588,3 +588,33 @@ def test_a_lazy_model_that_turns_out_different_is_refused(tmp_path: Path) -> Non
     ):
         build(kb, lazy)
     assert _ids(_db(kb), "new.md") == []
+
+
+# ---------------------------------------------------------------- FTS maintenance
+
+
+@pytest.mark.parametrize(
+    ("changed", "total", "merge"),
+    [(0, 10, False), (1, 9_999, True), (1, 10_000, False), (499, 10_000, False),
+     (500, 10_000, True), (2_500, 50_000, True), (100, 50_000, False)],
+)  # fmt: skip
+def test_when_the_fts_index_is_merged(changed: int, total: int, merge: bool) -> None:
+    assert index_mod.should_optimize(changed, total) is merge
+
+
+def test_builds_that_change_chunks_merge_the_fts_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    merged: list[int] = []
+    real = index_mod.optimize_fts
+    monkeypatch.setattr(index_mod, "optimize_fts", lambda conn: merged.append(1) or real(conn))
+    kb = _kb(tmp_path)
+    build(kb, HashingEmbedder())
+    assert merged == [1]
+    build(kb, HashingEmbedder())  # nothing changed
+    (kb / "ops" / "canary.md").rename(kb / "ops" / "moved.md")
+    build(kb, HashingEmbedder())  # a rename changes no FTS row
+    assert merged == [1]
+    (kb / "ops" / "moved.md").unlink()
+    build(kb, HashingEmbedder())  # a removal does
+    assert merged == [1, 1]

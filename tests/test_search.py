@@ -10,6 +10,8 @@ import onnx
 import pytest
 from conftest import copy_kb
 from embed_fixtures import tiny_config, tiny_weights, write_tokenizer_files
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from groove import onnx_bert
 from groove import search as search_mod
@@ -96,6 +98,32 @@ def test_rrf_k_changes_the_gains() -> None:
 
 def test_rrf_of_nothing_is_empty() -> None:
     assert rrf_fuse([[], []], 60.0) == []
+
+
+def _rrf_by_hand(legs: Sequence[Sequence[int]], k: float) -> list[tuple[int, float]]:
+    """The rule written as plainly as possible: the oracle for the vectorised rrf_fuse."""
+    scores: dict[int, np.float32] = {}
+    for leg in legs:
+        for rank0, chunk_id in enumerate(leg):
+            gain = np.float32(1.0 / (k + rank0 + 1))
+            scores[chunk_id] = np.float32(scores.get(chunk_id, np.float32(0.0)) + gain)
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    return [(chunk_id, float(score)) for chunk_id, score in ranked]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    legs=st.lists(
+        st.lists(st.integers(1, 60), unique=True, max_size=40).map(tuple), min_size=1, max_size=3
+    ),
+    k=st.sampled_from([1.0, 10.0, 30.0, 60.0, 60.5, 100.0, 1e6]),
+    limit=st.none() | st.integers(1, 50),
+)
+def test_rrf_fuse_equals_the_plain_rule(
+    legs: list[tuple[int, ...]], k: float, limit: int | None
+) -> None:
+    expected = _rrf_by_hand(legs, k)
+    assert rrf_fuse(legs, k, limit) == (expected if limit is None else expected[:limit])
 
 
 # ---------------------------------------------------------------- FTS leg
