@@ -9,6 +9,7 @@ typo is an error, not a silently ignored setting.
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from collections.abc import Mapping
@@ -183,7 +184,8 @@ class _Reader:
         value = data[key.rpartition(".")[2]]
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.bad_value(key, value, "must be a number")
-        if not math.isfinite(value) or not lo <= value <= hi:
+        # Compare before converting: TOML integers are unbounded and float() would overflow.
+        if not lo <= value <= hi or not math.isfinite(float(value)):
             raise self.bad_value(key, value, f"must be between {_show(lo)} and {_show(hi)}")
         return float(value)
 
@@ -212,7 +214,11 @@ class _Reader:
         return tuple(value)
 
     def path(self, data: Mapping[str, Any], key: str) -> Path:
-        return self.base / Path(self.string(data, key)).expanduser()
+        text = self.string(data, key)
+        try:
+            return self.base / Path(text).expanduser()
+        except (RuntimeError, ValueError) as exc:  # unknown ~user, or a NUL byte
+            raise self.bad_value(key, text, f"is not a usable path ({exc})") from exc
 
     def config(self, data: Mapping[str, Any]) -> Config:
         top = self.table(data, "", _TOP_KEYS)
@@ -333,7 +339,8 @@ def _toml_repr(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        # JSON's escapes are TOML's basic-string escapes; control characters stay on one line.
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         return "[" + ", ".join(_toml_repr(v) for v in value) + "]"
     if isinstance(value, Mapping):
