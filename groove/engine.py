@@ -17,7 +17,7 @@ import numpy as np
 
 from groove.config import Config
 from groove.embed import DEFAULT_MODEL, Embedder, load_embedder
-from groove.errors import KnowledgeBaseError
+from groove.errors import IndexMissingError, KnowledgeBaseError
 from groove.query import compile_query
 from groove.search import SearchOptions, SearchResult, search
 from groove.store.db import connect, default_db_path, open_existing
@@ -88,6 +88,13 @@ def open_engine(
     conn = open_existing(db, kb)
     try:
         meta = read_meta(conn)
+        if meta.model is None:
+            # The schema exists but no build ever recorded its model: the first
+            # `groove index` was interrupted before writing anything searchable.
+            raise IndexMissingError(
+                f"The index at {db} was never completed (its first build was interrupted).",
+                f"run `groove index --kb-path {kb}` to build it",
+            )
         if embedder is None:
             embedder = _load_for_index(meta, model, model_path, config)
         check_model(meta, embedder.model_id, embedder.dim, kb)

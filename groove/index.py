@@ -114,7 +114,7 @@ class _MetadataUpdate:
 @dataclass
 class _Plan:
     pending: list[_Pending] = field(default_factory=list)
-    renames: list[tuple[int, str]] = field(default_factory=list)
+    renames: list[_MetadataUpdate] = field(default_factory=list)
     metadata_only: list[_MetadataUpdate] = field(default_factory=list)
     removals: list[int] = field(default_factory=list)
     unchanged: int = 0
@@ -279,10 +279,10 @@ def _plan(conn: Connection, scan: KbScan, config: Config) -> _Plan:
         if previous is not None and previous.content_hash == digest:
             plan.unchanged += 1
         elif previous is None and digest in gone:
-            plan.renames.append((gone.pop(digest).id, file.rel_path))
+            _plan_move(conn, plan, file, text, digest, gone.pop(digest), config)
         else:
             _plan_parsed(conn, plan, file, text, digest, previous, config)
-    renamed = {doc_id for doc_id, _ in plan.renames}
+    renamed = {u.document_id for u in plan.renames} | {p.replaces for p in plan.pending}
     plan.removals = [
         doc.id for path, doc in stored.items() if path not in keep and doc.id not in renamed
     ]
@@ -321,6 +321,25 @@ def _plan_parsed(
     plan.pending.append(_Pending(file, digest, parsed, replaces))
 
 
+def _plan_move(
+    conn: Connection,
+    plan: _Plan,
+    file: KbFile,
+    text: str,
+    digest: str,
+    moved: rows.StoredDocument,
+    config: Config,
+) -> None:
+    """Same bytes under a new path: keep the embeddings unless the chunks' text changed
+    (with [contextual] on, a title taken from the file name moves the breadcrumb)."""
+    parsed = parse_markdown(text, file.rel_path, config.exclude_headings)
+    if _same_chunks(conn, moved.id, parsed, config.contextual):
+        # The path-derived fields (category, topic, title) are refreshed with the path.
+        plan.renames.append(_MetadataUpdate(moved.id, file, digest, parsed))
+    else:
+        plan.pending.append(_Pending(file, digest, parsed, moved.id))
+
+
 def _same_chunks(
     conn: Connection, document_id: int, parsed: ParsedDocument, contextual: bool
 ) -> bool:
@@ -336,9 +355,9 @@ def _apply_cheap_changes(conn: Connection, plan: _Plan, stamp: str, contextual: 
     with transaction(conn):
         for doc_id in plan.removals:
             rows.delete_document(conn, doc_id)
-        for doc_id, new_path in plan.renames:
-            rows.rename_document(conn, doc_id, new_path, stamp)
-        for update in plan.metadata_only:
+        for update in plan.renames:
+            rows.rename_document(conn, update.document_id, update.file.rel_path, stamp)
+        for update in [*plan.renames, *plan.metadata_only]:
             rows.update_document(
                 conn, update.document_id, update.parsed, update.digest, update.file.size, stamp
             )

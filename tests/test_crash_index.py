@@ -40,9 +40,10 @@ from helpers.kbgen import kb_v1, kb_v2, write_kb
 
 from groove.embed import HashingEmbedder
 from groove.engine import open_engine
+from groove.errors import IndexMissingError
 from groove.query import compile_query
 from groove.store.db import connect
-from groove.store.sqlite import Connection, OperationalError
+from groove.store.sqlite import Connection
 
 QUERIES = ("rollback canary", "golden baseline regression", "trigram shard", "Section 12.1")
 DocRow = tuple[object, ...]
@@ -205,7 +206,7 @@ def built(worker: Worker, tmp_path_factory: pytest.TempPathFactory) -> Built:
 
 @pytest.fixture(scope="module")
 def scenarios(built: Built) -> dict[str, Scenario]:
-    """The update is compared with the same update run to the end (see the xfail below)."""
+    """The update is compared with the same update run to the end."""
     state1 = read_state(built.v1_db)
     (build_run, build_seconds), (update_run, update_seconds) = built.build, built.update
     assert build_run.steps is not None and update_run.steps is not None
@@ -233,16 +234,6 @@ def scenarios(built: Built) -> dict[str, Scenario]:
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "a moved note (same bytes, new path) is renamed in place by rows.rename_document, "
-        "which updates only `path`: documents.category and documents.topic keep the values "
-        "derived from the old path (e.g. 'ops'/'oncall' for moved/note-0166.md), so an "
-        "updated index differs from a clean build of the same KB"
-    ),
-)
 def test_an_update_leaves_what_a_clean_build_leaves(built: Built) -> None:
     assert built.updated.documents == built.clean_v2.documents
 
@@ -277,7 +268,7 @@ def check_after_kill(scenario: Scenario, db: Path, worker: Worker) -> int:
     for query, hits in state.matches.items():
         assert hits == {m for m in scenario.known_matches[query] if m[:2] in present}
     if not state.documents and not _has_vector_table(db):
-        return 0  # killed before the first build recorded its model (see the xfail below)
+        return 0  # killed before the first build recorded its model
     with open_engine(scenario.kb, db_path=db, embedder=HashingEmbedder()) as engine:
         hits = engine.search(QUERIES[0]).hits
     assert bool(hits) == bool(state.documents)
@@ -380,23 +371,12 @@ def test_a_kill_during_the_recovery_is_recovered_too(
         check_recovery(scenario, db, worker)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(AssertionError, OperationalError),
-    reason=(
-        "a first `groove index` killed after the schema migration commits but before the "
-        "index_meta/vec_chunks transaction leaves a database without vec_chunks: search "
-        "raises sqlite OperationalError 'no such table: vec_chunks' (traceback, exit 1) "
-        "instead of returning no results or a GrooveError"
-    ),
-)
 @pytest.mark.parametrize("step", [1, 5, 10])
-def test_a_first_build_killed_before_it_records_its_model_leaves_a_searchable_index(
+def test_a_first_build_killed_before_it_records_its_model_is_reported_as_not_built(
     step: int, scenarios: dict[str, Scenario], worker: Worker, tmp_path: Path
 ) -> None:
     scenario = scenarios["build"]
     db = tmp_path / "early.db"
-    # Preconditions fail with pytest.fail, which the xfail does not accept as the bug.
     if not worker.run(index_args(scenario.kb, db), kill_at_step=step).killed:
         pytest.fail(f"the build was not killed at progress callback {step}")
     if _has_vector_table(db):
@@ -404,5 +384,6 @@ def test_a_first_build_killed_before_it_records_its_model_leaves_a_searchable_in
     searched = worker.run(["search", QUERIES[0], "--kb-path", str(scenario.kb), "--db", str(db)])
     assert "Traceback" not in searched.stderr
     assert searched.exit in (0, 2), searched.stderr
-    with open_engine(scenario.kb, db_path=db, embedder=HashingEmbedder()) as engine:
-        assert engine.search(QUERIES[0]).hits == ()
+    assert searched.stderr.startswith(f"Error: The index at {db} was never completed")
+    with pytest.raises(IndexMissingError):
+        open_engine(scenario.kb, db_path=db, embedder=HashingEmbedder())
