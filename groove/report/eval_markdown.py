@@ -8,14 +8,13 @@ from groove.report.eval_text import SAME_EPS
 
 def render(run: EvalRun) -> str:
     fp = run.fingerprint
-    lines = [
-        "## groove eval",
-        "",
+    header = (
         f"`{run.record.timestamp}` · model `{fp.model}` · reranker `{fp.reranker or 'none'}` · "
-        f"limit {fp.limit} · {run.record.aggregate.query_count} queries",
-    ]
+        f"limit {fp.limit} · {run.record.aggregate.query_count} queries"
+    )
     if run.corpus is not None:
-        lines.append(f"· corpus {run.corpus.documents} docs / {run.corpus.chunks} chunks")
+        header += f" · corpus {run.corpus.documents} docs / {run.corpus.chunks} chunks"
+    lines = ["## groove eval", "", header]
     lines.append("")
     lines += _notes(run)
     lines += _table(run)
