@@ -33,7 +33,7 @@ test-fast: install
 
 demo: model
 	$(BIN)/groove index --kb-path docs
-	$(BIN)/groove search "how is the eval history kept safe" --kb-path docs --limit 5
+	$(BIN)/groove search "what happens when the golden file changes" --kb-path docs --limit 5
 	$(BIN)/groove eval --kb-path docs --golden examples/golden.yml
 
 bench: model
