@@ -1,8 +1,10 @@
 """Index and search speed on Cranfield, as ratios measured side by side in one run.
 
 1. Index throughput / raw fastembed throughput on the same chunk texts (goal >= 0.85). The
-   raw runs call fastembed's ``TextEmbedding.embed`` directly, batch 16, once with the texts
-   in index order and once sorted by length (the best case), before and after the index.
+   KB is indexed in ``--slices`` slices (incremental builds that each add one slice of
+   files); beside each, the slice's chunk texts go through fastembed's
+   ``TextEmbedding.embed`` directly, batch 16, once in index order and once sorted by
+   length (the best case), the three in a rotating order.
 2. A no-op re-index / the full index (goal <= 0.02), in-process and as a `groove index`
    process (which also pays for starting Python).
 3. Median per-query latency of the FTS leg, the vector leg and RRF fusion, query embedding
@@ -14,11 +16,13 @@ Each query runs ``--repeats`` times; its time is the fastest repeat (the machine
 and the figure is the median over queries. Usage:
 
     .venv/bin/python bench/index_search.py [--kb DIR] [--synthetic 50000] [--repeats 3]
+        [--slices 7]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -58,18 +62,33 @@ WORDS_PER_CHUNK = 120
 
 @dataclass(frozen=True)
 class Latency:
-    fts_ms: float
-    vec_ms: float
-    fusion_ms: float
-    legs_ms: float  # median over queries of fts + vector + fusion
-    search_ms: float  # the whole search() call, row fetch included
+    """Medians over queries, in ms: wall clock, and (``*_cpu``) CPU time of this thread."""
+
+    fts: float
+    vec: float
+    fusion: float
+    legs: float  # median over queries of fts + vector + fusion
+    search: float  # the whole search() call: compile, exclusions, legs, fusion, row fetch
+    fts_cpu: float
+    vec_cpu: float
+    legs_cpu: float
 
     def lines(self, label: str) -> list[str]:
         return [
-            f"{label}: FTS leg {self.fts_ms:.2f} ms, vector leg {self.vec_ms:.2f} ms, "
-            f"fusion {self.fusion_ms:.3f} ms; together {self.legs_ms:.2f} ms "
-            f"(goal <= 10); whole search() {self.search_ms:.2f} ms",
+            f"{label}: FTS leg {self.fts:.2f} ms, vector leg {self.vec:.2f} ms, "
+            f"fusion {self.fusion:.3f} ms; together {self.legs:.2f} ms (goal <= 10); "
+            f"whole search() {self.search:.2f} ms",
+            f"  CPU time: FTS leg {self.fts_cpu:.2f} ms, vector leg {self.vec_cpu:.2f} ms; "
+            f"together {self.legs_cpu:.2f} ms",
         ]
+
+
+def progress(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def load_average() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 # ---------------------------------------------------------------- throughput
@@ -85,11 +104,11 @@ def raw_model() -> TextEmbedding:
         )
 
 
-def raw_rate(model: TextEmbedding, texts: Sequence[str]) -> float:
+def raw_seconds(model: TextEmbedding, texts: Sequence[str]) -> float:
     started = time.perf_counter()
     for _ in model.embed(list(texts), batch_size=BATCH_SIZE):
         pass
-    return len(texts) / (time.perf_counter() - started)
+    return time.perf_counter() - started
 
 
 def chunk_texts(db: Path) -> list[str]:
@@ -100,31 +119,65 @@ def chunk_texts(db: Path) -> list[str]:
         conn.close()
 
 
-def throughput(kb: Path, db: Path, out: list[str]) -> float:
-    """Full index, raw fastembed around it; returns the full index's seconds."""
-    files = scan_kb(kb).files
-    texts = [parse_markdown(f.path.read_text(encoding="utf-8"), f.rel_path).chunks for f in files]
-    flat = [c.content for chunks in texts for c in chunks]
-    by_length = sorted(flat, key=lambda t: -len(t.encode("utf-8")))
-    model = raw_model()
-    before = (raw_rate(model, flat), raw_rate(model, by_length))
-    embedder = load_embedder()
-    summary = build(kb, embedder, db_path=db)
-    full = summary.seconds
-    index_rate = summary.chunks_embedded / full
-    after = (raw_rate(model, flat), raw_rate(model, by_length))
+@dataclass
+class _Totals:
+    index: float = 0.0
+    in_order: float = 0.0
+    by_length: float = 0.0
+    chunks: int = 0
+
+
+def throughput(source: Path, kb: Path, db: Path, slices: int, out: list[str]) -> float:
+    """Index the KB slice by slice, each slice's texts also embedded raw right beside it.
+
+    The machine may be busy and its load drifts; timing the three contenders on the same
+    slice within seconds of each other, in a rotating order, cancels most of that drift.
+    Returns the seconds of the whole index (the sum over slices).
+    """
+    files = scan_kb(source).files
+    shutil.copytree(source, kb, ignore=shutil.ignore_patterns("*.md", "*.MD"))
+    model, embedder = raw_model(), load_embedder()
+    raw_seconds(model, ["warm up"] * BATCH_SIZE)
+    totals, flat = _Totals(), []
+    size = -(-len(files) // slices)
+    for i in range(0, len(files), size):
+        group = files[i : i + size]
+        chunks = [parse_markdown(f.path.read_text(encoding="utf-8"), f.rel_path) for f in group]
+        texts = [c.content for parsed in chunks for c in parsed.chunks]
+        flat += texts
+        by_length = sorted(texts, key=lambda t: -len(t.encode("utf-8")))
+        for f in group:
+            (kb / f.rel_path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f.path, kb / f.rel_path)
+
+        def index_slice() -> None:
+            summary = build(kb, embedder, db_path=db)
+            totals.index += summary.seconds
+            totals.chunks += summary.chunks_embedded
+
+        def raw_in_order(texts: list[str] = texts) -> None:
+            totals.in_order += raw_seconds(model, texts)
+
+        def raw_by_length(texts: list[str] = by_length) -> None:
+            totals.by_length += raw_seconds(model, texts)
+
+        steps = [index_slice, raw_in_order, raw_by_length]
+        turn = (i // size) % 3
+        for step in steps[turn:] + steps[:turn]:
+            step()
+        progress(f"slice {i // size + 1}: {len(texts)} chunks")
     assert chunk_texts(db) == flat, "the raw runs must embed exactly the indexed texts"
-    in_order = statistics.mean([before[0], after[0]])
-    sorted_rate = statistics.mean([before[1], after[1]])
+    rate = totals.chunks / totals.index
+    in_order = len(flat) / totals.in_order
+    by_length_rate = len(flat) / totals.by_length
     out += [
-        f"full index: {summary.line()}",
-        f"index throughput {index_rate:.1f} chunks/s; raw fastembed batch {BATCH_SIZE}: "
-        f"{in_order:.1f} chunks/s in index order, {sorted_rate:.1f} sorted by length "
-        f"(before/after: {before[0]:.1f}/{after[0]:.1f}, {before[1]:.1f}/{after[1]:.1f})",
-        f"ratio to raw, index order: {index_rate / in_order:.3f} (goal >= 0.85)",
-        f"ratio to raw, sorted by length (best case): {index_rate / sorted_rate:.3f}",
+        f"full index, in {slices} slices: {totals.chunks} chunks in {totals.index:.1f} s",
+        f"index throughput {rate:.1f} chunks/s; raw fastembed batch {BATCH_SIZE}: "
+        f"{in_order:.1f} chunks/s in index order, {by_length_rate:.1f} sorted by length",
+        f"ratio to raw, index order: {rate / in_order:.3f} (goal >= 0.85)",
+        f"ratio to raw, sorted by length (best case): {rate / by_length_rate:.3f}",
     ]
-    return full
+    return totals.index
 
 
 def no_op(kb: Path, db: Path, full: float, out: list[str]) -> None:
@@ -148,29 +201,36 @@ def no_op(kb: Path, db: Path, full: float, out: list[str]) -> None:
 # ---------------------------------------------------------------- latency
 
 
-def _fastest(fn: Callable[..., object], args: tuple[object, ...], repeats: int) -> float:
-    """The fastest of ``repeats`` calls of ``fn(*args)``, in milliseconds."""
-    best = float("inf")
+def _fastest(
+    fn: Callable[..., object], args: tuple[object, ...], repeats: int
+) -> tuple[float, float]:
+    """(wall, CPU) ms of the fastest of ``repeats`` calls of ``fn(*args)``."""
+    wall = cpu = float("inf")
     for _ in range(repeats):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.thread_time()
         fn(*args)
-        best = min(best, time.perf_counter() - started)
-    return best * 1000
+        cpu = min(cpu, time.thread_time() - started_cpu)
+        wall = min(wall, time.perf_counter() - started)
+    return wall * 1000, cpu * 1000
 
 
 def latency(conn: Connection, queries: Sequence[str], vectors: np.ndarray, repeats: int) -> Latency:
     pool = candidate_pool(LIMIT)
-    fts, vec, fusion, legs, whole = [], [], [], [], []
+    samples: dict[str, list[float]] = {}
     for query, vector in zip(queries, vectors, strict=True):
         match = compile_query(query).match
         legs_in = [vector_leg(conn, vector, pool), fts_leg(conn, match, WEIGHTS, pool)]
-        fts.append(_fastest(fts_leg, (conn, match, WEIGHTS, pool), repeats))
-        vec.append(_fastest(vector_leg, (conn, vector, pool), repeats))
-        fusion.append(_fastest(rrf_fuse, (legs_in, RRF_K, LIMIT), repeats))
-        legs.append(fts[-1] + vec[-1] + fusion[-1])
-        whole.append(_fastest(search, (conn, query, vector), repeats))
-    med = statistics.median
-    return Latency(med(fts), med(vec), med(fusion), med(legs), med(whole))
+        fts = _fastest(fts_leg, (conn, match, WEIGHTS, pool), repeats)
+        vec = _fastest(vector_leg, (conn, vector, pool), repeats)
+        fusion = _fastest(rrf_fuse, (legs_in, RRF_K, LIMIT), repeats)
+        whole = _fastest(search, (conn, query, vector), repeats)
+        for key, value in (
+            ("fts", fts[0]), ("vec", vec[0]), ("fusion", fusion[0]), ("search", whole[0]),
+            ("legs", fts[0] + vec[0] + fusion[0]), ("fts_cpu", fts[1]), ("vec_cpu", vec[1]),
+            ("legs_cpu", fts[1] + vec[1] + fusion[1]),
+        ):  # fmt: skip
+            samples.setdefault(key, []).append(value)
+    return Latency(**{key: statistics.median(values) for key, values in samples.items()})
 
 
 def golden_queries(kb: Path) -> list[str]:
@@ -235,26 +295,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--kb", type=Path, default=DEFAULT_KB)
     parser.add_argument("--synthetic", type=int, default=50_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--slices", type=int, default=7)
     args = parser.parse_args(argv)
     if not args.kb.is_dir():
         raise SystemExit(f"no knowledge base at {args.kb}: pass --kb DIR")
     out: list[str] = [f"$ {' '.join([Path(sys.executable).name, *sys.argv])}"]
     with tempfile.TemporaryDirectory(prefix="groove-bench-") as tmp:
         kb = Path(tmp) / "kb"
-        shutil.copytree(args.kb, kb)
         db = Path(tmp) / ".groove.db"
-        full = throughput(kb, db, out)
+        out.append(f"at start: {load_average()}")
+        full = throughput(args.kb, kb, db, args.slices, out)
+        progress("no-op re-index")
         no_op(kb, db, full, out)
         queries = golden_queries(args.kb)
         embedder = load_embedder()
         vectors = embedder.embed([compile_query(q).positive_text for q in queries])
         conn = connect(db)
         documents, chunks = rows.counts(conn)
+        progress("latency on the index")
         out += latency(conn, queries, vectors, args.repeats).lines(
             f"{len(queries)} queries, {documents} docs / {chunks} chunks"
         )
         conn.close()
         if args.synthetic:
+            progress(f"synthetic index of {args.synthetic} chunks")
             synthetic = Path(tmp) / "synthetic.db"
             written, optimized = synthetic_index(
                 synthetic, vocabulary_of(kb), args.synthetic, embedder.dim
@@ -269,6 +333,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"synthetic, {documents} docs / {chunks} chunks"
             )
             conn.close()
+    out.append(f"at end: {load_average()}")
     print("\n".join(out))
 
 

@@ -93,6 +93,21 @@ def test_a_second_index_keeps_the_recorded_model_and_embeds_nothing(
     assert _counts(result) == (0, 7, 1, 0, 1, 0, 30, 0)
 
 
+def test_a_terminal_gets_a_progress_bar_over_the_chunks(
+    tmp_path: Path, models: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groove.cli import engine_cmds
+
+    monkeypatch.setattr(engine_cmds, "stderr_is_terminal", lambda: True)
+    kb = copy_kb("kb_en", tmp_path)
+    result = _run("index", "--kb-path", kb, "--model-path", models["tiny"])
+    assert result.exit_code == 0
+    assert result.stderr.startswith("\rembedding:   0%|") and "| 0/33 [" in result.stderr
+    assert _counts(result) == (9, 0, 0, 0, 0, 0, 33, 33)
+    quiet = _run("index", "--kb-path", kb, "--force", "--quiet")
+    assert (quiet.stdout, quiet.stderr) == ("", "")
+
+
 def test_quiet_prints_nothing(tmp_path: Path, models: dict[str, Path]) -> None:
     kb = copy_kb("kb_en", tmp_path)
     result = _run("index", "--kb-path", kb, "--model-path", models["tiny"], "--quiet")
