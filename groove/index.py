@@ -20,6 +20,7 @@ completes them. A lock file beside the database keeps two builds from interleavi
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from groove.embed import Embedder
 from groove.errors import ConfigError, FileRefusedError
 from groove.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
 from groove.store import chunks as rows
-from groove.store.db import connect, default_db_path, transaction
+from groove.store.db import cannot_write, connect, default_db_path, ensure_db_folder, transaction
 from groove.store.meta import (
     CONTEXT_OFF,
     CONTEXT_STATIC,
@@ -158,7 +159,8 @@ def build(
     config = config or Config()
     scan = scan_kb(kb_path, config.exclude_dirs)
     db_path = db_path or default_db_path(kb_path)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_db_folder(db_path)
+    _check_lock_file(db_path)
     lock = FileLock(str(lock_path(db_path)))
     try:
         lock.acquire(timeout=0)
@@ -172,6 +174,14 @@ def build(
         )
     finally:
         lock.release()
+
+
+def _check_lock_file(db_path: Path) -> None:
+    """Create the lock file once by hand: filelock would wait forever on one it cannot open."""
+    try:
+        os.close(os.open(lock_path(db_path), os.O_RDWR | os.O_CREAT, 0o644))
+    except OSError as exc:
+        raise cannot_write(db_path, exc.strerror or str(exc)) from exc
 
 
 def _build_locked(

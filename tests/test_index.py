@@ -387,6 +387,34 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     assert bogus.read_text() == "just text, not SQLite " * 40
 
 
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        ("parent_is_a_file", "{parent} is not a folder"),
+        ("lock_is_a_folder", "Is a directory"),
+        ("db_is_a_folder", "unable to open database file"),
+    ],
+)
+def test_a_database_that_cannot_be_created_is_a_clear_error(
+    tmp_path: Path, make: str, reason: str
+) -> None:
+    kb = _kb(tmp_path)
+    if make == "parent_is_a_file":
+        (tmp_path / "file").write_text("x")
+        db = tmp_path / "file" / "index.db"
+    elif make == "lock_is_a_folder":
+        db = tmp_path / "index.db"
+        (tmp_path / "index.db.lock").mkdir()
+    else:
+        db = tmp_path / "index.db"
+        db.mkdir()
+    with pytest.raises(IndexMissingError) as info:
+        build(kb, HashingEmbedder(), db_path=db)
+    shown = reason.format(parent=db.parent)
+    assert info.value.message == f"cannot open the index database {db} ({shown})"
+    assert info.value.hint == "pass --db a path in a folder groove may create and write files in"
+
+
 def test_a_foreign_sqlite_database_is_refused(tmp_path: Path) -> None:
     import sqlite3
 

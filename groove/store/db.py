@@ -8,7 +8,7 @@ from pathlib import Path
 
 from groove.errors import IndexMissingError
 from groove.store.schema import SCHEMA_VERSION, migrate
-from groove.store.sqlite import Connection, DatabaseError, open_connection
+from groove.store.sqlite import Connection, DatabaseError, OperationalError, open_connection
 
 DB_FILE_NAME = ".groove.db"
 # Reads go through a memory map instead of copies into SQLite's page cache; the FTS and
@@ -22,14 +22,36 @@ def default_db_path(kb_path: Path) -> Path:
     return kb_path.resolve().parent / DB_FILE_NAME
 
 
+def cannot_write(db_path: Path, reason: str) -> IndexMissingError:
+    """The error for an index database that cannot be created or opened."""
+    return IndexMissingError(
+        f"cannot open the index database {db_path} ({reason})",
+        "pass --db a path in a folder groove may create and write files in",
+    )
+
+
+def ensure_db_folder(db_path: Path) -> None:
+    """Create the database's folder if needed; IndexMissingError if that is not possible."""
+    if db_path.parent.exists() and not db_path.parent.is_dir():
+        raise cannot_write(db_path, f"{db_path.parent} is not a folder")
+    try:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(db_path, exc.strerror or str(exc)) from exc
+
+
 def connect(db_path: Path) -> Connection:
     """Open or create the database and bring its schema up to date.
 
-    Refuses (IndexMissingError) a file that is not SQLite, a SQLite database that groove did
-    not create, and an index written by a newer groove.
+    Refuses (IndexMissingError) a path where no database can be opened, a file that is not
+    SQLite, a SQLite database that groove did not create, and an index written by a newer
+    groove.
     """
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    conn = open_connection(str(db_path))
+    ensure_db_folder(db_path)
+    try:
+        conn = open_connection(str(db_path))
+    except OperationalError as exc:  # e.g. "unable to open database file" for a folder
+        raise cannot_write(db_path, str(exc)) from exc
     try:
         _check_is_groove(conn, db_path)
         conn.execute("PRAGMA journal_mode = WAL")
@@ -52,7 +74,9 @@ def _check_is_groove(conn: Connection, db_path: Path) -> None:
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    except DatabaseError as exc:
+    except OperationalError as exc:  # e.g. "unable to open database file"
+        raise cannot_write(db_path, str(exc)) from exc
+    except DatabaseError as exc:  # e.g. "file is not a database"
         raise IndexMissingError(f"{db_path} is not a groove index ({exc})", hint) from exc
     if version == 0 and tables:
         raise IndexMissingError(f"{db_path} is a SQLite database that groove did not create", hint)
