@@ -144,7 +144,19 @@ def search(
     reranker: Reranker | None = None,
     compiled: CompiledQuery | None = None,
 ) -> SearchResult:
-    """Run the whole pipeline for one query whose embedding is ``query_vector``."""
+    """Run the whole pipeline for one query whose embedding is ``query_vector``.
+
+    ``limit`` is clamped to 1..1000 and ``pool = max(limit * 5, 50)``. Candidates:
+
+    * MMR on: each leg fetches ``pool``, all fused candidates go on (reranked first if a
+      reranker is given) and MMR picks ``limit`` of them;
+    * MMR off, reranker: each leg fetches ``max(pool * 5, 50)``, the fused top ``pool`` are
+      rescored by the cross-encoder over ``context + "\\n\\n" + content`` (content alone
+      when the index has no context), and its top ``limit`` are returned with its scores;
+    * neither: each leg fetches ``pool`` and the fused top ``limit`` are returned.
+
+    Chunks matching a ``-term`` of the query are dropped from both legs first.
+    """
     options = options or SearchOptions()
     compiled = compiled or compile_query(query)
     limit = max(1, min(options.limit, SEARCH_LIMIT_MAX))
