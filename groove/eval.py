@@ -67,6 +67,11 @@ class EvalSettings:
         return max(max(self.k_values, default=DEFAULT_LIMIT), self.limit)
 
 
+def golden_path_for(config: Config, kb: Path, golden: Path | None) -> Path:
+    """``--golden``, else ``[eval].golden``, else ``<kb>/.groove-eval.yml`` (eval and tune)."""
+    return golden or config.eval.golden or kb / GOLDEN_FILE_NAME
+
+
 def resolve_settings(
     config: Config,
     *,
@@ -88,7 +93,7 @@ def resolve_settings(
 ) -> EvalSettings:
     """CLI values win over groove.toml, which wins over the built-in defaults."""
     kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
-    golden_path = golden or config.eval.golden or kb / GOLDEN_FILE_NAME
+    golden_path = golden_path_for(config, kb, golden)
     raw_k = tuple(k_values) if k_values else config.eval.k_values
     wanted_limit = limit if limit is not None else max(raw_k, default=DEFAULT_LIMIT)
     notes: list[str] = []
@@ -174,6 +179,15 @@ class EvalRun:
     def corpus_change(self) -> str | None:
         """How the corpus changed since the previous run (compatible or not), if it did."""
         return describe_change(self.corpus, self.previous.corpus if self.previous else None)
+
+    @property
+    def diff_note(self) -> str | None:
+        """Why there is no diff although a previous run exists (None when there is one)."""
+        if self.diff_enabled or self.previous is None:
+            return None
+        if self.golden_changed:
+            return "golden changed since last run, diff disabled"
+        return "config or metric version changed since last run, diff disabled"
 
     @property
     def corpus_changed(self) -> bool | None:

@@ -175,10 +175,8 @@ def eval_notes(outcome: Outcome[EvalRun]) -> Any:
     if run is None:
         return None
     notes = []
-    if run.golden_changed:
-        notes.append("⚠ golden changed since last run, diff disabled")
-    elif run.previous is not None and not run.diff_enabled:
-        notes.append("⚠ config or metric version changed since last run, diff disabled")
+    if run.diff_note is not None:
+        notes.append(f"⚠ {run.diff_note}")
     if run.corpus_change is not None:
         notes.append(
             f"⚠ corpus changed since last run ({run.corpus_change}): a delta may reflect "

@@ -27,10 +27,8 @@ def render(run: EvalRun) -> str:
 
 def _notes(run: EvalRun) -> list[str]:
     notes = []
-    if run.golden_changed:
-        notes.append("> ⚠️ golden changed since last run, diff disabled")
-    elif run.previous is not None and not run.diff_enabled:
-        notes.append("> ⚠️ config or metric version changed since last run, diff disabled")
+    if run.diff_note is not None:
+        notes.append(f"> ⚠️ {run.diff_note}")
     if run.corpus_change is not None:
         notes.append(
             f"> ⚠️ corpus changed since last run ({run.corpus_change}): "

@@ -56,10 +56,8 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
     lines = []
     if run.diff_enabled and run.previous is not None:
         lines.append(f"Aggregate (previous run: {run.previous.timestamp})")
-    elif run.golden_changed:
-        lines += ["⚠️ golden changed since last run, diff disabled", "Aggregate"]
-    elif run.previous is not None:
-        lines += ["⚠️ config or metric version changed since last run, diff disabled", "Aggregate"]
+    elif run.diff_note is not None:
+        lines += [f"⚠️ {run.diff_note}", "Aggregate"]
     else:
         lines.append("Aggregate")
     deltas = {d.label: d for d in run.deltas()}

@@ -19,6 +19,7 @@ from groove.config import Config, FusionConfig
 from groove.embed import Embedder
 from groove.engine import check_kb_path, open_engine
 from groove.errors import ConfigError
+from groove.eval import golden_path_for
 from groove.golden import GoldenQuery, load_golden
 from groove.metrics import AggregateMetrics
 from groove.query import CompiledQuery, compile_query
@@ -92,7 +93,7 @@ def resolve_settings(
         )
     return TuneSettings(
         kb_path=kb,
-        golden_path=golden or config.eval.golden or kb / ".groove-eval.yml",
+        golden_path=golden_path_for(config, kb, golden),
         k_values=ks,
         limit=max(limit or 0, max(ks)),
         db_path=db_path,
