@@ -32,8 +32,8 @@ def cranfield_copy(dataset: Path = DEFAULT_DATASET) -> tuple[Path, Path]:
 
 def indexed_cranfield(dataset: Path = DEFAULT_DATASET) -> tuple[Path, Path]:
     """(kb, golden) with the index built (incrementally: a no-op when already done)."""
-    from groove.embed import load_embedder
-    from groove.index import build
+    from groove.engine.embed import load_embedder
+    from groove.engine.index import build
 
     kb, golden = cranfield_copy(dataset)
     summary = build(kb, load_embedder())

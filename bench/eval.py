@@ -1,6 +1,6 @@
 """Where the time of one `groove eval` goes, on Cranfield (225 queries).
 
-Splits the wall time of `groove.eval.run` into query embedding, retrieval (both legs,
+Splits the wall time of `groove.evaluation.run.run` into query embedding, retrieval (both legs,
 fusion, row fetch) and everything else (golden load, metrics, corpus digest, quote scan,
 history). Goal: everything else <= 10% of the run. Usage:
 
@@ -17,9 +17,10 @@ from typing import Any
 
 from _cranfield import DEFAULT_DATASET, indexed_cranfield
 
-import groove.eval as evaluation
+import groove.evaluation.run as evaluation
 from groove.config import Config
-from groove.embed import load_embedder
+from groove.engine.embed import load_embedder
+from groove.evaluation.settings import resolve_settings
 
 
 class Timer:
@@ -44,7 +45,7 @@ def one_run(kb: Path, golden: Path, embedder: Any) -> tuple[float, float, float]
     evaluation.search = search_timer.wrap(original_search)  # type: ignore[assignment]
     embedder.embed = embed_timer.wrap(original_embed)
     try:
-        settings = evaluation.resolve_settings(Config(), kb_path=kb, golden=golden, history=False)
+        settings = resolve_settings(Config(), kb_path=kb, golden=golden, history=False)
         start = time.perf_counter()
         evaluation.run(settings, embedder=embedder)
         total = time.perf_counter() - start

@@ -37,12 +37,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 import yaml
 
-from groove.chunking import parse_markdown
-from groove.embed import BATCH_SIZE, DEFAULT_MODEL, default_model_dir, hub_offline, load_embedder
-from groove.index import build
-from groove.kb import scan_kb
-from groove.query import compile_query
-from groove.search import candidate_pool, fts_leg, rrf_fuse, search, vector_leg
+from groove.engine.chunking import parse_markdown
+from groove.engine.embed import (
+    BATCH_SIZE,
+    DEFAULT_MODEL,
+    default_model_dir,
+    hub_offline,
+    load_embedder,
+)
+from groove.engine.index import build
+from groove.engine.kb import scan_kb
+from groove.engine.query import compile_query
+from groove.engine.search import candidate_pool, fts_leg, rrf_fuse, search, vector_leg
 from groove.store import chunks as rows
 from groove.store.db import connect, transaction
 from groove.store.schema import create_vector_table, optimize_fts

@@ -69,8 +69,8 @@ def _interleaved(commands: dict[str, list[str]], repeat: int) -> dict[str, Timin
 
 
 def _fixture_kb(work: Path) -> tuple[Path, Path]:
-    from groove.embed import load_embedder
-    from groove.index import build
+    from groove.engine.embed import load_embedder
+    from groove.engine.index import build
 
     kb = work / "kb"
     shutil.copytree(REPO / "tests" / "fixtures" / "kb_en", kb)
@@ -135,7 +135,7 @@ def main() -> None:
 def report(
     kb: Path, repeat: int, timings: dict[str, Timing], load: float, golden: Path, work: Path
 ) -> None:
-    from groove import runner
+    from groove.notebooks import runner
 
     cores = os.cpu_count()
     print(f"# notebook runner vs CLI on {kb}")

@@ -15,14 +15,16 @@ from pathlib import Path
 
 from _cranfield import DEFAULT_DATASET, indexed_cranfield
 
-import groove.eval as evaluation
+import groove.evaluation.run as evaluation
 from groove.config import Config
-from groove.embed import load_embedder
-from groove.golden import load_golden
-from groove.query import compile_query
+from groove.engine.embed import load_embedder
+from groove.engine.query import compile_query
+from groove.evaluation.golden import load_golden
+from groove.evaluation.settings import resolve_settings
 from groove.store.db import connect, default_db_path
 from groove.tune import run as tune
 from groove.tune.grid import DEFAULT_CONDITION
+from groove.tune.settings import resolve_settings as tune_settings
 from groove.tune.sweep import sweep_query, sweep_query_per_condition
 
 
@@ -41,12 +43,10 @@ def main() -> None:
     embedder = load_embedder()
     config = Config()
 
-    eval_settings = evaluation.resolve_settings(
-        config, kb_path=kb, golden=golden_path, history=False
-    )
+    eval_settings = resolve_settings(config, kb_path=kb, golden=golden_path, history=False)
     _, eval_seconds = timed(lambda: evaluation.run(eval_settings, embedder=embedder))
-    tune_settings = tune.resolve_settings(config, kb_path=kb, golden=golden_path)
-    result, tune_seconds = timed(lambda: tune.run(tune_settings, embedder=embedder))
+    settings = tune_settings(config, kb_path=kb, golden=golden_path)
+    result, tune_seconds = timed(lambda: tune.run(settings, embedder=embedder))
     verdict = result.analysis.verdict if result.analysis else None
     print(f"tune vs eval on Cranfield ({len(result.queries)} queries)")
     print(f"  groove eval   {eval_seconds:7.2f} s")

@@ -23,14 +23,14 @@ FIXTURES = Path(__file__).parent / "fixtures"
 @pytest.fixture(scope="session")
 def real_embedder():  # type: ignore[no-untyped-def]
     """The offline default model (all-MiniLM-L6-v2 as ONNX), loaded once."""
-    from groove.embed import load_embedder
+    from groove.engine.embed import load_embedder
 
     return load_embedder()
 
 
 @pytest.fixture
 def hashing_embedder():  # type: ignore[no-untyped-def]
-    from groove.embed import HashingEmbedder
+    from groove.engine.embed import HashingEmbedder
 
     return HashingEmbedder()
 
@@ -44,7 +44,7 @@ def copy_kb(name: str, dest: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def _built_indexes(tmp_path_factory, real_embedder):  # type: ignore[no-untyped-def]
-    from groove.index import build
+    from groove.engine.index import build
 
     built: dict[str, Path] = {}
     for name in ("kb_en", "kb_ja"):

@@ -1,7 +1,7 @@
 """Helpers for the embedding, ONNX and reranker tests.
 
 * ``numpy_bert``: a plain float64 numpy BERT forward pass, written independently of
-  groove.onnx_bert, used as the oracle for every ONNX graph groove builds.
+  groove.engine.onnx_bert, used as the oracle for every ONNX graph groove builds.
 * ``tiny_bert``: random weights for a BERT small enough to build in milliseconds, plus a
   WordPiece ``tokenizer.json`` built with the ``tokenizers`` library.
 * ``minilm_root`` / ``minilm``: the real default model, prepared once per session into a
@@ -21,7 +21,7 @@ import pytest
 from safetensors.numpy import save_file
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
-from groove import embed
+from groove.engine import embed
 
 _erf = np.vectorize(math.erf)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groove.chunking import (
+from groove.engine.chunking import (
     WHITESPACE,
     Chunk,
     breadcrumb,

@@ -17,8 +17,8 @@ from click.testing import CliRunner, Result
 from conftest import copy_kb
 from embed_fixtures import tiny_config, tiny_weights, write_tokenizer_files
 
-from groove import onnx_bert
 from groove.cli import cli
+from groove.engine import onnx_bert
 
 SUMMARY = re.compile(
     r"indexed (\d+) file\(s\), (\d+) unchanged, (\d+) renamed, (\d+) metadata-only, "

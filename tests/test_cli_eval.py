@@ -49,7 +49,7 @@ def test_text_report_is_exactly_the_seed_layout(kb: Path, golden_en: Path) -> No
 
 
 def test_colour_only_when_asked_and_arrows_show_direction(kb: Path, golden_en: Path) -> None:
-    from groove.eval import MetricDelta
+    from groove.evaluation.result import MetricDelta
     from groove.report.eval_text import _arrow
 
     assert _arrow(MetricDelta("MRR", 0.556, 0.5), 0.05, color=True) == "  (\x1b[32m↑ 0.056\x1b[0m)"

@@ -7,9 +7,9 @@ import struct
 from pathlib import Path
 
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig
-from groove.corpus import CorpusSnapshot, describe_change, snapshot
-from groove.fingerprint import Fingerprint, search_parts
-from groove.search import SearchOptions
+from groove.engine.search import SearchOptions
+from groove.evaluation.corpus import CorpusSnapshot, describe_change, snapshot
+from groove.evaluation.fingerprint import Fingerprint, search_parts
 from groove.store.db import connect
 
 

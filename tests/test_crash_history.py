@@ -32,11 +32,11 @@ from helpers.crash_worker import Outcome, Worker
 from helpers.history_jobs import SITES, make_record
 
 from groove.cli import cli
-from groove.embed import HashingEmbedder
+from groove.engine.embed import HashingEmbedder
+from groove.engine.index import build
 from groove.errors import HistoryError
-from groove.history import HISTORY_FILE_NAME, append_run, history_path, load_history
-from groove.index import build
-from groove.records import RunRecord
+from groove.evaluation.history import HISTORY_FILE_NAME, append_run, history_path, load_history
+from groove.evaluation.records import RunRecord
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WRITE_ERROR_HINT = "free some space or fix the folder's permissions; the previous history is intact"
@@ -344,7 +344,7 @@ def test_groove_eval_on_a_full_disk_exits_2_and_keeps_the_history(
     shutil.copytree(FIXTURES / "kb_en", kb)
     db = tmp_path / "index.db"  # the index lives off the small disk
     build(kb, HashingEmbedder(), db_path=db)
-    monkeypatch.setattr("groove.engine.load_embedder", lambda *a, **k: HashingEmbedder())
+    monkeypatch.setattr("groove.engine.session.load_embedder", lambda *a, **k: HashingEmbedder())
     args = ["eval", "--kb-path", str(kb), "--golden", str(FIXTURES / "golden_en.yml")]
     args += ["--db", str(db)]
     assert CliRunner().invoke(cli, args).exit_code == 0

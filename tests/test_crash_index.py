@@ -38,10 +38,10 @@ import pytest
 from helpers.crash_worker import Outcome, Worker
 from helpers.kbgen import kb_v1, kb_v2, write_kb
 
-from groove.embed import HashingEmbedder
-from groove.engine import open_engine
+from groove.engine.embed import HashingEmbedder
+from groove.engine.query import compile_query
+from groove.engine.session import open_engine
 from groove.errors import IndexMissingError
-from groove.query import compile_query
 from groove.store.db import connect
 from groove.store.sqlite import Connection
 

@@ -17,11 +17,11 @@ from pathlib import Path
 import click
 import pytest
 
-from groove.chunking import parse_markdown
 from groove.config import FusionConfig, load_config
-from groove.findings import MIN_QUERY_CHARS, normalise
-from groove.golden import GoldenSet, load_golden
-from groove.query import compile_query
+from groove.engine.chunking import parse_markdown
+from groove.engine.query import compile_query
+from groove.evaluation.findings import MIN_QUERY_CHARS, normalise
+from groove.evaluation.golden import GoldenSet, load_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -156,8 +156,9 @@ def test_links_between_own_pages_resolve(page: str) -> None:
 @pytest.mark.slow
 def test_every_golden_answer_is_in_the_top_10(real_embedder, tmp_path: Path) -> None:
     from groove.config import Config
-    from groove.eval import resolve_settings, run
-    from groove.index import build
+    from groove.engine.index import build
+    from groove.evaluation.run import run
+    from groove.evaluation.settings import resolve_settings
 
     kb = tmp_path / "docs"
     shutil.copytree(DOCS, kb, ignore=shutil.ignore_patterns(".groove-eval-history.json*"))

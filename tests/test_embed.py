@@ -18,7 +18,7 @@ from embed_fixtures import (
     write_tiny_checkpoint,
 )
 
-from groove import embed, onnx_bert
+from groove.engine import embed, onnx_bert
 from groove.errors import ModelError
 
 minilm_root = embed_fixtures.minilm_root

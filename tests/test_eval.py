@@ -1,4 +1,4 @@
-"""groove.eval.run: diff, golden and corpus notes, findings, the regression gate, errors.
+"""groove.evaluation.run.run: diff, golden and corpus notes, findings, the regression gate, errors.
 
 These use the deterministic hashing embedder for speed (the real model is covered by the
 CLI tests in test_cli_eval.py); everything else is real: SQLite, FTS5, sqlite-vec.
@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from groove.config import Config, EvalConfig
-from groove.embed import HashingEmbedder
+from groove.engine.embed import HashingEmbedder
+from groove.engine.index import build
 from groove.errors import GoldenError, IndexMissingError, ModelError
-from groove.eval import EvalSettings, resolve_settings, run
-from groove.history import history_path, load_history
-from groove.index import build
+from groove.evaluation.history import history_path, load_history
+from groove.evaluation.run import run
+from groove.evaluation.settings import EvalSettings, resolve_settings
 from groove.report import eval_json, eval_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -140,7 +141,7 @@ def test_fail_on_regression_trips_saves_history_and_names_the_corpus(
     result = evaluate(kb, golden, fail_on_regression=True)
     assert result.regression and result.exit_code == 1
     assert len(load_history(history_path(kb)).runs) == 2  # saved before exiting
-    from groove.eval import regression_message
+    from groove.evaluation.run import regression_message
 
     message = regression_message(result)
     assert message.startswith(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groove.findings import (
+from groove.evaluation.findings import (
     CHECK_QUOTED,
     Finding,
     QuotedQuery,
@@ -10,8 +10,8 @@ from groove.findings import (
     normalise,
     warning_text,
 )
-from groove.golden import GoldenQuery
-from groove.metrics import Expected
+from groove.evaluation.golden import GoldenQuery
+from groove.evaluation.metrics import Expected
 
 Q1 = "How do I roll back a bad release?"
 Q2 = "What share of traffic does a canary get?"

@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from groove import fileguard, golden
+from groove import fileguard
 from groove.errors import GoldenError, GrooveError, QueryError
-from groove.golden import (
+from groove.evaluation import golden
+from groove.evaluation.golden import (
     MAX_GOLDEN_FILE_BYTES,
     GoldenQuery,
     GoldenSet,
     load_golden,
 )
-from groove.metrics import Expected
+from groove.evaluation.metrics import Expected
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA_HINT = (
@@ -183,7 +184,7 @@ def test_hash_is_over_raw_bytes_and_moves_with_a_comment(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("name", ["golden_en.yml", "golden_ja.yml"])
 def test_fixture_golden_files_load_with_the_query_compiler(name: str) -> None:
-    from groove.query import compile_query
+    from groove.engine.query import compile_query
 
     got = load_golden(FIXTURES / name, check_query=compile_query)
     assert len(got.queries) > 0
@@ -549,7 +550,7 @@ def test_exclusion_only_query_is_rejected_at_load(tmp_path: Path) -> None:
 
 
 def test_real_query_compiler_rejects_exclusions_only(tmp_path: Path) -> None:
-    from groove.query import compile_query
+    from groove.engine.query import compile_query
 
     path = write(tmp_path, "queries:\n  - query: -canary -staging\n    expected: []\n")
     with pytest.raises(GoldenError) as info:

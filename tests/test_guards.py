@@ -32,12 +32,12 @@ import pytest
 from click.testing import CliRunner, Result
 
 from groove.cli import cli
-from groove.embed import HashingEmbedder
+from groove.engine.embed import HashingEmbedder
+from groove.engine.index import build
+from groove.engine.kb import SkippedFile, scan_kb
 from groove.errors import GoldenError, HistoryError
-from groove.golden import load_golden
-from groove.history import append_run, load_history
-from groove.index import build
-from groove.kb import SkippedFile, scan_kb
+from groove.evaluation.golden import load_golden
+from groove.evaluation.history import append_run, load_history
 from groove.store.db import connect
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -188,7 +188,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def kb(indexed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     shutil.copytree(indexed, tmp_path / "root")
-    monkeypatch.setattr("groove.engine.load_embedder", lambda *a, **k: HashingEmbedder())
+    monkeypatch.setattr("groove.engine.session.load_embedder", lambda *a, **k: HashingEmbedder())
     yield tmp_path / "root" / "kb"
 
 

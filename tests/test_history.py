@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from groove.corpus import CorpusSnapshot
 from groove.errors import HistoryError
-from groove.fingerprint import Fingerprint
-from groove.history import (
+from groove.evaluation.corpus import CorpusSnapshot
+from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.history import (
     HISTORY_FILE_NAME,
     append_run,
     history_path,
     load_history,
     serialise,
 )
-from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
-from groove.records import QueryResult, RunRecord
+from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
+from groove.evaluation.records import QueryResult, RunRecord
 
 
 def make_record(stamp: str = "2026-01-01T00:00:00+00:00", recall: float = 0.5, **fp) -> RunRecord:
@@ -153,7 +153,7 @@ def test_directory_in_place_of_history_is_refused(tmp_path: Path) -> None:
 
 
 def test_oversized_history_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import groove.history as history_module
+    import groove.evaluation.history as history_module
 
     path = history_path(tmp_path)
     append_run(path, make_record(), 10)

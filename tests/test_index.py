@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 from conftest import copy_kb
 
-from groove import index as index_mod
 from groove.config import Config
-from groove.embed import HashingEmbedder
-from groove.engine import LazyEmbedder, index_embedder, open_engine
+from groove.engine import index as index_mod
+from groove.engine.embed import HashingEmbedder
+from groove.engine.index import IndexSummary, build, lock_path
+from groove.engine.kb import SkippedFile
+from groove.engine.session import LazyEmbedder, index_embedder, open_engine
 from groove.errors import ConfigError, IndexMissingError, ModelError
-from groove.index import IndexSummary, build, lock_path
-from groove.kb import SkippedFile
 from groove.store.db import connect
 from groove.store.meta import read_meta
 

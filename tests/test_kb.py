@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from groove import kb as kb_module
-from groove.chunking import parse_markdown
-from groove.errors import FileRefusedError, KnowledgeBaseError
-from groove.kb import (
+from groove.engine import kb as kb_module
+from groove.engine.chunking import parse_markdown
+from groove.engine.kb import (
     DEFAULT_EXCLUDE_DIRS,
     MAX_DOCUMENT_BYTES,
     KbFile,
@@ -23,6 +22,7 @@ from groove.kb import (
     read_document,
     scan_kb,
 )
+from groove.errors import FileRefusedError, KnowledgeBaseError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 unix_only = pytest.mark.skipif(sys.platform == "win32", reason="symlinks and FIFOs need Unix")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from groove.mmr import mmr_select, normalised_relevance
+from groove.engine.mmr import mmr_select, normalised_relevance
 
 X = [1.0, 0.0]
 Y = [0.0, 1.0]

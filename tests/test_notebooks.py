@@ -17,8 +17,10 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from groove import notebook_run, notebook_views, runner
 from groove.cli import cli
+from groove.notebooks import kernel as notebook_run
+from groove.notebooks import runner
+from groove.notebooks import views as notebook_views
 from groove.tune.export import load_tune
 
 pytestmark = pytest.mark.model
@@ -46,7 +48,7 @@ def _stderr_streams(notebook: Path) -> list[str]:
 
 def _degrade(kb: Path, embedder: Any) -> None:
     """Empty the note two golden queries expect, and re-index: recall@10 drops by 0.2."""
-    from groove.index import build
+    from groove.engine.index import build
 
     (kb / "data" / "restore.md").write_text(GONE, encoding="utf-8")
     build(kb, embedder)

@@ -24,7 +24,7 @@ from embed_fixtures import (
 )
 from safetensors.numpy import save_file
 
-from groove import embed, onnx_bert
+from groove.engine import embed, onnx_bert
 from groove.errors import ModelError
 
 minilm_root = embed_fixtures.minilm_root
@@ -208,7 +208,7 @@ def test_killed_prepare_does_not_break_the_next_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     models = tmp_path / "models"
-    script = "from groove.embed import prepare_default_model; prepare_default_model()"
+    script = "from groove.engine.embed import prepare_default_model; prepare_default_model()"
     env = {**os.environ, "GROOVE_CACHE_DIR": str(tmp_path)}
     proc = subprocess.Popen([sys.executable, "-c", script], env=env)
     try:

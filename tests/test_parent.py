@@ -9,10 +9,10 @@ import pytest
 from conftest import copy_kb
 
 from groove.config import ParentRetrieverConfig
-from groove.embed import HashingEmbedder
-from groove.index import build
-from groove.parent import estimate_tokens, expand_parents, expanded_text, render_chunk
-from groove.search import SearchOptions, search
+from groove.engine.embed import HashingEmbedder
+from groove.engine.index import build
+from groove.engine.parent import estimate_tokens, expand_parents, expanded_text, render_chunk
+from groove.engine.search import SearchOptions, search
 from groove.store.chunks import ChunkRow
 from groove.store.db import connect
 

@@ -1,4 +1,4 @@
-"""groove.plots on synthetic inputs: every figure has a title, labelled axes and the data
+"""groove.report.plots on synthetic inputs: every figure has a title, labelled axes and the data
 it claims to draw; Japanese labels render without missing glyphs when a CJK font exists."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import matplotlib
 import numpy as np
 import pytest
 
-from groove import plots
-from groove.corpus import CorpusSnapshot
-from groove.fingerprint import Fingerprint
-from groove.metrics import AggregateMetrics
-from groove.records import RunRecord
+from groove.evaluation.corpus import CorpusSnapshot
+from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.metrics import AggregateMetrics
+from groove.evaluation.records import RunRecord
+from groove.report import plots
 from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS, RRF_K_GRID, Condition
 from groove.tune.select import LooResult, nested_loo
 from groove.tune.table import MetricTable
@@ -216,6 +216,6 @@ def test_japanese_labels_have_every_glyph() -> None:
 
 
 def test_importing_plots_does_not_import_matplotlib() -> None:
-    code = "import sys, groove.plots; print('matplotlib' in sys.modules)"
+    code = "import sys, groove.report.plots; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

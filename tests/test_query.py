@@ -1,4 +1,4 @@
-"""FTS query compiler (groove/query.py): version-2 pinned examples, -term exclusion, fuzzing."""
+"""FTS query compiler (groove/engine/query.py): pinned examples, -term exclusion, fuzzing."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import sqlean as sqlite3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groove.errors import QueryError
-from groove.query import (
+from groove.engine.query import (
     FTS_QUERY_VERSION,
     HIRAGANA,
     KANJI,
@@ -25,6 +24,7 @@ from groove.query import (
     compile_query,
     quote_phrase,
 )
+from groove.errors import QueryError
 
 
 def match(text: str) -> str | None:

@@ -16,7 +16,7 @@ from embed_fixtures import (
     write_tokenizer_files,
 )
 
-from groove import embed, onnx_bert, rerank
+from groove.engine import embed, onnx_bert, rerank
 from groove.errors import ModelError
 
 QUERY = "how do i evaluate hybrid search quality"

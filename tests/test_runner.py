@@ -1,4 +1,4 @@
-"""groove.runner: parameters, refusals before execution, and exit codes read from result.json.
+"""groove.notebooks.runner: parameters, refusals before execution, exit codes from result.json.
 
 The kernel tests run small notebooks written here (raise, kernel death, no result, a
 result with exit code 1); the bundled notebooks run in test_notebooks.py.
@@ -16,9 +16,9 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from groove import runner
 from groove.cli import cli
 from groove.errors import NotebookError
+from groove.notebooks import runner
 
 EVAL_PARAMETERS = (
     "kb_path",
@@ -232,7 +232,15 @@ def test_exit_code_comes_from_result_json_and_values_arrive_typed(tmp_path: Path
     nb.cells[0].source += "\nlimit = None\nhistory = True\nk_values = None"
     nbformat.write(nb, str(source))
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "groove.runner", "--notebook", str(source), "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "groove.notebooks.runner",
+        "--notebook",
+        str(source),
+        "--out",
+        str(out),
+    ]
     params = ["-p", "mode", "fail", "-p", "limit", "20", "-p", "history", "false"]
     params += ["-p", "k_values", "[1,5,10]"]
     done = subprocess.run(command + params, capture_output=True, text=True, cwd=tmp_path)

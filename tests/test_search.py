@@ -13,16 +13,15 @@ from embed_fixtures import tiny_config, tiny_weights, write_tokenizer_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groove import onnx_bert
-from groove import search as search_mod
-from groove.chunking import parse_markdown
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, SearchConfig
-from groove.embed import HashingEmbedder
-from groove.engine import open_engine
-from groove.index import build
-from groove.query import compile_query
-from groove.rerank import load_reranker
-from groove.search import (
+from groove.engine import onnx_bert
+from groove.engine import search as search_mod
+from groove.engine.chunking import parse_markdown
+from groove.engine.embed import HashingEmbedder
+from groove.engine.index import build
+from groove.engine.query import compile_query
+from groove.engine.rerank import load_reranker
+from groove.engine.search import (
     Hit,
     SearchOptions,
     build_options,
@@ -33,6 +32,7 @@ from groove.search import (
     search,
     vector_leg,
 )
+from groove.engine.session import open_engine
 from groove.store import chunks as rows
 from groove.store.db import connect, transaction
 from groove.store.schema import create_vector_table

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from groove.errors import ConfigError
-from groove.golden import GoldenQuery
-from groove.metrics import Expected
+from groove.evaluation.golden import GoldenQuery
+from groove.evaluation.metrics import Expected
 from groove.report.tune_json import to_dict
+from groove.tune.analysis import analyse
 from groove.tune.export import dumps, from_document, load_tune, save_tune, to_document
 from groove.tune.grid import N_CONDITIONS, Condition
-from groove.tune.run import QueryDiagnostics, TuneResult, analyse
+from groove.tune.result import QueryDiagnostics, TuneResult
 from groove.tune.table import MetricTable
 
 WINNER = Condition(3, 1, 1, 4)

@@ -13,13 +13,14 @@ from hypothesis import strategies as st
 
 from groove.cli import cli
 from groove.config import Config, parse_config
-from groove.golden import load_golden
-from groove.query import compile_query
+from groove.engine.query import compile_query
+from groove.engine.search import rrf_fuse
+from groove.evaluation.golden import load_golden
 from groove.report import tune_json, tune_text
-from groove.search import rrf_fuse
 from groove.store.db import connect, default_db_path
 from groove.tune.grid import DEFAULT_CONDITION, Condition, toml_snippet
-from groove.tune.run import resolve_settings, run
+from groove.tune.run import run
+from groove.tune.settings import resolve_settings
 from groove.tune.sweep import fuse_all_k, sweep_query, sweep_query_per_condition
 
 
@@ -106,8 +107,8 @@ def test_tune_runs_and_reports_on_the_fixture(tuned) -> None:  # type: ignore[no
 
 def test_default_condition_row_matches_groove_eval(tuned, indexed_kb) -> None:  # type: ignore[no-untyped-def]
     """The table's default column is exactly what eval measures with the default settings."""
-    from groove.eval import resolve_settings as eval_settings
-    from groove.eval import run as eval_run
+    from groove.evaluation.run import run as eval_run
+    from groove.evaluation.settings import resolve_settings as eval_settings
 
     result, _ = tuned
     kb = result.kb_path

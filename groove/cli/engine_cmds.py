@@ -41,8 +41,8 @@ def index_cmd(
     Only new and changed files are embedded; renamed files keep their embeddings and
     deleted files leave the index. Prints one summary line at the end.
     """
-    from groove.engine import check_kb_path, index_embedder
-    from groove.index import build
+    from groove.engine.index import build
+    from groove.engine.session import check_kb_path, index_embedder
 
     config = config_from(ctx)
     kb = check_kb_path(resolve_kb(kb_path, config))
@@ -121,10 +121,10 @@ def search_cmd(
     parent_retriever: bool | None,
 ) -> None:
     """Search the index with the hybrid pipeline and print the ranked hits."""
-    from groove.engine import open_engine
-    from groove.query import compile_query
-    from groove.rerank import load_reranker
-    from groove.search import build_options, search
+    from groove.engine.query import compile_query
+    from groove.engine.rerank import load_reranker
+    from groove.engine.search import build_options, search
+    from groove.engine.session import open_engine
 
     config = config_from(ctx)
     compiled = compile_query(query)  # reject a bad query before loading any model
@@ -165,7 +165,7 @@ def model_group() -> None:
 @click.option("--force", is_flag=True, help="Rebuild the ONNX file even if it exists.")
 def model_prepare_cmd(force: bool) -> None:
     """Convert the bundled all-MiniLM-L6-v2 weights to ONNX (once; cached)."""
-    from groove.embed import prepare_default_model
+    from groove.engine.embed import prepare_default_model
 
     path = prepare_default_model(force=force)
     click.echo(f"model ready: {path}")

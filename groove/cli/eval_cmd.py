@@ -62,13 +62,14 @@ def eval_cmd(
     db_path: Path | None,
 ) -> None:
     """Evaluate retrieval against golden queries: recall@k, MRR, nDCG@k, diff, CI gate."""
-    from groove import eval as evaluation
     from groove.config import parse_k_list
-    from groove.findings import warning_text
+    from groove.evaluation import run as evaluation
+    from groove.evaluation.findings import warning_text
+    from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown, eval_text
 
     config = config_from(ctx)
-    settings = evaluation.resolve_settings(
+    settings = resolve_settings(
         config,
         kb_path=kb_path,
         golden=golden,

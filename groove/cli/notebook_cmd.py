@@ -52,8 +52,8 @@ def run_cmd(
     notebook_path: Path | None,
 ) -> None:
     """Execute NAME; exit 0 passed, 1 regression, 2 bad input, 3 the notebook failed."""
-    from groove import runner
     from groove.errors import NotebookError
+    from groove.notebooks import runner
 
     if name is None and notebook_path is None:
         raise NotebookError(f"name a notebook ({' or '.join(NOTEBOOK_NAMES)}) or pass --notebook")

@@ -40,9 +40,10 @@ def tune_cmd(
     from groove.config import parse_k_list
     from groove.report import tune_json, tune_text
     from groove.tune import run as tune
+    from groove.tune.settings import resolve_settings as tune_settings
 
     config = config_from(ctx)
-    settings = tune.resolve_settings(
+    settings = tune_settings(
         config,
         kb_path=kb_path,
         golden=golden,

@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from groove.eval import EvalRun
+from groove.evaluation.result import EvalRun
 
 
 def render(run: EvalRun) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groove.eval import DEFAULT_LIMIT, EvalRun
+from groove.evaluation.result import DEFAULT_LIMIT, EvalRun
 from groove.report.eval_text import SAME_EPS
 
 

@@ -16,7 +16,7 @@ asked for (a terminal, and no ``--no-color``).
 
 from __future__ import annotations
 
-from groove.eval import DEFAULT_LIMIT, EvalRun, MetricDelta
+from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.chunking import Chunk, ParsedDocument
+from groove.engine.chunking import Chunk, ParsedDocument
 from groove.store.sqlite import Connection
 
 

@@ -25,10 +25,11 @@ from typing import Any
 import numpy as np
 
 from groove.errors import ConfigError
-from groove.golden import GoldenQuery
-from groove.metrics import Expected
-from groove.report.tune_json import to_dict
-from groove.tune.run import QueryDiagnostics, TuneResult, analyse
+from groove.evaluation.golden import GoldenQuery
+from groove.evaluation.metrics import Expected
+from groove.tune.analysis import analyse
+from groove.tune.document import to_dict
+from groove.tune.result import QueryDiagnostics, TuneResult
 from groove.tune.table import MetricTable
 
 _LOAD_HINT = (

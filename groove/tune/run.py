@@ -10,160 +10,25 @@ always measures the plain RRF stage: no reranker, no MMR, no parent retriever.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from groove.config import Config, FusionConfig
-from groove.embed import Embedder
-from groove.engine import check_kb_path, open_engine
-from groove.errors import ConfigError
-from groove.eval import golden_path_for
-from groove.golden import GoldenQuery, load_golden
-from groove.metrics import AggregateMetrics
-from groove.query import CompiledQuery, compile_query
-from groove.search import candidate_pool, excluded_chunks, fts_leg, vector_leg
+from groove.config import FusionConfig
+from groove.engine.embed import Embedder
+from groove.engine.query import CompiledQuery, compile_query
+from groove.engine.search import excluded_chunks, fts_leg, vector_leg
+from groove.engine.session import open_engine
+from groove.evaluation.golden import GoldenQuery, load_golden
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
-from groove.tune import stats
-from groove.tune.gates import Impact, Verdict, decide, non_degradation, per_query_impact
-from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS, PRIMARY_K, Condition
-from groove.tune.select import LooResult, PhaseScores, nested_loo, phase_scores
+from groove.tune.analysis import analyse
+from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS
+from groove.tune.result import QueryDiagnostics, TuneResult
+from groove.tune.settings import SMALL_N_WARN, TuneSettings
 from groove.tune.sweep import sweep_query
 from groove.tune.table import MetricTable
 
-MAX_K = 10_000
-SMALL_N_WARN = 50
-EXIT_NO_EFFECTIVE_QUERIES = 2
-
 Log = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class TuneSettings:
-    kb_path: Path
-    golden_path: Path
-    k_values: tuple[int, ...] = (1, 5, 10)
-    limit: int = 10
-    db_path: Path | None = None
-    model: str | None = None
-    model_path: Path | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def candidate_pool(self) -> int:
-        return candidate_pool(self.limit)
-
-
-def resolve_settings(
-    config: Config,
-    *,
-    kb_path: Path | None = None,
-    golden: Path | None = None,
-    k_values: Sequence[int] | None = None,
-    limit: int | None = None,
-    model: str | None = None,
-    model_path: Path | None = None,
-    db_path: Path | None = None,
-) -> TuneSettings:
-    """Flags over groove.toml over defaults; k always includes the primary k (5)."""
-    kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
-    raw_k = tuple(k_values) if k_values else config.eval.k_values
-    ks = tuple(sorted({k for k in raw_k if k > 0} | {PRIMARY_K}))
-    if max(ks) > MAX_K:
-        raise ConfigError(
-            f"k value {max(ks)} exceeds the supported maximum {MAX_K}", "use smaller --k values"
-        )
-    if limit is not None and limit > MAX_K:
-        raise ConfigError(
-            f"--limit {limit} exceeds the supported maximum {MAX_K}", "use a smaller --limit"
-        )
-    notes = []
-    search = config.search
-    if search.mmr.enabled or search.parent_retriever.enabled:
-        notes.append(
-            "groove tune: note: [search.mmr] / [search.parent_retriever] are enabled in "
-            "groove.toml but tune measures the plain RRF stage only."
-        )
-    if search.fusion != FusionConfig():
-        notes.append(
-            "groove tune: note: [search.fusion] is already customised in groove.toml; tune "
-            "still measures deltas against the BUILT-IN defaults, not your values."
-        )
-    return TuneSettings(
-        kb_path=kb,
-        golden_path=golden_path_for(config, kb, golden),
-        k_values=ks,
-        limit=max(limit or 0, max(ks)),
-        db_path=db_path,
-        model=model or config.model,
-        model_path=model_path or config.model_path,
-        notes=tuple(notes),
-    )
-
-
-@dataclass(frozen=True)
-class QueryDiagnostics:
-    id: str
-    fts_candidates: int
-    fts_total_matches: int
-    vec_fts_overlap: int
-    idf_clamped: bool
-    bm25_sensitive: bool = False
-    rrf_ties: int = 0
-
-    @property
-    def effective(self) -> bool:
-        """Fusion weights can only move a query with at least two FTS candidates."""
-        return self.fts_candidates >= 2
-
-
-@dataclass(frozen=True)
-class Secondary:
-    baseline: AggregateMetrics
-    refit: AggregateMetrics
-    violations: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """Everything computed from the table once the grid has run."""
-
-    table: MetricTable
-    phases: PhaseScores
-    loo: LooResult
-    secondary: Secondary
-    impact: Impact
-    verdict: Verdict
-
-
-@dataclass(frozen=True)
-class TuneResult:
-    kb_path: Path
-    golden_path: Path
-    model: str
-    limit: int
-    candidate_pool: int
-    k_values: tuple[int, ...]
-    chunk_total: int
-    context_axis_noop: bool
-    queries: tuple[GoldenQuery, ...]  # the usable ones (non-empty expected), table rows
-    diagnostics: tuple[QueryDiagnostics, ...]
-    analysis: Analysis | None  # None when no query was effective (grid not run)
-    notes: tuple[str, ...] = field(default=())
-
-    @property
-    def effective_rows(self) -> tuple[int, ...]:
-        return tuple(i for i, d in enumerate(self.diagnostics) if d.effective)
-
-    @property
-    def ran_grid(self) -> bool:
-        return self.analysis is not None
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.ran_grid else EXIT_NO_EFFECTIVE_QUERIES
 
 
 def run(
@@ -327,41 +192,3 @@ def _sweep(
             )
         )
     return MetricTable(k_values=ks, ndcg=ndcg, recall=recall, rr=rr), updated
-
-
-def analyse(table: MetricTable, effective_rows: Sequence[int]) -> Analysis:
-    """Selection, nested LOO, gates and impact on a filled table (all rows are usable)."""
-    all_rows = list(range(table.n_queries))
-    loo = nested_loo(table.primary, effective_rows)
-    phases = phase_scores(table.primary, effective_rows, loo.refit)
-    secondary = Secondary(
-        baseline=table_aggregate(table, all_rows, DEFAULT_CONDITION),
-        refit=table_aggregate(table, all_rows, loo.refit),
-        violations=non_degradation(table, all_rows, loo.refit),
-    )
-    return Analysis(
-        table=table,
-        phases=phases,
-        loo=loo,
-        secondary=secondary,
-        impact=per_query_impact(table, all_rows, loo.refit),
-        verdict=decide(table, loo, all_rows),
-    )
-
-
-def table_aggregate(
-    table: MetricTable, rows: Sequence[int], condition: Condition
-) -> AggregateMetrics:
-    """Mean metrics of one condition over ``rows``, as eval would report them."""
-    idx = np.asarray(rows, dtype=np.intp)
-    column = condition.index
-
-    def mean(values: np.ndarray) -> float:
-        return stats.mean(values[idx, column].tolist())
-
-    return AggregateMetrics(
-        recall_at_k={k: mean(table.recall[k]) for k in table.k_values},
-        mrr=mean(table.rr),
-        ndcg_at_k={k: mean(table.ndcg[k]) for k in table.k_values},
-        query_count=len(idx),
-    )

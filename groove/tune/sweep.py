@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.metrics import Expected, ExpectedMatcher, QueryMetrics, metrics_from_matches
-from groove.query import CompiledQuery
-from groove.search import excluded_chunks, fts_leg, rrf_fuse, vector_leg
+from groove.engine.query import CompiledQuery
+from groove.engine.search import excluded_chunks, fts_leg, rrf_fuse, vector_leg
+from groove.evaluation.metrics import Expected, ExpectedMatcher, QueryMetrics, metrics_from_matches
 from groove.store.sqlite import Connection
 from groove.tune.grid import N_CONDITIONS, RRF_K_GRID, all_conditions, weight_sets
 

@@ -11,7 +11,7 @@ connection groove opens), which lands inside statements and transactions as well
 them. Several jobs in one command run at the same time.
 
 The embedding model is replaced by ``HashingEmbedder`` (load_embedder patched in
-groove.engine, test-only), so a build of a few hundred notes takes a fraction of a second.
+groove.engine.session, test-only), so a build of a few hundred notes takes a fraction of a second.
 
 Run as ``python crash_worker.py``; use from tests through ``Worker``.
 """
@@ -235,13 +235,13 @@ def _serve(command: dict[str, Any]) -> None:
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for "helpers.x"
     import groove.cli
-    import groove.engine
-    from groove.embed import HashingEmbedder
+    import groove.engine.session
+    from groove.engine.embed import HashingEmbedder
 
     def hashing(*args: object, **kwargs: object) -> HashingEmbedder:
         return HashingEmbedder()
 
-    groove.engine.load_embedder = hashing  # type: ignore[assignment]
+    groove.engine.session.load_embedder = hashing  # type: ignore[assignment]
     assert groove.cli.cli is not None  # imported once, before any fork
     print(json.dumps({"ready": True}), flush=True)
     while line := sys.stdin.readline():

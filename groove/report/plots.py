@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from groove.records import RunRecord
+from groove.evaluation.records import RunRecord
 from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
 from groove.tune.grid import (
     BM25_WEIGHT_GRID,

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from groove.config import Config
-from groove.embed import DEFAULT_MODEL, Embedder, load_embedder
+from groove.engine.embed import DEFAULT_MODEL, Embedder, load_embedder
+from groove.engine.query import compile_query
+from groove.engine.search import SearchOptions, SearchResult, search
 from groove.errors import IndexMissingError, KnowledgeBaseError
-from groove.query import compile_query
-from groove.search import SearchOptions, SearchResult, search
 from groove.store.db import connect, default_db_path, open_existing
 from groove.store.meta import IndexMeta, check_model, read_meta
 from groove.store.sqlite import Connection

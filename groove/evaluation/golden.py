@@ -38,7 +38,7 @@ from yaml.reader import ReaderError
 
 from groove import fileguard
 from groove.errors import FileRefusedError, GoldenError, QueryError
-from groove.metrics import Expected
+from groove.evaluation.metrics import Expected
 
 MAX_GOLDEN_FILE_BYTES = 1_048_576
 DEFAULT_ID_CHARS = 32
@@ -87,7 +87,7 @@ class GoldenSet:
 def load_golden(path: Path, *, check_query: Callable[[str], object] | None = None) -> GoldenSet:
     """Read, validate and hash the golden file at ``path``.
 
-    ``check_query`` (e.g. ``groove.query.compile_query``) is called with each query text in
+    ``check_query`` (e.g. ``groove.engine.query.compile_query``) is called with each query text in
     file order; a QueryError it raises becomes a GoldenError naming the line and query id,
     so that a query tune or eval could never run fails before any work starts.
     """

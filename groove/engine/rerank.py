@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from groove.embed import (
+from groove.engine.embed import (
     BATCH_SIZE,
     find_onnx_file,
     hub_cache_dir,

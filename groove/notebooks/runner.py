@@ -1,7 +1,7 @@
 """The notebook runner: execute a report notebook with papermill, give one exit code.
 
     groove notebook run eval-report --kb-path KB [-p NAME VALUE]... --out DIR
-    python -m groove.runner eval-report --kb-path KB --out DIR
+    python -m groove.notebooks.runner eval-report --kb-path KB --out DIR
 
 writes ``DIR/<name>.ipynb`` (executed), ``DIR/<name>.html`` and ``DIR/result.json``, also
 when the run fails (eval-report adds ``DIR/summary.md``, its Markdown report, when it
@@ -15,7 +15,7 @@ ran through). The exit code is read from result.json, never from papermill:
                        result.json was written; result.json then names the failing cell
 
 This module is the runner's half, in the caller's process: parameters, kernel, papermill,
-nbconvert, and the result.json contract. The kernel's half is ``groove.notebook_run``:
+nbconvert, and the result.json contract. The kernel's half is ``groove.notebooks.kernel``:
 the notebooks' run cell calls ``eval_report`` / ``tune_explorer`` there, which run groove,
 turn a GrooveError into exit code 2 and write result.json with ``write_result``.
 papermill, nbconvert and jupyter_client are imported inside functions: ``groove --help``
@@ -499,7 +499,7 @@ def write_file(path: Path, text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m groove.runner NAME ...`` = ``groove notebook run NAME ...``."""
+    """``python -m groove.notebooks.runner NAME ...`` = ``groove notebook run NAME ...``."""
     from groove.cli import cli
 
     cli([*("notebook", "run"), *(sys.argv[1:] if argv is None else argv)], prog_name="groove")

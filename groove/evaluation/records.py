@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from groove.corpus import CorpusSnapshot
-from groove.findings import Finding
-from groove.fingerprint import Fingerprint
-from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
+from groove.evaluation.corpus import CorpusSnapshot
+from groove.evaluation.findings import Finding
+from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 
 
 def _k_map(values: Mapping[int, float]) -> dict[str, float]:

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, SearchConfig
-from groove.mmr import mmr_select
-from groove.parent import expand_parents
-from groove.query import CompiledQuery, compile_query
-from groove.rerank import Reranker
+from groove.engine.mmr import mmr_select
+from groove.engine.parent import expand_parents
+from groove.engine.query import CompiledQuery, compile_query
+from groove.engine.rerank import Reranker
 from groove.store import chunks as rows
 from groove.store.sqlite import Connection
 

@@ -27,7 +27,7 @@ from groove.store import chunks as rows
 from groove.store.sqlite import Connection
 
 if TYPE_CHECKING:
-    from groove.search import Hit
+    from groove.engine.search import Hit
 
 SEPARATOR = "\n\n"
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from groove.golden import GoldenQuery
+from groove.evaluation.golden import GoldenQuery
 
 CHECK_QUOTED = "golden-queries-quoted"
 MIN_QUERY_CHARS = 12

@@ -2,8 +2,8 @@
 
 ``eval_report(...)`` and ``tune_explorer(...)`` are what the run cell of
 ``notebooks/eval_report.ipynb`` and ``notebooks/tune_explorer.ipynb`` calls. They write
-result.json (the contract groove.runner reads its exit code from) and return an
-``Outcome`` for the views (groove.notebook_views) to show. A GrooveError (no golden file,
+result.json (the contract groove.notebooks.runner reads its exit code from) and return an
+``Outcome`` for the views (groove.notebooks.views) to show. A GrooveError (no golden file,
 no index, a parameter of the wrong type) becomes exit code 2 with its message and hint, so
 the notebook ends cleanly; anything else raises, and the runner reports exit code 3.
 """
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from groove import plots
+from groove.report import plots
 from groove.errors import ConfigError, GrooveError
-from groove.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_file, write_result
+from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_file, write_result
 
 if TYPE_CHECKING:
     from groove.config import Config
-    from groove.eval import EvalRun
-    from groove.tune.run import TuneResult
+    from groove.evaluation.result import EvalRun
+    from groove.tune.result import TuneResult
 
 T = TypeVar("T")
 
@@ -66,12 +66,13 @@ def eval_report(
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression") and ``exit_code``; summary.md beside it = its
     ``--format markdown`` report (for a CI page)."""
-    from groove import eval as evaluation
+    from groove.evaluation import run as evaluation
+    from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
-        settings = evaluation.resolve_settings(
+        settings = resolve_settings(
             _config(config),
             kb_path=_path(kb_path, "kb_path"),
             golden=_path(golden, "golden"),
@@ -119,6 +120,7 @@ def tune_explorer(
     from groove.report import tune_text
     from groove.tune import export
     from groove.tune import run as tune
+    from groove.tune.settings import resolve_settings as tune_settings
 
     log: list[str] = []
     plots.preload()
@@ -127,7 +129,7 @@ def tune_explorer(
         if saved is not None:
             result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
-            settings = tune.resolve_settings(
+            settings = tune_settings(
                 _config(config),
                 kb_path=_path(kb_path, "kb_path"),
                 golden=_path(golden, "golden"),

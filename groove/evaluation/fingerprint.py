@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from groove.config import FusionConfig
-from groove.search import SearchOptions
+from groove.engine.search import SearchOptions
 
 
 @dataclass(frozen=True)

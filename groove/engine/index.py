@@ -29,11 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from groove.chunking import ParsedDocument, parse_markdown
 from groove.config import Config
-from groove.embed import Embedder
+from groove.engine.chunking import ParsedDocument, parse_markdown
+from groove.engine.embed import Embedder
+from groove.engine.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
 from groove.errors import ConfigError, FileRefusedError
-from groove.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
 from groove.store import chunks as rows
 from groove.store.db import cannot_write, connect, default_db_path, ensure_db_folder, transaction
 from groove.store.meta import (

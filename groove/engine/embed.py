@@ -123,7 +123,7 @@ def _expected_manifest(source: Path) -> dict[str, Any]:
 
 def prepare_default_model(force: bool = False) -> Path:
     """Build the default model's folder from the weights package; idempotent and atomic."""
-    from groove import onnx_bert
+    from groove.engine import onnx_bert
 
     source = weights_dir()
     target = default_model_dir()
@@ -132,7 +132,7 @@ def prepare_default_model(force: bool = False) -> Path:
 
 def _ensure_default_model() -> Path:
     """The prepared folder, building it first (with a note on stderr) when missing."""
-    from groove import onnx_bert
+    from groove.engine import onnx_bert
 
     target = default_model_dir()
     try:

@@ -30,9 +30,9 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from groove.errors import FileRefusedError, HistoryError
+from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.records import RunRecord
 from groove.fileguard import is_present, read_checked
-from groove.fingerprint import Fingerprint
-from groove.records import RunRecord
 
 HISTORY_FILE_NAME = ".groove-eval-history.json"
 MAX_HISTORY_FILE_BYTES = 64 * 1024 * 1024

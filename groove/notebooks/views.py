@@ -1,9 +1,9 @@
 """What the notebooks' cells show: HTML blocks, DataFrames, PNG images and one widget.
 
-Every view takes the ``Outcome`` the run cell returned (groove.notebook_run) and returns
+Every view takes the ``Outcome`` the run cell returned (groove.notebooks.kernel) and returns
 something a notebook displays (IPython HTML or Image, a DataFrame, a widget), or None when
 the run was refused: the cells after a refused run show nothing instead of raising. No
-view computes a metric; they format EvalRun / TuneResult and call groove.plots.
+view computes a metric; they format EvalRun / TuneResult and call groove.report.plots.
 """
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ import html
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from groove import plots
-from groove.metrics import Expected, RankedHit, is_hit
-from groove.notebook_run import Outcome
+from groove.report import plots
+from groove.evaluation.metrics import Expected, RankedHit, is_hit
+from groove.notebooks.kernel import Outcome
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from groove.eval import EvalRun
-    from groove.tune.run import Analysis, TuneResult
+    from groove.evaluation.result import EvalRun
+    from groove.tune.result import Analysis, TuneResult
 
 OK, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
 SHADES = {"up": OK, "down": BAD, "noise": MUTED, "same": MUTED, "": MUTED}
@@ -258,7 +258,7 @@ def per_query_table(outcome: Outcome[EvalRun]) -> Any:
 
 def history_runs(run: EvalRun) -> tuple[Any, ...]:
     """The stored runs, newest first; the current run alone when the history is off."""
-    from groove.history import load_history
+    from groove.evaluation.history import load_history
 
     if run.history_path is None:
         return (run.record,)

@@ -1,0 +1,170 @@
+"""What one ``groove eval`` returns: the run, the run it is compared with, and their diff.
+
+Renderers (text, Markdown, JSON, notebooks) import this module, never the one that opens
+the index: a result type carries data and answers questions about it, nothing more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from groove.evaluation.corpus import CorpusSnapshot, describe_change
+from groove.evaluation.findings import Finding
+from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.records import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DEFAULT_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    label: str
+    now: float
+    previous: float
+
+    @property
+    def delta(self) -> float:
+        return self.now - self.previous
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """One evaluation and everything needed to judge it against the last one."""
+
+    record: RunRecord
+    previous: RunRecord | None
+    diff_enabled: bool
+    regression: bool
+    threshold: float
+    kb_path: Path
+    golden_path: Path
+    history_path: Path | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def fingerprint(self) -> Fingerprint:
+        return self.record.fingerprint
+
+    @property
+    def corpus(self) -> CorpusSnapshot | None:
+        return self.record.corpus
+
+    @property
+    def per_query(self) -> tuple[QueryResult, ...]:
+        return self.record.per_query
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.record.findings
+
+    @property
+    def golden_changed(self) -> bool:
+        previous = self.previous
+        return previous is not None and previous.fingerprint.golden_hash != (
+            self.fingerprint.golden_hash
+        )
+
+    @property
+    def corpus_change(self) -> str | None:
+        """How the corpus changed since the previous run (compatible or not), if it did."""
+        return describe_change(self.corpus, self.previous.corpus if self.previous else None)
+
+    @property
+    def diff_note(self) -> str | None:
+        """Why there is no diff although a previous run exists (None when there is one)."""
+        if self.diff_enabled or self.previous is None:
+            return None
+        if self.golden_changed:
+            return "golden changed since last run, diff disabled"
+        return "config or metric version changed since last run, diff disabled"
+
+    @property
+    def corpus_changed(self) -> bool | None:
+        """None when there is nothing to compare (distinct from False: unchanged)."""
+        if self.corpus is None or self.previous is None or self.previous.corpus is None:
+            return None
+        return self.corpus != self.previous.corpus
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.regression else 0
+
+    def deltas(self) -> list[MetricDelta]:
+        """Aggregate metric changes since the previous run; empty when the diff is off."""
+        if not self.diff_enabled or self.previous is None:
+            return []
+        pairs = metric_pairs(self.record.aggregate, self.previous.aggregate)
+        return [MetricDelta(label, now, prev) for label, now, prev in pairs]
+
+    def previous_recall(self, query_id: str) -> float | None:
+        if not self.diff_enabled or self.previous is None:
+            return None
+        k_max = max(self.fingerprint.k_values, default=DEFAULT_LIMIT)
+        for q in self.previous.per_query:
+            if q.id == query_id:
+                return q.metrics.recall_at_k.get(k_max, 0.0)
+        return None
+
+    def flagged_queries(self) -> list[tuple[QueryResult, float | None]]:
+        """Misses and regressions (with the previous recall@max(k)), in golden order."""
+        k_max = max(self.fingerprint.k_values, default=DEFAULT_LIMIT)
+        flagged = []
+        for q in self.per_query:
+            now = q.metrics.recall_at_k.get(k_max, 0.0)
+            prev = self.previous_recall(q.id)
+            regressed = prev is not None and prev - now > self.threshold
+            if q.is_miss or regressed:
+                flagged.append((q, prev))
+        return flagged
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--format json`` document (the caller sorts keys when it serialises)."""
+        out = self.record.to_dict()
+        out["corpus"] = self.corpus.to_dict() if self.corpus else None
+        out["corpus_changed"] = self.corpus_changed
+        out["previous"] = self.previous.to_dict() if self.previous else None
+        out["diff"] = None
+        if self.diff_enabled and self.previous is not None:
+            now, prev = self.record.aggregate, self.previous.aggregate
+            out["diff"] = {
+                "mrr": now.mrr - prev.mrr,
+                "recall_at_k": {
+                    str(k): v - prev.recall_at_k.get(k, 0.0) for k, v in now.recall_at_k.items()
+                },
+                "ndcg_at_k": {
+                    str(k): v - prev.ndcg_at_k.get(k, 0.0) for k, v in now.ndcg_at_k.items()
+                },
+            }
+        return out
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per golden query: metrics, miss / regression flags, expected and top hits."""
+        import pandas as pd
+
+        rows = []
+        flagged = {q.id for q, _ in self.flagged_queries()}
+        for q in self.per_query:
+            row: dict[str, Any] = {"id": q.id, "query": q.query}
+            for k, v in q.metrics.recall_at_k.items():
+                row[f"recall@{k}"] = v
+            row["RR"] = q.metrics.reciprocal_rank
+            for k, v in q.metrics.ndcg_at_k.items():
+                row[f"nDCG@{k}"] = v
+            row["previous recall"] = self.previous_recall(q.id)
+            row["flagged"] = q.id in flagged
+            row["expected"] = ", ".join(_label(e.path, e.heading) for e in q.expected)
+            row["top hits"] = ", ".join(_label(h.path, h.heading) for h in q.top_k[:3])
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def aggregate_dict(self) -> dict[str, Any]:
+        return aggregate_to_dict(self.record.aggregate)
+
+
+def _label(path: str, heading: str | None) -> str:
+    return f"{path} › {heading}" if heading else path

@@ -1,0 +1,155 @@
+"""``groove eval``: run the golden queries through the same hybrid search and score them.
+
+``run(settings)`` returns an ``EvalRun``: the new run record (what the history stores),
+the previous run it is compared with, the diff, the corpus and golden notes, the findings
+and whether the regression gate tripped. It also appends the run to the history unless
+told not to. Rendering lives in ``groove.report``; the CLI, the notebooks and the CI
+runner all call this one function.
+
+Order of work (it decides which error a user sees first): golden file, index, model,
+searches inside one read snapshot (which also takes the corpus digest and the quote scan),
+history read, regression check, history write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from groove.engine.embed import Embedder
+from groove.engine.query import FTS_QUERY_VERSION, compile_query
+from groove.engine.rerank import load_reranker
+from groove.engine.search import search
+from groove.engine.session import open_engine
+from groove.evaluation.corpus import snapshot
+from groove.evaluation.findings import QuoteScanner
+from groove.evaluation.fingerprint import Fingerprint, search_parts
+from groove.evaluation.golden import GoldenSet, load_golden
+from groove.evaluation.history import History, append_run, history_path, load_history
+from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
+from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.evaluation.result import EvalRun
+from groove.evaluation.settings import EvalSettings
+from groove.store.db import read_snapshot
+
+
+def run(settings: EvalSettings, *, embedder: Embedder | None = None) -> EvalRun:
+    """Evaluate, compare with the history, save the run (unless told not to)."""
+    golden = load_golden(settings.golden_path, check_query=compile_query)
+    with open_engine(
+        settings.kb_path,
+        db_path=settings.db_path,
+        model=settings.model,
+        model_path=settings.model_path,
+        embedder=embedder,
+    ) as engine:
+        reranker = load_reranker(settings.reranker)
+        compiled = [compile_query(q.query) for q in golden.queries]
+        # Exclusions are stripped before embedding so they do not pull the vector leg.
+        vectors = engine.embed_queries([c.positive_text for c in compiled])
+        options = replace(settings.search, limit=settings.depth)
+        scanner = QuoteScanner(golden.queries)
+        with read_snapshot(engine.conn) as conn:
+            tops = [
+                search(conn, q.query, vectors[i], options, reranker, compiled[i]).hits
+                for i, q in enumerate(golden.queries)
+            ]
+            corpus = snapshot(conn, scanner.visit)
+        context_static = engine.meta.context_static
+        model_id = engine.embedder.model_id
+    per_query = _score(golden, tops, settings.k_values)
+    record = RunRecord(
+        timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
+        fingerprint=_fingerprint(settings, golden, model_id, reranker, context_static),
+        corpus=corpus,
+        per_query=per_query,
+        aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
+        findings=scanner.findings([[h.path for h in hits] for hits in tops]),
+    )
+    return _compare_and_save(settings, record)
+
+
+def _score(
+    golden: GoldenSet, tops: Sequence[Sequence[Any]], k_values: Sequence[int]
+) -> tuple[QueryResult, ...]:
+    results = []
+    for q, hits in zip(golden.queries, tops, strict=True):
+        ranked = tuple(RankedHit(h.rank, h.path, h.heading, h.score) for h in hits)
+        metrics = query_metrics(q.expected, ranked, k_values)
+        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics))
+    return tuple(results)
+
+
+def _fingerprint(
+    settings: EvalSettings,
+    golden: GoldenSet,
+    model_id: str,
+    reranker: Any,
+    context_static: bool,
+) -> Fingerprint:
+    return Fingerprint(
+        model=model_id,
+        reranker=reranker.model_id if reranker is not None else None,
+        limit=settings.limit,
+        k_values=settings.k_values,
+        golden_hash=golden.sha256,
+        metric_version=METRIC_VERSION,
+        fts_query_version=FTS_QUERY_VERSION,
+        **search_parts(settings.search, context_static),
+    )
+
+
+def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
+    notes = list(settings.notes)
+    path = history_path(settings.kb_path) if settings.history else None
+    history = load_history(path) if path is not None else History()
+    notes += [f"groove eval: warning: {w}" for w in history.warnings]
+    previous = history.newest if settings.diff else None
+    compatible = history.previous_compatible(record.fingerprint) if settings.diff else None
+    regression = False
+    if settings.fail_on_regression and compatible is not None:
+        regression = is_regression(record, compatible, settings.regression_threshold)
+    if path is not None:
+        saved = append_run(path, record, settings.history_size)
+        notes += [f"groove eval: warning: {w}" for w in saved.warnings]
+    return EvalRun(
+        record=record,
+        previous=previous,
+        diff_enabled=compatible is not None,
+        regression=regression,
+        threshold=settings.regression_threshold,
+        kb_path=settings.kb_path,
+        golden_path=settings.golden_path,
+        history_path=path,
+        notes=tuple(notes),
+    )
+
+
+def is_regression(now: RunRecord, previous: RunRecord, threshold: float) -> bool:
+    """True when any aggregate metric fell by more than ``threshold`` (strictly)."""
+    import math
+
+    for _, value, before in metric_pairs(now.aggregate, previous.aggregate):
+        if not (math.isfinite(value) and math.isfinite(before)):
+            continue
+        if before - value > threshold:
+            return True
+    return False
+
+
+def regression_message(run: EvalRun) -> str:
+    """The stderr line that explains exit code 1."""
+    note = ""
+    change = run.corpus_change
+    if change is not None:
+        note = (
+            " The indexed corpus also changed since the compared run "
+            f"({change}), which shifts rankings on its own."
+        )
+    return (
+        "groove eval: retrieval-quality regression detected (delta > "
+        f"{run.threshold:.3f} on at least one of recall@k / MRR / nDCG@k).{note} "
+        "Exiting with code 1 because --fail-on-regression was set."
+    )

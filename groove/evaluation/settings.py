@@ -1,0 +1,100 @@
+"""The inputs of one ``groove eval``: flags over groove.toml over built-in defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from groove.config import Config, SearchConfig
+from groove.engine.search import SEARCH_LIMIT_MAX, SearchOptions, build_options
+from groove.engine.session import check_kb_path
+from groove.evaluation.result import DEFAULT_LIMIT
+
+GOLDEN_FILE_NAME = ".groove-eval.yml"
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """Every input of one eval, already resolved from flags, groove.toml and defaults."""
+
+    kb_path: Path
+    golden_path: Path
+    k_values: tuple[int, ...] = (1, 5, 10)
+    limit: int = DEFAULT_LIMIT
+    search: SearchOptions = field(default_factory=SearchOptions)
+    db_path: Path | None = None
+    model: str | None = None
+    model_path: Path | None = None
+    reranker: str | None = None
+    history_size: int = 10
+    regression_threshold: float = 0.05
+    history: bool = True
+    diff: bool = True
+    fail_on_regression: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def depth(self) -> int:
+        """How many hits each query retrieves: the larger of max(k) and the limit."""
+        return max(max(self.k_values, default=DEFAULT_LIMIT), self.limit)
+
+
+def golden_path_for(config: Config, kb: Path, golden: Path | None) -> Path:
+    """``--golden``, else ``[eval].golden``, else ``<kb>/.groove-eval.yml`` (eval and tune)."""
+    return golden or config.eval.golden or kb / GOLDEN_FILE_NAME
+
+
+def resolve_settings(
+    config: Config,
+    *,
+    kb_path: Path | None = None,
+    golden: Path | None = None,
+    k_values: Sequence[int] | None = None,
+    limit: int | None = None,
+    model: str | None = None,
+    model_path: Path | None = None,
+    reranker: str | None = None,
+    db_path: Path | None = None,
+    mmr: bool | None = None,
+    mmr_lambda: float | None = None,
+    mmr_same_doc_penalty: float | None = None,
+    parent_retriever: bool | None = None,
+    history: bool = True,
+    diff: bool = True,
+    fail_on_regression: bool = False,
+) -> EvalSettings:
+    """CLI values win over groove.toml, which wins over the built-in defaults."""
+    kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
+    golden_path = golden_path_for(config, kb, golden)
+    raw_k = tuple(k_values) if k_values else config.eval.k_values
+    wanted_limit = limit if limit is not None else max(raw_k, default=DEFAULT_LIMIT)
+    notes: list[str] = []
+    capped = min(wanted_limit, SEARCH_LIMIT_MAX)
+    if capped != wanted_limit:
+        notes.append(
+            f"groove eval: note: limit {wanted_limit} exceeds the retrieval cap; using {capped}"
+        )
+    ks = tuple(sorted({min(k, SEARCH_LIMIT_MAX) for k in raw_k}))
+    search_config: SearchConfig = config.search
+    options = build_options(
+        search_config, capped, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever
+    )
+    chosen_reranker = reranker if reranker is not None else config.reranker
+    return EvalSettings(
+        kb_path=kb,
+        golden_path=golden_path,
+        k_values=ks,
+        limit=capped,
+        search=options,
+        db_path=db_path,
+        model=model or config.model,
+        model_path=model_path or config.model_path,
+        reranker=None if chosen_reranker in (None, "none") else chosen_reranker,
+        history_size=config.eval.history_size,
+        regression_threshold=config.eval.regression_threshold,
+        history=history,
+        diff=diff,
+        fail_on_regression=fail_on_regression,
+        notes=tuple(notes),
+    )

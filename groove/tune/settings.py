@@ -1,0 +1,80 @@
+"""The inputs of one ``groove tune``: flags over groove.toml over built-in defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from groove.config import Config, FusionConfig
+from groove.engine.search import candidate_pool
+from groove.engine.session import check_kb_path
+from groove.errors import ConfigError
+from groove.evaluation.settings import golden_path_for
+from groove.tune.grid import PRIMARY_K
+
+MAX_K = 10_000
+SMALL_N_WARN = 50
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    kb_path: Path
+    golden_path: Path
+    k_values: tuple[int, ...] = (1, 5, 10)
+    limit: int = 10
+    db_path: Path | None = None
+    model: str | None = None
+    model_path: Path | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def candidate_pool(self) -> int:
+        return candidate_pool(self.limit)
+
+
+def resolve_settings(
+    config: Config,
+    *,
+    kb_path: Path | None = None,
+    golden: Path | None = None,
+    k_values: Sequence[int] | None = None,
+    limit: int | None = None,
+    model: str | None = None,
+    model_path: Path | None = None,
+    db_path: Path | None = None,
+) -> TuneSettings:
+    """Flags over groove.toml over defaults; k always includes the primary k (5)."""
+    kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
+    raw_k = tuple(k_values) if k_values else config.eval.k_values
+    ks = tuple(sorted({k for k in raw_k if k > 0} | {PRIMARY_K}))
+    if max(ks) > MAX_K:
+        raise ConfigError(
+            f"k value {max(ks)} exceeds the supported maximum {MAX_K}", "use smaller --k values"
+        )
+    if limit is not None and limit > MAX_K:
+        raise ConfigError(
+            f"--limit {limit} exceeds the supported maximum {MAX_K}", "use a smaller --limit"
+        )
+    notes = []
+    search = config.search
+    if search.mmr.enabled or search.parent_retriever.enabled:
+        notes.append(
+            "groove tune: note: [search.mmr] / [search.parent_retriever] are enabled in "
+            "groove.toml but tune measures the plain RRF stage only."
+        )
+    if search.fusion != FusionConfig():
+        notes.append(
+            "groove tune: note: [search.fusion] is already customised in groove.toml; tune "
+            "still measures deltas against the BUILT-IN defaults, not your values."
+        )
+    return TuneSettings(
+        kb_path=kb,
+        golden_path=golden_path_for(config, kb, golden),
+        k_values=ks,
+        limit=max(limit or 0, max(ks)),
+        db_path=db_path,
+        model=model or config.model,
+        model_path=model_path or config.model_path,
+        notes=tuple(notes),
+    )
