@@ -38,6 +38,11 @@ from groove.cli.common import (
     is_flag=True,
     help="Exit 1 if a metric fell by more than regression_threshold since the last run.",
 )
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Say why each expected answer outside the top k was missed (causes: docs/eval.md).",
+)
 @pipeline_options
 @db_option
 @click.pass_context
@@ -55,6 +60,7 @@ def eval_cmd(
     no_diff: bool,
     no_color: bool,
     fail_on_regression: bool,
+    explain: bool,
     mmr: bool | None,
     mmr_lambda: float | None,
     mmr_same_doc_penalty: float | None,
@@ -64,7 +70,7 @@ def eval_cmd(
     """Evaluate retrieval against golden queries: recall@k, MRR, nDCG@k, diff, CI gate."""
     from groove.config import parse_k_list
     from groove.evaluation import run as evaluation
-    from groove.evaluation.findings import warning_text
+    from groove.evaluation.findings import warning_texts
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown, eval_text
 
@@ -86,6 +92,7 @@ def eval_cmd(
         history=not no_history,
         diff=not no_diff,
         fail_on_regression=fail_on_regression,
+        explain=explain,
     )
     result = evaluation.run(settings)
     for note in result.notes:
@@ -96,8 +103,8 @@ def eval_cmd(
         click.echo(eval_markdown.render(result), nl=False)
     else:
         click.echo(eval_text.render(result, color=use_color(no_color)), nl=False)
-    if result.findings:
-        warn(warning_text(result.findings))
+    for text in warning_texts(result.findings):
+        warn(text)
     if result.regression:
         warn(evaluation.regression_message(result))
         ctx.exit(result.exit_code)

@@ -23,6 +23,7 @@ from typing import Any
 from groove.evaluation.golden import GoldenQuery
 
 CHECK_QUOTED = "golden-queries-quoted"
+CHECK_NOT_INDEXED = "golden-path-not-indexed"
 MIN_QUERY_CHARS = 12
 MIN_DISTINCT_QUERIES = 2
 
@@ -144,3 +145,92 @@ def warning_text(findings: Sequence[Finding]) -> str:
     lines.append("  Either these notes leaked into the corpus, or the queries came from them")
     lines.append("  and the documents belong in `expected`. groove eval changes neither.")
     return "\n".join(lines)
+
+
+# ---- golden-path-not-indexed (computed by groove.evaluation.golden_paths) ---------------
+
+
+@dataclass(frozen=True)
+class NearMatch:
+    path: str
+    kind: str  # "case", "prefix", "moved", "similar"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "kind": self.kind}
+
+    @property
+    def text(self) -> str:
+        what = {
+            "case": "same path up to case",
+            "prefix": "same path without the prefix",
+            "moved": "same file name in another folder",
+            "similar": "similar path",
+        }[self.kind]
+        return f"{self.path} ({what})"
+
+
+@dataclass(frozen=True)
+class PathFinding:
+    """The ``golden-path-not-indexed`` finding: one per distinct unindexed expected path."""
+
+    check: str
+    path: str
+    queries: tuple[str, ...]
+    reason: str
+    detail: str
+    near: tuple[NearMatch, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "path": self.path,
+            "queries": list(self.queries),
+            "reason": self.reason,
+            "detail": self.detail,
+            "near": [n.to_dict() for n in self.near],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PathFinding:
+        near = tuple(NearMatch(str(n["path"]), str(n["kind"])) for n in data.get("near", []))
+        return cls(
+            str(data["check"]),
+            str(data["path"]),
+            tuple(str(q) for q in data.get("queries", [])),
+            str(data.get("reason", "missing")),
+            str(data.get("detail", "")),
+            near,
+        )
+
+
+AnyFinding = Finding | PathFinding
+
+
+def finding_from_dict(data: Mapping[str, Any]) -> AnyFinding:
+    """Either kind of finding, told apart by its ``check``."""
+    if data.get("check") == CHECK_NOT_INDEXED:
+        return PathFinding.from_dict(data)
+    return Finding.from_dict(data)
+
+
+def path_warning_text(findings: Sequence[PathFinding]) -> str:
+    """The stderr report (ASCII only, like the golden-queries-quoted one)."""
+    lines = [
+        f"groove eval: {len(findings)} expected path(s) in the golden file are not in the "
+        f"index ({CHECK_NOT_INDEXED})."
+    ]
+    for finding in findings:
+        lines.append(f"  {finding.path}: {finding.detail}")
+        lines.append(f"    expected by: {', '.join(finding.queries)}")
+        for near in finding.near:
+            lines.append(f"    did you mean {near.text}?")
+    lines.append("  No query can find these answers; fix the golden file or the index.")
+    return "\n".join(lines)
+
+
+def warning_texts(findings: Sequence[AnyFinding]) -> list[str]:
+    """One stderr block per kind of finding present (quoted documents first)."""
+    quoted = [f for f in findings if isinstance(f, Finding)]
+    unindexed = [f for f in findings if isinstance(f, PathFinding)]
+    out = [warning_text(quoted)] if quoted else []
+    return out + ([path_warning_text(unindexed)] if unindexed else [])

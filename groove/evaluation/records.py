@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from groove.evaluation.corpus import CorpusSnapshot
-from groove.evaluation.findings import Finding
+from groove.evaluation.findings import AnyFinding, finding_from_dict
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 
@@ -100,7 +100,7 @@ class RunRecord:
     corpus: CorpusSnapshot | None
     per_query: tuple[QueryResult, ...]
     aggregate: AggregateMetrics
-    findings: tuple[Finding, ...]
+    findings: tuple[AnyFinding, ...]
 
     def to_dict(self, *, keep_empty_findings: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -124,7 +124,7 @@ class RunRecord:
             corpus=CorpusSnapshot.from_dict(corpus) if corpus else None,
             per_query=tuple(QueryResult.from_dict(q) for q in data.get("per_query", [])),
             aggregate=aggregate_from_dict(data.get("aggregate", {})),
-            findings=tuple(Finding.from_dict(f) for f in data.get("findings", [])),
+            findings=tuple(finding_from_dict(f) for f in data.get("findings", [])),
         )
 
 

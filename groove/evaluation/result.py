@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.evaluation.attribution import Attributions, misses_by_cause
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
-from groove.evaluation.findings import Finding
+from groove.evaluation.findings import AnyFinding
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
 
@@ -45,6 +46,7 @@ class EvalRun:
     golden_path: Path
     history_path: Path | None
     notes: tuple[str, ...] = ()
+    attribution: Attributions | None = None  # set by --explain: query id -> its answers
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -59,7 +61,7 @@ class EvalRun:
         return self.record.per_query
 
     @property
-    def findings(self) -> tuple[Finding, ...]:
+    def findings(self) -> tuple[AnyFinding, ...]:
         return self.record.findings
 
     @property
@@ -128,6 +130,11 @@ class EvalRun:
         out["corpus"] = self.corpus.to_dict() if self.corpus else None
         out["corpus_changed"] = self.corpus_changed
         out["previous"] = self.previous.to_dict() if self.previous else None
+        if self.attribution is not None:
+            for query in out["per_query"]:
+                found = self.attribution.get(query["id"])
+                query["attribution"] = [a.to_dict() for a in found] if found else None
+            out["misses_by_cause"] = dict(misses_by_cause(self.attribution.values()))
         out["diff"] = None
         if self.diff_enabled and self.previous is not None:
             now, prev = self.record.aggregate, self.previous.aggregate
@@ -161,6 +168,29 @@ class EvalRun:
             row["top hits"] = ", ".join(_label(h.path, h.heading) for h in q.top_k[:3])
             rows.append(row)
         return pd.DataFrame(rows)
+
+    def attribution_frame(self) -> pd.DataFrame:
+        """One row per expected answer of each query not fully found within the largest k:
+        the cause and the ranks behind it (empty unless the run was made with --explain)."""
+        import pandas as pd
+
+        columns = [
+            "id", "query", "path", "heading", "cause", "indexed", "fts_rank", "fts_matches",
+            "vector_rank", "vector_candidates", "fused_rank", "final_rank", "grid_found_in",
+            "explanation",
+        ]  # fmt: skip
+        rows = []
+        queries = {q.id: q for q in reversed(self.per_query)}
+        for query_id, answers in (self.attribution or {}).items():
+            for a in answers:
+                d = a.to_dict()
+                row = {key: d.get(key) for key in columns}
+                row["id"], row["query"] = query_id, queries[query_id].query
+                row["grid_found_in"] = a.grid.found_in if a.grid is not None else None
+                rows.append(row)
+        ints = ["fts_rank", "fts_matches", "vector_rank", "vector_candidates", "fused_rank"]
+        ints += ["final_rank", "grid_found_in"]
+        return pd.DataFrame(rows, columns=columns).astype({c: "Int64" for c in ints})
 
     def aggregate_dict(self) -> dict[str, Any]:
         return aggregate_to_dict(self.record.aggregate)

@@ -23,16 +23,20 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search
 from groove.engine.session import open_engine
+from groove.evaluation.attribution import Attributions
 from groove.evaluation.corpus import snapshot
+from groove.evaluation.explain import Explainer, explain_all
 from groove.evaluation.findings import QuoteScanner
 from groove.evaluation.fingerprint import Fingerprint, search_parts
 from groove.evaluation.golden import GoldenSet, load_golden
+from groove.evaluation.golden_paths import PathDoctor, path_findings
 from groove.evaluation.history import History, append_run, history_path, load_history
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.store.db import read_snapshot
+from groove.store.ranks import indexed_paths
 
 
 def run(settings: EvalSettings, *, embedder: Embedder | None = None) -> EvalRun:
@@ -57,18 +61,32 @@ def run(settings: EvalSettings, *, embedder: Embedder | None = None) -> EvalRun:
                 for i, q in enumerate(golden.queries)
             ]
             corpus = snapshot(conn, scanner.visit)
+            per_query = _score(golden, tops, settings.k_values)
+            doctor = PathDoctor(settings.kb_path, indexed_paths(conn), settings.exclude_dirs)
+            unindexed = path_findings(golden.queries, doctor)
+            attribution = None
+            if settings.explain:
+                explainer = Explainer(
+                    conn,
+                    options,
+                    k=max(settings.k_values, default=settings.limit),
+                    depth=settings.depth,
+                    reranker=reranker is not None,
+                    dim=int(vectors.shape[-1]),
+                    doctor=doctor,
+                )
+                attribution = explain_all(explainer, per_query, compiled, vectors)
         context_static = engine.meta.context_static
         model_id = engine.embedder.model_id
-    per_query = _score(golden, tops, settings.k_values)
     record = RunRecord(
         timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
         fingerprint=_fingerprint(settings, golden, model_id, reranker, context_static),
         corpus=corpus,
         per_query=per_query,
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
-        findings=scanner.findings([[h.path for h in hits] for hits in tops]),
+        findings=scanner.findings([[h.path for h in hits] for hits in tops]) + unindexed,
     )
-    return _compare_and_save(settings, record)
+    return _compare_and_save(settings, record, attribution)
 
 
 def _score(
@@ -101,7 +119,9 @@ def _fingerprint(
     )
 
 
-def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
+def _compare_and_save(
+    settings: EvalSettings, record: RunRecord, attribution: Attributions | None = None
+) -> EvalRun:
     notes = list(settings.notes)
     path = history_path(settings.kb_path) if settings.history else None
     history = load_history(path) if path is not None else History()
@@ -124,6 +144,7 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
         golden_path=settings.golden_path,
         history_path=path,
         notes=tuple(notes),
+        attribution=attribution,
     )
 
 

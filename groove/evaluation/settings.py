@@ -33,6 +33,8 @@ class EvalSettings:
     diff: bool = True
     fail_on_regression: bool = False
     notes: tuple[str, ...] = ()
+    explain: bool = False  # attribute every miss to a cause (groove eval --explain)
+    exclude_dirs: tuple[str, ...] | None = None  # the index's, to say why a path is absent
 
     @property
     def depth(self) -> int:
@@ -63,6 +65,7 @@ def resolve_settings(
     history: bool = True,
     diff: bool = True,
     fail_on_regression: bool = False,
+    explain: bool = False,
 ) -> EvalSettings:
     """CLI values win over groove.toml, which wins over the built-in defaults."""
     kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
@@ -97,4 +100,6 @@ def resolve_settings(
         diff=diff,
         fail_on_regression=fail_on_regression,
         notes=tuple(notes),
+        explain=explain,
+        exclude_dirs=config.exclude_dirs,
     )

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from groove.report import plots
+from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, PathFinding
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.notebooks.kernel import Outcome
 
@@ -276,17 +277,24 @@ def findings(outcome: Outcome[EvalRun]) -> Any:
     if run is None:
         return None
     if not run.findings:
-        return _html(_box(OK, "no findings (checked: golden-queries-quoted)"))
+        return _html(_box(OK, f"no findings (checked: {CHECK_QUOTED}, {CHECK_NOT_INDEXED})"))
     items = []
     for finding in run.findings:
+        if isinstance(finding, PathFinding):
+            near = "".join(f"; did you mean <code>{_e(n.path)}</code>?" for n in finding.near)
+            items.append(
+                f"<li><b>{_e(finding.check)}</b> <code>{_e(finding.path)}</code>: "
+                f"{_e(finding.detail)}{near} (expected by {_e(', '.join(finding.queries))})</li>"
+            )
+            continue
         quoted = ", ".join(
             f"{_e(q.query_id)} ("
             + ("not in top_k" if q.rank_in_top_k is None else f"rank {q.rank_in_top_k}")
             + ")"
             for q in finding.quoted
         )
-        items.append(f"<li><code>{_e(finding.path)}</code>: {quoted}</li>")
-    return _html(_box(WARN, f"<b>{_e(run.findings[0].check)}</b><ul>{''.join(items)}</ul>"))
+        items.append(f"<li><b>{_e(finding.check)}</b> <code>{_e(finding.path)}</code>: {quoted}</li>")
+    return _html(_box(WARN, f"<ul>{''.join(items)}</ul>"))
 
 
 # ---------------------------------------------------------------- tune

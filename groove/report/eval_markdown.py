@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from groove.evaluation.findings import Finding, PathFinding
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun
+from groove.report import eval_explain
 from groove.report.eval_text import SAME_EPS
 
 
@@ -19,7 +21,9 @@ def render(run: EvalRun) -> str:
     lines += _notes(run)
     lines += _table(run)
     lines += _flagged(run)
+    lines += eval_explain.markdown_lines(run)
     lines += _findings(run)
+    lines += _unindexed(run)
     if run.regression:
         lines += ["", f"**Regression**: a metric fell by more than {run.threshold:.3f}."]
     return "\n".join(lines) + "\n"
@@ -76,14 +80,27 @@ def _flagged(run: EvalRun) -> list[str]:
 
 
 def _findings(run: EvalRun) -> list[str]:
-    if not run.findings:
+    documents = [f for f in run.findings if isinstance(f, Finding)]
+    if not documents:
         return []
     lines = ["", "### Documents quoting golden queries (golden-queries-quoted)", ""]
-    for finding in run.findings:
+    for finding in documents:
         quoted = ", ".join(
             f"{_cell(q.query_id)} ({_where(q.rank_in_top_k)})" for q in finding.quoted
         )
         lines.append(f"- `{finding.path}`: {quoted}")
+    return lines
+
+
+def _unindexed(run: EvalRun) -> list[str]:
+    missing = [f for f in run.findings if isinstance(f, PathFinding)]
+    if not missing:
+        return []
+    lines = ["", "### Expected paths not in the index (golden-path-not-indexed)", ""]
+    for finding in missing:
+        near = "".join(f"; did you mean `{n.path}` ({n.kind})?" for n in finding.near)
+        queries = ", ".join(_cell(q) for q in finding.queries)
+        lines.append(f"- `{finding.path}`: {finding.detail}{near} (expected by {queries})")
     return lines
 
 

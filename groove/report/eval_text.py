@@ -17,6 +17,7 @@ asked for (a terminal, and no ``--no-color``).
 from __future__ import annotations
 
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
+from groove.report import eval_explain
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"
@@ -33,6 +34,8 @@ def render(run: EvalRun, *, color: bool = False) -> str:
     if flagged:
         lines.append("")
         lines += flagged
+    if run.attribution is not None:
+        lines += ["", *eval_explain.text_lines(run)]
     return "\n".join(lines) + "\n"
 
 

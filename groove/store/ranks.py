@@ -1,0 +1,121 @@
+"""Where chunks stand in each search leg over the whole index, for ``groove eval --explain``.
+
+The search fetches a candidate pool from each leg; to say why an answer missed, eval needs
+the rank its chunks would have had with no pool at all ("FTS rank 212 of 1,388 matches").
+The orders here are the legs' own orders, not capped:
+
+* FTS: every row matching the expression, by ``bm25(fts_chunks, h, ctx, content)`` then
+  rowid, exactly the ``ORDER BY`` of the FTS leg;
+* vector: every stored vector by L2 distance to the query vector (the metric of the vec0
+  KNN), ties to the lower chunk id, chunks a ``-term`` excluded left out as the vector leg
+  leaves them out. The distances are computed in numpy from one read of the vectors.
+
+The SQL is self-contained on purpose: the search module's statements may move without
+this file changing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from groove.store.sqlite import Connection
+
+
+@dataclass(frozen=True)
+class ChunkHeading:
+    chunk_id: int
+    heading: str | None
+
+
+def indexed_paths(conn: Connection) -> frozenset[str]:
+    """Every document path in the index."""
+    return frozenset(path for (path,) in conn.execute("SELECT path FROM documents"))
+
+
+def document_headings(conn: Connection, path: str) -> list[ChunkHeading]:
+    """The chunks of the document at ``path`` (chunk order), with their headings."""
+    rows = conn.execute(
+        "SELECT c.id, c.heading FROM chunks c JOIN documents d ON d.id = c.document_id "
+        "WHERE d.path = ? ORDER BY c.chunk_index",
+        (path,),
+    ).fetchall()
+    return [ChunkHeading(int(chunk_id), heading) for chunk_id, heading in rows]
+
+
+def fts_scores(
+    conn: Connection,
+    match: str | None,
+    weight_sets: Sequence[tuple[float, float, float]],
+    only: Sequence[int] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, scores) of the chunks matching ``match``: ``scores[i, w]`` is chunk ``ids[i]``'s
+    ``bm25()`` under ``weight_sets[w]`` (lower is better), in one pass over the matches.
+
+    ``only`` keeps the listed chunk ids. It filters after the match (``+rowid``) so that
+    FTS5 runs the expression once, not once per id."""
+    width = len(weight_sets)
+    if match is None or (only is not None and not len(only)):
+        return np.zeros(0, dtype=np.int64), np.zeros((0, width))
+    columns = ", ".join(f"bm25(fts_chunks, {h!r}, {c!r}, {b!r})" for h, c, b in weight_sets)
+    sql = f"SELECT rowid, {columns} FROM fts_chunks WHERE fts_chunks MATCH ?"
+    params: list[object] = [match]
+    if only is not None:
+        sql += f" AND +rowid IN ({','.join('?' * len(only))})"
+        params += [int(i) for i in only]
+    found = conn.execute(sql, params).fetchall()
+    if not found:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, width))
+    table = np.array(found, dtype=np.float64)
+    return table[:, 0].astype(np.int64), table[:, 1:]
+
+
+def fts_order(
+    conn: Connection, match: str | None, weights: tuple[float, float, float]
+) -> np.ndarray:
+    """Ids of every chunk matching ``match``, best bm25 first, ties to the lower rowid."""
+    ids, scores = fts_scores(conn, match, [weights])
+    return ids[np.lexsort((ids, scores[:, 0]))] if len(ids) else ids
+
+
+def matching(conn: Connection, match: str, chunk_ids: Iterable[int]) -> frozenset[int]:
+    """Which of ``chunk_ids`` match the FTS expression ``match``."""
+    wanted = sorted(set(chunk_ids))
+    if not wanted:
+        return frozenset()
+    marks = ",".join("?" * len(wanted))
+    found = conn.execute(
+        f"SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ? AND rowid IN ({marks})",
+        (match, *wanted),
+    ).fetchall()
+    return frozenset(chunk_id for (chunk_id,) in found)
+
+
+@dataclass(frozen=True)
+class StoredVectors:
+    """Every stored chunk vector, read once and reused for each query's vector order."""
+
+    ids: np.ndarray  # int64, ascending
+    matrix: np.ndarray  # float32, one row per id
+
+    def order(self, vector: np.ndarray, exclude: frozenset[int] = frozenset()) -> np.ndarray:
+        """Chunk ids nearest to ``vector`` first (L2), without ``exclude``."""
+        if not len(self.ids):
+            return self.ids
+        query = np.asarray(vector, dtype=np.float32).reshape(1, -1)
+        distances = np.sqrt(np.sum(np.square(self.matrix - query), axis=1, dtype=np.float32))
+        ranked = self.ids[np.lexsort((self.ids, distances))]
+        if exclude:
+            ranked = ranked[~np.isin(ranked, np.fromiter(exclude, dtype=np.int64))]
+        return ranked
+
+
+def stored_vectors(conn: Connection, dim: int) -> StoredVectors:
+    rows = conn.execute("SELECT chunk_id, embedding FROM vec_chunks ORDER BY chunk_id").fetchall()
+    ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+    matrix = np.zeros((len(rows), dim), dtype=np.float32)
+    for i, (_, blob) in enumerate(rows):
+        matrix[i] = np.frombuffer(blob, dtype=np.float32)
+    return StoredVectors(ids, matrix)
