@@ -5,6 +5,8 @@ hold can never be found, and the miss looks like a retrieval failure. This modul
 cases apart and drives both the ``golden-path-not-indexed`` finding (every eval) and the
 ``not-indexed`` cause of ``--explain``:
 
+* ``path-spelling``: the index holds the file under the same path up to case or a leading
+  ``./``, and golden paths are compared exactly;
 * ``missing``: no such file in the KB;
 * ``ignored``: the file exists and ``.grooveignore`` ignores it (or a folder above it);
 * ``excluded-folder``: it sits under a folder the walk never enters (``.git``,
@@ -42,6 +44,7 @@ MAX_NEAR = 3
 TYPO_CUTOFF = 0.8
 
 REASONS = {
+    "path-spelling": "golden paths are compared exactly",
     "missing": "no such file in the KB",
     "ignored": "the file exists but .grooveignore ignores it",
     "excluded-folder": "the file sits in a folder the index never enters",
@@ -109,10 +112,14 @@ class PathDoctor:
 
     def diagnose(self, path: str) -> PathDiagnosis:
         if path not in self._cache:
-            reason, detail = self._reason(path)
-            self._cache[path] = PathDiagnosis(
-                path, reason, detail, near_matches(path, self.indexed)
-            )
+            near = near_matches(path, self.indexed)
+            spelled = [n for n in near if n.kind in ("prefix", "case")]
+            if spelled:
+                reason = "path-spelling"
+                detail = f"the index holds this file as {spelled[0].path} ({REASONS[reason]})"
+            else:
+                reason, detail = self._reason(path)
+            self._cache[path] = PathDiagnosis(path, reason, detail, near)
         return self._cache[path]
 
     def _reason(self, path: str) -> tuple[str, str]:

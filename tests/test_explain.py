@@ -1,0 +1,300 @@
+"""``groove eval --explain``: every cause produced on a real index, ranks checked against
+direct queries of each leg, the grid checked against the per-condition sweep.
+
+The KB is generated (tests/helpers/explain_kb.py): 64 near-identical notes about database
+backup retention, a stew recipe that names the made-up word "zorblax" (the only FTS match
+for it, far from the query in vector space), a gardening note that shares no word with the
+queries, and a draft that .grooveignore hides. Over 50 chunks, so a leg's candidate pool
+(50) does not hold the whole index.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from groove.cli import cli
+from groove.config import Config
+from groove.engine.query import compile_query
+from groove.engine.search import candidate_pool, excluded_chunks, fts_leg, rrf_fuse, vector_leg
+from groove.engine.session import open_engine
+from groove.evaluation.attribution import CAUSES, Attribution, summary_line
+from groove.evaluation.explain import Explainer, _Legs
+from groove.evaluation.golden_paths import PathDoctor, near_matches
+from groove.evaluation.metrics import Expected
+from groove.evaluation.run import run
+from groove.evaluation.settings import resolve_settings
+from groove.store.db import read_snapshot
+from groove.store.ranks import indexed_paths
+from groove.tune.sweep import fts_rankings, sweep_query_per_condition
+from tests.helpers.explain_kb import GOLDEN, QUERY, build_explain_kb
+
+K = 10
+
+
+@pytest.fixture(scope="module")
+def explain_source(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Path:
+    return build_explain_kb(tmp_path_factory.mktemp("explain"), real_embedder)
+
+
+@pytest.fixture
+def kb(explain_source: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    shutil.copytree(explain_source, tmp_path / "copy")
+    return tmp_path / "copy" / "kb"
+
+
+@pytest.fixture
+def golden(tmp_path: Path) -> Path:
+    path = tmp_path / "golden.yml"
+    path.write_text(GOLDEN, encoding="utf-8")
+    return path
+
+
+def explained(kb: Path, golden: Path, embedder: Any, **kw: Any) -> Any:
+    settings = resolve_settings(
+        Config(), kb_path=kb, golden=golden, history=False, explain=True, **kw
+    )
+    return run(settings, embedder=embedder)
+
+
+def by_path(result: Any, query_id: str) -> dict[str, Attribution]:
+    return {
+        a.path + (f" › {a.heading}" if a.heading else ""): a for a in result.attribution[query_id]
+    }
+
+
+def test_every_cause_of_the_fixture_set(kb: Path, golden: Path, real_embedder: Any) -> None:
+    result = explained(kb, golden, real_embedder)
+    causes = {a.cause for group in result.attribution.values() for a in group}
+    assert {
+        "not-indexed",
+        "heading-mismatch",
+        "excluded",
+        "fusion-buried",
+        "neither-leg",
+    } <= causes
+    typo = by_path(result, "typo")
+    assert typo["kitchen/zorblx.md"].cause == "not-indexed"
+    assert typo["kitchen/zorblx.md"].not_indexed_reason == "missing"
+    assert typo["kitchen/zorblx.md"].near_matches == ("kitchen/zorblax.md",)
+    assert typo["./kitchen/zorblax.md"].not_indexed_reason == "path-spelling"
+    assert typo["Kitchen/Zorblax.md"].near_matches == ("kitchen/zorblax.md",)
+    assert typo["old/zorblax.md"].near_matches == ("kitchen/zorblax.md",)
+    ignored = by_path(result, "ignored")["drafts/hidden.md"]
+    assert (ignored.cause, ignored.not_indexed_reason, ignored.indexed) == (
+        "not-indexed",
+        "ignored",
+        False,
+    )
+    heading = by_path(result, "heading")["kitchen/zorblax.md › Ingredient list"]
+    assert (heading.cause, heading.heading_exists, heading.closest_heading) == (
+        "heading-mismatch",
+        False,
+        "Ingredients",
+    )
+    excluded = by_path(result, "excluded")["kitchen/zorblax.md"]
+    assert excluded.cause == "excluded" and excluded.excluded_by == ("zorblax",)
+    assert excluded.fts_rank is None and excluded.vector_rank is None
+    buried = by_path(result, "buried")["kitchen/zorblax.md"]
+    assert buried.cause == "fusion-buried"
+    assert buried.fts_rank == 1 and buried.vector_rank is not None and buried.vector_rank > 50
+    assert buried.fused_rank is not None and buried.fused_rank > K
+    nowhere = by_path(result, "nowhere")["garden/tulips.md"]
+    assert nowhere.cause == "neither-leg" and nowhere.fts_rank is None
+    assert nowhere.vector_rank is not None and nowhere.vector_rank > 50
+    assert summary_line(result.attribution).startswith("misses by cause: not-indexed 5, ")
+    # Answers that no query can miss or find differently are not attributed at all.
+    assert set(result.attribution) == {
+        "typo",
+        "ignored",
+        "heading",
+        "excluded",
+        "buried",
+        "nowhere",
+    }
+
+
+def test_ranks_match_direct_queries_of_each_leg(kb: Path, golden: Path, real_embedder: Any) -> None:
+    result = explained(kb, golden, real_embedder)
+    weights = Config().search.fusion.weights
+    with open_engine(kb, embedder=real_embedder) as engine, read_snapshot(engine.conn) as conn:
+        chunk_of = {
+            path: cid
+            for cid, path in conn.execute(
+                "SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id"
+            )
+        }
+        total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        for query_id, path in (("buried", "kitchen/zorblax.md"), ("nowhere", "garden/tulips.md")):
+            query = next(q for q in result.per_query if q.id == query_id).query
+            compiled = compile_query(query)
+            vector = engine.embed_queries([compiled.positive_text])[0]
+            excluded = excluded_chunks(conn, compiled)
+            fts_all = fts_leg(conn, compiled.match, weights, total)
+            vec_all = vector_leg(conn, vector, total, excluded)
+            a = by_path(result, query_id)[path]
+            target = chunk_of[path]
+            assert a.fts_rank == (fts_all.index(target) + 1 if target in fts_all else None)
+            assert a.fts_matches == len(fts_all)
+            assert a.vector_rank == vec_all.index(target) + 1
+            assert a.vector_candidates == len(vec_all)
+            pool = candidate_pool(K)
+            fused = [cid for cid, _ in rrf_fuse([vec_all[:pool], fts_all[:pool]], 60.0)]
+            assert a.fused_rank == (fused.index(target) + 1 if target in fused else None)
+
+
+def test_grid_reach_equals_the_per_condition_sweep(
+    kb: Path, golden: Path, real_embedder: Any
+) -> None:
+    result = explained(kb, golden, real_embedder)
+    with open_engine(kb, embedder=real_embedder) as engine, read_snapshot(engine.conn) as conn:
+        labels = {
+            cid: (path, heading)
+            for cid, path, heading in conn.execute(
+                "SELECT c.id, d.path, c.heading FROM chunks c JOIN documents d "
+                "ON d.id = c.document_id"
+            )
+        }
+        for query_id, path in (("buried", "kitchen/zorblax.md"), ("nowhere", "garden/tulips.md")):
+            query = next(q for q in result.per_query if q.id == query_id).query
+            compiled = compile_query(query)
+            vector = engine.embed_queries([compiled.positive_text])[0]
+            rows = sweep_query_per_condition(
+                conn, compiled, vector, [Expected(path)], labels, candidate_pool(K), K, (K,)
+            )
+            found = sum(1 for m in rows if m.recall_at_k[K] == 1.0)
+            a = by_path(result, query_id)[path]
+            assert a.grid is not None and a.grid.of == 384
+            assert a.grid.found_in == found
+    buried = by_path(result, "buried")["kitchen/zorblax.md"]
+    assert buried.grid is not None and buried.grid.found_in > 0  # rrf_k 5 lifts FTS rank 1
+
+
+def test_pruned_grid_rankings_equal_the_tune_sweep(kb: Path, real_embedder: Any) -> None:
+    with open_engine(kb, embedder=real_embedder) as engine, read_snapshot(engine.conn) as conn:
+        explainer = Explainer(
+            conn,
+            resolve_settings(Config(), kb_path=kb).search,
+            k=K,
+            depth=K,
+            reranker=False,
+            dim=engine.embedder.dim,
+            doctor=PathDoctor(kb, indexed_paths(conn)),
+        )
+        for query in (QUERY, "retention of nightly snapshots for the replica", "stew onions"):
+            compiled = compile_query(query)
+            vector = engine.embed_queries([compiled.positive_text])[0]
+            legs = _Legs.measure(explainer, compiled, vector)
+            for pool in (5, 50):
+                assert legs.grid_rankings(compiled.match, pool) == fts_rankings(
+                    conn, compiled.match, pool
+                )
+
+
+def test_near_matches_kinds() -> None:
+    indexed = ["ops/rollback.md", "ops/canary.md", "archive/Backup.md"]
+    assert [n.kind for n in near_matches("./ops/rollback.md", indexed)] == ["prefix"]
+    assert [n.kind for n in near_matches("OPS/Rollback.md", indexed)] == ["case"]
+    assert [(n.path, n.kind) for n in near_matches("data/backup.md", indexed)] == [
+        ("archive/Backup.md", "moved")
+    ]
+    assert [n.kind for n in near_matches("ops/rolback.md", indexed)] == ["similar"]
+    assert near_matches("team/oncall.md", indexed) == ()
+
+
+def test_cause_order_for_the_post_retrieval_and_leg_cases() -> None:
+    from groove.evaluation.explain import Explainer as E
+
+    ex = E.__new__(E)
+    ex.k, ex.options, ex.reranker, ex.depth = K, resolve_search(), True, K
+
+    def cause(**ranks: Any) -> str:
+        a = Attribution("a.md", None, K, "found", True, pool=ex.per_leg, **ranks)
+        return ex._cause(a, excluded=False)
+
+    assert ex.per_leg == 250  # reranker, no MMR: each leg fetches candidate_pool(pool)
+    assert cause(fused_rank=3, final_rank=14) == "post-processing"
+    assert cause(fused_rank=3, final_rank=None) == "post-processing"
+    assert cause(fts_rank=4, vector_rank=300, fused_rank=12) == "fusion-buried"
+    assert cause(fts_rank=40, vector_rank=300, fused_rank=35) == "lexical-only-low"
+    assert cause(fts_rank=None, vector_rank=40, fused_rank=41) == "vector-only-low"
+    assert cause(fts_rank=40, vector_rank=41, fused_rank=30) == "both-low"
+    assert cause(fts_rank=400, vector_rank=300) == "neither-leg"
+    assert cause(fused_rank=30, final_rank=2) == "found"
+    assert set(CAUSES) >= {"post-processing", "lexical-only-low", "vector-only-low", "both-low"}
+
+
+def resolve_search() -> Any:
+    from groove.engine.search import SearchOptions
+
+    return SearchOptions(limit=K)
+
+
+def test_cli_explain_json_text_markdown(kb: Path, golden: Path) -> None:
+    runner = CliRunner()
+    base = ["eval", "--kb-path", str(kb), "--golden", str(golden), "--no-history"]
+    as_json = runner.invoke(cli, [*base, "--explain", "--format", "json"])
+    assert as_json.exit_code == 0, as_json.stderr
+    document = json.loads(as_json.stdout)
+    for query in document["per_query"]:
+        attribution = query["attribution"]
+        if query["metrics"]["recall_at_k"]["10"] < 1.0:
+            assert len(attribution) == len(query["expected"])
+            for item in attribution:
+                assert {"path", "heading", "indexed", "fts_rank", "vector_rank"} <= set(item)
+                assert {"fused_rank", "cause"} <= set(item)
+        else:
+            assert attribution is None
+    assert document["misses_by_cause"]["not-indexed"] == 5
+    text = runner.invoke(cli, [*base, "--explain", "--no-color"])
+    assert "  misses by cause: not-indexed 5, " in text.stdout
+    assert "    kitchen/zorblax.md  [fusion-buried]\n      FTS rank 1 of " in text.stdout
+    assert "      excluded by -zorblax\n" in text.stdout
+    markdown = runner.invoke(cli, [*base, "--explain", "--format", "markdown"])
+    assert "### Why it missed (k = 10): " in markdown.stdout
+    assert "| `garden/tulips.md` | neither-leg | yes | — |" in markdown.stdout
+    plain = runner.invoke(cli, [*base, "--format", "json"])
+    document = json.loads(plain.stdout)
+    assert "misses_by_cause" not in document
+    assert all("attribution" not in q for q in document["per_query"])
+    assert "Why it missed" not in runner.invoke(cli, base).stdout
+
+
+def test_golden_path_not_indexed_finding(kb: Path, golden: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["eval", "--kb-path", str(kb), "--golden", str(golden), "--format", "json"]
+    )
+    assert result.exit_code == 0
+    findings = json.loads(result.stdout)["findings"]
+    missing = {f["path"]: f for f in findings if f["check"] == "golden-path-not-indexed"}
+    assert set(missing) == {
+        "kitchen/zorblx.md",
+        "./kitchen/zorblax.md",
+        "Kitchen/Zorblax.md",
+        "old/zorblax.md",
+        "drafts/hidden.md",
+    }
+    assert missing["kitchen/zorblx.md"]["near"] == [
+        {"path": "kitchen/zorblax.md", "kind": "similar"}
+    ]
+    assert missing["kitchen/zorblx.md"]["queries"] == ["typo"]
+    assert missing["drafts/hidden.md"]["reason"] == "ignored"
+    assert "(golden-path-not-indexed)" in result.stderr
+    assert "  kitchen/zorblx.md: no such file in the KB\n    expected by: typo\n" in result.stderr
+    assert "    did you mean kitchen/zorblax.md (similar path)?" in result.stderr
+
+
+def test_attribution_frame(kb: Path, golden: Path, real_embedder: Any) -> None:
+    result = explained(kb, golden, real_embedder)
+    frame = result.attribution_frame()
+    assert len(frame) == sum(len(g) for g in result.attribution.values())
+    row = frame[(frame["id"] == "buried") & (frame["path"] == "kitchen/zorblax.md")].iloc[0]
+    assert (row["cause"], row["fts_rank"]) == ("fusion-buried", 1)
+    settings = resolve_settings(Config(), kb_path=kb, golden=golden, history=False)
+    assert run(settings, embedder=real_embedder).attribution_frame().empty
