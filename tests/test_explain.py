@@ -298,3 +298,45 @@ def test_attribution_frame(kb: Path, golden: Path, real_embedder: Any) -> None:
     assert (row["cause"], row["fts_rank"]) == ("fusion-buried", 1)
     settings = resolve_settings(Config(), kb_path=kb, golden=golden, history=False)
     assert run(settings, embedder=real_embedder).attribution_frame().empty
+
+
+def test_notebook_views_show_the_causes(kb: Path, golden: Path, tmp_path: Path) -> None:
+    from groove.notebooks import kernel as notebook_run
+    from groove.notebooks import views
+
+    outcome = notebook_run.eval_report(
+        kb_path=kb, golden=golden, history=False, explain=True, result_path=tmp_path / "r.json"
+    )
+    assert outcome.ok and outcome.value is not None
+    rows = {row["id"]: row for row in views.per_query_rows(outcome.value)}
+    assert rows["typo"]["cause"] == "not-indexed ×4"
+    assert rows["buried"]["cause"] == "fusion-buried"
+    assert rows["found"]["cause"] == ""
+    assert "misses by cause: not-indexed 5, " in views.attribution_summary(outcome).data
+    table = views.attribution_table(outcome).data
+    assert "<td style='text-align:left'>fusion-buried</td>" in table
+    assert "1 of " in table  # the FTS rank of the buried answer
+    written = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert written["misses_by_cause"]["not-indexed"] == 5
+    plain = notebook_run.eval_report(
+        kb_path=kb, golden=golden, history=False, result_path=tmp_path / "p.json"
+    )
+    assert plain.value is not None and "cause" not in views.per_query_rows(plain.value)[0]
+    assert views.attribution_table(plain) is None
+
+
+@pytest.mark.slow
+def test_eval_report_notebook_with_explain(kb: Path, golden: Path, tmp_path: Path) -> None:
+    from groove.notebooks import runner
+
+    out = tmp_path / "out"
+    report = runner.run_notebook(
+        "eval-report",
+        kb_path=kb,
+        parameters={"golden": str(golden), "explain": True, "history": False},
+        out_dir=out,
+    )
+    assert report.exit_code == 0
+    page = (out / "eval-report.html").read_text(encoding="utf-8")
+    assert "misses by cause: not-indexed 5, " in page
+    assert "fusion-buried" in page and "golden-path-not-indexed" in page

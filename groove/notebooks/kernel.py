@@ -62,6 +62,7 @@ def eval_report(
     fail_on_regression: Any = False,
     config: Any = None,
     result_path: Any = RESULT_FILE,
+    explain: Any = False,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression") and ``exit_code``; summary.md beside it = its
@@ -86,6 +87,7 @@ def eval_report(
             parent_retriever=_bool(parent_retriever, "parent_retriever"),
             history=_bool(history, "history") is not False,
             fail_on_regression=_bool(fail_on_regression, "fail_on_regression") is True,
+            explain=_bool(explain, "explain") is True,
         )
         run = evaluation.run(settings)
     except GrooveError as exc:

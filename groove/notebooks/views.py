@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from groove.report import plots
+from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
 from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, PathFinding
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.notebooks.kernel import Outcome
@@ -223,8 +224,68 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
                 "top hits": _top_hits(q.top_k, q.expected) or "(no hits)",
             }
         )
+        if run.attribution is not None:
+            rows[-1]["cause"] = _causes(run.attribution.get(q.id, ()))
     order = {"✗ miss": 0, "↓ regressed": 1, "ok": 2}
     return sorted(rows, key=lambda row: order[row["status"]])  # stable: golden order kept
+
+
+def _causes(answers: Sequence[Attribution]) -> str:
+    """The causes of a query's missed answers, most frequent first: ``neither-leg ×3; ...``"""
+    counts = misses_by_cause([tuple(answers)])
+    ordered = sorted(counts, key=lambda pair: -pair[1])  # stable: CAUSES order on ties
+    return "; ".join(f"{cause} ×{n}" if n > 1 else cause for cause, n in ordered)
+
+
+def attribution_summary(outcome: Outcome[EvalRun]) -> Any:
+    """The misses-by-cause line (with ``explain = True``)."""
+    run = _run(outcome)
+    if run is None:
+        return None
+    if run.attribution is None:
+        return _html(_box(MUTED, "run with explain = True to see why each miss missed"))
+    return _html(_box(WARN if run.attribution else OK, _e(summary_line(run.attribution))))
+
+
+def attribution_rows(run: EvalRun) -> list[dict[str, Any]]:
+    """One row per expected answer of each query not fully found: the per-query detail."""
+    rows = []
+    for query_id, answers in (run.attribution or {}).items():
+        for a in answers:
+            rows.append(
+                {
+                    "id": query_id,
+                    "expected": a.label,
+                    "cause": a.cause,
+                    "FTS rank": _of(a.fts_rank, a.fts_matches),
+                    "vector rank": _of(a.vector_rank, a.vector_candidates),
+                    "fused rank": a.fused_rank,
+                    "final rank": a.final_rank,
+                    "why": a.explanation(),
+                    "grid": a.grid_text() if a.missed else None,
+                }
+            )
+    return rows
+
+
+def _of(rank: int | None, total: int) -> str | None:
+    return None if rank is None else f"{rank:,} of {total:,}"
+
+
+def attribution_table(outcome: Outcome[EvalRun]) -> Any:
+    """attribution_rows as an HTML table (nothing without ``explain = True``)."""
+    run = _run(outcome)
+    if run is None or run.attribution is None:
+        return None
+    rows = attribution_rows(run)
+    if not rows:
+        return _html(_box(OK, "every expected answer was found within the largest k"))
+    cell = "<td style='text-align:left'>{}</td>"
+    head = "".join(f"<th style='text-align:left'>{_e(key)}</th>" for key in rows[0])
+    body = "".join(
+        "<tr>" + "".join(cell.format(_cell(v)) for v in row.values()) + "</tr>" for row in rows
+    )
+    return _html(f"<table><tr>{head}</tr>{body}</table>")
 
 
 def per_query_frame(run: EvalRun) -> pd.DataFrame:
