@@ -39,6 +39,7 @@ demo: model
 bench: model
 	$(BIN)/python bench/index_search.py
 	$(BIN)/python bench/eval.py
+	$(BIN)/python bench/explain.py
 	$(BIN)/python bench/tune.py
 
 clean:
