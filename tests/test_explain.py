@@ -340,3 +340,42 @@ def test_eval_report_notebook_with_explain(kb: Path, golden: Path, tmp_path: Pat
     page = (out / "eval-report.html").read_text(encoding="utf-8")
     assert "misses by cause: not-indexed 5, " in page
     assert "fusion-buried" in page and "golden-path-not-indexed" in page
+
+
+def test_path_doctor_tells_every_reason_apart(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    (kb / "ops").mkdir(parents=True)
+    (kb / "node_modules").mkdir()
+    (kb / "drafts").mkdir()
+    (kb / "ops" / "rollback.md").write_text("## Steps\n\nRevert the deploy.\n", encoding="utf-8")
+    (kb / "ops" / "new.md").write_text("Written after the last index.\n", encoding="utf-8")
+    (kb / "ops" / "notes.txt").write_text("plain text\n", encoding="utf-8")
+    (kb / "node_modules" / "readme.md").write_text("vendored\n", encoding="utf-8")
+    (kb / "drafts" / "idea.md").write_text("draft\n", encoding="utf-8")
+    (kb / ".grooveignore").write_text("drafts/\n", encoding="utf-8")
+    (kb / "ops" / "link.md").symlink_to(kb / "ops" / "rollback.md")
+    doctor = PathDoctor(kb, frozenset({"ops/rollback.md"}))
+    reasons = {
+        path: doctor.diagnose(path).reason
+        for path in (
+            "ops/new.md",
+            "ops/notes.txt",
+            "node_modules/readme.md",
+            "drafts/idea.md",
+            "ops/link.md",
+            "ops/gone.md",
+            "./ops/rollback.md",
+            "../outside.md",
+        )
+    }
+    assert reasons == {
+        "ops/new.md": "not-indexed-yet",
+        "ops/notes.txt": "not-markdown",
+        "node_modules/readme.md": "excluded-folder",
+        "drafts/idea.md": "ignored",
+        "ops/link.md": "skipped",
+        "ops/gone.md": "missing",
+        "./ops/rollback.md": "path-spelling",
+        "../outside.md": "missing",
+    }
+    assert "symbolic link" in doctor.diagnose("ops/link.md").detail
