@@ -119,7 +119,7 @@ class Attribution:
         k = self.k
         if self.cause == "not-indexed":
             text = self.not_indexed_detail or "not in the index"
-            if self.near_matches:
+            if self.near_matches and self.not_indexed_reason != "path-spelling":
                 text += "; did you mean " + " or ".join(self.near_matches) + "?"
             return text
         if self.cause == "heading-mismatch":

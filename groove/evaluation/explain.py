@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -95,7 +95,7 @@ class Explainer:
         if reachable:
             reach = self._grid(compiled, legs, [d.targets for d in reachable])
             for d, grid in zip(reachable, reach, strict=True):
-                d.attribution = _with_grid(d.attribution, grid)
+                d.attribution = replace(d.attribution, grid=grid)
         return tuple(d.attribution for d in drafts)
 
     def _one(self, e: Expected, top: Sequence[RankedHit], legs: _Legs) -> _Draft:
@@ -159,8 +159,8 @@ class Explainer:
         )
         cause = self._cause(attribution, excluded)
         if cause == "post-processing":
-            attribution = _replace(attribution, moved_by=self.moved_by)
-        attribution = _replace(attribution, cause=cause)
+            attribution = replace(attribution, moved_by=self.moved_by)
+        attribution = replace(attribution, cause=cause)
         return _Draft(attribution, () if cause in (FOUND, "excluded") else tuple(targets))
 
     def _cause(self, a: Attribution, excluded: bool) -> str:
@@ -384,16 +384,6 @@ def _examples(found: Sequence[int], current: Condition | None) -> tuple[str, ...
             )
         )
     return tuple(c.label for c in conditions[:MAX_GRID_EXAMPLES])
-
-
-def _replace(a: Attribution, **changes: object) -> Attribution:
-    from dataclasses import replace
-
-    return replace(a, **changes)  # type: ignore[arg-type]
-
-
-def _with_grid(a: Attribution, grid: GridReach) -> Attribution:
-    return _replace(a, grid=grid)
 
 
 def explain_all(

@@ -47,7 +47,7 @@ def text_lines(run: EvalRun) -> list[str]:
         lines += ["", f"  {mark} {q.id}  {q.query}"]
         for a in group:
             lines.append(f"    {a.label}  [{a.cause}]")
-            if a.indexed and a.heading_exists is not False and a.cause != "found":
+            if a.cause not in ("not-indexed", "heading-mismatch", "excluded", "found"):
                 lines.append(f"      {a.ranks_text()}")
             lines.append(f"      {a.explanation()}")
             grid = a.grid_text()
