@@ -59,7 +59,7 @@ class TuneResult:
     k_values: tuple[int, ...]
     chunk_total: int
     context_axis_noop: bool
-    queries: tuple[GoldenQuery, ...]  # the usable ones (non-empty expected), table rows
+    queries: tuple[GoldenQuery, ...]  # the golden queries, in file order: the table's rows
     diagnostics: tuple[QueryDiagnostics, ...]
     analysis: Analysis | None  # None when no query was effective (grid not run)
     notes: tuple[str, ...] = field(default=())
