@@ -43,8 +43,9 @@ class EvalRun:
     threshold: float
     kb_path: Path
     golden_path: Path
-    history_path: Path | None
+    history_path: Path | None  # the history read (None: history off)
     notes: tuple[str, ...] = ()
+    history_saved: bool = False  # whether this run was appended to that history
 
     @property
     def fingerprint(self) -> Fingerprint:
