@@ -212,6 +212,28 @@ PARENT_RETRIEVER = Setting(
     metavar="BOOL",
 )
 
+RERANKER = Setting("reranker", "text", "Cross-encoder model name, or none.", flag="--reranker")
+
+# ---------------------------------------------------------------- groove index / search
+# (their command-line options are written in groove/cli/engine_cmds.py; the shared ones
+# above are generated from this table)
+
+INDEX = _table(KB_PATH, DB_PATH, MODEL, MODEL_PATH, CONFIG)
+
+SEARCH = _table(
+    KB_PATH,
+    Setting("limit", "whole", f"Hits, 1 to {LIMIT_MAX}.", flag="--limit", default=10),
+    RERANKER,
+    MMR,
+    MMR_LAMBDA,
+    MMR_SAME_DOC_PENALTY,
+    PARENT_RETRIEVER,
+    DB_PATH,
+    MODEL,
+    MODEL_PATH,
+    CONFIG,
+)
+
 # ---------------------------------------------------------------- groove eval
 
 EVAL = _table(
@@ -227,7 +249,7 @@ EVAL = _table(
     ),
     MODEL,
     MODEL_PATH,
-    Setting("reranker", "text", "Cross-encoder model name, or none.", flag="--reranker"),
+    RERANKER,
     LIMIT,
     Setting(
         "history",
