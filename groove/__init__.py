@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from groove.api import evaluate, index, load_history, load_tune, save_tune, search, tune
+from groove.api import evaluate, index, load_history, load_tune, save_tune, search
 from groove.errors import (
     ConfigError,
     FileRefusedError,
@@ -29,6 +29,13 @@ from groove.errors import (
     NotebookError,
     QueryError,
 )
+
+if TYPE_CHECKING:
+    from groove.api import tune
+else:
+    # Importing any groove.tune submodule binds the package as groove.tune, so the package
+    # is the name: it is callable and forwards to groove.api.tune (see groove/tune/__init__).
+    import groove.tune as tune
 
 if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
