@@ -379,3 +379,27 @@ def test_path_doctor_tells_every_reason_apart(tmp_path: Path) -> None:
         "../outside.md": "missing",
     }
     assert "symbolic link" in doctor.diagnose("ops/link.md").detail
+
+
+def test_mmr_pushing_a_fused_hit_out_is_post_processing(
+    indexed_kb: Any, tmp_path: Path, real_embedder: Any
+) -> None:
+    kb = indexed_kb("kb_en")
+    golden = tmp_path / "golden.yml"
+    golden.write_text(
+        "queries:\n  - id: page-escalation\n"
+        '    query: "Who is paged when the primary on-call engineer does not answer?"\n'
+        "    expected:\n      - path: team/oncall.md\n        heading: Paging\n",
+        encoding="utf-8",
+    )
+    common: dict[str, Any] = {"k_values": [1, 5]}
+    plain = run(
+        resolve_settings(Config(), kb_path=kb, golden=golden, history=False, **common),
+        embedder=real_embedder,
+    )
+    assert plain.per_query[0].metrics.recall_at_k[5] == 1.0  # found without MMR
+    result = explained(kb, golden, real_embedder, mmr=True, mmr_same_doc_penalty=1.0, **common)
+    (a,) = result.attribution["page-escalation"]
+    assert (a.cause, a.moved_by, a.final_rank) == ("post-processing", ("MMR",), None)
+    assert a.fused_rank is not None and a.fused_rank <= 5
+    assert a.explanation() == f"fusion ranked it {a.fused_rank}, within k=5; MMR pushed it out"
