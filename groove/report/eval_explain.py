@@ -29,6 +29,8 @@ def _explained(run: EvalRun) -> list[tuple[QueryResult, tuple[Attribution, ...]]
 
 def _headline(run: EvalRun, explained: list[tuple[QueryResult, tuple[Attribution, ...]]]) -> str:
     k = max(run.fingerprint.k_values, default=10)
+    if not explained:
+        return f"Why it missed (k = {k}): nothing missed, every expected answer is within k"
     answers = [a for _, group in explained for a in group]
     missed = sum(a.missed for a in answers)
     return (
