@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from groove.report import plots
 from groove.errors import ConfigError, GrooveError
-from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_file, write_result
+from groove.atomic import write_file
+from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
 
 if TYPE_CHECKING:
     from groove.config import Config

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from groove.atomic import write_file
 from groove.errors import ConfigError
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import Expected
@@ -62,8 +63,8 @@ def dumps(document: Mapping[str, Any]) -> str:
 
 
 def save_tune(result: TuneResult, path: Path) -> Path:
-    """Write ``result`` (with its full metric table) to ``path``; return the path."""
-    path.write_text(dumps(to_document(result)), encoding="utf-8")
+    """Write ``result`` (with its full metric table) to ``path`` atomically; return the path."""
+    write_file(path, dumps(to_document(result)))
     return path
 
 
