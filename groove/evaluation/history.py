@@ -30,16 +30,19 @@ from groove.errors import FileRefusedError, HistoryError
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import RunRecord
 from groove.fileguard import is_present, read_checked
+from groove.notes import Level, Note
 
 HISTORY_FILE_NAME = ".groove-eval-history.json"
 MAX_HISTORY_FILE_BYTES = 64 * 1024 * 1024
 LOCK_TIMEOUT_SECONDS = 120.0
+NOTE_HISTORY_CORRUPTED = "history-corrupted"
+NOTE_HISTORY_TRIMMED = "history-trimmed"
 
 
 @dataclass(frozen=True)
 class History:
     runs: tuple[RunRecord, ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
     @property
     def newest(self) -> RunRecord | None:
@@ -57,7 +60,7 @@ class History:
 class SaveResult:
     path: Path
     kept: int
-    warnings: tuple[str, ...]
+    warnings: tuple[Note, ...]
 
 
 def history_path(kb_path: Path) -> Path:
@@ -83,7 +86,13 @@ def load_history(path: Path) -> History:
         return History(runs=_parse(raw))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return History(warnings=(f"eval history corrupted ({reason}), starting fresh",))
+        corrupted = Note(
+            NOTE_HISTORY_CORRUPTED,
+            f"eval history corrupted ({reason}), starting fresh",
+            Level.WARNING,
+            {"path": str(path), "reason": reason},
+        )
+        return History(warnings=(corrupted,))
 
 
 def _parse(raw: bytes) -> tuple[RunRecord, ...]:
@@ -127,7 +136,7 @@ def serialise(runs: Sequence[RunRecord]) -> bytes:
 
 def _fit(
     runs: Sequence[RunRecord], history_size: int, cap: int
-) -> tuple[bytes, int, tuple[str, ...]]:
+) -> tuple[bytes, int, tuple[Note, ...]]:
     payload = serialise(runs)
     if len(payload) <= cap:
         return payload, len(runs), ()
@@ -146,9 +155,12 @@ def _fit(
             low = middle
         else:
             high = middle - 1
-    warning = (
+    warning = Note(
+        NOTE_HISTORY_TRIMMED,
         f"eval history trimmed to {low} run(s) to stay under the {cap} byte cap; "
-        f"[eval].history_size asked for {history_size}"
+        f"[eval].history_size asked for {history_size}",
+        Level.WARNING,
+        {"kept": low, "cap_bytes": cap, "history_size": history_size},
     )
     return serialise(runs[:low]), low, (warning,)
 

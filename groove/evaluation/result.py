@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.evaluation.change import Change, classify
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import Finding
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
+from groove.labels import location_label
+from groove.notes import Note
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,7 +47,9 @@ class EvalRun:
     kb_path: Path
     golden_path: Path
     history_path: Path | None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
+    # the aggregate metrics that fell beyond the threshold (set with --fail-on-regression)
+    regressed_metrics: tuple[str, ...] = ()
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -117,7 +122,7 @@ class EvalRun:
         for q in self.per_query:
             now = q.metrics.recall_at_k.get(k_max, 0.0)
             prev = self.previous_recall(q.id)
-            regressed = prev is not None and prev - now > self.threshold
+            regressed = prev is not None and classify(now - prev, self.threshold) is Change.DOWN
             if q.is_miss or regressed:
                 flagged.append((q, prev))
         return flagged
@@ -157,14 +162,10 @@ class EvalRun:
                 row[f"nDCG@{k}"] = v
             row["previous recall"] = self.previous_recall(q.id)
             row["flagged"] = q.id in flagged
-            row["expected"] = ", ".join(_label(e.path, e.heading) for e in q.expected)
-            row["top hits"] = ", ".join(_label(h.path, h.heading) for h in q.top_k[:3])
+            row["expected"] = ", ".join(location_label(e.path, e.heading) for e in q.expected)
+            row["top hits"] = ", ".join(location_label(h.path, h.heading) for h in q.top_k[:3])
             rows.append(row)
         return pd.DataFrame(rows)
 
     def aggregate_dict(self) -> dict[str, Any]:
         return aggregate_to_dict(self.record.aggregate)
-
-
-def _label(path: str, heading: str | None) -> str:
-    return f"{path} › {heading}" if heading else path

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from groove.report import plots
 from groove.errors import ConfigError, GrooveError
+from groove.notes import Level, Note
 from groove.atomic import write_file
 from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
 
@@ -26,17 +27,19 @@ if TYPE_CHECKING:
     from groove.tune.result import TuneResult
 
 T = TypeVar("T")
+NOTE_REGRESSION = "regression"
 
 
 @dataclass(frozen=True)
 class Outcome(Generic[T]):
     """What the run cell got: the value (None when groove refused the input), the exit code
-    written to result.json, the refusal, the notes groove printed, and where it came from."""
+    written to result.json, the refusal, the run's notes (and the regression, as a note), and
+    where it came from."""
 
     value: T | None
     exit_code: int
     error: GrooveError | None = None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     source: str = "measured"
 
     @property
@@ -70,6 +73,7 @@ def eval_report(
     from groove.evaluation import run as evaluation
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
+    from groove.report.notes import regression_message
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
@@ -100,7 +104,18 @@ def eval_report(
     write_file(summary, eval_markdown.render(run))
     notes = list(run.notes)
     if run.regression:
-        notes.append(evaluation.regression_message(run))
+        notes.append(
+            Note(
+                NOTE_REGRESSION,
+                regression_message(run),
+                Level.WARNING,
+                {
+                    "threshold": run.threshold,
+                    "metrics": list(run.regressed_metrics),
+                    "corpus_change": run.corpus_change,
+                },
+            )
+        )
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
@@ -123,7 +138,6 @@ def tune_explorer(
     from groove.tune import run as tune
     from groove.tune.settings import resolve_settings as tune_settings
 
-    log: list[str] = []
     plots.preload()
     try:
         saved = _path(tune_json, "tune_json")
@@ -138,21 +152,17 @@ def tune_explorer(
                 limit=_int(limit, "limit"),
                 model=_text(model, "model"),
             )
-            result, source = tune.run(settings, log=log.append), "measured"
+            result, source = tune.run(settings), "measured"
     except GrooveError as exc:
         return _refused(exc, result_path)
-    # Keep the warnings and the effective-query count; drop the progress lines.
-    notes = result.notes + tuple(line for line in log if not line.rstrip().endswith("..."))
-    notes = tuple(line for line in notes if not line.startswith("  ["))
     document = export.to_document(result)
     error = None
     if not result.ran_grid:
-        first, *rest = tune_text.render_no_effective(result).splitlines()
-        error = GrooveError(first, rest[0].strip() if rest else None)
+        error = GrooveError(tune_text.no_effective_message(result), tune_text.NO_EFFECTIVE_HINT)
         document.update(error_document(result.exit_code, error.message, error.hint))
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
-    return Outcome(result, result.exit_code, error, notes, source)
+    return Outcome(result, result.exit_code, error, result.notes, source)
 
 
 def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:

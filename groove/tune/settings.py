@@ -11,7 +11,9 @@ from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
 from groove.errors import ConfigError
 from groove.evaluation.settings import golden_path_for
+from groove.notes import Note
 from groove.tune.grid import PRIMARY_K
+from groove.tune.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
 MAX_K = 10_000
 SMALL_N_WARN = 50
@@ -26,7 +28,7 @@ class TuneSettings:
     db_path: Path | None = None
     model: str | None = None
     model_path: Path | None = None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     @property
     def candidate_pool(self) -> int:
@@ -60,13 +62,20 @@ def resolve_settings(
     search = config.search
     if search.mmr.enabled or search.parent_retriever.enabled:
         notes.append(
-            "groove tune: note: [search.mmr] / [search.parent_retriever] are enabled in "
-            "groove.toml but tune measures the plain RRF stage only."
+            Note(
+                NOTE_STAGE_SETTINGS_IGNORED,
+                "[search.mmr] / [search.parent_retriever] are enabled in groove.toml but tune "
+                "measures the plain RRF stage only.",
+            )
         )
     if search.fusion != FusionConfig():
         notes.append(
-            "groove tune: note: [search.fusion] is already customised in groove.toml; tune "
-            "still measures deltas against the BUILT-IN defaults, not your values."
+            Note(
+                NOTE_FUSION_CUSTOMISED,
+                "[search.fusion] is already customised in groove.toml; tune still measures "
+                "deltas against the BUILT-IN defaults, not your values.",
+                data={"fusion": search.fusion.to_dict()},
+            )
         )
     return TuneSettings(
         kb_path=kb,
