@@ -73,8 +73,6 @@ class ParentRetrieverConfig:
 @dataclass(frozen=True)
 class SearchConfig:
     fusion: FusionConfig = field(default_factory=FusionConfig)
-    # read and checked for compatibility with the reference's files; groove does not use it
-    min_confidence_ratio: float = 1.5
     mmr: MmrConfig = field(default_factory=MmrConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
 
@@ -246,12 +244,9 @@ class _Reader:
         return cfg
 
     def search(self, data: Any) -> SearchConfig:
-        allowed = {"fusion", "mmr", "parent_retriever", "min_confidence_ratio"}
+        allowed = {"fusion", "mmr", "parent_retriever"}
         table = self.table(data, "search", allowed)
         search = SearchConfig()
-        if "min_confidence_ratio" in table:
-            ratio = self.number(table, "search.min_confidence_ratio", 0.0, 1e6)
-            search = replace(search, min_confidence_ratio=ratio)
         if "fusion" in table:
             search = replace(search, fusion=self.fusion(table["fusion"]))
         if "mmr" in table:

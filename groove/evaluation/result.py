@@ -14,7 +14,7 @@ from groove.evaluation.change import Change, classify
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import Finding
 from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.records import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
+from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
 from groove.labels import location_label
 from groove.notes import Note
 
@@ -166,6 +166,3 @@ class EvalRun:
             row["top hits"] = ", ".join(location_label(h.path, h.heading) for h in q.top_k[:3])
             rows.append(row)
         return pd.DataFrame(rows)
-
-    def aggregate_dict(self) -> dict[str, Any]:
-        return aggregate_to_dict(self.record.aggregate)

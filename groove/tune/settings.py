@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from groove.config import Config, FusionConfig
+from groove.config import Config
 from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
 from groove.errors import ConfigError
@@ -68,7 +68,7 @@ def resolve_settings(
                 "measures the plain RRF stage only.",
             )
         )
-    if search.fusion != FusionConfig():
+    if not search.fusion.is_default:
         notes.append(
             Note(
                 NOTE_FUSION_CUSTOMISED,
