@@ -15,7 +15,6 @@ from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import Finding
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
-from groove.labels import location_label
 from groove.notes import Note
 
 if TYPE_CHECKING:
@@ -46,8 +45,9 @@ class EvalRun:
     threshold: float
     kb_path: Path
     golden_path: Path
-    history_path: Path | None
+    history_path: Path | None  # the history read (None: history off)
     notes: tuple[Note, ...] = ()
+    history_saved: bool = False  # whether this run was appended to that history
     # the aggregate metrics that fell beyond the threshold (set with --fail-on-regression)
     regressed_metrics: tuple[str, ...] = ()
 
@@ -147,22 +147,16 @@ class EvalRun:
             }
         return out
 
-    def to_dataframe(self) -> pd.DataFrame:
-        """One row per golden query: metrics, miss / regression flags, expected and top hits."""
-        import pandas as pd
+    def per_query_frame(self) -> pd.DataFrame:
+        """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,
+        the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (NaN without
+        a compatible previous run), ``miss``. Columns: docs/api.md."""
+        from groove.evaluation.frames import per_query_frame
 
-        rows = []
-        flagged = {q.id for q, _ in self.flagged_queries()}
-        for q in self.per_query:
-            row: dict[str, Any] = {"id": q.id, "query": q.query}
-            for k, v in q.metrics.recall_at_k.items():
-                row[f"recall@{k}"] = v
-            row["RR"] = q.metrics.reciprocal_rank
-            for k, v in q.metrics.ndcg_at_k.items():
-                row[f"nDCG@{k}"] = v
-            row["previous recall"] = self.previous_recall(q.id)
-            row["flagged"] = q.id in flagged
-            row["expected"] = ", ".join(location_label(e.path, e.heading) for e in q.expected)
-            row["top hits"] = ", ".join(location_label(h.path, h.heading) for h in q.top_k[:3])
-            rows.append(row)
-        return pd.DataFrame(rows)
+        return per_query_frame(self)
+
+    def aggregate_frame(self) -> pd.DataFrame:
+        """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
+        from groove.evaluation.frames import aggregate_frame
+
+        return aggregate_frame(self)

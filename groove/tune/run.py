@@ -20,6 +20,8 @@ from groove.engine.search import excluded_chunks, fts_leg, vector_leg
 from groove.engine.session import open_engine
 from groove.evaluation.golden import GoldenQuery, load_golden
 from groove.notes import Level, Note
+from groove.store import chunks as rows
+from groove.store import legs
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
 from groove.tune.analysis import analyse
@@ -29,7 +31,6 @@ from groove.tune.result import (
     NOTE_EFFECTIVE_QUERIES,
     NOTE_FEW_EFFECTIVE_QUERIES,
     NOTE_INSENSITIVE_QUERY,
-    NOTE_QUERY_WITHOUT_EXPECTED,
     QueryDiagnostics,
     TuneResult,
 )
@@ -59,18 +60,8 @@ def run(
         if on_note is not None:
             on_note(item)
 
-    golden = load_golden(settings.golden_path, check_query=compile_query)
-    usable = tuple(q for q in golden.queries if q.expected)
-    for q in golden.queries:
-        if not q.expected:
-            note(
-                Note(
-                    NOTE_QUERY_WITHOUT_EXPECTED,
-                    "skipping golden query with no expected hits",
-                    Level.WARNING,
-                    {"id": q.id},
-                )
-            )
+    # load_golden refuses a query without an expected hit, so every query is a table row.
+    usable = load_golden(settings.golden_path, check_query=compile_query).queries
     with open_engine(
         settings.kb_path,
         db_path=settings.db_path,
@@ -114,11 +105,8 @@ def run(
 
 
 def _index_facts(conn: Connection) -> tuple[int, bool]:
-    chunk_total = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-    has_context = conn.execute(
-        "SELECT 1 FROM chunks WHERE context_text IS NOT NULL AND context_text != '' LIMIT 1"
-    ).fetchone()
-    return chunk_total, has_context is None
+    _, chunk_total = rows.counts(conn)
+    return chunk_total, not rows.any_context(conn)
 
 
 def _preflight(
@@ -129,13 +117,7 @@ def _preflight(
     pool: int,
     chunk_total: int,
 ) -> QueryDiagnostics:
-    total = 0
-    if compiled.match is not None:
-        total = int(
-            conn.execute(
-                "SELECT count(*) FROM fts_chunks WHERE fts_chunks MATCH ?", (compiled.match,)
-            ).fetchone()[0]
-        )
+    total = 0 if compiled.match is None else legs.match_count(conn, compiled.match)
     fts_ids = fts_leg(conn, compiled.match, FusionConfig().weights, pool)
     vec_ids = set(vector_leg(conn, vector, pool, excluded_chunks(conn, compiled)))
     return QueryDiagnostics(
@@ -199,12 +181,7 @@ def _sweep(
     diagnostics: Sequence[QueryDiagnostics],
     say: Log,
 ) -> tuple[MetricTable, list[QueryDiagnostics]]:
-    labels = {
-        chunk_id: (path, heading)
-        for chunk_id, path, heading in conn.execute(
-            "SELECT c.id, d.path, c.heading FROM chunks c JOIN documents d ON d.id = c.document_id"
-        )
-    }
+    labels = rows.chunk_labels(conn)
     ks = settings.k_values
     shape = (len(usable), N_CONDITIONS)
     ndcg = {k: np.zeros(shape) for k in ks}
