@@ -21,6 +21,9 @@ Rules (reference behaviour §D):
 * Breadcrumb: ``" > ".join([title, *ancestors, heading])`` without empty parts or consecutive
   duplicates, cut to 200 characters.
 
+``Chunk`` and ``ParsedDocument``, what this module returns, are defined in
+groove.store.documents: the store writes them and must not import the engine.
+
 "Trimmed" means stripping Unicode White_Space (the reference's definition), which differs from
 ``str.strip()`` only for the controls U+001C..U+001F.
 """
@@ -35,6 +38,8 @@ from typing import Any
 
 import yaml
 
+from groove.store.documents import Chunk, ParsedDocument
+
 MERGE_BELOW_BYTES = 50
 MAX_CONTEXT_CHARS = 200
 CONTEXT_SEPARATOR = " > "
@@ -45,38 +50,6 @@ WHITESPACE = (
 )
 _BOM = "\ufeff"
 _HEADING_PREFIXES = (("## ", 2), ("### ", 3))
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """One retrievable piece of a document; ``index`` is its position after merging."""
-
-    index: int
-    heading: str | None
-    level: int | None
-    content: str
-    context: str
-
-
-@dataclass(frozen=True)
-class ParsedDocument:
-    """A Markdown file's metadata, body and chunks.
-
-    ``title`` is the breadcrumb title (frontmatter title, else from the file name);
-    ``frontmatter_title`` is the trimmed frontmatter title or None when absent or blank.
-    ``warnings`` are one line each and do not name the file (the caller prefixes the path).
-    """
-
-    title: str
-    frontmatter_title: str | None
-    tags: tuple[str, ...]
-    date: str | None
-    topic: str | None
-    category: str | None
-    depth: int | None
-    body: str
-    chunks: tuple[Chunk, ...]
-    warnings: tuple[str, ...]
 
 
 class _FrontmatterLoader(yaml.SafeLoader):

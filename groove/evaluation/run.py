@@ -24,7 +24,7 @@ from groove.engine.rerank import load_reranker
 from groove.engine.search import search
 from groove.engine.session import open_engine
 from groove.evaluation.change import regressed_metrics
-from groove.evaluation.corpus import snapshot
+from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.findings import QuoteScanner
 from groove.evaluation.fingerprint import Fingerprint, search_parts
 from groove.evaluation.golden import GoldenSet, load_golden

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
 from groove.errors import GrooveError
+from groove.notebooks.outcome import Outcome
 from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
 from groove.notes import Level, Note
 from groove.report import plots
@@ -28,25 +28,7 @@ if TYPE_CHECKING:
     from groove.evaluation.result import EvalRun
     from groove.tune.result import TuneResult
 
-T = TypeVar("T")
 NOTE_REGRESSION = "regression"
-
-
-@dataclass(frozen=True)
-class Outcome(Generic[T]):
-    """What the run cell got: the value (None when groove refused the input), the exit code
-    written to result.json, the refusal, the run's notes (and the regression, as a note), and
-    where it came from."""
-
-    value: T | None
-    exit_code: int
-    error: GrooveError | None = None
-    notes: tuple[Note, ...] = ()
-    source: str = "measured"
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.value is not None
 
 
 # ---------------------------------------------------------------- run cells

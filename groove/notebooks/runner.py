@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import groove
 from groove.atomic import write_file
 from groove.errors import (
     EXIT_BAD_INPUT,
@@ -60,7 +59,7 @@ _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
 def notebook_dir() -> Path:
     """Where the notebooks are: the checkout's top-level ``notebooks/`` (editable installs)
     or ``<prefix>/share/groove/notebooks`` (where a wheel puts them)."""
-    checkout = Path(groove.__file__).resolve().parent.parent / "notebooks"
+    checkout = Path(__file__).resolve().parents[2] / "notebooks"  # <checkout>/groove/notebooks/
     installed = Path(sys.prefix) / "share" / "groove" / "notebooks"
     return checkout if checkout.is_dir() or not installed.is_dir() else installed
 

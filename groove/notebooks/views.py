@@ -1,6 +1,6 @@
 """What the notebooks' cells show: HTML blocks, DataFrames, PNG images and one widget.
 
-Every view takes the ``Outcome`` the run cell returned (groove.notebooks.kernel) and returns
+Every view takes the ``Outcome`` the run cell returned (groove.notebooks.outcome) and returns
 something a notebook displays (IPython HTML or Image, a DataFrame, a widget), or None when
 the run was refused: the cells after a refused run show nothing instead of raising. No
 view computes a metric; they format EvalRun / TuneResult and call groove.report.plots.
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from groove.evaluation.change import arrow, metric_rows
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.labels import location_label
+from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
 from groove.report import plots
-from groove.notebooks.kernel import Outcome
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -212,7 +212,8 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
                 "previous": run.previous_recall(q.id),
                 "RR": q.metrics.reciprocal_rank,
                 f"nDCG@{k}": q.metrics.ndcg_at_k.get(k, 0.0),
-                "expected": "; ".join(location_label(e.path, e.heading) for e in q.expected) or "(none)",
+                "expected": "; ".join(location_label(e.path, e.heading) for e in q.expected)
+                or "(none)",
                 "top hits": _top_hits(q.top_k, q.expected) or "(no hits)",
             }
         )

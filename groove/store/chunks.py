@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.engine.chunking import Chunk, ParsedDocument
+from groove.store.documents import Chunk, ParsedDocument
 from groove.store.sqlite import Connection
 
 
