@@ -1,6 +1,7 @@
 """Markdown text -> frontmatter fields and heading chunks. Pure: no I/O.
 
-Rules (reference behaviour §D):
+Rules (the reference's, stated for users in docs/search.md "Chunking"; see
+docs/architecture.md, "Numbers that must stay bit-identical"):
 
 * Frontmatter: after a leading BOM, text that starts with ``---`` holds YAML up to the first
   ``\\n---``; the body is what follows, leading CR/LF removed. A YAML error or a non-mapping
@@ -24,7 +25,8 @@ Rules (reference behaviour §D):
 ``Chunk`` and ``ParsedDocument``, what this module returns, are defined in
 groove.store.documents: the store writes them and must not import the engine.
 
-"Trimmed" means stripping Unicode White_Space (the reference's definition), which differs from
+"Trimmed" means stripping Unicode White_Space (the reference's definition, see
+docs/architecture.md, "Numbers that must stay bit-identical"), which differs from
 ``str.strip()`` only for the controls U+001C..U+001F.
 """
 

@@ -2,7 +2,8 @@
 
 grid (the 384 conditions), table (per-query metrics for each condition), select (coordinate
 descent and nested leave-one-query-out CV), stats (mean, paired SE, sign test), gates (the
-five adoption gates) and simulation (the AU-16 / AU-68 studies behind the 3 x SE gate).
+five adoption gates) and simulation (the AU-16 / AU-68 studies behind the 3 x SE gate,
+named in docs/architecture.md, "Numbers that must stay bit-identical").
 Import the submodules directly; this package re-exports nothing so that importing it stays cheap.
 
 The package is also the public function ``groove.tune(kb_path, ...)`` (groove.api.tune):

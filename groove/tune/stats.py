@@ -1,7 +1,7 @@
 """Statistics over the held-out deltas d_j of nested leave-one-query-out CV.
 
 Sums accumulate sequentially in input order (never pairwise), so every number matches the
-reference implementation bit for bit.
+reference implementation bit for bit (docs/architecture.md, "Numbers that must stay bit-identical").
 """
 
 from __future__ import annotations
