@@ -130,3 +130,44 @@ def test_a_regression_on_a_metric_the_reports_do_not_show_is_named() -> None:
         "**Regression**: a metric fell by more than 0.050 (recall@5, nDCG@5)."
         in eval_markdown.render(run)
     )
+
+
+def test_comparison_notes_are_data_and_every_renderer_shows_them() -> None:
+    run = _run()
+    assert run.previous is not None
+    previous = run.previous
+    other_corpus = RunRecord(
+        previous.timestamp,
+        run.fingerprint,
+        CorpusSnapshot(4, 12, "e" * 64),
+        (),
+        previous.aggregate,
+        (),
+    )
+    changed = EvalRun(
+        record=run.record,
+        previous=other_corpus,
+        diff_enabled=False,
+        regression=False,
+        threshold=0.05,
+        kb_path=run.kb_path,
+        golden_path=run.golden_path,
+        history_path=None,
+    )
+    notes = changed.comparison_notes()
+    assert [(n.kind, n.level) for n in notes] == [
+        ("diff-disabled", "warning"),
+        ("corpus-changed", "warning"),
+    ]
+    assert notes[0].data == {"golden_changed": False}
+    assert notes[1].data == {"change": "4 -> 3 documents, 12 -> 9 chunks"}
+    markdown = eval_markdown.render(changed)
+    assert "> ⚠️ config or metric version changed since last run, diff disabled" in markdown
+    assert (
+        "> ⚠️ corpus changed since last run (4 -> 3 documents, 12 -> 9 chunks): "
+        "a delta below may reflect that, not retrieval"
+    ) in markdown
+    text = eval_text.render(changed)
+    assert "⚠️ config or metric version changed since last run, diff disabled" in text
+    assert "    ⚠️ corpus changed since last run (4 -> 3 documents, 12 -> 9 chunks)" in text
+    assert run.comparison_notes() == ()

@@ -15,12 +15,14 @@ from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import Finding
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
-from groove.notes import Note
+from groove.notes import Level, Note
 
 if TYPE_CHECKING:
     import pandas as pd
 
 DEFAULT_LIMIT = 10
+NOTE_DIFF_DISABLED = "diff-disabled"
+NOTE_CORPUS_CHANGED = "corpus-changed"
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,19 @@ class EvalRun:
         if self.golden_changed:
             return "golden changed since last run, diff disabled"
         return "config or metric version changed since last run, diff disabled"
+
+    def comparison_notes(self) -> tuple[Note, ...]:
+        """What to keep in mind when reading the diff: why it is off (``diff-disabled``)
+        and whether the corpus changed since the previous run (``corpus-changed``)."""
+        notes = []
+        if self.diff_note is not None:
+            data = {"golden_changed": self.golden_changed}
+            notes.append(Note(NOTE_DIFF_DISABLED, self.diff_note, Level.WARNING, data))
+        change = self.corpus_change
+        if change is not None:
+            message = f"corpus changed since last run ({change})"
+            notes.append(Note(NOTE_CORPUS_CHANGED, message, Level.WARNING, {"change": change}))
+        return tuple(notes)
 
     @property
     def corpus_changed(self) -> bool | None:

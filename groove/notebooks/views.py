@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from groove.evaluation.change import arrow, metric_rows
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
+from groove.evaluation.result import NOTE_CORPUS_CHANGED
 from groove.labels import location_label
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
@@ -173,13 +174,9 @@ def eval_notes(outcome: Outcome[EvalRun]) -> Any:
     if run is None:
         return None
     notes = []
-    if run.diff_note is not None:
-        notes.append(f"⚠ {run.diff_note}")
-    if run.corpus_change is not None:
-        notes.append(
-            f"⚠ corpus changed since last run ({run.corpus_change}): a delta may reflect "
-            "that, not retrieval"
-        )
+    for note in run.comparison_notes():
+        tail = ": a delta may reflect that, not retrieval"
+        notes.append(f"⚠ {note.message}{tail if note.kind == NOTE_CORPUS_CHANGED else ''}")
     if notes:
         return _html("".join(_box(WARN, _e(n)) for n in notes))
     if run.previous is None:

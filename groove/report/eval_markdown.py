@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from groove.evaluation.change import Change, MetricRow, arrow, metric_rows
-from groove.evaluation.result import DEFAULT_LIMIT, EvalRun
+from groove.evaluation.result import DEFAULT_LIMIT, NOTE_CORPUS_CHANGED, EvalRun
 from groove.notes import Level
 
 
@@ -29,13 +29,9 @@ def render(run: EvalRun) -> str:
 
 def _notes(run: EvalRun) -> list[str]:
     notes = []
-    if run.diff_note is not None:
-        notes.append(f"> ⚠️ {run.diff_note}")
-    if run.corpus_change is not None:
-        notes.append(
-            f"> ⚠️ corpus changed since last run ({run.corpus_change}): "
-            "a delta below may reflect that, not retrieval"
-        )
+    for note in run.comparison_notes():
+        tail = ": a delta below may reflect that, not retrieval"
+        notes.append(f"> ⚠️ {note.message}{tail if note.kind == NOTE_CORPUS_CHANGED else ''}")
     for note in run.notes:
         mark = "⚠️ " if note.level is Level.WARNING else ""
         notes.append(f"> {mark}{note.level}: {note.message}")
