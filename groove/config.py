@@ -19,6 +19,7 @@ from typing import Any
 
 from groove.errors import ConfigError
 from groove.settings import LIMIT_MAX
+from groove.settings import parse_k_list as parse_k_list  # re-exported for the commands
 
 CONFIG_FILE_NAME = "groove.toml"
 MAX_ANCESTORS = 19
@@ -342,16 +343,3 @@ def _toml_repr(value: Any) -> str:
     if isinstance(value, Mapping):
         return "{...}"
     return repr(value)
-
-
-def parse_k_list(text: str) -> tuple[int, ...]:
-    """Parse the ``--k 1,5,10`` flag."""
-    try:
-        values = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        values = ()
-    if not values or any(k < 1 for k in values):
-        raise ConfigError(
-            f"--k {text!r} is not a list of whole numbers >= 1", "write it like --k 1,5,10"
-        )
-    return values
