@@ -25,12 +25,13 @@ from groove.engine.embed import load_embedder
 from groove.evaluation.attribution import summary_line
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import resolve_settings
+from groove.tune.reach import PROBE
 
 
 def one_run(kb: Path, golden: Path, embedder: Any, explain: bool) -> tuple[float, EvalRun]:
     settings = resolve_settings(Config(), kb_path=kb, golden=golden, history=False, explain=explain)
     start = time.perf_counter()
-    result = evaluation.run(settings, embedder=embedder)
+    result = evaluation.run(settings, embedder=embedder, grid=PROBE)
     return time.perf_counter() - start, result
 
 

@@ -167,6 +167,7 @@ def evaluate(
     """
     from groove.evaluation import run as evaluation
     from groove.evaluation.settings import resolve_settings
+    from groove.tune.reach import PROBE
 
     given = _keywords(
         EVAL,
@@ -189,7 +190,7 @@ def evaluate(
         explain=explain,
     )
     settings = resolve_settings(_config(config), **given)
-    return evaluation.run(settings)
+    return evaluation.run(settings, grid=PROBE if explain else None)
 
 
 def load_history(kb_path: PathArg) -> History:
@@ -221,6 +222,7 @@ def tune(
     stderr. The result's ``conditions_frame()``, ``table_frame()`` and ``folds_frame()``
     are pandas views of it; ``save_tune`` writes it for ``load_tune``.
     """
+    from groove.report.notes import cli_line
     from groove.tune import run as tune_run
     from groove.tune.settings import resolve_settings
 
@@ -237,8 +239,8 @@ def tune(
     settings = resolve_settings(_config(config), **given)
     say = log or (lambda _line: None)
     for note in settings.notes:
-        say(note)
-    return tune_run.run(settings, log=log)
+        say(cli_line("tune", note))
+    return tune_run.run(settings, log=log, on_note=lambda note: say(cli_line("tune", note)))
 
 
 def save_tune(result: TuneResult, path: PathArg) -> Path:

@@ -23,13 +23,14 @@ from groove.engine.query import compile_query
 from groove.engine.search import candidate_pool, excluded_chunks, fts_leg, rrf_fuse, vector_leg
 from groove.engine.session import open_engine
 from groove.evaluation.attribution import CAUSES, Attribution, summary_line
-from groove.evaluation.explain import Explainer, _Legs
+from groove.evaluation.explain import Explainer, LegOrders
 from groove.evaluation.golden_paths import PathDoctor, near_matches
 from groove.evaluation.metrics import Expected
 from groove.evaluation.run import run
 from groove.evaluation.settings import resolve_settings
 from groove.store.db import read_snapshot
 from groove.store.ranks import indexed_paths
+from groove.tune.reach import PROBE, grid_rankings
 from groove.tune.sweep import fts_rankings, sweep_query_per_condition
 from tests.helpers.explain_kb import GOLDEN, QUERY, build_explain_kb
 
@@ -60,7 +61,7 @@ def explained(kb: Path, golden: Path, embedder: Any, **kw: Any) -> Any:
     settings = resolve_settings(
         Config(), kb_path=kb, golden=golden, history=False, explain=True, **kw
     )
-    return run(settings, embedder=embedder)
+    return run(settings, embedder=embedder, grid=PROBE)
 
 
 def by_path(result: Any, query_id: str) -> dict[str, Attribution]:
@@ -186,13 +187,14 @@ def test_pruned_grid_rankings_equal_the_tune_sweep(kb: Path, real_embedder: Any)
             reranker=False,
             dim=engine.embedder.dim,
             doctor=PathDoctor(kb, indexed_paths(conn)),
+            grid=PROBE,
         )
         for query in (QUERY, "retention of nightly snapshots for the replica", "stew onions"):
             compiled = compile_query(query)
             vector = engine.embed_queries([compiled.positive_text])[0]
-            legs = _Legs.measure(explainer, compiled, vector)
+            legs = LegOrders.measure(explainer, compiled, vector)
             for pool in (5, 50):
-                assert legs.grid_rankings(compiled.match, pool) == fts_rankings(
+                assert grid_rankings(legs, compiled.match, pool) == fts_rankings(
                     conn, compiled.match, pool
                 )
 

@@ -53,6 +53,8 @@ def eval_cmd(
     from groove.evaluation.findings import warning_texts
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown, eval_text
+    from groove.report.notes import cli_line, regression_message
+    from groove.tune.reach import PROBE
 
     config = config_from(ctx)
     settings = resolve_settings(
@@ -74,9 +76,9 @@ def eval_cmd(
         fail_on_regression=fail_on_regression,
         explain=explain,
     )
-    result = evaluation.run(settings)
+    result = evaluation.run(settings, grid=PROBE if explain else None)
     for note in result.notes:
-        warn(note)
+        warn(cli_line("eval", note))
     if fmt == "json":
         click.echo(eval_json.render(result), nl=False)
     elif fmt == "markdown":
@@ -86,7 +88,7 @@ def eval_cmd(
     for text in warning_texts(result.findings):
         warn(text)
     if result.regression:
-        warn(evaluation.regression_message(result))
+        warn(regression_message(result))
         ctx.exit(result.exit_code)
 
 

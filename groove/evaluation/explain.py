@@ -7,10 +7,10 @@ Per such query, inside the eval's read snapshot:
   vector order over every stored vector (numpy over vectors read once per eval);
 * the two legs' real candidate lists (``search.vector_leg`` / ``search.fts_leg`` with the
   pool the search used) fused by ``search.rrf_fuse``: the answer's fused rank;
-* for answers that could be found at all (indexed, heading present, not excluded): one
-  pass of the tune sweep's arithmetic (``sweep.fts_rankings`` + ``sweep.fuse_all_k``) over
-  the 384 grid conditions of the plain RRF stage, which says under which rrf_k and bm25
-  weights the answer would have come within k.
+* for answers that could be found at all (indexed, heading present, not excluded), when
+  the caller hands in the tune grid (``groove.tune.reach.PROBE``): at most one pass of
+  the tune sweep's arithmetic over the 384 grid conditions of the plain RRF stage, which
+  says under which rrf_k and bm25 weights the answer would have come within k.
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
+from groove.config import FusionConfig
 from groove.engine.query import CompiledQuery
 from groove.engine.search import (
     SearchOptions,
@@ -36,12 +38,26 @@ from groove.evaluation.metrics import Expected, RankedHit, is_hit, normalise_hea
 from groove.evaluation.records import QueryResult
 from groove.store import ranks
 from groove.store.sqlite import Connection
-from groove.tune.grid import BM25_WEIGHT_GRID, RRF_K_GRID, Condition, all_conditions, weight_sets
-from groove.tune.sweep import fuse_all_k
 
-MAX_GRID_EXAMPLES = 3
-_WEIGHT_SETS = weight_sets()
-_TOLERANCE = 1e-9  # float slack on bounds: only ever lets more chunks or answers through
+
+class GridProbe(Protocol):
+    """The tune grid, seen from eval (``groove.tune.reach.PROBE``; tune sits above eval,
+    so the caller hands it in): the two weight sets that bound every grid weight set, and
+    the conditions under which each answer would have been found within k."""
+
+    lowest: tuple[float, float, float]
+    highest: tuple[float, float, float]
+
+    def reach(
+        self,
+        legs: LegOrders,
+        match: str | None,
+        vec_ids: Sequence[int],
+        targets: Sequence[Sequence[int]],
+        pool: int,
+        k: int,
+        fusion: FusionConfig,
+    ) -> list[GridReach]: ...
 
 
 @dataclass
@@ -55,6 +71,7 @@ class Explainer:
     reranker: bool
     dim: int
     doctor: PathDoctor
+    grid: GridProbe | None = None  # None: no grid line (eval without the tune layer)
     _headings: dict[str, list[ranks.ChunkHeading]] = field(default_factory=dict)
 
     @cached_property
@@ -89,16 +106,23 @@ class Explainer:
         """The attributions of one query, or None when all its answers are within k."""
         if not result.expected or result.metrics.recall_at_k.get(self.k, 0.0) >= 1.0:
             return None
-        legs = _Legs.measure(self, compiled, vector)
+        legs = LegOrders.measure(self, compiled, vector)
         drafts = [self._one(e, result.top_k, legs) for e in result.expected]
         reachable = [d for d in drafts if d.targets]
-        if reachable:
-            reach = self._grid(compiled, legs, [d.targets for d in reachable])
+        if reachable and self.grid is not None:
+            pool = candidate_pool(self.depth)  # the plain RRF stage tune measures
+            vec_ids = legs.leg_vector_ids
+            if pool != self.per_leg:
+                vec_ids = vector_leg(self.conn, vector, pool, legs.excluded)
+            targets = [d.targets for d in reachable]
+            reach = self.grid.reach(
+                legs, compiled.match, vec_ids, targets, pool, self.k, self.options.fusion
+            )
             for d, grid in zip(reachable, reach, strict=True):
                 d.attribution = replace(d.attribution, grid=grid)
         return tuple(d.attribution for d in drafts)
 
-    def _one(self, e: Expected, top: Sequence[RankedHit], legs: _Legs) -> _Draft:
+    def _one(self, e: Expected, top: Sequence[RankedHit], legs: LegOrders) -> _Draft:
         if e.path not in self.doctor.indexed:
             d = self.doctor.diagnose(e.path)
             return _Draft(
@@ -183,40 +207,6 @@ class Explainer:
             return "vector-only-low"
         return "neither-leg"
 
-    def _grid(
-        self, compiled: CompiledQuery, legs: _Legs, targets: Sequence[Sequence[int]]
-    ) -> list[GridReach]:
-        """For each answer (its chunk ids), the grid conditions that find it within k.
-
-        The plain RRF stage of tune: each leg's top ``candidate_pool(depth)``, fused at each
-        rrf_k and cut at k. An answer that no condition can reach by the bound of
-        ``_Legs.may_reach`` is not swept, and the 64-weight bm25 pass reads only the chunks
-        that can enter some weight set's top pool (``_Legs.grid_rankings``); both give the same
-        lists as ``sweep.fts_rankings``, only cheaper."""
-        pool = candidate_pool(self.depth)
-        vec_ids = legs.leg_vector_ids
-        if pool != self.per_leg:
-            vec_ids = vector_leg(self.conn, legs.vector, pool, legs.excluded)
-        total = len(all_conditions())
-        reach = [legs.may_reach(t, vec_ids, pool, self.k) for t in targets]
-        found: list[list[int]] = [[] for _ in targets]
-        if any(reach):
-            wanted = [
-                frozenset(t) if r else frozenset() for t, r in zip(targets, reach, strict=True)
-            ]
-            seen: dict[tuple[int, ...], list[list[bool]]] = {}
-            n_k = len(RRF_K_GRID)
-            for w, fts_ids in enumerate(legs.grid_rankings(compiled.match, pool)):
-                hits = seen.get(fts_ids)
-                if hits is None:
-                    tops = [ids.tolist() for ids, _ in fuse_all_k(vec_ids, fts_ids, self.k)]
-                    hits = [[not t.isdisjoint(top) for top in tops] for t in wanted]
-                    seen[fts_ids] = hits
-                for i, row in enumerate(hits):
-                    found[i] += [w * n_k + k for k, hit in enumerate(row) if hit]
-        current = _current_condition(self.options)
-        return [GridReach(len(f), total, _examples(f, current)) for f in found]
-
 
 @dataclass
 class _Draft:
@@ -225,11 +215,11 @@ class _Draft:
 
 
 @dataclass(frozen=True)
-class _Legs:
+class LegOrders:
     """One query's leg orders over the whole index and its real fused candidates.
 
     One FTS pass reads three bm25 scores per matching chunk: under the search's weights
-    (the FTS order) and under the lowest and the highest grid weights on every column.
+    (the FTS order) and, for the grid probe, under its lowest and highest weights.
     bm25 only grows with a column weight (FTS5 adds the weight per hit inside the saturated
     frequency; IDF and length are unweighted), so the two bound every grid weight set's
     score and tell which chunks can matter to the grid at all."""
@@ -255,13 +245,11 @@ class _Legs:
         return len(self.fts_ids)
 
     @classmethod
-    def measure(cls, ex: Explainer, compiled: CompiledQuery, vector: np.ndarray) -> _Legs:
+    def measure(cls, ex: Explainer, compiled: CompiledQuery, vector: np.ndarray) -> LegOrders:
         excluded = excluded_chunks(ex.conn, compiled)
         weights = ex.options.fusion.weights
-        low, high = min(BM25_WEIGHT_GRID), max(BM25_WEIGHT_GRID)
-        ids, scores = ranks.fts_scores(
-            ex.conn, compiled.match, [weights, (low, low, low), (high, high, high)]
-        )
+        bounds = [ex.grid.lowest, ex.grid.highest] if ex.grid is not None else []
+        ids, scores = ranks.fts_scores(ex.conn, compiled.match, [weights, *bounds])
         order = np.lexsort((ids, scores[:, 0])) if len(ids) else np.zeros(0, dtype=np.int64)
         fts_ids = ids[order]
         vec_all = ex.vectors.order(vector, excluded)
@@ -270,8 +258,8 @@ class _Legs:
         fused = rrf_fuse([vec_ids, fts_ids[: ex.per_leg].tolist()], ex.options.fusion.rrf_k)
         return cls(
             fts_ids=fts_ids,
-            fts_lowest=scores[order, 1],
-            fts_highest=scores[order, 2],
+            fts_lowest=scores[order, 1 if bounds else 0],
+            fts_highest=scores[order, 2 if bounds else 0],
             vector_rank=_positions(vec_all.tolist()),
             vector_candidates=len(vec_all),
             vector=vector,
@@ -281,46 +269,6 @@ class _Legs:
             negative=compiled.negative,
             conn=ex.conn,
         )
-
-    def best_fts_rank(self, targets: Sequence[int]) -> int | None:
-        """A lower bound on the best FTS rank any grid weight set gives one of ``targets``:
-        1 + the chunks that beat its best score even at their worst."""
-        positions = [self.fts_rank[t] - 1 for t in targets if t in self.fts_rank]
-        if not positions:
-            return None
-        best = min(self.fts_highest[p] for p in positions)
-        return 1 + int(np.sum(self.fts_lowest < best - _TOLERANCE * (1 + abs(best))))
-
-    def may_reach(self, targets: Sequence[int], vec_ids: Sequence[int], pool: int, k: int) -> bool:
-        """False only when no grid condition can fuse one of ``targets`` within k.
-
-        Its fused score is at most vector gain + best FTS gain; when that stays under
-        ``1 / (rrf_k + k)`` at every grid rrf_k, the top k of the vector leg all beat it."""
-        if len(vec_ids) < k:
-            return True
-        wanted = set(targets)
-        vec_rank = min((i for i, c in enumerate(vec_ids, start=1) if c in wanted), default=0)
-        fts_rank = self.best_fts_rank(targets)
-        for rrf_k in RRF_K_GRID:
-            score = 1 / (rrf_k + vec_rank) if vec_rank else 0.0
-            score += 1 / (rrf_k + fts_rank) if fts_rank is not None and fts_rank <= pool else 0.0
-            if score >= (1 - _TOLERANCE) / (rrf_k + k):
-                return True
-        return False
-
-    def grid_rankings(self, match: str | None, pool: int) -> list[tuple[int, ...]]:
-        """The top-``pool`` FTS list of each of the 64 grid weight sets (as sweep.py's
-        fts_rankings), bm25 computed only for chunks that can enter one of them: those
-        whose best score reaches the pool-th best worst score."""
-        if not len(self.fts_ids):
-            return [()] * len(_WEIGHT_SETS)
-        worst = np.sort(self.fts_lowest)[min(pool, len(self.fts_lowest)) - 1]
-        keep = self.fts_highest <= worst + _TOLERANCE * (1 + abs(worst))
-        ids, table = ranks.fts_scores(self.conn, match, _WEIGHT_SETS, self.fts_ids[keep].tolist())
-        return [
-            tuple(ids[np.lexsort((ids, table[:, w]))[:pool]].tolist())
-            for w in range(len(_WEIGHT_SETS))
-        ]
 
     @staticmethod
     def best(ranking: dict[int, int], targets: Sequence[int]) -> int | None:
@@ -354,36 +302,6 @@ def _closest_heading(heading: str, chunks: Sequence[ranks.ChunkHeading]) -> str 
         ),
     )
     return by_norm[scored[0]]
-
-
-def _current_condition(options: SearchOptions) -> Condition | None:
-    """The grid point the search settings sit on, if they sit on one."""
-    f = options.fusion
-    try:
-        return Condition(
-            BM25_WEIGHT_GRID.index(f.bm25_heading_weight),
-            BM25_WEIGHT_GRID.index(f.bm25_context_weight),
-            BM25_WEIGHT_GRID.index(f.bm25_content_weight),
-            RRF_K_GRID.index(f.rrf_k),
-        )
-    except ValueError:
-        return None
-
-
-def _examples(found: Sequence[int], current: Condition | None) -> tuple[str, ...]:
-    """Labels of the conditions nearest to ``current`` (fewest grid steps away)."""
-    conditions = [Condition.from_index(i) for i in found]
-    if current is not None:
-        conditions.sort(
-            key=lambda c: (
-                abs(c.h - current.h)
-                + abs(c.ctx - current.ctx)
-                + abs(c.content - current.content)
-                + abs(c.k - current.k),
-                c.index,
-            )
-        )
-    return tuple(c.label for c in conditions[:MAX_GRID_EXAMPLES])
 
 
 def explain_all(

@@ -1,0 +1,145 @@
+"""For ``groove eval --explain``: under which grid conditions a missed answer comes within k.
+
+The plain RRF stage of tune: each leg's top ``pool``, fused at each of the six rrf_k and
+cut at k, for each of the 64 bm25 weight sets. Two shortcuts keep it under one sweep pass:
+
+* an answer whose best possible fused score (vector gain + best FTS gain) stays under
+  ``1 / (rrf_k + k)`` at every grid rrf_k cannot be reached: the top k of the vector leg
+  all beat it. It is not swept;
+* bm25 only grows with a column weight (FTS5 adds the weight per hit inside the saturated
+  frequency; IDF and length are unweighted), so a chunk's score under any grid weight set
+  lies between its scores at all-lowest and all-highest weights. A chunk whose best score
+  does not reach the pool-th best worst score is in no weight set's top pool, and the
+  64-weight statement reads only the others.
+
+Both give the same lists as ``sweep.fts_rankings``; the tests check it. Eval cannot import
+the tune layer, so the caller (CLI, API, notebook) hands ``PROBE`` to ``evaluation.run``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from groove.config import FusionConfig
+from groove.evaluation.attribution import GridReach
+from groove.evaluation.explain import LegOrders
+from groove.store import ranks
+from groove.tune.grid import BM25_WEIGHT_GRID, RRF_K_GRID, Condition, all_conditions, weight_sets
+from groove.tune.sweep import fuse_all_k
+
+MAX_GRID_EXAMPLES = 3
+_WEIGHT_SETS = weight_sets()
+_TOLERANCE = 1e-9  # float slack on bounds: only ever lets more chunks or answers through
+_LOW, _HIGH = min(BM25_WEIGHT_GRID), max(BM25_WEIGHT_GRID)
+
+
+class TuneGrid:
+    """The probe ``evaluation.explain`` asks (see ``GridProbe`` there)."""
+
+    lowest = (_LOW, _LOW, _LOW)
+    highest = (_HIGH, _HIGH, _HIGH)
+
+    def reach(
+        self,
+        legs: LegOrders,
+        match: str | None,
+        vec_ids: Sequence[int],
+        targets: Sequence[Sequence[int]],
+        pool: int,
+        k: int,
+        fusion: FusionConfig,
+    ) -> list[GridReach]:
+        """For each answer (its chunk ids), the grid conditions that find it within k."""
+        total = len(all_conditions())
+        reach = [may_reach(legs, t, vec_ids, pool, k) for t in targets]
+        found: list[list[int]] = [[] for _ in targets]
+        if any(reach):
+            wanted = [
+                frozenset(t) if r else frozenset() for t, r in zip(targets, reach, strict=True)
+            ]
+            seen: dict[tuple[int, ...], list[list[bool]]] = {}
+            n_k = len(RRF_K_GRID)
+            for w, fts_ids in enumerate(grid_rankings(legs, match, pool)):
+                hits = seen.get(fts_ids)
+                if hits is None:
+                    tops = [ids.tolist() for ids, _ in fuse_all_k(vec_ids, fts_ids, k)]
+                    hits = [[not t.isdisjoint(top) for top in tops] for t in wanted]
+                    seen[fts_ids] = hits
+                for i, row in enumerate(hits):
+                    found[i] += [w * n_k + j for j, hit in enumerate(row) if hit]
+        current = current_condition(fusion)
+        return [GridReach(len(f), total, examples(f, current)) for f in found]
+
+
+PROBE = TuneGrid()
+
+
+def best_fts_rank(legs: LegOrders, targets: Sequence[int]) -> int | None:
+    """A lower bound on the best FTS rank any grid weight set gives one of ``targets``:
+    1 + the chunks that beat its best score even at their worst."""
+    positions = [legs.fts_rank[t] - 1 for t in targets if t in legs.fts_rank]
+    if not positions:
+        return None
+    best = min(legs.fts_highest[p] for p in positions)
+    return 1 + int(np.sum(legs.fts_lowest < best - _TOLERANCE * (1 + abs(best))))
+
+
+def may_reach(
+    legs: LegOrders, targets: Sequence[int], vec_ids: Sequence[int], pool: int, k: int
+) -> bool:
+    """False only when no grid condition can fuse one of ``targets`` within k."""
+    if len(vec_ids) < k:
+        return True
+    wanted = set(targets)
+    vec_rank = min((i for i, c in enumerate(vec_ids, start=1) if c in wanted), default=0)
+    fts_rank = best_fts_rank(legs, targets)
+    for rrf_k in RRF_K_GRID:
+        score = 1 / (rrf_k + vec_rank) if vec_rank else 0.0
+        score += 1 / (rrf_k + fts_rank) if fts_rank is not None and fts_rank <= pool else 0.0
+        if score >= (1 - _TOLERANCE) / (rrf_k + k):
+            return True
+    return False
+
+
+def grid_rankings(legs: LegOrders, match: str | None, pool: int) -> list[tuple[int, ...]]:
+    """The top-``pool`` FTS list of each of the 64 grid weight sets (as sweep.py's
+    fts_rankings), bm25 computed only for chunks that can enter one of them."""
+    if not len(legs.fts_ids):
+        return [()] * len(_WEIGHT_SETS)
+    worst = np.sort(legs.fts_lowest)[min(pool, len(legs.fts_lowest)) - 1]
+    keep = legs.fts_highest <= worst + _TOLERANCE * (1 + abs(worst))
+    ids, table = ranks.fts_scores(legs.conn, match, _WEIGHT_SETS, legs.fts_ids[keep].tolist())
+    return [
+        tuple(ids[np.lexsort((ids, table[:, w]))[:pool]].tolist()) for w in range(len(_WEIGHT_SETS))
+    ]
+
+
+def current_condition(fusion: FusionConfig) -> Condition | None:
+    """The grid point the search settings sit on, if they sit on one."""
+    try:
+        return Condition(
+            BM25_WEIGHT_GRID.index(fusion.bm25_heading_weight),
+            BM25_WEIGHT_GRID.index(fusion.bm25_context_weight),
+            BM25_WEIGHT_GRID.index(fusion.bm25_content_weight),
+            RRF_K_GRID.index(fusion.rrf_k),
+        )
+    except ValueError:
+        return None
+
+
+def examples(found: Sequence[int], current: Condition | None) -> tuple[str, ...]:
+    """Labels of the conditions nearest to ``current`` (fewest grid steps away)."""
+    conditions = [Condition.from_index(i) for i in found]
+    if current is not None:
+        conditions.sort(
+            key=lambda c: (
+                abs(c.h - current.h)
+                + abs(c.ctx - current.ctx)
+                + abs(c.content - current.content)
+                + abs(c.k - current.k),
+                c.index,
+            )
+        )
+    return tuple(c.label for c in conditions[:MAX_GRID_EXAMPLES])
