@@ -38,6 +38,13 @@ from groove.cli.common import (
     is_flag=True,
     help="Exit 1 if a metric fell by more than regression_threshold since the last run.",
 )
+@click.option(
+    "--regression-gate",
+    type=click.Choice(["threshold", "significant"]),
+    default=None,
+    help="threshold: any fall beyond regression_threshold; significant: such a fall whose "
+    "Holm-corrected paired p-value is below [eval].alpha (default: [eval].regression_gate).",
+)
 @pipeline_options
 @db_option
 @click.pass_context
@@ -55,6 +62,7 @@ def eval_cmd(
     no_diff: bool,
     no_color: bool,
     fail_on_regression: bool,
+    regression_gate: str | None,
     mmr: bool | None,
     mmr_lambda: float | None,
     mmr_same_doc_penalty: float | None,
@@ -86,6 +94,7 @@ def eval_cmd(
         history=not no_history,
         diff=not no_diff,
         fail_on_regression=fail_on_regression,
+        regression_gate=regression_gate,
     )
     result = evaluation.run(settings)
     for note in result.notes:

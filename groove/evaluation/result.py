@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import Finding
 from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.gate import GateDecision
 from groove.evaluation.records import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
+from groove.evaluation.significance import Significance
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,6 +47,8 @@ class EvalRun:
     golden_path: Path
     history_path: Path | None
     notes: tuple[str, ...] = ()
+    significance: Significance | None = None
+    gate: GateDecision | None = None
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -140,6 +144,12 @@ class EvalRun:
                     str(k): v - prev.ndcg_at_k.get(k, 0.0) for k, v in now.ndcg_at_k.items()
                 },
             }
+        out["significance"] = (
+            self.significance.to_dict()
+            if out["diff"] is not None and self.significance is not None
+            else None
+        )
+        out["gate"] = self.gate.to_dict() if self.gate is not None else None
         return out
 
     def to_dataframe(self) -> pd.DataFrame:

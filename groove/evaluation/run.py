@@ -26,12 +26,14 @@ from groove.engine.session import open_engine
 from groove.evaluation.corpus import snapshot
 from groove.evaluation.findings import QuoteScanner
 from groove.evaluation.fingerprint import Fingerprint, search_parts
+from groove.evaluation.gate import decide as decide_gate
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.history import History, append_run, history_path, load_history
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
+from groove.evaluation.significance import compare_records
 from groove.store.db import read_snapshot
 
 
@@ -109,8 +111,23 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
     previous = history.newest if settings.diff else None
     compatible = history.previous_compatible(record.fingerprint) if settings.diff else None
     regression = False
-    if settings.fail_on_regression and compatible is not None:
-        regression = is_regression(record, compatible, settings.regression_threshold)
+    significance = None
+    gate = None
+    if compatible is not None:
+        significance = compare_records(record, compatible)
+        gate = decide_gate(
+            record,
+            compatible,
+            significance,
+            mode=settings.regression_gate,
+            threshold=settings.regression_threshold,
+            alpha=settings.alpha,
+        )
+    if settings.fail_on_regression and compatible is not None and gate is not None:
+        if settings.regression_gate == "threshold":
+            regression = is_regression(record, compatible, settings.regression_threshold)
+        else:
+            regression = gate.regressed
     if path is not None:
         saved = append_run(path, record, settings.history_size)
         notes += [f"groove eval: warning: {w}" for w in saved.warnings]
@@ -124,6 +141,8 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
         golden_path=settings.golden_path,
         history_path=path,
         notes=tuple(notes),
+        significance=significance,
+        gate=gate,
     )
 
 
@@ -148,8 +167,19 @@ def regression_message(run: EvalRun) -> str:
             " The indexed corpus also changed since the compared run "
             f"({change}), which shifts rankings on its own."
         )
+    gate = run.gate
+    if gate is not None and gate.mode == "significant":
+        rule = (
+            f"fell by more than {run.threshold:.3f} with Holm-corrected p < {gate.alpha:g} on "
+            "at least one of recall@k / MRR / nDCG@k"
+        )
+    else:
+        rule = f"delta > {run.threshold:.3f} on at least one of recall@k / MRR / nDCG@k"
+    details = ""
+    if gate is not None and any(m.regressed for m in gate.metrics):
+        listed = "; ".join(m.describe() for m in gate.metrics if m.regressed)
+        details = f" Regressed: {listed}."
     return (
-        "groove eval: retrieval-quality regression detected (delta > "
-        f"{run.threshold:.3f} on at least one of recall@k / MRR / nDCG@k).{note} "
+        f"groove eval: retrieval-quality regression detected ({rule}).{note}{details} "
         "Exiting with code 1 because --fail-on-regression was set."
     )

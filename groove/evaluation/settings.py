@@ -29,6 +29,8 @@ class EvalSettings:
     reranker: str | None = None
     history_size: int = 10
     regression_threshold: float = 0.05
+    regression_gate: str = "threshold"
+    alpha: float = 0.05
     history: bool = True
     diff: bool = True
     fail_on_regression: bool = False
@@ -63,6 +65,7 @@ def resolve_settings(
     history: bool = True,
     diff: bool = True,
     fail_on_regression: bool = False,
+    regression_gate: str | None = None,
 ) -> EvalSettings:
     """CLI values win over groove.toml, which wins over the built-in defaults."""
     kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
@@ -93,6 +96,8 @@ def resolve_settings(
         reranker=None if chosen_reranker in (None, "none") else chosen_reranker,
         history_size=config.eval.history_size,
         regression_threshold=config.eval.regression_threshold,
+        regression_gate=regression_gate or config.eval.regression_gate,
+        alpha=config.eval.alpha,
         history=history,
         diff=diff,
         fail_on_regression=fail_on_regression,

@@ -60,6 +60,7 @@ def eval_report(
     parent_retriever: Any = None,
     history: Any = True,
     fail_on_regression: Any = False,
+    regression_gate: Any = None,
     config: Any = None,
     result_path: Any = RESULT_FILE,
 ) -> Outcome[EvalRun]:
@@ -86,6 +87,7 @@ def eval_report(
             parent_retriever=_bool(parent_retriever, "parent_retriever"),
             history=_bool(history, "history") is not False,
             fail_on_regression=_bool(fail_on_regression, "fail_on_regression") is True,
+            regression_gate=_gate(regression_gate),
         )
         run = evaluation.run(settings)
     except GrooveError as exc:
@@ -210,6 +212,12 @@ def _bool(value: Any, name: str) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
     raise _bad(name, value, "true or false")
+
+
+def _gate(value: Any) -> str | None:
+    if value is None or value in ("threshold", "significant"):
+        return value
+    raise _bad("regression_gate", value, '"threshold" or "significant"')
 
 
 def _k_values(value: Any) -> tuple[int, ...] | None:

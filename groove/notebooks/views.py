@@ -135,6 +135,9 @@ def aggregate_rows(run: EvalRun) -> list[dict[str, Any]]:
             shade = _shade(d.delta, run.threshold)
             arrow = "—" if shade == "same" else f"{'↑' if d.delta > 0 else '↓'} {abs(d.delta):.3f}"
             row.update(previous=d.previous, change=arrow, shade=shade)
+            test = run.significance.get(label) if run.significance is not None else None
+            if test is not None and test.moved:
+                row["change"] = f"{arrow} {test.compact()}"
         rows.append(row)
     return rows
 
@@ -165,8 +168,43 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
     else:
         caption = "no comparable previous run, so no diff"
     caption += f"; regression threshold {run.threshold:.3f}"
+    if run.significance is not None:
+        caption += "; [95% paired bootstrap interval] and sign-flip p where a query moved"
+    if run.gate is not None and run.gate.mode == "significant":
+        reason = run.gate.reason()
+        caption += f"; gate: significant (alpha {run.gate.alpha:g})"
+        if reason is not None:
+            caption += f"; {reason}"
     head = "<tr><th>metric</th><th>value</th><th>previous</th><th>change</th></tr>"
     return _html(f"<p>{_e(caption)}</p><table>{head}{body}</table>")
+
+
+def significance_plot(outcome: Outcome[EvalRun]) -> Any:
+    """The diff as interval bars (mean delta and its 95% interval per metric, with p);
+    nothing when there is no diff."""
+    run = _run(outcome)
+    if run is None or run.significance is None or run.previous is None:
+        return None
+    holm = None
+    if run.gate is not None:
+        holm = {m.label: m.p_holm for m in run.gate.metrics if m.p_holm is not None}
+    fig = plots.significance_intervals(run.significance, threshold=run.threshold, holm=holm)
+    return image(fig)
+
+
+def history_comparison(outcome: Outcome[EvalRun], last: int = 5) -> Any:
+    """The last comparable runs of the history (same fingerprint as this run, newest
+    first, up to ``last``), each against the oldest of them: mean, delta, interval, p."""
+    from groove.evaluation.compare import comparable_chain, compare_frame
+
+    run = _run(outcome)
+    if run is None:
+        return None
+    chain = comparable_chain(history_runs(run), run.record, last)
+    if len(chain) < 2:
+        return _html(_box(MUTED, "fewer than two comparable runs in the history: nothing to compare"))
+    frame = compare_frame(list(reversed(chain)), baseline=0)
+    return frame
 
 
 def eval_notes(outcome: Outcome[EvalRun]) -> Any:

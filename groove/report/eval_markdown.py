@@ -20,9 +20,33 @@ def render(run: EvalRun) -> str:
     lines += _table(run)
     lines += _flagged(run)
     lines += _findings(run)
+    lines += _gate(run)
     if run.regression:
-        lines += ["", f"**Regression**: a metric fell by more than {run.threshold:.3f}."]
+        if run.gate is not None and run.gate.mode == "significant":
+            lines += [
+                "",
+                f"**Regression**: a metric fell by more than {run.threshold:.3f} with "
+                f"Holm-corrected p < {run.gate.alpha:g}.",
+            ]
+        else:
+            lines += ["", f"**Regression**: a metric fell by more than {run.threshold:.3f}."]
     return "\n".join(lines) + "\n"
+
+
+def _gate(run: EvalRun) -> list[str]:
+    gate = run.gate
+    if gate is None or gate.mode != "significant" or not gate.fell:
+        return []
+    lines = [
+        "",
+        f"Gate `significant`: a fall beyond {gate.threshold:.3f} counts only with "
+        f"Holm-corrected p < {gate.alpha:g}.",
+        "",
+    ]
+    for m in gate.fell:
+        verdict = "regression" if m.regressed else "within noise, not a regression"
+        lines.append(f"- {_cell(m.describe())}: {verdict}")
+    return lines
 
 
 def _notes(run: EvalRun) -> list[str]:
@@ -44,8 +68,13 @@ def _table(run: EvalRun) -> list[str]:
     rows.append(("MRR", agg.mrr))
     rows += [(f"nDCG@{k}", v) for k, v in agg.ndcg_at_k.items()]
     lines = ["| metric | value | change |", "|---|---:|---|"]
+    significance = run.significance
     for label, value in rows:
-        lines.append(f"| {label} | {value:.3f} | {_change(deltas.get(label), run.threshold)} |")
+        change = _change(deltas.get(label), run.threshold)
+        test = significance.get(label) if significance is not None else None
+        if test is not None and test.moved and label in deltas:
+            change += f" 95% CI {test.compact()}"
+        lines.append(f"| {label} | {value:.3f} | {change} |")
     return lines
 
 

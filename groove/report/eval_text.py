@@ -17,6 +17,7 @@ asked for (a terminal, and no ``--no-color``).
 from __future__ import annotations
 
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
+from groove.evaluation.significance import PairedTest
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"
@@ -67,19 +68,40 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
     if agg.ndcg_at_k:
         k_max = max(agg.ndcg_at_k)
         rows.append((f"nDCG@{k_max}", agg.ndcg_at_k[k_max]))
+    significance = run.significance
     for label, value in rows:
-        suffix = _arrow(deltas[label], run.threshold, color) if label in deltas else ""
+        test = significance.get(label) if significance is not None else None
+        suffix = _arrow(deltas[label], run.threshold, color, test) if label in deltas else ""
         lines.append(f"  {label:<11}{value:.3f}{suffix}")
+    lines += _gate(run)
     return lines
 
 
-def _arrow(delta: MetricDelta, threshold: float, color: bool) -> str:
+def _arrow(
+    delta: MetricDelta, threshold: float, color: bool, test: PairedTest | None = None
+) -> str:
+    """``(↓ 0.050 [-0.09, -0.01] p=0.02)``: the interval and p only when a query moved."""
     d = delta.delta
+    extra = f" {test.compact()}" if test is not None and test.moved else ""
     if abs(d) < SAME_EPS:
-        return "  (—       )"
+        return f"  (—       {extra})" if extra else "  (—       )"
     shade = RED if d < -threshold else GREEN if d > threshold else GRAY
     start, end = (shade, RESET) if color else ("", "")
-    return f"  ({start}{'↑' if d > 0 else '↓'} {abs(d):.3f}{end})"
+    return f"  ({start}{'↑' if d > 0 else '↓'} {abs(d):.3f}{end}{extra})"
+
+
+def _gate(run: EvalRun) -> list[str]:
+    """In the significant mode, what the gate made of each metric that fell too far."""
+    gate = run.gate
+    if gate is None or gate.mode != "significant" or not gate.fell:
+        return []
+    lines = [
+        f"Gate (significant: fell by more than {gate.threshold:.3f} and Holm p < {gate.alpha:g})"
+    ]
+    for m in gate.fell:
+        verdict = "regression" if m.regressed else "within noise, not a regression"
+        lines.append(f"  {m.describe()}: {verdict}")
+    return lines
 
 
 def _per_query(run: EvalRun) -> list[str]:
