@@ -215,7 +215,9 @@ def main() -> None:
     print(f"{args.reps} simulated pairs per cell; gates over {len(LABELS)} metrics; ", end="")
     print(f"threshold {THRESHOLD}, alpha {args.alpha}")
     for name, pool in pools.items():
-        print(f"pool {name}: {pool.shape[0]} queries, mean nDCG@10 {pool[:, :, PRIMARY].mean():.3f}")
+        print(
+            f"pool {name}: {pool.shape[0]} queries, mean nDCG@10 {pool[:, :, PRIMARY].mean():.3f}"
+        )
     print()
     print("| pool | N | true drop of nDCG@10 | threshold gate fires | significant gate fires |")
     print("|---|---:|---:|---:|---:|")

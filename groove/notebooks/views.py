@@ -9,6 +9,7 @@ view computes a metric; they format EvalRun / TuneResult and call groove.report.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -405,6 +406,7 @@ def loo_summary(outcome: Outcome[TuneResult]) -> Any:
             ("refit (all effective queries)", loo.refit.label),
             ("mean held-out delta", f"{loo.mean_delta:+.4f} (floor {ADOPT_MIN_MEAN_DELTA:.2f})"),
             ("paired SE (SD / sqrt(N))", f"{loo.paired_se:.4f}; 3 x SE = {bound:.4f}"),
+            ("calibrated SE (bootstrap of selection + LOO)", _calibrated(got[1])),
             (
                 "sign test",
                 f"{sign.improved} improved / {sign.degraded} degraded / {sign.tied} tied, "
@@ -412,6 +414,16 @@ def loo_summary(outcome: Outcome[TuneResult]) -> Any:
             ),
             ("selection stability", f"{loo.stability:.2f} of {len(loo.folds)} folds"),
         ]
+    )
+
+
+def _calibrated(analysis: Analysis) -> str:
+    cal = analysis.calibrated
+    if cal is None or not math.isfinite(cal.se):
+        return "undefined (fewer than 2 effective queries)"
+    return (
+        f"{cal.se:.4f} (±{100 * cal.relative_precision:.0f}%, {cal.replicates} resamples; "
+        "information only, the gates use the paired SE)"
     )
 
 
