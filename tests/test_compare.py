@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from groove.cli import cli
 from groove.errors import HistoryError
-from groove.evaluation.compare import compare, comparable_chain, resolve_refs
+from groove.evaluation.compare import comparable_chain, compare, resolve_refs
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import decide
 from groove.evaluation.history import append_run, history_path

@@ -18,9 +18,9 @@ from groove.tune.calibrated import (
     held_out_mean,
 )
 from groove.tune.document import to_dict
+from groove.tune.result import QueryDiagnostics, TuneResult
 from groove.tune.select import nested_loo
 from groove.tune.simulation import SETTINGS, LcgStream, calibration_row, draw_table
-from groove.tune.result import QueryDiagnostics, TuneResult
 from groove.tune.table import MetricTable
 
 
