@@ -119,7 +119,7 @@ def main() -> None:
         help="only the SE calibration table, over the first REPS replications (e.g. 300)",
     )
     parser.add_argument(
-        "--resamples", type=int, default=100, help="bootstrap resamples per calibrated SE"
+        "--resamples", type=int, default=200, help="bootstrap resamples per calibrated SE"
     )
     args = parser.parse_args()
     if args.calibration:

@@ -99,3 +99,18 @@ def test_the_calibrated_se_tracks_the_spread_the_paired_se_understates() -> None
     row = calibration_row(SETTINGS[0], reps=40, replicates=30)
     assert row.paired_ratio < 0.75  # the seed's finding: 0.53-0.60 where selections vary
     assert row.calibrated_ratio > row.paired_ratio + 0.2
+
+
+def test_vectorised_selection_equals_select_from_means() -> None:
+    from groove.tune.calibrated import select_many
+    from groove.tune.select import select_from_means
+
+    rng = np.random.default_rng(4)
+    smooth = rng.normal(0.4, 0.05, size=(300, 384))
+    # Plateaus: values on a coarse lattice tie often, and within 1e-9 of each other.
+    ties = np.round(rng.uniform(0.3, 0.5, size=(300, 384)), 2)
+    ties[::3] += rng.uniform(0, 5e-10, size=(100, 384))
+    flat = np.full((5, 384), 0.4)
+    for means in (smooth, ties, flat, _table(0)[:40]):
+        expected = [select_from_means(row).index for row in means]
+        assert select_many(means).tolist() == expected

@@ -68,7 +68,7 @@ class PairedTest:
 
     def compact(self) -> str:
         """``[-0.09, -0.01] p=0.02``: the interval and p as the reports print them."""
-        return f"[{self.ci_low:+.2f}, {self.ci_high:+.2f}] p={format_p(self.p_value)}"
+        return f"[{self.ci_low:+.2f}, {self.ci_high:+.2f}] {p_text(self.p_value)}"
 
 
 def format_p(p: float) -> str:
@@ -78,6 +78,12 @@ def format_p(p: float) -> str:
     if p >= 0.995:
         return "1.00"
     return f"{p:.2g}" if p < 0.01 else f"{p:.2f}"
+
+
+def p_text(p: float) -> str:
+    """``p=0.02``, or ``p<0.001``."""
+    shown = format_p(p)
+    return f"p{shown}" if shown.startswith("<") else f"p={shown}"
 
 
 def _array(deltas: Sequence[float] | np.ndarray) -> np.ndarray:

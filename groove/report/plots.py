@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from groove.evaluation.records import RunRecord
-from groove.evaluation.significance import Significance, format_p
+from groove.evaluation.significance import Significance, format_p, p_text
 from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
 from groove.tune.grid import (
     BM25_WEIGHT_GRID,
@@ -208,7 +208,7 @@ def significance_intervals(
         ax.plot([t.delta], [i], marker="o", color="black")
     labels = []
     for label, t in rows:
-        text = f"{label}  p={format_p(t.p_value)}"
+        text = f"{label}  {p_text(t.p_value)}"
         if holm is not None and label in holm:
             text += f" (Holm {format_p(holm[label])})"
         labels.append(text)

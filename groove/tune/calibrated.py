@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.tune.grid import DEFAULT_CONDITION
-from groove.tune.select import select_from_means
+from groove.tune.grid import DEFAULT_CONDITION, DEFAULT_K_INDEX, RRF_K_GRID, all_conditions
+from groove.tune.select import PLATEAU_EPS
 
 CALIBRATION_REPLICATES = 200
 CALIBRATION_SEED = 20_261_212
@@ -50,26 +50,92 @@ class CalibratedSe:
         }
 
 
-def held_out_mean(primary: np.ndarray, sample: np.ndarray) -> float:
-    """The mean held-out delta of nested LOO on a multiset of query rows.
+_N_K = len(RRF_K_GRID)
+_FAR_BELOW = 2 * PLATEAU_EPS
+_CONDITIONS = all_conditions()
+# Distance to the grid centre (multiples of 0.5, so exact), and a key that orders by it,
+# then by the flat index: pick()'s tie rule.
+_CENTRE = np.array(
+    [abs(c.h - 1.5) + abs(c.ctx - 1.5) + abs(c.content - 1.5) + abs(c.k - 2.5) for c in _CONDITIONS]
+)
+_PICK_KEY = _CENTRE * 1000.0 + np.arange(len(_CONDITIONS))
+_PHASE_W = np.arange(DEFAULT_K_INDEX, len(_CONDITIONS), _N_K)  # the 64 weight sets at k=60
 
-    Fold for query q (one per distinct row): select on the sample without every copy of q,
-    score ``d_q = primary[q, pick] - primary[q, default]``; each copy of q counts once in
-    the mean, as each query of the original sample does.
+
+def _scan(scores: np.ndarray, best: np.ndarray, plateau: np.ndarray) -> None:
+    """The plateau rule of select.py, for many selections at once (updates in place)."""
+    for i in range(scores.shape[1]):
+        s = scores[:, i]
+        up = s > best + PLATEAU_EPS
+        join = ~up & (s >= best - _FAR_BELOW) & (np.abs(s - best) <= PLATEAU_EPS)
+        plateau[up] = False
+        plateau[up | join, i] = True
+        best[up] = s[up]
+
+
+def _pick(plateau: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """select.pick for each row: the default if on the plateau, else the nearest to the
+    grid centre (lower index on ties). ``columns[r, i]`` is the condition of position i."""
+    keys = np.where(plateau, _PICK_KEY[columns], np.inf)
+    chosen = columns[np.arange(columns.shape[0]), keys.argmin(axis=1)]
+    has_default = (plateau & (columns == DEFAULT_CONDITION.index)).any(axis=1)
+    return np.where(has_default, DEFAULT_CONDITION.index, chosen)
+
+
+def select_many(means: np.ndarray) -> np.ndarray:
+    """``select_from_means`` for every row of ``means`` (F, 384): the chosen flat indices.
+
+    Same rule, same order of comparisons, vectorised over the rows (the calibrated SE runs
+    tens of thousands of selections); the tests compare it with select_from_means.
     """
+    rows = means.shape[0]
+    weights = means[:, _PHASE_W]
+    plateau = np.zeros((rows, len(_PHASE_W)), dtype=bool)
+    plateau[:, DEFAULT_CONDITION.weight_index] = True
+    best = weights[:, DEFAULT_CONDITION.weight_index].copy()
+    _scan(weights, best, plateau)
+    w = _pick(plateau, np.broadcast_to(_PHASE_W, plateau.shape))
+    start = (w // _N_K) * _N_K
+    columns = start[:, np.newaxis] + np.arange(_N_K)
+    sweep = np.take_along_axis(means, columns, axis=1)
+    plateau = np.zeros((rows, _N_K), dtype=bool)
+    plateau[np.arange(rows), w - start] = True
+    _scan(sweep, best, plateau)
+    return _pick(plateau, columns)
+
+
+def _folds(primary: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(fold means, held-out rows, copies) of nested LOO on a multiset of query rows: one
+    fold per distinct row q, selecting on the sample without every copy of q."""
     rows, counts = np.unique(sample, return_counts=True)
     n = int(counts.sum())
-    if rows.size < 2:
-        return 0.0
     block = primary[rows]
     total = (block * counts[:, np.newaxis]).sum(axis=0)
-    default = DEFAULT_CONDITION.index
-    acc = 0.0
-    for i, (row, count) in enumerate(zip(rows.tolist(), counts.tolist(), strict=True)):
-        means = (total - count * block[i]) / (n - count)
-        pick = select_from_means(means)
-        acc += count * float(primary[row, pick.index] - primary[row, default])
-    return acc / n
+    folds = (total[np.newaxis, :] - counts[:, np.newaxis] * block) / (n - counts)[:, np.newaxis]
+    return folds, rows, counts
+
+
+def _means(primary: np.ndarray, samples: list[np.ndarray]) -> np.ndarray:
+    """The held-out mean delta of each sample, all folds selected in one batch: each copy
+    of q scores ``primary[q, pick] - primary[q, default]`` once, as each query of the
+    original sample does."""
+    parts = [_folds(primary, s) for s in samples]
+    picks = select_many(np.concatenate([f for f, _, _ in parts]))
+    out = np.zeros(len(samples))
+    at = 0
+    for i, (_, rows, counts) in enumerate(parts):
+        chosen = picks[at : at + rows.size]
+        at += rows.size
+        if rows.size < 2:
+            continue  # one distinct query: no fold has anything to select on
+        diffs = primary[rows, chosen] - primary[rows, DEFAULT_CONDITION.index]
+        out[i] = float((counts * diffs).sum() / counts.sum())
+    return out
+
+
+def held_out_mean(primary: np.ndarray, sample: np.ndarray) -> float:
+    """The mean held-out delta of nested LOO on a multiset of query rows (see _means)."""
+    return float(_means(primary, [np.asarray(sample, dtype=np.intp)])[0])
 
 
 def calibrated_se(
@@ -84,10 +150,6 @@ def calibrated_se(
     if rows.size < 2:
         return CalibratedSe(math.inf, replicates, seed)
     rng = np.random.default_rng(seed)
-    means = np.array(
-        [
-            held_out_mean(primary, rows[rng.integers(0, rows.size, size=rows.size)])
-            for _ in range(replicates)
-        ]
-    )
+    samples = [rows[rng.integers(0, rows.size, size=rows.size)] for _ in range(replicates)]
+    means = _means(primary, samples)
     return CalibratedSe(float(means.std(ddof=1)), replicates, seed)
