@@ -124,3 +124,17 @@ def test_format_p() -> None:
         "0.46",
         "1.00",
     ]
+
+
+def test_interval_bars_show_each_metric_with_its_p() -> None:
+    from groove.evaluation.significance import Significance
+    from groove.report.plots import significance_intervals
+
+    down = paired_test(AFTER - BEFORE)
+    flat = paired_test(np.zeros(14))
+    stats = Significance(tests={"recall@1": down, "MRR": flat, "nDCG@10": None}, paired_queries=14)
+    fig = significance_intervals(stats, threshold=0.05, holm={"recall@1": 0.0625})
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["MRR  p=1.00", "recall@1  p=0.03 (Holm 0.06)"]
+    assert "14 paired queries" in ax.get_xlabel()
