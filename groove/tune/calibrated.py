@@ -104,38 +104,34 @@ def select_many(means: np.ndarray) -> np.ndarray:
     return _pick(plateau, columns)
 
 
-def _folds(primary: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(fold means, held-out rows, copies) of nested LOO on a multiset of query rows: one
-    fold per distinct row q, selecting on the sample without every copy of q."""
-    rows, counts = np.unique(sample, return_counts=True)
-    n = int(counts.sum())
-    block = primary[rows]
-    total = (block * counts[:, np.newaxis]).sum(axis=0)
-    folds = (total[np.newaxis, :] - counts[:, np.newaxis] * block) / (n - counts)[:, np.newaxis]
-    return folds, rows, counts
+def _means_from_counts(primary: np.ndarray, rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The held-out mean delta of each resample, given as copies per query.
 
-
-def _means(primary: np.ndarray, samples: list[np.ndarray]) -> np.ndarray:
-    """The held-out mean delta of each sample, all folds selected in one batch: each copy
-    of q scores ``primary[q, pick] - primary[q, default]`` once, as each query of the
-    original sample does."""
-    parts = [_folds(primary, s) for s in samples]
-    picks = select_many(np.concatenate([f for f, _, _ in parts]))
-    out = np.zeros(len(samples))
-    at = 0
-    for i, (_, rows, counts) in enumerate(parts):
-        chosen = picks[at : at + rows.size]
-        at += rows.size
-        if rows.size < 2:
-            continue  # one distinct query: no fold has anything to select on
-        diffs = primary[rows, chosen] - primary[rows, DEFAULT_CONDITION.index]
-        out[i] = float((counts * diffs).sum() / counts.sum())
-    return out
+    ``counts[b, j]`` copies of query ``rows[j]`` in resample b. Each distinct query q of a
+    resample is one fold: selection on the resample without every copy of q, then each copy
+    scores ``primary[q, pick] - primary[q, default]``, as each query of the original sample
+    does. All folds of all resamples are selected in one batch.
+    """
+    block = primary[rows]  # (N, 384)
+    n = counts.sum(axis=1)  # (B,)
+    totals = counts @ block  # (B, 384)
+    b, j = np.nonzero(counts)
+    c = counts[b, j].astype(np.float64)
+    folds = (totals[b] - c[:, np.newaxis] * block[j]) / (n[b] - c)[:, np.newaxis]
+    picks = select_many(folds)
+    diffs = block[j, picks] - block[j, DEFAULT_CONDITION.index]
+    sums = np.bincount(b, weights=c * diffs, minlength=counts.shape[0])
+    distinct = np.bincount(b, minlength=counts.shape[0])
+    # One distinct query leaves its fold nothing to select on: the mean is 0 (as nested_loo
+    # with a single row gives).
+    return np.where(distinct >= 2, sums / n, 0.0)
 
 
 def held_out_mean(primary: np.ndarray, sample: np.ndarray) -> float:
-    """The mean held-out delta of nested LOO on a multiset of query rows (see _means)."""
-    return float(_means(primary, [np.asarray(sample, dtype=np.intp)])[0])
+    """The mean held-out delta of nested LOO on a multiset of query rows (see
+    _means_from_counts)."""
+    rows, counts = np.unique(np.asarray(sample, dtype=np.intp), return_counts=True)
+    return float(_means_from_counts(primary, rows, counts[np.newaxis, :].astype(np.float64))[0])
 
 
 def calibrated_se(
@@ -150,6 +146,8 @@ def calibrated_se(
     if rows.size < 2:
         return CalibratedSe(math.inf, replicates, seed)
     rng = np.random.default_rng(seed)
-    samples = [rows[rng.integers(0, rows.size, size=rows.size)] for _ in range(replicates)]
-    means = _means(primary, samples)
+    draws = rng.integers(0, rows.size, size=(replicates, rows.size))
+    counts = np.zeros((replicates, rows.size))
+    np.add.at(counts, (np.repeat(np.arange(replicates), rows.size), draws.reshape(-1)), 1.0)
+    means = _means_from_counts(primary, rows, counts)
     return CalibratedSe(float(means.std(ddof=1)), replicates, seed)
