@@ -23,14 +23,15 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search
 from groove.engine.session import open_engine
-from groove.evaluation.corpus import snapshot
+from groove.evaluation.change import regressed_metrics
+from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.findings import QuoteScanner
 from groove.evaluation.fingerprint import Fingerprint, search_parts
 from groove.evaluation.gate import decide as decide_gate
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.history import History, append_run, history_path, load_history
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
-from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.evaluation.records import QueryResult, RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.significance import compare_records
@@ -107,10 +108,9 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
     notes = list(settings.notes)
     path = history_path(settings.kb_path) if settings.history else None
     history = load_history(path) if path is not None else History()
-    notes += [f"groove eval: warning: {w}" for w in history.warnings]
+    notes += history.warnings
     previous = history.newest if settings.diff else None
     compatible = history.previous_compatible(record.fingerprint) if settings.diff else None
-    regression = False
     significance = None
     gate = None
     if compatible is not None:
@@ -123,64 +123,29 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
             threshold=settings.regression_threshold,
             alpha=settings.alpha,
         )
+    fell: tuple[str, ...] = ()
     if settings.fail_on_regression and compatible is not None and gate is not None:
         if settings.regression_gate == "threshold":
-            regression = is_regression(record, compatible, settings.regression_threshold)
+            fell = regressed_metrics(
+                record.aggregate, compatible.aggregate, settings.regression_threshold
+            )
         else:
-            regression = gate.regressed
+            fell = tuple(m.label for m in gate.metrics if m.regressed)
     if path is not None and settings.save_history:
         saved = append_run(path, record, settings.history_size)
-        notes += [f"groove eval: warning: {w}" for w in saved.warnings]
+        notes += saved.warnings
     return EvalRun(
         record=record,
         previous=previous,
         diff_enabled=compatible is not None,
-        regression=regression,
+        regression=bool(fell),
         threshold=settings.regression_threshold,
         kb_path=settings.kb_path,
         golden_path=settings.golden_path,
         history_path=path,
         notes=tuple(notes),
         history_saved=path is not None and settings.save_history,
+        regressed_metrics=fell,
         significance=significance,
         gate=gate,
-    )
-
-
-def is_regression(now: RunRecord, previous: RunRecord, threshold: float) -> bool:
-    """True when any aggregate metric fell by more than ``threshold`` (strictly)."""
-    import math
-
-    for _, value, before in metric_pairs(now.aggregate, previous.aggregate):
-        if not (math.isfinite(value) and math.isfinite(before)):
-            continue
-        if before - value > threshold:
-            return True
-    return False
-
-
-def regression_message(run: EvalRun) -> str:
-    """The stderr line that explains exit code 1."""
-    note = ""
-    change = run.corpus_change
-    if change is not None:
-        note = (
-            " The indexed corpus also changed since the compared run "
-            f"({change}), which shifts rankings on its own."
-        )
-    gate = run.gate
-    if gate is not None and gate.mode == "significant":
-        rule = (
-            f"fell by more than {run.threshold:.3f} with Holm-corrected p < {gate.alpha:g} on "
-            "at least one of recall@k / MRR / nDCG@k"
-        )
-    else:
-        rule = f"delta > {run.threshold:.3f} on at least one of recall@k / MRR / nDCG@k"
-    details = ""
-    if gate is not None and any(m.regressed for m in gate.metrics):
-        listed = "; ".join(m.describe() for m in gate.metrics if m.regressed)
-        details = f" Regressed: {listed}."
-    return (
-        f"groove eval: retrieval-quality regression detected ({rule}).{note}{details} "
-        "Exiting with code 1 because --fail-on-regression was set."
     )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from groove.evaluation.result import DEFAULT_LIMIT, EvalRun
-from groove.report.eval_text import SAME_EPS
+from groove.evaluation.change import Change, MetricRow, arrow, metric_rows
+from groove.evaluation.result import DEFAULT_LIMIT, NOTE_CORPUS_CHANGED, EvalRun
+from groove.notes import Level
 
 
 def render(run: EvalRun) -> str:
@@ -22,18 +23,16 @@ def render(run: EvalRun) -> str:
     lines += _findings(run)
     lines += _gate(run)
     if run.regression:
+        fell = f" ({', '.join(run.regressed_metrics)})" if run.regressed_metrics else ""
+        rule = f"a metric fell by more than {run.threshold:.3f}"
         if run.gate is not None and run.gate.mode == "significant":
-            lines += [
-                "",
-                f"**Regression**: a metric fell by more than {run.threshold:.3f} with "
-                f"Holm-corrected p < {run.gate.alpha:g}.",
-            ]
-        else:
-            lines += ["", f"**Regression**: a metric fell by more than {run.threshold:.3f}."]
+            rule += f" with Holm-corrected p < {run.gate.alpha:g}"
+        lines += ["", f"**Regression**: {rule}{fell}."]
     return "\n".join(lines) + "\n"
 
 
 def _gate(run: EvalRun) -> list[str]:
+    """In the significant mode, what the gate made of each metric that fell too far."""
     gate = run.gate
     if gate is None or gate.mode != "significant" or not gate.fell:
         return []
@@ -51,41 +50,32 @@ def _gate(run: EvalRun) -> list[str]:
 
 def _notes(run: EvalRun) -> list[str]:
     notes = []
-    if run.diff_note is not None:
-        notes.append(f"> ⚠️ {run.diff_note}")
-    if run.corpus_change is not None:
-        notes.append(
-            f"> ⚠️ corpus changed since last run ({run.corpus_change}): "
-            "a delta below may reflect that, not retrieval"
-        )
+    for note in run.comparison_notes():
+        tail = ": a delta below may reflect that, not retrieval"
+        notes.append(f"> ⚠️ {note.message}{tail if note.kind == NOTE_CORPUS_CHANGED else ''}")
+    for note in run.notes:
+        mark = "⚠️ " if note.level is Level.WARNING else ""
+        notes.append(f"> {mark}{note.level}: {note.message}")
     return [*notes, ""] if notes else []
 
 
 def _table(run: EvalRun) -> list[str]:
-    agg = run.record.aggregate
-    deltas = {d.label: d.delta for d in run.deltas()}
-    rows = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()]
-    rows.append(("MRR", agg.mrr))
-    rows += [(f"nDCG@{k}", v) for k, v in agg.ndcg_at_k.items()]
     lines = ["| metric | value | change |", "|---|---:|---|"]
     significance = run.significance
-    for label, value in rows:
-        change = _change(deltas.get(label), run.threshold)
-        test = significance.get(label) if significance is not None else None
-        if test is not None and test.moved and label in deltas:
+    for row in metric_rows(run):
+        change = _change(row)
+        test = significance.get(row.label) if significance is not None else None
+        if test is not None and test.moved and row.delta is not None:
             change += f" 95% CI {test.compact()}"
-        lines.append(f"| {label} | {value:.3f} | {change} |")
+        lines.append(f"| {row.label} | {row.value:.3f} | {change} |")
     return lines
 
 
-def _change(delta: float | None, threshold: float) -> str:
-    if delta is None:
+def _change(row: MetricRow) -> str:
+    if row.delta is None:
         return ""
-    if abs(delta) < SAME_EPS:
-        return "—"
-    arrow = "↑" if delta > 0 else "↓"
-    mark = " 🟢" if delta > threshold else " 🔴" if delta < -threshold else ""
-    return f"{arrow} {abs(delta):.3f}{mark}"
+    mark = {Change.UP: " 🟢", Change.DOWN: " 🔴"}.get(row.change or Change.SAME, "")
+    return arrow(row.delta) + mark
 
 
 def _flagged(run: EvalRun) -> list[str]:

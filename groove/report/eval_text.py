@@ -10,12 +10,13 @@
     Per-query (regressions and misses, 1 of 2)
       ✗ some-query-id            recall@10: 0.00
 
-Arrows are green / red beyond ``regression_threshold`` and grey inside it; colour only when
-asked for (a terminal, and no ``--no-color``).
+Arrows are green / red beyond ``regression_threshold`` and grey inside it (the rule is
+groove.evaluation.change); colour only when asked for (a terminal, and no ``--no-color``).
 """
 
 from __future__ import annotations
 
+from groove.evaluation.change import Change, arrow, classify, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.evaluation.significance import PairedTest
 
@@ -23,7 +24,6 @@ RED = "\x1b[31m"
 GREEN = "\x1b[32m"
 GRAY = "\x1b[90m"
 RESET = "\x1b[0m"
-SAME_EPS = 1e-9
 
 
 def render(run: EvalRun, *, color: bool = False) -> str:
@@ -61,18 +61,14 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
         lines += [f"⚠️ {run.diff_note}", "Aggregate"]
     else:
         lines.append("Aggregate")
-    deltas = {d.label: d for d in run.deltas()}
-    agg = run.record.aggregate
-    rows = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()]
-    rows.append(("MRR", agg.mrr))
-    if agg.ndcg_at_k:
-        k_max = max(agg.ndcg_at_k)
-        rows.append((f"nDCG@{k_max}", agg.ndcg_at_k[k_max]))
     significance = run.significance
-    for label, value in rows:
-        test = significance.get(label) if significance is not None else None
-        suffix = _arrow(deltas[label], run.threshold, color, test) if label in deltas else ""
-        lines.append(f"  {label:<11}{value:.3f}{suffix}")
+    for row in metric_rows(run):
+        suffix = ""
+        if row.previous is not None:
+            test = significance.get(row.label) if significance is not None else None
+            delta = MetricDelta(row.label, row.value, row.previous)
+            suffix = _arrow(delta, run.threshold, color, test)
+        lines.append(f"  {row.label:<11}{row.value:.3f}{suffix}")
     lines += _gate(run)
     return lines
 
@@ -81,13 +77,13 @@ def _arrow(
     delta: MetricDelta, threshold: float, color: bool, test: PairedTest | None = None
 ) -> str:
     """``(↓ 0.050 [-0.09, -0.01] p=0.02)``: the interval and p only when a query moved."""
-    d = delta.delta
     extra = f" {test.compact()}" if test is not None and test.moved else ""
-    if abs(d) < SAME_EPS:
+    change = classify(delta.delta, threshold)
+    if change is Change.SAME:
         return f"  (—       {extra})" if extra else "  (—       )"
-    shade = RED if d < -threshold else GREEN if d > threshold else GRAY
+    shade = RED if change is Change.DOWN else GREEN if change is Change.UP else GRAY
     start, end = (shade, RESET) if color else ("", "")
-    return f"  ({start}{'↑' if d > 0 else '↓'} {abs(d):.3f}{end}{extra})"
+    return f"  ({start}{arrow(delta.delta)}{end}{extra})"
 
 
 def _gate(run: EvalRun) -> list[str]:
