@@ -154,6 +154,7 @@ def evaluate(
     save_history: bool = False,
     diff: bool = True,
     fail_on_regression: bool = False,
+    regression_gate: str | None = None,
     explain: bool = False,
     config: PathArg | None = None,
 ) -> EvalRun:
@@ -187,6 +188,7 @@ def evaluate(
         save_history=save_history,
         diff=diff,
         fail_on_regression=fail_on_regression,
+        regression_gate=regression_gate,
         explain=explain,
     )
     settings = resolve_settings(_config(config), **given)

@@ -18,6 +18,7 @@ from groove.settings import EVAL
 @setting_options(
     EVAL,
     "fail_on_regression",
+    "regression_gate",
     "explain",
     "mmr",
     "mmr_lambda",
@@ -40,6 +41,7 @@ def eval_cmd(
     no_diff: bool,
     no_color: bool,
     fail_on_regression: bool,
+    regression_gate: str | None,
     explain: bool,
     mmr: bool | None,
     mmr_lambda: float | None,
@@ -74,6 +76,7 @@ def eval_cmd(
         history=not no_history,
         diff=not no_diff,
         fail_on_regression=fail_on_regression,
+        regression_gate=regression_gate,
         explain=explain,
     )
     result = evaluation.run(settings, grid=PROBE if explain else None)

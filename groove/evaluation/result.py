@@ -15,7 +15,9 @@ from groove.evaluation.change import Change, classify
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import AnyFinding
 from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.gate import GateDecision
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.evaluation.significance import Significance
 from groove.notes import Level, Note
 
 if TYPE_CHECKING:
@@ -53,6 +55,8 @@ class EvalRun:
     history_saved: bool = False  # whether this run was appended to that history
     # the aggregate metrics that fell beyond the threshold (set with --fail-on-regression)
     regressed_metrics: tuple[str, ...] = ()
+    significance: Significance | None = None
+    gate: GateDecision | None = None
     attribution: Attributions | None = None  # set by --explain: query id -> its answers
 
     @property
@@ -167,6 +171,12 @@ class EvalRun:
                     str(k): v - prev.ndcg_at_k.get(k, 0.0) for k, v in now.ndcg_at_k.items()
                 },
             }
+        out["significance"] = (
+            self.significance.to_dict()
+            if out["diff"] is not None and self.significance is not None
+            else None
+        )
+        out["gate"] = self.gate.to_dict() if self.gate is not None else None
         return out
 
     def per_query_frame(self) -> pd.DataFrame:

@@ -48,6 +48,7 @@ def eval_report(
     parent_retriever: Any = None,
     history: Any = True,
     fail_on_regression: Any = False,
+    regression_gate: Any = None,
     explain: Any = False,
     config: Any = None,
     result_path: Any = RESULT_FILE,
@@ -77,6 +78,7 @@ def eval_report(
             parent_retriever=parent_retriever,
             history=history,
             fail_on_regression=fail_on_regression,
+            regression_gate=regression_gate,
             explain=explain,
             config=config,
         )
