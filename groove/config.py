@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from groove.errors import ConfigError
 
@@ -77,6 +77,8 @@ class SearchConfig:
     min_confidence_ratio: float = 1.5
     mmr: MmrConfig = field(default_factory=MmrConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
+    # [search] lexical: "auto", "trigram" or "porter"; None: the index's mode
+    lexical: Literal["auto", "trigram", "porter"] | None = None
 
 
 @dataclass(frozen=True)
@@ -246,9 +248,11 @@ class _Reader:
         return cfg
 
     def search(self, data: Any) -> SearchConfig:
-        allowed = {"fusion", "mmr", "parent_retriever", "min_confidence_ratio"}
+        allowed = {"fusion", "mmr", "parent_retriever", "min_confidence_ratio", "lexical"}
         table = self.table(data, "search", allowed)
         search = SearchConfig()
+        if "lexical" in table:
+            search = replace(search, lexical=self.lexical(table["lexical"]))
         if "min_confidence_ratio" in table:
             ratio = self.number(table, "search.min_confidence_ratio", 0.0, 1e6)
             search = replace(search, min_confidence_ratio=ratio)
@@ -259,6 +263,11 @@ class _Reader:
         if "parent_retriever" in table:
             search = replace(search, parent_retriever=self.parent(table["parent_retriever"]))
         return search
+
+    def lexical(self, value: Any) -> Literal["auto", "trigram", "porter"]:
+        if value == "auto" or value == "trigram" or value == "porter":
+            return value
+        raise self.bad_value("search.lexical", value, 'must be "auto", "trigram" or "porter"')
 
     def fusion(self, data: Any) -> FusionConfig:
         weights = ("bm25_heading_weight", "bm25_context_weight", "bm25_content_weight")
