@@ -246,7 +246,7 @@ def test_bad_values_name_the_file_the_key_and_the_rule(text: str, message: str) 
         (
             "[search]\nlimit = 3",
             "search.limit",
-            "fusion, min_confidence_ratio, mmr, parent_retriever",
+            "fusion, lexical, min_confidence_ratio, mmr, parent_retriever",
         ),
         (
             "[search.fusion]\nrrfk = 3",
