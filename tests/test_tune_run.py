@@ -199,3 +199,13 @@ def test_table_arrays_are_finite_and_in_range(tuned) -> None:  # type: ignore[no
     table = result.analysis.table
     for array in [table.rr, *table.ndcg.values(), *table.recall.values()]:
         assert np.all((array >= 0.0) & (array <= 1.0))
+
+
+def test_tune_sweeps_the_table_each_query_is_routed_to(tuned) -> None:  # type: ignore[no-untyped-def]
+    """A new index routes by script ([search] lexical = "auto"): English goes to porter."""
+    result, _ = tuned
+    assert result.lexical == "auto"
+    assert {d.lexical_leg for d in result.diagnostics} == {"porter"}
+    document = json.loads(tune_json.render(result))
+    assert document["lexical"] == "auto"
+    assert {d["lexical_leg"] for d in document["diagnostics"]} == {"porter"}

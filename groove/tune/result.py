@@ -23,6 +23,7 @@ class QueryDiagnostics:
     idf_clamped: bool
     bm25_sensitive: bool = False
     rrf_ties: int = 0
+    lexical_leg: str | None = None  # the FTS table the query was swept on; None: trigram
 
     @property
     def effective(self) -> bool:
@@ -63,6 +64,9 @@ class TuneResult:
     diagnostics: tuple[QueryDiagnostics, ...]
     analysis: Analysis | None  # None when no query was effective (grid not run)
     notes: tuple[str, ...] = field(default=())
+    # [search] lexical the sweep ran under: a condition found under one mode says nothing
+    # about another, since the bm25 weights act on a different table
+    lexical: str = "trigram"
 
     @property
     def effective_rows(self) -> tuple[int, ...]:

@@ -84,6 +84,7 @@ def run(
         diagnostics=tuple(diagnostics),
         analysis=analysis,
         notes=settings.notes,
+        lexical=mode,
     )
 
 
@@ -110,6 +111,7 @@ def _preflight(
         fts_total_matches=total,
         vec_fts_overlap=sum(1 for i in fts_ids if i in vec_ids),
         idf_clamped=chunk_total > 0 and 2 * total >= chunk_total,
+        lexical_leg=leg,
     )
 
 
@@ -182,6 +184,7 @@ def _sweep(
                 d.idf_clamped,
                 row.bm25_sensitive,
                 row.rrf_ties,
+                d.lexical_leg,
             )
         )
     return MetricTable(k_values=ks, ndcg=ndcg, recall=recall, rr=rr), updated
