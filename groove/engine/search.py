@@ -25,12 +25,13 @@ from groove.engine.mmr import mmr_select
 from groove.engine.parent import expand_parents
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import Reranker
+from groove.settings import LIMIT_MAX
 from groove.store import chunks as rows
 from groove.store.legs import TRIGRAM, LexicalTable, bm25_ranked, matching_chunks, nearest_chunks
 from groove.store.meta import read_meta
 from groove.store.sqlite import Connection
 
-SEARCH_LIMIT_MAX = 1000
+SEARCH_LIMIT_MAX = LIMIT_MAX  # declared in groove.settings, with eval's and tune's limits
 POOL_FLOOR = 50
 VEC_K_MAX = 4096
 
