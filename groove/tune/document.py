@@ -35,7 +35,7 @@ def to_dict(result: TuneResult) -> dict[str, Any]:
                 "idf_clamped": d.idf_clamped,
                 "rrf_ties": d.rrf_ties,
                 "effective": d.effective,
-                "lexical_leg": d.lexical_leg or "trigram",
+                "lexical_leg": d.lexical_leg,
             }
             for d in result.diagnostics
         ],

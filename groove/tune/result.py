@@ -27,7 +27,7 @@ class QueryDiagnostics:
     idf_clamped: bool
     bm25_sensitive: bool = False
     rrf_ties: int = 0
-    lexical_leg: str | None = None  # the FTS table the query was swept on; None: trigram
+    lexical_leg: str = "trigram"  # the FTS table the query was swept on
 
     @property
     def effective(self) -> bool:
