@@ -12,18 +12,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from groove.atomic import write_file
 from groove.errors import GrooveError
-from groove.notebooks.runner import (
-    RESULT_FILE,
-    SUMMARY_FILE,
-    error_document,
-    write_file,
-    write_result,
-)
+from groove.notebooks.outcome import Outcome
+from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
+from groove.notes import Level, Note
 from groove.report import plots
 from groove.settings import EVAL, TUNE, Setting
 
@@ -32,23 +28,7 @@ if TYPE_CHECKING:
     from groove.evaluation.result import EvalRun
     from groove.tune.result import TuneResult
 
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Outcome(Generic[T]):
-    """What the run cell got: the value (None when groove refused the input), the exit code
-    written to result.json, the refusal, the notes groove printed, and where it came from."""
-
-    value: T | None
-    exit_code: int
-    error: GrooveError | None = None
-    notes: tuple[str, ...] = ()
-    source: str = "measured"
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.value is not None
+NOTE_REGRESSION = "regression"
 
 
 # ---------------------------------------------------------------- run cells
@@ -77,6 +57,7 @@ def eval_report(
     from groove.evaluation import run as evaluation
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
+    from groove.report.notes import regression_message
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
@@ -114,7 +95,18 @@ def eval_report(
     write_file(summary, eval_markdown.render(run))
     notes = list(run.notes)
     if run.regression:
-        notes.append(evaluation.regression_message(run))
+        notes.append(
+            Note(
+                NOTE_REGRESSION,
+                regression_message(run),
+                Level.WARNING,
+                {
+                    "threshold": run.threshold,
+                    "metrics": list(run.regressed_metrics),
+                    "corpus_change": run.corpus_change,
+                },
+            )
+        )
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
@@ -137,7 +129,6 @@ def tune_explorer(
     from groove.tune import run as tune
     from groove.tune.settings import resolve_settings as tune_settings
 
-    log: list[str] = []
     plots.preload()
     try:
         given = _parameters(
@@ -155,21 +146,17 @@ def tune_explorer(
             result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
             settings = tune_settings(_config(given.pop("config")), **given)
-            result, source = tune.run(settings, log=log.append), "measured"
+            result, source = tune.run(settings), "measured"
     except GrooveError as exc:
         return _refused(exc, result_path)
-    # Keep the warnings and the effective-query count; drop the progress lines.
-    notes = result.notes + tuple(line for line in log if not line.rstrip().endswith("..."))
-    notes = tuple(line for line in notes if not line.startswith("  ["))
     document = export.to_document(result)
     error = None
     if not result.ran_grid:
-        first, *rest = tune_text.render_no_effective(result).splitlines()
-        error = GrooveError(first, rest[0].strip() if rest else None)
+        error = GrooveError(tune_text.no_effective_message(result), tune_text.NO_EFFECTIVE_HINT)
         document.update(error_document(result.exit_code, error.message, error.hint))
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
-    return Outcome(result, result.exit_code, error, notes, source)
+    return Outcome(result, result.exit_code, error, result.notes, source)
 
 
 def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
