@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from groove.cli import cli
 from groove.config import Config
-from groove.engine.query import compile_query
+from groove.engine.lexical import lexical_query, mode_for_index
 from groove.engine.search import candidate_pool, excluded_chunks, fts_leg, rrf_fuse, vector_leg
 from groove.engine.session import open_engine
 from groove.evaluation.attribution import CAUSES, Attribution, summary_line
@@ -29,6 +29,7 @@ from groove.evaluation.metrics import Expected
 from groove.evaluation.run import run
 from groove.evaluation.settings import resolve_settings
 from groove.store.db import read_snapshot
+from groove.store.meta import read_meta
 from groove.store.ranks import indexed_paths
 from groove.tune.reach import PROBE, grid_rankings
 from groove.tune.sweep import fts_rankings, sweep_query_per_condition
@@ -62,6 +63,11 @@ def explained(kb: Path, golden: Path, embedder: Any, **kw: Any) -> Any:
         Config(), kb_path=kb, golden=golden, history=False, explain=True, **kw
     )
     return run(settings, embedder=embedder, grid=PROBE)
+
+
+def routed(conn: Any, query: str) -> Any:
+    """The query as the search compiles it: routed to the index's FTS table."""
+    return lexical_query(query, mode_for_index(None, read_meta(conn)))
 
 
 def by_path(result: Any, query_id: str) -> dict[str, Attribution]:
@@ -134,10 +140,10 @@ def test_ranks_match_direct_queries_of_each_leg(kb: Path, golden: Path, real_emb
         total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         for query_id, path in (("buried", "kitchen/zorblax.md"), ("nowhere", "garden/tulips.md")):
             query = next(q for q in result.per_query if q.id == query_id).query
-            compiled = compile_query(query)
-            vector = engine.embed_queries([compiled.positive_text])[0]
+            compiled = routed(conn, query)
+            vector = engine.embed_queries([compiled.terms.positive_text])[0]
             excluded = excluded_chunks(conn, compiled)
-            fts_all = fts_leg(conn, compiled.match, weights, total)
+            fts_all = fts_leg(conn, compiled.match, weights, total, compiled.leg)
             vec_all = vector_leg(conn, vector, total, excluded)
             a = by_path(result, query_id)[path]
             target = chunk_of[path]
@@ -164,8 +170,8 @@ def test_grid_reach_equals_the_per_condition_sweep(
         }
         for query_id, path in (("buried", "kitchen/zorblax.md"), ("nowhere", "garden/tulips.md")):
             query = next(q for q in result.per_query if q.id == query_id).query
-            compiled = compile_query(query)
-            vector = engine.embed_queries([compiled.positive_text])[0]
+            compiled = routed(conn, query)
+            vector = engine.embed_queries([compiled.terms.positive_text])[0]
             rows = sweep_query_per_condition(
                 conn, compiled, vector, [Expected(path)], labels, candidate_pool(K), K, (K,)
             )
@@ -190,12 +196,12 @@ def test_pruned_grid_rankings_equal_the_tune_sweep(kb: Path, real_embedder: Any)
             grid=PROBE,
         )
         for query in (QUERY, "retention of nightly snapshots for the replica", "stew onions"):
-            compiled = compile_query(query)
-            vector = engine.embed_queries([compiled.positive_text])[0]
+            compiled = routed(conn, query)
+            vector = engine.embed_queries([compiled.terms.positive_text])[0]
             legs = LegOrders.measure(explainer, compiled, vector)
             for pool in (5, 50):
                 assert grid_rankings(legs, compiled.match, pool) == fts_rankings(
-                    conn, compiled.match, pool
+                    conn, compiled.match, pool, compiled.leg
                 )
 
 

@@ -24,7 +24,7 @@ from typing import Protocol
 import numpy as np
 
 from groove.config import FusionConfig
-from groove.engine.query import CompiledQuery
+from groove.engine.lexical import LexicalQuery
 from groove.engine.search import (
     SearchOptions,
     candidate_pool,
@@ -37,6 +37,7 @@ from groove.evaluation.golden_paths import PathDoctor
 from groove.evaluation.metrics import Expected, RankedHit, is_hit, normalise_heading
 from groove.evaluation.records import QueryResult
 from groove.store import ranks
+from groove.store.legs import LexicalTable
 from groove.store.sqlite import Connection
 
 
@@ -101,7 +102,7 @@ class Explainer:
         return self._headings[path]
 
     def explain(
-        self, result: QueryResult, compiled: CompiledQuery, vector: np.ndarray
+        self, result: QueryResult, compiled: LexicalQuery, vector: np.ndarray
     ) -> tuple[Attribution, ...] | None:
         """The attributions of one query, or None when all its answers are within k."""
         if not result.expected or result.metrics.recall_at_k.get(self.k, 0.0) >= 1.0:
@@ -234,6 +235,7 @@ class LegOrders:
     fused_rank: dict[int, int]
     excluded: frozenset[int]
     negative: tuple[str, ...]
+    table: LexicalTable  # the FTS table the query was routed to
     conn: Connection
 
     @cached_property
@@ -245,11 +247,13 @@ class LegOrders:
         return len(self.fts_ids)
 
     @classmethod
-    def measure(cls, ex: Explainer, compiled: CompiledQuery, vector: np.ndarray) -> LegOrders:
+    def measure(cls, ex: Explainer, compiled: LexicalQuery, vector: np.ndarray) -> LegOrders:
         excluded = excluded_chunks(ex.conn, compiled)
         weights = ex.options.fusion.weights
         bounds = [ex.grid.lowest, ex.grid.highest] if ex.grid is not None else []
-        ids, scores = ranks.fts_scores(ex.conn, compiled.match, [weights, *bounds])
+        ids, scores = ranks.fts_scores(
+            ex.conn, compiled.match, [weights, *bounds], table=compiled.leg
+        )
         order = np.lexsort((ids, scores[:, 0])) if len(ids) else np.zeros(0, dtype=np.int64)
         fts_ids = ids[order]
         vec_all = ex.vectors.order(vector, excluded)
@@ -266,7 +270,8 @@ class LegOrders:
             leg_vector_ids=vec_ids,
             fused_rank=_positions([chunk_id for chunk_id, _ in fused]),
             excluded=excluded,
-            negative=compiled.negative,
+            negative=compiled.terms.negative,
+            table=compiled.leg,
             conn=ex.conn,
         )
 
@@ -280,7 +285,9 @@ class LegOrders:
         from groove.engine.query import quote_phrase
 
         return tuple(
-            p for p in self.negative if ranks.matching(self.conn, quote_phrase(p), targets)
+            p
+            for p in self.negative
+            if ranks.matching(self.conn, quote_phrase(p), targets, self.table)
         )
 
 
@@ -307,7 +314,7 @@ def _closest_heading(heading: str, chunks: Sequence[ranks.ChunkHeading]) -> str 
 def explain_all(
     explainer: Explainer,
     per_query: Sequence[QueryResult],
-    compiled: Sequence[CompiledQuery],
+    compiled: Sequence[LexicalQuery],
     vectors: np.ndarray,
 ) -> dict[str, tuple[Attribution, ...]]:
     """Query id -> attributions, for every query not fully found within k (golden order;

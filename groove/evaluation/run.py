@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from groove.engine.embed import Embedder
+from groove.engine.lexical import lexical_query, mode_for_index
 from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search
@@ -64,15 +65,18 @@ def run(
         compiled = [compile_query(q.query) for q in golden.queries]
         # Exclusions are stripped before embedding so they do not pull the vector leg.
         vectors = engine.embed_queries([c.positive_text for c in compiled])
-        options = replace(settings.search, limit=settings.depth)
+        lexical = mode_for_index(settings.search.lexical, engine.meta)
+        options = replace(settings.search, limit=settings.depth, lexical=lexical)
         scanner = QuoteScanner(golden.queries)
         with read_snapshot(engine.conn) as conn:
-            tops = [
-                search(conn, q.query, vectors[i], options, reranker, compiled[i]).hits
+            results = [
+                search(conn, q.query, vectors[i], options, reranker, compiled[i])
                 for i, q in enumerate(golden.queries)
             ]
             corpus = snapshot(conn, scanner.visit)
-            per_query = _score(golden, tops, settings.k_values)
+            tops = [r.hits for r in results]
+            legs = [r.lexical.leg if r.lexical is not None else None for r in results]
+            per_query = _score(golden, tops, settings.k_values, legs)
             doctor = PathDoctor(settings.kb_path, indexed_paths(conn), settings.exclude_dirs)
             unindexed = path_findings(golden.queries, doctor)
             attribution = None
@@ -87,12 +91,13 @@ def run(
                     doctor=doctor,
                     grid=grid,
                 )
-                attribution = explain_all(explainer, per_query, compiled, vectors)
+                routed = [r.lexical or lexical_query(r.query, lexical, r.compiled) for r in results]
+                attribution = explain_all(explainer, per_query, routed, vectors)
         context_static = engine.meta.context_static
         model_id = engine.embedder.model_id
     record = RunRecord(
         timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
-        fingerprint=_fingerprint(settings, golden, model_id, reranker, context_static),
+        fingerprint=_fingerprint(settings, golden, model_id, reranker, context_static, lexical),
         corpus=corpus,
         per_query=per_query,
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
@@ -102,13 +107,16 @@ def run(
 
 
 def _score(
-    golden: GoldenSet, tops: Sequence[Sequence[Any]], k_values: Sequence[int]
+    golden: GoldenSet,
+    tops: Sequence[Sequence[Any]],
+    k_values: Sequence[int],
+    legs: Sequence[str | None],
 ) -> tuple[QueryResult, ...]:
     results = []
-    for q, hits in zip(golden.queries, tops, strict=True):
+    for q, hits, leg in zip(golden.queries, tops, legs, strict=True):
         ranked = tuple(RankedHit(h.rank, h.path, h.heading, h.score) for h in hits)
         metrics = query_metrics(q.expected, ranked, k_values)
-        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics))
+        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics, leg))
     return tuple(results)
 
 
@@ -118,6 +126,7 @@ def _fingerprint(
     model_id: str,
     reranker: Any,
     context_static: bool,
+    lexical: str,
 ) -> Fingerprint:
     return Fingerprint(
         model=model_id,
@@ -127,6 +136,7 @@ def _fingerprint(
         golden_hash=golden.sha256,
         metric_version=METRIC_VERSION,
         fts_query_version=FTS_QUERY_VERSION,
+        lexical=lexical,
         **search_parts(settings.search, context_static),
     )
 

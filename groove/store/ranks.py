@@ -4,7 +4,8 @@ The search fetches a candidate pool from each leg; to say why an answer missed, 
 the rank its chunks would have had with no pool at all ("FTS rank 212 of 1,388 matches").
 The orders here are the legs' own orders, not capped:
 
-* FTS: every row matching the expression, by ``bm25(fts_chunks, h, ctx, content)`` then
+* FTS: every row matching the expression in the table the query was routed to (trigram or
+  porter), by ``bm25(table, h, ctx, content)`` then
   rowid, exactly the ``ORDER BY`` of the FTS leg;
 * vector: every stored vector by L2 distance to the query vector (the metric of the vec0
   KNN), ties to the lower chunk id, chunks a ``-term`` excluded left out as the vector leg
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from groove.store.legs import TRIGRAM, LexicalTable
+from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
 
 
@@ -50,6 +53,7 @@ def fts_scores(
     match: str | None,
     weight_sets: Sequence[tuple[float, float, float]],
     only: Sequence[int] | None = None,
+    table: LexicalTable = TRIGRAM,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(ids, scores) of the chunks matching ``match``: ``scores[i, w]`` is chunk ``ids[i]``'s
     ``bm25()`` under ``weight_sets[w]`` (lower is better), in one pass over the matches.
@@ -57,10 +61,11 @@ def fts_scores(
     ``only`` keeps the listed chunk ids. It filters after the match (``+rowid``) so that
     FTS5 runs the expression once, not once per id."""
     width = len(weight_sets)
+    name = FTS_TABLES[table]
     if match is None or (only is not None and not len(only)):
         return np.zeros(0, dtype=np.int64), np.zeros((0, width))
-    columns = ", ".join(f"bm25(fts_chunks, {h!r}, {c!r}, {b!r})" for h, c, b in weight_sets)
-    sql = f"SELECT rowid, {columns} FROM fts_chunks WHERE fts_chunks MATCH ?"
+    columns = ", ".join(f"bm25({name}, {h!r}, {c!r}, {b!r})" for h, c, b in weight_sets)
+    sql = f"SELECT rowid, {columns} FROM {name} WHERE {name} MATCH ?"
     params: list[object] = [match]
     if only is not None:
         sql += f" AND +rowid IN ({','.join('?' * len(only))})"
@@ -68,8 +73,8 @@ def fts_scores(
     found = conn.execute(sql, params).fetchall()
     if not found:
         return np.zeros(0, dtype=np.int64), np.zeros((0, width))
-    table = np.array(found, dtype=np.float64)
-    return table[:, 0].astype(np.int64), table[:, 1:]
+    data = np.array(found, dtype=np.float64)
+    return data[:, 0].astype(np.int64), data[:, 1:]
 
 
 def fts_order(
@@ -80,14 +85,17 @@ def fts_order(
     return ids[np.lexsort((ids, scores[:, 0]))] if len(ids) else ids
 
 
-def matching(conn: Connection, match: str, chunk_ids: Iterable[int]) -> frozenset[int]:
-    """Which of ``chunk_ids`` match the FTS expression ``match``."""
+def matching(
+    conn: Connection, match: str, chunk_ids: Iterable[int], table: LexicalTable = TRIGRAM
+) -> frozenset[int]:
+    """Which of ``chunk_ids`` match the FTS expression ``match`` in ``table``."""
     wanted = sorted(set(chunk_ids))
     if not wanted:
         return frozenset()
     marks = ",".join("?" * len(wanted))
     found = conn.execute(
-        f"SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ? AND rowid IN ({marks})",
+        f"SELECT rowid FROM {FTS_TABLES[table]} WHERE {FTS_TABLES[table]} MATCH ? "
+        f"AND rowid IN ({marks})",
         (match, *wanted),
     ).fetchall()
     return frozenset(chunk_id for (chunk_id,) in found)

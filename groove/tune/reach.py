@@ -110,7 +110,9 @@ def grid_rankings(legs: LegOrders, match: str | None, pool: int) -> list[tuple[i
         return [()] * len(_WEIGHT_SETS)
     worst = np.sort(legs.fts_lowest)[min(pool, len(legs.fts_lowest)) - 1]
     keep = legs.fts_highest <= worst + _TOLERANCE * (1 + abs(worst))
-    ids, table = ranks.fts_scores(legs.conn, match, _WEIGHT_SETS, legs.fts_ids[keep].tolist())
+    ids, table = ranks.fts_scores(
+        legs.conn, match, _WEIGHT_SETS, legs.fts_ids[keep].tolist(), table=legs.table
+    )
     return [
         tuple(ids[np.lexsort((ids, table[:, w]))[:pool]].tolist()) for w in range(len(_WEIGHT_SETS))
     ]
