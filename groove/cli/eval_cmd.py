@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -15,6 +16,7 @@ from groove.cli.common import (
     use_color,
     warn,
 )
+from groove.cli.retriever_flags import retriever_options
 
 
 @click.command("eval")
@@ -40,6 +42,20 @@ from groove.cli.common import (
 )
 @pipeline_options
 @db_option
+@retriever_options
+@click.option(
+    "--export-run",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Also write the run as a TREC run file (for trec_eval, ranx, ir_measures).",
+)
+@click.option(
+    "--export-run-ids",
+    type=click.Choice(["path", "heading"]),
+    default="path",
+    show_default=True,
+    help="TREC doc ids: path (first hit per document) or path#heading (every hit).",
+)
 @click.pass_context
 def eval_cmd(
     ctx: click.Context,
@@ -60,8 +76,12 @@ def eval_cmd(
     mmr_same_doc_penalty: float | None,
     parent_retriever: bool | None,
     db_path: Path | None,
+    export_run: Path | None,
+    export_run_ids: str,
+    **retriever_flags: Any,
 ) -> None:
     """Evaluate retrieval against golden queries: recall@k, MRR, nDCG@k, diff, CI gate."""
+    from groove.cli.retriever_flags import ProgressBar, spec_from_flags
     from groove.config import parse_k_list
     from groove.evaluation import run as evaluation
     from groove.evaluation.findings import warning_text
@@ -69,6 +89,7 @@ def eval_cmd(
     from groove.report import eval_json, eval_markdown, eval_text
 
     config = config_from(ctx)
+    retriever = spec_from_flags(**retriever_flags)
     settings = resolve_settings(
         config,
         kb_path=kb_path,
@@ -86,8 +107,17 @@ def eval_cmd(
         history=not no_history,
         diff=not no_diff,
         fail_on_regression=fail_on_regression,
+        retriever=retriever,
     )
-    result = evaluation.run(settings)
+    bar = ProgressBar()
+    try:
+        result = evaluation.run(settings, progress=bar.update)
+    finally:
+        bar.close()
+    if export_run is not None:
+        from groove.evaluation.trec import run_lines, write_atomic
+
+        write_atomic(export_run, run_lines(result.per_query, by=export_run_ids))
     for note in result.notes:
         warn(note)
     if fmt == "json":

@@ -4,6 +4,11 @@ Two runs are compatible when their fingerprints are equal as a whole. Optional p
 (mmr, parent_retriever, fusion, context) are present only when they differ from the
 built-in behaviour, so switching any of them on breaks compatibility on purpose, while a
 run that never touched them stays comparable with older history.
+
+``retriever`` (``{"kind", "name"}``) is present only for an external retriever (``--retriever``),
+so that runs of different retrievers are never compared, and a stored run without it reads as
+groove's own engine. For such a run ``model`` holds the retriever's name and
+``fts_query_version`` is 0 (groove's query syntax played no part).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ class Fingerprint:
     parent_retriever: Mapping[str, int] | None = None
     fusion: Mapping[str, float] | None = None
     context: Mapping[str, str] | None = None
+    retriever: Mapping[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -40,7 +46,7 @@ class Fingerprint:
             "metric_version": self.metric_version,
             "fts_query_version": self.fts_query_version,
         }
-        for key in ("mmr", "parent_retriever", "fusion", "context"):
+        for key in ("mmr", "parent_retriever", "fusion", "context", "retriever"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = dict(value)
@@ -61,6 +67,7 @@ class Fingerprint:
             parent_retriever=_frozen(data.get("parent_retriever")),
             fusion=_frozen(data.get("fusion")),
             context=_frozen(data.get("context")),
+            retriever=_frozen(data.get("retriever")),
         )
 
     def compatible_with(self, other: Fingerprint) -> bool:

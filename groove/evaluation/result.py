@@ -41,7 +41,7 @@ class EvalRun:
     diff_enabled: bool
     regression: bool
     threshold: float
-    kb_path: Path
+    kb_path: Path | None
     golden_path: Path
     history_path: Path | None
     notes: tuple[str, ...] = ()
