@@ -6,18 +6,20 @@ same pipeline, options and index as ``groove search`` and ``groove eval``. ``GET
 answers ``{"status": "ok"}``. A bad request gets a 4xx answer with ``{"error": "..."}``.
 
 Requests are accepted on many threads but searched on one: the SQLite connection and the
-model belong to a single worker thread, which also keeps the answers identical to the
-in-process eval's (same connection, same order of work).
+model belong to a single worker thread. Queries that arrive while it is busy are embedded
+together in one batch, as the in-process eval embeds its queries, so several requests in
+flight cost little more than the same queries in process.
 """
 
 from __future__ import annotations
 
 import errno
 import json
+import queue
 import signal
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,7 +27,7 @@ from types import FrameType
 from typing import Any
 
 from groove.config import Config
-from groove.engine.query import compile_query
+from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import SEARCH_LIMIT_MAX, SearchOptions, search
 from groove.engine.session import Engine, open_engine
@@ -34,6 +36,7 @@ from groove.errors import GrooveError
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MAX_BODY_BYTES = 1 << 20
+BATCH_MAX = 64  # queries embedded together at most
 
 
 @dataclass(frozen=True)
@@ -50,18 +53,19 @@ class ServeSettings:
 
 
 class SearchService:
-    """The engine, opened on and used from one worker thread."""
+    """The engine, opened on and used from one worker thread that batches waiting queries."""
 
     def __init__(self, settings: ServeSettings) -> None:
         self.settings = settings
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="groove-search")
+        self._waiting: queue.Queue[_Job | None] = queue.Queue()
         self._engine: Engine | None = None
         self._reranker: Any = None
-        try:
-            self._pool.submit(self._open).result()
-        except BaseException:
-            self._pool.shutdown()
-            raise
+        opened: Future[None] = Future()
+        self._worker = threading.Thread(
+            target=self._work, args=(opened,), name="groove-search", daemon=True
+        )
+        self._worker.start()
+        opened.result()  # raises what opening raised (no index, wrong model...)
 
     def _open(self) -> None:
         s = self.settings
@@ -71,24 +75,75 @@ class SearchService:
         self._reranker = load_reranker(s.reranker)
 
     def search(self, query: str, limit: int) -> list[dict[str, Any]]:
-        return self._pool.submit(self._search, query, limit).result()
-
-    def _search(self, query: str, limit: int) -> list[dict[str, Any]]:
-        engine = self._engine
-        assert engine is not None
-        compiled = compile_query(query)
-        vector = engine.embed_queries([compiled.positive_text])[0]
-        options = replace(self.settings.options, limit=limit)
-        result = search(engine.conn, query, vector, options, self._reranker, compiled)
-        return [{"path": h.path, "heading": h.heading, "score": h.score} for h in result.hits]
+        compiled = compile_query(query)  # a query groove cannot run fails here, alone
+        job = _Job(query, limit, compiled, Future())
+        self._waiting.put(job)
+        return job.done.result()
 
     def close(self) -> None:
-        def close_engine() -> None:
-            if self._engine is not None:
-                self._engine.close()
+        self._waiting.put(None)
+        self._worker.join()
 
-        self._pool.submit(close_engine).result()
-        self._pool.shutdown()
+    def _work(self, opened: Future[None]) -> None:
+        try:
+            self._open()
+        except BaseException as exc:
+            opened.set_exception(exc)
+            return
+        opened.set_result(None)
+        engine = self._engine
+        assert engine is not None
+        try:
+            while True:
+                batch = self._next_batch()
+                if not batch:
+                    return
+                self._run(engine, batch)
+                if batch[-1] is None:
+                    return
+        finally:
+            engine.close()
+
+    def _next_batch(self) -> list[_Job | None]:
+        """The next job (waiting for it), then every job already queued, up to BATCH_MAX."""
+        batch = [self._waiting.get()]
+        while batch[-1] is not None and len(batch) < BATCH_MAX:
+            try:
+                batch.append(self._waiting.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _run(self, engine: Engine, batch: list[_Job | None]) -> None:
+        jobs = [job for job in batch if job is not None]
+        if not jobs:
+            return
+        try:
+            vectors = engine.embed_queries([job.compiled.positive_text for job in jobs])
+        except BaseException as exc:
+            for job in jobs:
+                job.done.set_exception(exc)
+            return
+        for job, vector in zip(jobs, vectors, strict=True):
+            try:
+                options = replace(self.settings.options, limit=job.limit)
+                result = search(
+                    engine.conn, job.query, vector, options, self._reranker, job.compiled
+                )
+                hits = [
+                    {"path": h.path, "heading": h.heading, "score": h.score} for h in result.hits
+                ]
+                job.done.set_result(hits)
+            except BaseException as exc:
+                job.done.set_exception(exc)
+
+
+@dataclass
+class _Job:
+    query: str
+    limit: int
+    compiled: CompiledQuery
+    done: Future[list[dict[str, Any]]]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -163,33 +218,32 @@ class _Server(ThreadingHTTPServer):
 
 
 def serve(settings: ServeSettings, *, on_ready: Callable[[str], None] | None = None) -> None:
-    """Serve until SIGINT or SIGTERM; ``on_ready(url)`` once the port is bound."""
-    service = SearchService(settings)
+    """Serve until SIGINT or SIGTERM; ``on_ready(url)`` once it answers.
+
+    The port is bound before the model loads, so a taken port is reported at once."""
     try:
-        try:
-            server = _Server((settings.host, settings.port), _Handler)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise GrooveError(
-                    f"port {settings.port} on {settings.host} is already in use",
-                    "pass --port with a free port (--port 0 picks one)",
-                ) from None
+        server = _Server((settings.host, settings.port), _Handler)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
             raise GrooveError(
-                f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}",
-                "check --host and --port",
+                f"port {settings.port} on {settings.host} is already in use",
+                "pass --port with a free port (--port 0 picks one)",
             ) from None
-        server.service = service
-        with server:
-            stop = _stop_on_signals(server)
-            try:
-                host, port = server.server_address[:2]
-                if on_ready is not None:
-                    on_ready(f"http://{_host(str(host))}:{port}/search")
-                server.serve_forever()
-            finally:
-                stop()
-    finally:
-        service.close()
+        raise GrooveError(
+            f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}",
+            "check --host and --port",
+        ) from None
+    with server:
+        server.service = SearchService(settings)
+        stop = _stop_on_signals(server)
+        try:
+            host, port = server.server_address[:2]
+            if on_ready is not None:
+                on_ready(f"http://{_host(str(host))}:{port}/search")
+            server.serve_forever()
+        finally:
+            stop()
+            server.service.close()
 
 
 def _host(host: str) -> str:

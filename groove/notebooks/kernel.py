@@ -22,6 +22,7 @@ from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, w
 if TYPE_CHECKING:
     from groove.config import Config
     from groove.evaluation.result import EvalRun
+    from groove.evaluation.retrievers.spec import RetrieverSpec
     from groove.tune.result import TuneResult
 
 T = TypeVar("T")
@@ -62,6 +63,8 @@ def eval_report(
     fail_on_regression: Any = False,
     config: Any = None,
     result_path: Any = RESULT_FILE,
+    retriever: Any = None,
+    retriever_options: Any = None,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression") and ``exit_code``; summary.md beside it = its
@@ -86,6 +89,7 @@ def eval_report(
             parent_retriever=_bool(parent_retriever, "parent_retriever"),
             history=_bool(history, "history") is not False,
             fail_on_regression=_bool(fail_on_regression, "fail_on_regression") is True,
+            retriever=_retriever(retriever, retriever_options),
         )
         run = evaluation.run(settings)
     except GrooveError as exc:
@@ -210,6 +214,25 @@ def _bool(value: Any, name: str) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
     raise _bad(name, value, "true or false")
+
+
+def _retriever(value: Any, options: Any) -> RetrieverSpec | None:
+    """``retriever`` (a spec like ``--retriever``) and ``retriever_options`` (a dict with
+    name, headers, timeout, concurrency, retries, body, hits, fields)."""
+    from groove.evaluation.retrievers.spec import options_from_mapping, parse_spec
+
+    spec = _text(value, "retriever")
+    if options is not None and not isinstance(options, dict):
+        raise _bad("retriever_options", options, "a dict")
+    if spec is None:
+        if options:
+            raise ConfigError("parameter retriever_options needs retriever", None)
+        return None
+    try:
+        name, parsed = options_from_mapping(options)
+    except (TypeError, ValueError) as exc:
+        raise _bad("retriever_options", options, f"a dict of valid options ({exc})") from None
+    return parse_spec(spec, name=name, options=parsed)
 
 
 def _k_values(value: Any) -> tuple[int, ...] | None:

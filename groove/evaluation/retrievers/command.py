@@ -40,6 +40,7 @@ class CommandRetriever:
         self.notes: list[str] = []
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes] = queue.Queue()
+        self._reader: threading.Thread | None = None
 
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
@@ -75,6 +76,10 @@ class CommandRetriever:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=EXIT_GRACE_SECONDS)
+        if proc.stdout is not None:
+            proc.stdout.close()
 
     def _start(self) -> subprocess.Popen[bytes]:
         try:
@@ -88,13 +93,17 @@ class CommandRetriever:
             ) from None
         self._proc = proc
         assert proc.stdout is not None
-        threading.Thread(target=self._read, args=(proc.stdout,), daemon=True).start()
+        self._reader = threading.Thread(target=self._read, args=(proc.stdout,), daemon=True)
+        self._reader.start()
         return proc
 
     def _read(self, stream: IO[bytes]) -> None:
         # A thread of its own, so that waiting for an answer can time out.
-        for line in stream:
-            self._lines.put(line)
+        try:
+            for line in stream:
+                self._lines.put(line)
+        except ValueError:
+            pass  # closed under it by close() after a timeout
         self._lines.put(_EOF)
 
     def _send(self, stdin: IO[bytes], line: str, query_id: str) -> None:
