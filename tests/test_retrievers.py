@@ -180,7 +180,11 @@ def test_retriever_runs_share_history_only_with_the_same_retriever(
     assert other.exit_code == 0, other.stderr
     assert "config or metric version changed since last run, diff disabled" in other.stdout
     runs = json.loads(history.read_text())["runs"]
-    assert [r["fingerprint"]["retriever"]["kind"] for r in runs] == ["command", "run", "run"]  # newest first
+    assert [r["fingerprint"]["retriever"]["kind"] for r in runs] == [
+        "command",
+        "run",
+        "run",
+    ]  # newest first
 
 
 def test_engine_flags_and_tune_refuse_a_retriever(golden: Path, run_jsonl: Path) -> None:
@@ -229,7 +233,10 @@ def test_notebook_kernel_takes_a_retriever(tmp_path: Path, golden: Path, run_jso
 @pytest.mark.parametrize(
     ("fault", "message"),
     [
-        ("exit", "retriever command exited with code 3 before answering query 'canary-first-share'"),
+        (
+            "exit",
+            "retriever command exited with code 3 before answering query 'canary-first-share'",
+        ),
         ("hang", "retriever command gave no answer for query 'canary-first-share' within 1s"),
         (
             "malformed",
@@ -348,7 +355,9 @@ def _slow(qid: str, n: int) -> tuple[int, bytes] | None:
             "retriever answer for query 'canary-first-share': the answer is not JSON",
         ),
         (
-            lambda qid, n: (200, b'{"hits": [{"score": 1}]}') if qid == "canary-first-share" else None,
+            lambda qid, n: (
+                (200, b'{"hits": [{"score": 1}]}') if qid == "canary-first-share" else None
+            ),
             "retriever answer for query 'canary-first-share': hit 1 has no `path`",
         ),
         (
@@ -364,7 +373,11 @@ def _slow(qid: str, n: int) -> tuple[int, bytes] | None:
     ids=["slower-than-timeout", "malformed-json", "hit-without-path", "5xx-exhausted", "4xx"],
 )
 def test_http_faults_exit_2_and_keep_the_history(
-    golden: Path, run_jsonl: Path, fake_service: Callable[..., FakeService], fault: Any, message: str
+    golden: Path,
+    run_jsonl: Path,
+    fake_service: Callable[..., FakeService],
+    fault: Any,
+    message: str,
 ) -> None:
     history = golden.parent / ".groove-eval-history.json"
     service = fake_service(fault)

@@ -30,8 +30,16 @@ STARTUP_SECONDS = 120
 class Served:
     def __init__(self, kb: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", "from groove.cli import main; main()", "serve",
-             "--kb-path", str(kb), "--port", "0"],  # fmt: skip
+            [
+                sys.executable,
+                "-c",
+                "from groove.cli import main; main()",
+                "serve",
+                "--kb-path",
+                str(kb),
+                "--port",
+                "0",
+            ],  # fmt: skip
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "HF_HUB_OFFLINE": "1"},
