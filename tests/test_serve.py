@@ -39,7 +39,7 @@ class Served:
                 str(kb),
                 "--port",
                 "0",
-            ],  # fmt: skip
+            ],
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "HF_HUB_OFFLINE": "1"},
