@@ -178,7 +178,7 @@ def test_retriever_runs_share_history_only_with_the_same_retriever(
     assert "Aggregate (previous run:" in same.stdout
     other = invoke("eval", "--retriever", command_spec(run_jsonl), "--golden", str(golden))
     assert other.exit_code == 0, other.stderr
-    assert "config or metric version changed since last run, diff disabled" in other.stdout
+    assert "retriever changed since last run, diff disabled" in other.stdout
     runs = json.loads(history.read_text())["runs"]
     assert [r["fingerprint"]["retriever"]["kind"] for r in runs] == [
         "command",

@@ -81,6 +81,8 @@ class EvalRun:
             return None
         if self.golden_changed:
             return "golden changed since last run, diff disabled"
+        if self.previous.fingerprint.retriever != self.fingerprint.retriever:
+            return "retriever changed since last run, diff disabled"
         return "config or metric version changed since last run, diff disabled"
 
     @property

@@ -1,0 +1,99 @@
+"""Per-query overhead of measuring through HTTP (`groove serve`) against the in-process eval.
+
+Both sides score the 225 Cranfield queries on the same index with the same model: the
+in-process eval (`groove.evaluation.run.run`, one batched embedding call), and the eval with
+`--retriever http://127.0.0.1:PORT/search` against a `groove serve` process on loopback,
+4 requests in flight. Both take the corpus digest and the leak-check scan (the HTTP run
+through --kb-path), so the difference is the HTTP path itself: JSON, the loopback round
+trips, the serve queue and embedding in batches of what is in flight instead of one batch.
+Runs alternate, median of --repeat each. Goal: at most 5 ms per query more. Usage:
+
+    .venv/bin/python bench/retriever_http.py [--dataset ../shared/datasets/cranfield]
+    .venv/bin/python bench/retriever_http.py --kb /tmp/cran/kb --golden /tmp/cran/golden.yml
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from _cranfield import DEFAULT_DATASET, indexed_cranfield
+
+import groove.evaluation.run as evaluation
+from groove.config import Config
+from groove.engine.embed import load_embedder
+from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
+from groove.evaluation.settings import resolve_settings
+
+
+def start_server(kb: Path, db: Path | None) -> tuple[subprocess.Popen[str], str]:
+    argv = [sys.executable, "-c", "from groove.cli import main; main()", "serve"]
+    argv += ["--kb-path", str(kb), "--port", "0"] + (["--db", str(db)] if db else [])
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    lines: queue.Queue[str] = queue.Queue()
+    assert proc.stderr is not None
+    stream = proc.stderr
+    threading.Thread(target=lambda: [lines.put(x) for x in stream], daemon=True).start()
+    first = lines.get(timeout=300)
+    if "listening on " not in first:
+        raise SystemExit(f"groove serve did not start: {first}")
+    return proc, first.split("listening on ", 1)[1].strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("--kb", type=Path, default=None, help="an indexed Cranfield KB")
+    parser.add_argument("--golden", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=4)
+    args = parser.parse_args()
+    if args.kb is not None and args.golden is not None:
+        kb, golden = args.kb, args.golden
+    else:
+        kb, golden = indexed_cranfield(args.dataset)
+    embedder = load_embedder()
+    proc, url = start_server(kb, None)
+    try:
+        local = resolve_settings(Config(), kb_path=kb, golden=golden, history=False)
+        spec = parse_spec(url, options=RetrieverOptions(concurrency=args.concurrency))
+        remote = resolve_settings(
+            Config(), kb_path=kb, golden=golden, history=False, retriever=spec
+        )
+        evaluation.run(remote)  # warm both sides (first-call costs, page cache)
+        evaluation.run(local, embedder=embedder)
+        times: dict[str, list[float]] = {"in-process": [], "http": []}
+        results = {}
+        for _ in range(args.repeat):
+            for name, settings in (("in-process", local), ("http", remote)):
+                start = time.perf_counter()
+                results[name] = evaluation.run(settings, embedder=embedder)
+                times[name].append(time.perf_counter() - start)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    n = results["http"].record.aggregate.query_count
+    same = results["http"].record.aggregate == results["in-process"].record.aggregate
+    inproc, http = (statistics.median(times[k]) for k in ("in-process", "http"))
+    print(f"eval on Cranfield, {n} queries, median of {args.repeat} alternating runs")
+    print(f"  in-process eval            {inproc:7.2f} s  {inproc / n * 1000:6.1f} ms/query")
+    print(
+        f"  http, {args.concurrency} in flight         {http:7.2f} s  "
+        f"{http / n * 1000:6.1f} ms/query"
+    )
+    print(
+        f"  overhead                   {http - inproc:+7.2f} s  "
+        f"{(http - inproc) / n * 1000:+6.1f} ms/query   goal <= +5.0"
+    )
+    print(f"  same metrics               {same}")
+
+
+if __name__ == "__main__":
+    main()
