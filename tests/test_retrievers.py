@@ -277,6 +277,16 @@ def test_a_program_that_cannot_start_is_a_one_line_error(golden: Path) -> None:
 # --------------------------------------------------------------------------- HTTP faults
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A client that gave up (groove stopping at a fault) is no error worth printing: it
+    would land in the stderr of whichever command CliRunner is capturing at that moment."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
 class FakeService:
     """A loopback HTTP retriever whose answers the test decides, one query at a time."""
 
@@ -303,8 +313,7 @@ class FakeService:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/search"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

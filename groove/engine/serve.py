@@ -17,6 +17,7 @@ import errno
 import json
 import queue
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -218,6 +219,11 @@ class _BadRequest(ValueError):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     service: SearchService
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # the client hung up (e.g. an eval stopped at a fault): not our error
+        super().handle_error(request, client_address)
 
 
 def serve(settings: ServeSettings, *, on_ready: Callable[[str], None] | None = None) -> None:
