@@ -27,12 +27,16 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import numpy as np
+
 from groove.config import Config
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import SEARCH_LIMIT_MAX, SearchOptions, search
 from groove.engine.session import Engine, open_engine
 from groove.errors import GrooveError
+from groove.store.db import read_snapshot
+from groove.store.sqlite import Connection
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -125,18 +129,21 @@ class SearchService:
             for job in jobs:
                 job.done.set_exception(exc)
             return
-        for job, vector in zip(jobs, vectors, strict=True):
-            try:
-                options = replace(self.settings.options, limit=job.limit)
-                result = search(
-                    engine.conn, job.query, vector, options, self._reranker, job.compiled
-                )
-                hits = [
-                    {"path": h.path, "heading": h.heading, "score": h.score} for h in result.hits
-                ]
-                job.done.set_result(hits)
-            except BaseException as exc:
-                job.done.set_exception(exc)
+        # One read transaction per batch, as the in-process eval reads in one snapshot:
+        # cheaper than a transaction per statement, and never held while idle.
+        with read_snapshot(engine.conn) as conn:
+            for job, vector in zip(jobs, vectors, strict=True):
+                self._search_one(conn, job, vector)
+
+    def _search_one(self, conn: Connection, job: _Job, vector: np.ndarray) -> None:
+        try:
+            options = replace(self.settings.options, limit=job.limit)
+            result = search(conn, job.query, vector, options, self._reranker, job.compiled)
+        except BaseException as exc:
+            job.done.set_exception(exc)
+            return
+        hits = [{"path": h.path, "heading": h.heading, "score": h.score} for h in result.hits]
+        job.done.set_result(hits)
 
 
 @dataclass
