@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from groove.errors import ConfigError
+from groove.settings import LIMIT_MAX
+from groove.settings import parse_k_list as parse_k_list  # re-exported for the commands
 
 CONFIG_FILE_NAME = "groove.toml"
 MAX_ANCESTORS = 19
@@ -73,8 +75,6 @@ class ParentRetrieverConfig:
 @dataclass(frozen=True)
 class SearchConfig:
     fusion: FusionConfig = field(default_factory=FusionConfig)
-    # read and checked for compatibility with the reference's files; groove does not use it
-    min_confidence_ratio: float = 1.5
     mmr: MmrConfig = field(default_factory=MmrConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
 
@@ -246,12 +246,9 @@ class _Reader:
         return cfg
 
     def search(self, data: Any) -> SearchConfig:
-        allowed = {"fusion", "mmr", "parent_retriever", "min_confidence_ratio"}
+        allowed = {"fusion", "mmr", "parent_retriever"}
         table = self.table(data, "search", allowed)
         search = SearchConfig()
-        if "min_confidence_ratio" in table:
-            ratio = self.number(table, "search.min_confidence_ratio", 0.0, 1e6)
-            search = replace(search, min_confidence_ratio=ratio)
         if "fusion" in table:
             search = replace(search, fusion=self.fusion(table["fusion"]))
         if "mmr" in table:
@@ -326,10 +323,10 @@ class _Reader:
 
     def k_values(self, value: Any) -> tuple[int, ...]:
         ok = isinstance(value, list) and all(
-            isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= 10_000 for k in value
+            isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= LIMIT_MAX for k in value
         )
         if not ok or not value:
-            rule = "must be a non-empty list of whole numbers from 1 to 10000"
+            rule = f"must be a non-empty list of whole numbers from 1 to {LIMIT_MAX}"
             raise self.bad_value("eval.k_values", value, rule)
         return tuple(value)
 
@@ -346,16 +343,3 @@ def _toml_repr(value: Any) -> str:
     if isinstance(value, Mapping):
         return "{...}"
     return repr(value)
-
-
-def parse_k_list(text: str) -> tuple[int, ...]:
-    """Parse the ``--k 1,5,10`` flag."""
-    try:
-        values = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        values = ()
-    if not values or any(k < 1 for k in values):
-        raise ConfigError(
-            f"--k {text!r} is not a list of whole numbers >= 1", "write it like --k 1,5,10"
-        )
-    return values

@@ -19,6 +19,7 @@ from groove.errors import GoldenError, IndexMissingError, ModelError
 from groove.evaluation.history import history_path, load_history
 from groove.evaluation.run import run
 from groove.evaluation.settings import EvalSettings, resolve_settings
+from groove.notes import Note
 from groove.report import eval_json, eval_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -141,8 +142,9 @@ def test_fail_on_regression_trips_saves_history_and_names_the_corpus(
     result = evaluate(kb, golden, fail_on_regression=True)
     assert result.regression and result.exit_code == 1
     assert len(load_history(history_path(kb)).runs) == 2  # saved before exiting
-    from groove.evaluation.run import regression_message
+    from groove.report.notes import regression_message
 
+    assert result.regressed_metrics  # the metrics that fell, as data
     message = regression_message(result)
     assert message.startswith(
         "groove eval: retrieval-quality regression detected (delta > 0.050 on at least one of "
@@ -185,7 +187,8 @@ def test_no_history_neither_reads_nor_writes(kb: Path, golden: Path) -> None:
 def test_corrupt_history_starts_fresh_with_a_note(kb: Path, golden: Path) -> None:
     history_path(kb).write_text("{", encoding="utf-8")
     result = evaluate(kb, golden)
-    assert any(n.startswith("groove eval: warning: eval history corrupted (") for n in result.notes)
+    assert [n.kind for n in result.notes] == ["history-corrupted"]
+    assert result.notes[0].message.startswith("eval history corrupted (")
     assert len(load_history(history_path(kb)).runs) == 1
 
 
@@ -230,24 +233,39 @@ def test_json_document_has_the_spec_keys_sorted(kb: Path, golden: Path) -> None:
     assert set(hit) == {"rank", "path", "heading", "score"}
 
 
-def test_query_with_no_expected_is_a_miss_outside_the_aggregate(kb: Path, tmp_path: Path) -> None:
+def test_query_with_no_expected_is_refused_before_anything_runs(kb: Path, tmp_path: Path) -> None:
     golden = tmp_path / "g.yml"
     golden.write_text(
-        'queries:\n  - id: orphan\n    query: "anything at all"\n    expected: []\n'
-        '  - query: "How long do we keep the nightly database snapshots?"\n'
+        'queries:\n  - query: "How long do we keep the nightly database snapshots?"\n'
+        "    expected:\n      - path: data/backup.md\n"
+        '  - id: orphan\n    query: "anything at all"\n    expected: []\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(GoldenError, match='line 7: query "orphan": `expected` is empty'):
+        evaluate(kb, golden)
+    assert not history_path(kb).exists()
+
+
+def test_default_id_is_the_first_32_characters(kb: Path, tmp_path: Path) -> None:
+    golden = tmp_path / "g.yml"
+    golden.write_text(
+        'queries:\n  - query: "How long do we keep the nightly database snapshots?"\n'
         "    expected:\n      - path: data/backup.md\n",
         encoding="utf-8",
     )
-    result = evaluate(kb, golden)
-    assert result.record.aggregate.query_count == 1
-    assert next(q.id for q, _ in result.flagged_queries()) == "orphan"
-    assert result.per_query[1].id == "How long do we keep the nightly "  # first 32 characters
+    assert evaluate(kb, golden).per_query[0].id == "How long do we keep the nightly "
 
 
 def test_limit_over_the_cap_is_clamped_with_a_note(kb: Path, golden: Path) -> None:
     s = settings(kb, golden, limit=5000)
     assert s.limit == 1000
-    assert s.notes == ("groove eval: note: limit 5000 exceeds the retrieval cap; using 1000",)
+    assert s.notes == (
+        Note(
+            "limit-capped",
+            "limit 5000 exceeds the retrieval cap; using 1000",
+            data={"requested": 5000, "used": 1000},
+        ),
+    )
 
 
 def test_config_eval_section_is_used_and_flags_win(kb: Path, golden: Path) -> None:
@@ -269,7 +287,7 @@ def test_missing_index_error(tmp_path: Path, golden: Path) -> None:
     shutil.copytree(FIXTURES / "kb_en", kb)
     with pytest.raises(IndexMissingError) as info:
         evaluate(kb, golden)
-    assert info.value.message == f"No index found at {tmp_path / '.groove.db'}."
+    assert info.value.message == f"No index found at {tmp_path / '.groove.db'}"
     assert info.value.hint == f"run `groove index --kb-path {kb}` first"
 
 

@@ -130,8 +130,8 @@ def test_command_adapter_and_both_run_file_formats_score_the_same(
         ("jsonl", f"run:{run_jsonl}"),
     ):
         result = invoke("eval", "--retriever", spec, "--golden", str(golden), "--no-history",
-                        "--format", "json", "--export-run", str(trec), "--export-run-ids",
-                        "heading")  # fmt: skip
+                        "--format", "json", "--export-run", str(trec),
+                        "--export-run-headings")  # fmt: skip
         assert result.exit_code == 0, result.stderr
         docs[kind] = json.loads(result.stdout)
     result = invoke("eval", "--retriever", f"run:{trec}", "--golden", str(golden),
@@ -456,3 +456,19 @@ def test_opensearch_answers_are_read_through_the_field_map(
     assert result.exit_code == 0, result.stderr
     assert_known_metrics(json.loads(result.stdout))
     assert {b["size"] for b in seen} == {10}
+
+
+def test_groove_evaluate_takes_a_retriever(golden: Path, run_jsonl: Path) -> None:
+    import groove
+
+    run = groove.evaluate(
+        None,
+        golden,
+        retriever=f"run:{run_jsonl}",
+        retriever_options={"name": "baseline", "timeout": 5},
+    )
+    assert run.fingerprint.retriever == {"kind": "run", "name": "baseline"}
+    assert run.record.aggregate.mrr == 0.5
+    assert not (golden.parent / ".groove-eval-history.json").exists()  # save_history=False
+    with pytest.raises(groove.ConfigError, match="keyword retriever_options needs retriever"):
+        groove.evaluate(None, golden, retriever_options={"name": "x"})

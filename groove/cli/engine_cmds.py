@@ -18,6 +18,7 @@ from groove.cli.common import (
     stderr_is_terminal,
     warn,
 )
+from groove.settings import LIMIT_MAX
 
 
 @click.command("index")
@@ -100,7 +101,7 @@ class _ProgressBar:
 @kb_option
 @db_option
 @model_options
-@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--limit", type=click.IntRange(1, LIMIT_MAX), default=10, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
 @pipeline_options
@@ -125,6 +126,7 @@ def search_cmd(
     from groove.engine.rerank import load_reranker
     from groove.engine.search import build_options, search
     from groove.engine.session import open_engine
+    from groove.labels import location_label
 
     config = config_from(ctx)
     compiled = compile_query(query)  # reject a bad query before loading any model
@@ -150,7 +152,7 @@ def search_cmd(
     if not result.hits:
         warn("groove search: no results")
     for hit in result.hits:
-        where = f"{hit.path} › {hit.heading}" if hit.heading else hit.path
+        where = location_label(hit.path, hit.heading)
         click.echo(f"{hit.rank:>3}. {where}  ({hit.score:.4f})")
         snippet = " ".join(hit.content.split())
         click.echo(f"     {snippet[:160]}{'…' if len(snippet) > 160 else ''}")

@@ -7,55 +7,26 @@ from typing import Any
 
 import click
 
-from groove.cli.common import (
-    config_from,
-    db_option,
-    kb_option,
-    model_options,
-    pipeline_options,
-    use_color,
-    warn,
-)
-from groove.cli.retriever_flags import retriever_options
+from groove.cli.common import config_from, setting_options, use_color, warn
+from groove.cli.retriever_flags import RETRIEVER_FLAGS
+from groove.settings import EVAL
 
 
 @click.command("eval")
-@kb_option
-@click.option(
-    "--golden",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Golden YAML (default: [eval].golden, else <kb>/.groove-eval.yml).",
-)
-@click.option("--k", "k_text", default=None, metavar="1,5,10", help="Cut-offs for recall/nDCG.")
-@model_options
-@click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Hits per query.")
+@setting_options(EVAL, "kb_path", "golden", "k_values", "model", "model_path", "reranker", "limit")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
-@click.option("--no-history", is_flag=True, help="Neither read nor write the history.")
-@click.option("--no-diff", is_flag=True, help="Do not compare with the previous run.")
+@setting_options(EVAL, "history", "diff")
 @click.option("--no-color", is_flag=True, help="No ANSI colours in the text report.")
-@click.option(
-    "--fail-on-regression",
-    is_flag=True,
-    help="Exit 1 if a metric fell by more than regression_threshold since the last run.",
+@setting_options(
+    EVAL,
+    "fail_on_regression",
+    "mmr",
+    "mmr_lambda",
+    "mmr_same_doc_penalty",
+    "parent_retriever",
+    "db_path",
 )
-@pipeline_options
-@db_option
-@retriever_options
-@click.option(
-    "--export-run",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    default=None,
-    help="Also write the run as a TREC run file (for trec_eval, ranx, ir_measures).",
-)
-@click.option(
-    "--export-run-ids",
-    type=click.Choice(["path", "heading"]),
-    default="path",
-    show_default=True,
-    help="TREC doc ids: path (first hit per document) or path#heading (every hit).",
-)
+@setting_options(EVAL, *RETRIEVER_FLAGS, "export_run", "export_run_headings")
 @click.pass_context
 def eval_cmd(
     ctx: click.Context,
@@ -77,7 +48,7 @@ def eval_cmd(
     parent_retriever: bool | None,
     db_path: Path | None,
     export_run: Path | None,
-    export_run_ids: str,
+    export_run_headings: bool,
     **retriever_flags: Any,
 ) -> None:
     """Evaluate retrieval against golden queries: recall@k, MRR, nDCG@k, diff, CI gate."""
@@ -87,6 +58,7 @@ def eval_cmd(
     from groove.evaluation.findings import warning_text
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown, eval_text
+    from groove.report.notes import cli_line, regression_message
 
     config = config_from(ctx)
     retriever = spec_from_flags(**retriever_flags)
@@ -117,9 +89,10 @@ def eval_cmd(
     if export_run is not None:
         from groove.evaluation.trec import run_lines, write_atomic
 
-        write_atomic(export_run, run_lines(result.per_query, by=export_run_ids))
+        by = "heading" if export_run_headings else "path"
+        write_atomic(export_run, run_lines(result.per_query, by=by))
     for note in result.notes:
-        warn(note)
+        warn(cli_line("eval", note))
     if fmt == "json":
         click.echo(eval_json.render(result), nl=False)
     elif fmt == "markdown":
@@ -129,7 +102,7 @@ def eval_cmd(
     if result.findings:
         warn(warning_text(result.findings))
     if result.regression:
-        warn(evaluation.regression_message(result))
+        warn(regression_message(result))
         ctx.exit(result.exit_code)
 
 

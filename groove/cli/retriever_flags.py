@@ -4,78 +4,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import click
-
-from groove.cli.common import F, stderr_is_terminal
+from groove.cli.common import stderr_is_terminal
 
 if TYPE_CHECKING:
     from groove.evaluation.retrievers.spec import RetrieverSpec
 
 
-def retriever_options(f: F) -> F:
-    options = [
-        click.option(
-            "--retriever",
-            "retriever",
-            default=None,
-            metavar="SPEC",
-            help="Measure another retriever: command:PROGRAM [ARGS...], http(s)://URL or "
-            "run:FILE (docs/retrievers.md).",
-        ),
-        click.option(
-            "--retriever-name",
-            default=None,
-            help="Its name in the fingerprint (default: the program, URL or file name).",
-        ),
-        click.option(
-            "--retriever-header",
-            "retriever_headers",
-            multiple=True,
-            metavar="'NAME: VALUE'",
-            help="HTTP header; $VAR takes the value from the environment (repeatable).",
-        ),
-        click.option(
-            "--retriever-timeout",
-            type=click.FloatRange(min=0, min_open=True),
-            default=None,
-            metavar="SECONDS",
-            help="Per-query answer timeout (default 30).",
-        ),
-        click.option(
-            "--retriever-concurrency",
-            type=click.IntRange(min=1),
-            default=None,
-            help="HTTP requests in flight (default 4).",
-        ),
-        click.option(
-            "--retriever-retries",
-            type=click.IntRange(min=0),
-            default=None,
-            help="HTTP retries on connection errors and 5xx (default 3).",
-        ),
-        click.option(
-            "--retriever-body",
-            default=None,
-            metavar="JSON",
-            help='HTTP request template with "{{query}}", "{{limit}}", "{{id}}" values.',
-        ),
-        click.option(
-            "--retriever-hits",
-            default=None,
-            metavar="PATH",
-            help="Where the hit list is in an HTTP answer (default hits; OpenSearch: hits.hits).",
-        ),
-        click.option(
-            "--retriever-field",
-            "retriever_fields",
-            multiple=True,
-            metavar="NAME=PATH",
-            help="Where path / heading / score sit in a hit, e.g. path=_source.path (repeatable).",
-        ),
-    ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+# The --retriever family of flags (declared in groove.settings.EVAL), in --help order.
+RETRIEVER_FLAGS = (
+    "retriever",
+    "retriever_name",
+    "retriever_headers",
+    "retriever_timeout",
+    "retriever_concurrency",
+    "retriever_retries",
+    "retriever_body",
+    "retriever_hits",
+    "retriever_fields",
+)
 
 
 def spec_from_flags(

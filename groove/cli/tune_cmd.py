@@ -6,29 +6,15 @@ from pathlib import Path
 
 import click
 
-from groove.cli.common import config_from, db_option, kb_option, model_options, use_color, warn
+from groove.cli.common import config_from, setting_options, use_color, warn
+from groove.settings import TUNE
 
 
 @click.command("tune")
-@kb_option
-@click.option(
-    "--golden",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Golden YAML (default: [eval].golden, else <kb>/.groove-eval.yml).",
-)
-@model_options
-@click.option("--k", "k_text", default=None, metavar="1,5,10", help="Cut-offs (5 is always in).")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Hits per query.")
+@setting_options(TUNE, "kb_path", "golden", "model", "model_path", "k_values", "limit")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--no-color", is_flag=True, help="No ANSI styles in the text report.")
-@db_option
-@click.option(
-    "--retriever",
-    default=None,
-    metavar="SPEC",
-    help="Not supported: tune sweeps groove's own fusion (use groove eval --retriever).",
-)
+@setting_options(TUNE, "db_path", "retriever")
 @click.pass_context
 def tune_cmd(
     ctx: click.Context,
@@ -54,6 +40,7 @@ def tune_cmd(
         )
     from groove.config import parse_k_list
     from groove.report import tune_json, tune_text
+    from groove.report.notes import cli_line
     from groove.tune import run as tune
     from groove.tune.settings import resolve_settings as tune_settings
 
@@ -69,8 +56,8 @@ def tune_cmd(
         db_path=db_path,
     )
     for note in settings.notes:
-        warn(note)
-    result = tune.run(settings, log=warn)
+        warn(cli_line("tune", note))
+    result = tune.run(settings, log=warn, on_note=lambda note: warn(cli_line("tune", note)))
     if not result.ran_grid:
         warn(tune_text.render_no_effective(result))
         ctx.exit(result.exit_code)

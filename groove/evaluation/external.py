@@ -15,7 +15,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from groove.errors import IndexMissingError
-from groove.evaluation.corpus import CorpusSnapshot, snapshot
+from groove.evaluation.corpus import CorpusSnapshot
+from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.findings import Finding, QuoteScanner
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.golden import GoldenSet, load_golden
@@ -26,10 +27,12 @@ from groove.evaluation.retrievers.base import ProgressFn, Retriever, RetrieverQu
 from groove.evaluation.retrievers.spec import open_retriever
 from groove.evaluation.run import _compare_and_save, _score
 from groove.evaluation.settings import EvalSettings
+from groove.notes import Note
 
+NOTE_INDEX_CHECKS = "retriever-index-checks-unavailable"
 NOT_AVAILABLE = (
-    "groove eval: note: corpus drift and the golden-leak check are not available "
-    "with --retriever ({why}); pass --kb-path with an indexed copy of the same documents"
+    "corpus drift and the golden-leak check are not available with --retriever ({why}); "
+    "pass --kb-path with an indexed copy of the same documents"
 )
 
 
@@ -51,7 +54,7 @@ def run_external(
     notes = list(getattr(retriever, "notes", ()))
     corpus, findings, why = _index_checks(settings, golden, tops)
     if why is not None:
-        notes.append(NOT_AVAILABLE.format(why=why))
+        notes.append(Note(NOTE_INDEX_CHECKS, NOT_AVAILABLE.format(why=why), data={"why": why}))
     per_query = _score(golden, tops, settings.k_values)
     record = RunRecord(
         timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),

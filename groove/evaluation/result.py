@@ -10,15 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.evaluation.change import Change, classify
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import Finding
 from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.records import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
+from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.notes import Level, Note
 
 if TYPE_CHECKING:
     import pandas as pd
 
 DEFAULT_LIMIT = 10
+NOTE_DIFF_DISABLED = "diff-disabled"
+NOTE_CORPUS_CHANGED = "corpus-changed"
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,11 @@ class EvalRun:
     threshold: float
     kb_path: Path | None
     golden_path: Path
-    history_path: Path | None
-    notes: tuple[str, ...] = ()
+    history_path: Path | None  # the history read (None: history off)
+    notes: tuple[Note, ...] = ()
+    history_saved: bool = False  # whether this run was appended to that history
+    # the aggregate metrics that fell beyond the threshold (set with --fail-on-regression)
+    regressed_metrics: tuple[str, ...] = ()
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -85,6 +92,19 @@ class EvalRun:
             return "retriever changed since last run, diff disabled"
         return "config or metric version changed since last run, diff disabled"
 
+    def comparison_notes(self) -> tuple[Note, ...]:
+        """What to keep in mind when reading the diff: why it is off (``diff-disabled``)
+        and whether the corpus changed since the previous run (``corpus-changed``)."""
+        notes = []
+        if self.diff_note is not None:
+            data = {"golden_changed": self.golden_changed}
+            notes.append(Note(NOTE_DIFF_DISABLED, self.diff_note, Level.WARNING, data))
+        change = self.corpus_change
+        if change is not None:
+            message = f"corpus changed since last run ({change})"
+            notes.append(Note(NOTE_CORPUS_CHANGED, message, Level.WARNING, {"change": change}))
+        return tuple(notes)
+
     @property
     def corpus_changed(self) -> bool | None:
         """None when there is nothing to compare (distinct from False: unchanged)."""
@@ -119,7 +139,7 @@ class EvalRun:
         for q in self.per_query:
             now = q.metrics.recall_at_k.get(k_max, 0.0)
             prev = self.previous_recall(q.id)
-            regressed = prev is not None and prev - now > self.threshold
+            regressed = prev is not None and classify(now - prev, self.threshold) is Change.DOWN
             if q.is_miss or regressed:
                 flagged.append((q, prev))
         return flagged
@@ -144,29 +164,16 @@ class EvalRun:
             }
         return out
 
-    def to_dataframe(self) -> pd.DataFrame:
-        """One row per golden query: metrics, miss / regression flags, expected and top hits."""
-        import pandas as pd
+    def per_query_frame(self) -> pd.DataFrame:
+        """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,
+        the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (NaN without
+        a compatible previous run), ``miss``. Columns: docs/api.md."""
+        from groove.evaluation.frames import per_query_frame
 
-        rows = []
-        flagged = {q.id for q, _ in self.flagged_queries()}
-        for q in self.per_query:
-            row: dict[str, Any] = {"id": q.id, "query": q.query}
-            for k, v in q.metrics.recall_at_k.items():
-                row[f"recall@{k}"] = v
-            row["RR"] = q.metrics.reciprocal_rank
-            for k, v in q.metrics.ndcg_at_k.items():
-                row[f"nDCG@{k}"] = v
-            row["previous recall"] = self.previous_recall(q.id)
-            row["flagged"] = q.id in flagged
-            row["expected"] = ", ".join(_label(e.path, e.heading) for e in q.expected)
-            row["top hits"] = ", ".join(_label(h.path, h.heading) for h in q.top_k[:3])
-            rows.append(row)
-        return pd.DataFrame(rows)
+        return per_query_frame(self)
 
-    def aggregate_dict(self) -> dict[str, Any]:
-        return aggregate_to_dict(self.record.aggregate)
+    def aggregate_frame(self) -> pd.DataFrame:
+        """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
+        from groove.evaluation.frames import aggregate_frame
 
-
-def _label(path: str, heading: str | None) -> str:
-    return f"{path} › {heading}" if heading else path
+        return aggregate_frame(self)

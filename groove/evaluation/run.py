@@ -2,9 +2,9 @@
 
 ``run(settings)`` returns an ``EvalRun``: the new run record (what the history stores),
 the previous run it is compared with, the diff, the corpus and golden notes, the findings
-and whether the regression gate tripped. It also appends the run to the history unless
-told not to. Rendering lives in ``groove.report``; the CLI, the notebooks and the CI
-runner all call this one function.
+and whether the regression gate tripped. It also appends the run to the history when the
+settings say so (``save_history``). Rendering lives in ``groove.report``; the CLI, the
+notebooks, the CI runner and ``groove.evaluate`` all call this one function.
 
 Order of work (it decides which error a user sees first): golden file, index, model,
 searches inside one read snapshot (which also takes the corpus digest and the quote scan),
@@ -24,13 +24,14 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search
 from groove.engine.session import open_engine
-from groove.evaluation.corpus import snapshot
+from groove.evaluation.change import regressed_metrics
+from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.findings import QuoteScanner
 from groove.evaluation.fingerprint import Fingerprint, search_parts
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.history import History, append_run, history_path, load_history
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
-from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.evaluation.records import QueryResult, RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever
 from groove.evaluation.settings import EvalSettings
@@ -44,7 +45,7 @@ def run(
     retriever: Retriever | None = None,
     progress: ProgressFn | None = None,
 ) -> EvalRun:
-    """Evaluate, compare with the history, save the run (unless told not to).
+    """Evaluate, compare with the history, save the run (when ``save_history``).
 
     With ``settings.retriever`` or a ``retriever`` object the golden queries go to that
     retriever instead of groove's engine (groove.evaluation.external); ``progress(done, total)``
@@ -122,25 +123,29 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
     notes = list(settings.notes)
     path = history_file(settings) if settings.history else None
     history = load_history(path) if path is not None else History()
-    notes += [f"groove eval: warning: {w}" for w in history.warnings]
+    notes += history.warnings
     previous = history.newest if settings.diff else None
     compatible = history.previous_compatible(record.fingerprint) if settings.diff else None
-    regression = False
+    fell: tuple[str, ...] = ()
     if settings.fail_on_regression and compatible is not None:
-        regression = is_regression(record, compatible, settings.regression_threshold)
-    if path is not None:
+        fell = regressed_metrics(
+            record.aggregate, compatible.aggregate, settings.regression_threshold
+        )
+    if path is not None and settings.save_history:
         saved = append_run(path, record, settings.history_size)
-        notes += [f"groove eval: warning: {w}" for w in saved.warnings]
+        notes += saved.warnings
     return EvalRun(
         record=record,
         previous=previous,
         diff_enabled=compatible is not None,
-        regression=regression,
+        regression=bool(fell),
         threshold=settings.regression_threshold,
         kb_path=settings.kb_path,
         golden_path=settings.golden_path,
         history_path=path,
         notes=tuple(notes),
+        history_saved=path is not None and settings.save_history,
+        regressed_metrics=fell,
     )
 
 
@@ -149,31 +154,3 @@ def history_file(settings: EvalSettings) -> Path:
     if settings.kb_path is not None:
         return history_path(settings.kb_path)
     return history_path(settings.golden_path.parent)
-
-
-def is_regression(now: RunRecord, previous: RunRecord, threshold: float) -> bool:
-    """True when any aggregate metric fell by more than ``threshold`` (strictly)."""
-    import math
-
-    for _, value, before in metric_pairs(now.aggregate, previous.aggregate):
-        if not (math.isfinite(value) and math.isfinite(before)):
-            continue
-        if before - value > threshold:
-            return True
-    return False
-
-
-def regression_message(run: EvalRun) -> str:
-    """The stderr line that explains exit code 1."""
-    note = ""
-    change = run.corpus_change
-    if change is not None:
-        note = (
-            " The indexed corpus also changed since the compared run "
-            f"({change}), which shifts rankings on its own."
-        )
-    return (
-        "groove eval: retrieval-quality regression detected (delta > "
-        f"{run.threshold:.3f} on at least one of recall@k / MRR / nDCG@k).{note} "
-        "Exiting with code 1 because --fail-on-regression was set."
-    )

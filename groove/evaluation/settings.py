@@ -8,15 +8,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from groove.config import Config, SearchConfig
-from groove.engine.search import SEARCH_LIMIT_MAX, SearchOptions, build_options
+from groove.engine.search import SearchOptions, build_options
 from groove.engine.session import check_kb_path
 from groove.errors import ConfigError, GoldenError
 from groove.evaluation.result import DEFAULT_LIMIT
+from groove.notes import Note
+from groove.settings import cap
 
 if TYPE_CHECKING:
     from groove.evaluation.retrievers.spec import RetrieverSpec
 
 GOLDEN_FILE_NAME = ".groove-eval.yml"
+NOTE_LIMIT_CAPPED = "limit-capped"
 
 
 @dataclass(frozen=True)
@@ -39,9 +42,10 @@ class EvalSettings:
     history_size: int = 10
     regression_threshold: float = 0.05
     history: bool = True
+    save_history: bool = True
     diff: bool = True
     fail_on_regression: bool = False
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     retriever: RetrieverSpec | None = None
 
     @property
@@ -73,9 +77,15 @@ def resolve_settings(
     history: bool = True,
     diff: bool = True,
     fail_on_regression: bool = False,
+    save_history: bool | None = None,
     retriever: RetrieverSpec | None = None,
 ) -> EvalSettings:
-    """CLI values win over groove.toml, which wins over the built-in defaults."""
+    """CLI values win over groove.toml, which wins over the built-in defaults.
+
+    ``history`` reads the eval history (to diff against) and, unless ``save_history`` is
+    False, appends the run to it; ``save_history`` defaults to ``history`` (the CLI's and
+    the notebook's rule; the API passes False unless asked).
+    """
     kb: Path | None
     if retriever is None:
         kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
@@ -103,13 +113,17 @@ def resolve_settings(
             )
     raw_k = tuple(k_values) if k_values else config.eval.k_values
     wanted_limit = limit if limit is not None else max(raw_k, default=DEFAULT_LIMIT)
-    notes: list[str] = []
-    capped = min(wanted_limit, SEARCH_LIMIT_MAX)
+    notes: list[Note] = []
+    capped = cap(wanted_limit)
     if capped != wanted_limit:
         notes.append(
-            f"groove eval: note: limit {wanted_limit} exceeds the retrieval cap; using {capped}"
+            Note(
+                NOTE_LIMIT_CAPPED,
+                f"limit {wanted_limit} exceeds the retrieval cap; using {capped}",
+                data={"requested": wanted_limit, "used": capped},
+            )
         )
-    ks = tuple(sorted({min(k, SEARCH_LIMIT_MAX) for k in raw_k}))
+    ks = tuple(sorted({cap(k) for k in raw_k}))
     search_config: SearchConfig = config.search
     options = build_options(
         search_config, capped, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever
@@ -128,6 +142,7 @@ def resolve_settings(
         history_size=config.eval.history_size,
         regression_threshold=config.eval.regression_threshold,
         history=history,
+        save_history=history if save_history is None else history and save_history,
         diff=diff,
         fail_on_regression=fail_on_regression,
         notes=tuple(notes),

@@ -19,9 +19,7 @@ Qrels (``groove golden import`` / ``export-qrels``): TREC ``qid 0 docid relevanc
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -283,15 +281,12 @@ def _read_text(path: Path, what: str) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` whole or not at all (a temporary file renamed over ``path``)."""
+    """Write ``text`` whole or not at all (groove.atomic); an OSError is a one-line error."""
+    from groove.atomic import write_file
+
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+        write_file(path, text)
     except OSError as exc:
-        raise GrooveError(f"cannot write {path}: {exc.strerror or exc}", None) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        raise GrooveError(
+            f"cannot write {path}: {exc.strerror or exc}", "check the folder and its permissions"
+        ) from None

@@ -11,37 +11,24 @@ the notebook ends cleanly; anything else raises, and the runner reports exit cod
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from groove.atomic import write_file
+from groove.errors import GrooveError
+from groove.notebooks.outcome import Outcome
+from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
+from groove.notes import Level, Note
 from groove.report import plots
-from groove.errors import ConfigError, GrooveError
-from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_file, write_result
+from groove.settings import EVAL, TUNE, Setting
 
 if TYPE_CHECKING:
     from groove.config import Config
     from groove.evaluation.result import EvalRun
-    from groove.evaluation.retrievers.spec import RetrieverSpec
     from groove.tune.result import TuneResult
 
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Outcome(Generic[T]):
-    """What the run cell got: the value (None when groove refused the input), the exit code
-    written to result.json, the refusal, the notes groove printed, and where it came from."""
-
-    value: T | None
-    exit_code: int
-    error: GrooveError | None = None
-    notes: tuple[str, ...] = ()
-    source: str = "measured"
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.value is not None
+NOTE_REGRESSION = "regression"
 
 
 # ---------------------------------------------------------------- run cells
@@ -70,26 +57,38 @@ def eval_report(
     ("passed" / "regression") and ``exit_code``; summary.md beside it = its
     ``--format markdown`` report (for a CI page)."""
     from groove.evaluation import run as evaluation
+    from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
+    from groove.report.notes import regression_message
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
+        given = _parameters(
+            EVAL,
+            kb_path=kb_path,
+            golden=golden,
+            model=model,
+            k_values=k_values,
+            limit=limit,
+            reranker=reranker,
+            mmr=mmr,
+            mmr_lambda=mmr_lambda,
+            mmr_same_doc_penalty=mmr_same_doc_penalty,
+            parent_retriever=parent_retriever,
+            history=history,
+            fail_on_regression=fail_on_regression,
+            config=config,
+            retriever=retriever,
+            retriever_options=retriever_options,
+        )
+        spec = spec_from_mapping(given.pop("retriever"), given.pop("retriever_options"))
         settings = resolve_settings(
-            _config(config),
-            kb_path=_path(kb_path, "kb_path"),
-            golden=_path(golden, "golden"),
-            k_values=_k_values(k_values),
-            limit=_int(limit, "limit"),
-            model=_text(model, "model"),
-            reranker=_text(reranker, "reranker"),
-            mmr=_bool(mmr, "mmr"),
-            mmr_lambda=_fraction(mmr_lambda, "mmr_lambda"),
-            mmr_same_doc_penalty=_fraction(mmr_same_doc_penalty, "mmr_same_doc_penalty"),
-            parent_retriever=_bool(parent_retriever, "parent_retriever"),
-            history=_bool(history, "history") is not False,
-            fail_on_regression=_bool(fail_on_regression, "fail_on_regression") is True,
-            retriever=_retriever(retriever, retriever_options),
+            _config(given.pop("config")),
+            history=given.pop("history") is not False,
+            fail_on_regression=given.pop("fail_on_regression") is True,
+            retriever=spec,
+            **given,
         )
         run = evaluation.run(settings)
     except GrooveError as exc:
@@ -103,7 +102,18 @@ def eval_report(
     write_file(summary, eval_markdown.render(run))
     notes = list(run.notes)
     if run.regression:
-        notes.append(evaluation.regression_message(run))
+        notes.append(
+            Note(
+                NOTE_REGRESSION,
+                regression_message(run),
+                Level.WARNING,
+                {
+                    "threshold": run.threshold,
+                    "metrics": list(run.regressed_metrics),
+                    "corpus_change": run.corpus_change,
+                },
+            )
+        )
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
@@ -126,36 +136,34 @@ def tune_explorer(
     from groove.tune import run as tune
     from groove.tune.settings import resolve_settings as tune_settings
 
-    log: list[str] = []
     plots.preload()
     try:
-        saved = _path(tune_json, "tune_json")
+        given = _parameters(
+            TUNE,
+            kb_path=kb_path,
+            golden=golden,
+            model=model,
+            k_values=k_values,
+            limit=limit,
+            tune_json=tune_json,
+            config=config,
+        )
+        saved = given.pop("tune_json")
         if saved is not None:
             result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
-            settings = tune_settings(
-                _config(config),
-                kb_path=_path(kb_path, "kb_path"),
-                golden=_path(golden, "golden"),
-                k_values=_k_values(k_values),
-                limit=_int(limit, "limit"),
-                model=_text(model, "model"),
-            )
-            result, source = tune.run(settings, log=log.append), "measured"
+            settings = tune_settings(_config(given.pop("config")), **given)
+            result, source = tune.run(settings), "measured"
     except GrooveError as exc:
         return _refused(exc, result_path)
-    # Keep the warnings and the effective-query count; drop the progress lines.
-    notes = result.notes + tuple(line for line in log if not line.rstrip().endswith("..."))
-    notes = tuple(line for line in notes if not line.startswith("  ["))
     document = export.to_document(result)
     error = None
     if not result.ran_grid:
-        first, *rest = tune_text.render_no_effective(result).splitlines()
-        error = GrooveError(first, rest[0].strip() if rest else None)
+        error = GrooveError(tune_text.no_effective_message(result), tune_text.NO_EFFECTIVE_HINT)
         document.update(error_document(result.exit_code, error.message, error.hint))
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
-    return Outcome(result, result.exit_code, error, notes, source)
+    return Outcome(result, result.exit_code, error, result.notes, source)
 
 
 def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
@@ -163,86 +171,13 @@ def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
     return Outcome(None, exc.exit_code, exc)
 
 
-def _config(path: Any) -> Config:
+def _config(path: Path | None) -> Config:
     from groove.config import load_config
 
-    return load_config(_path(path, "config"))
+    return load_config(path)
 
 
-# Parameters arrive as whatever papermill injected: a wrong type is an input error (exit 2).
-
-
-def _bad(name: str, value: Any, wanted: str) -> ConfigError:
-    return ConfigError(
-        f"parameter {name} must be {wanted}, got {value!r}", f"pass it like -p {name} VALUE"
-    )
-
-
-def _path(value: Any, name: str) -> Path | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str | Path):
-        raise _bad(name, value, "a path")
-    return Path(value).expanduser()
-
-
-def _text(value: Any, name: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value or None
-    raise _bad(name, value, "text")
-
-
-def _int(value: Any, name: str) -> int | None:
-    return None if value is None else _whole(value, name)
-
-
-def _whole(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _bad(name, value, "a whole number >= 1")
-    return value
-
-
-def _fraction(value: Any, name: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise _bad(name, value, "a number from 0 to 1")
-    return float(value)
-
-
-def _bool(value: Any, name: str) -> bool | None:
-    if value is None or isinstance(value, bool):
-        return value
-    raise _bad(name, value, "true or false")
-
-
-def _retriever(value: Any, options: Any) -> RetrieverSpec | None:
-    """``retriever`` (a spec like ``--retriever``) and ``retriever_options`` (a dict with
-    name, headers, timeout, concurrency, retries, body, hits, fields)."""
-    from groove.evaluation.retrievers.spec import options_from_mapping, parse_spec
-
-    spec = _text(value, "retriever")
-    if options is not None and not isinstance(options, dict):
-        raise _bad("retriever_options", options, "a dict")
-    if spec is None:
-        if options:
-            raise ConfigError("parameter retriever_options needs retriever", None)
-        return None
-    try:
-        name, parsed = options_from_mapping(options)
-    except (TypeError, ValueError) as exc:
-        raise _bad("retriever_options", options, f"a dict of valid options ({exc})") from None
-    return parse_spec(spec, name=name, options=parsed)
-
-
-def _k_values(value: Any) -> tuple[int, ...] | None:
-    from groove.config import parse_k_list
-
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return parse_k_list(value.strip().strip("[]"))
-    items = [value] if isinstance(value, int) else value
-    if not isinstance(items, list | tuple) or not items:
-        raise _bad("k_values", value, "a list of whole numbers like [1, 5, 10]")
-    return tuple(_whole(k, "k_values") for k in items)
+def _parameters(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
+    """The parameters as papermill injected them, checked against their declaration
+    (groove.settings): a wrong type is an input error (exit 2), not a traceback."""
+    return {name: table[name].parse(value) for name, value in given.items()}

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import groove
+from groove.atomic import write_file
 from groove.errors import (
     EXIT_BAD_INPUT,
     EXIT_NOTEBOOK_FAILED,
@@ -59,7 +59,7 @@ _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
 def notebook_dir() -> Path:
     """Where the notebooks are: the checkout's top-level ``notebooks/`` (editable installs)
     or ``<prefix>/share/groove/notebooks`` (where a wheel puts them)."""
-    checkout = Path(groove.__file__).resolve().parent.parent / "notebooks"
+    checkout = Path(__file__).resolve().parents[2] / "notebooks"  # <checkout>/groove/notebooks/
     installed = Path(sys.prefix) / "share" / "groove" / "notebooks"
     return checkout if checkout.is_dir() or not installed.is_dir() else installed
 
@@ -450,7 +450,7 @@ class _HtmlExporter:
             if not executed.is_file():
                 nbformat.write(notebook, str(executed))
             body, _ = self._exporter.from_notebook_node(notebook)
-            html.write_text(body, encoding="utf-8")
+            write_file(html, body)
         except (OSError, ValueError):
             return False
         finally:
@@ -487,15 +487,8 @@ def error_document(exit_code: int, message: str, hint: str | None = None) -> dic
 
 
 def write_result(path: Path, document: Mapping[str, Any]) -> None:
-    """Write result.json: ``document`` as sorted, indented JSON."""
+    """Write result.json (atomically): ``document`` as sorted, indented JSON."""
     write_file(path, json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-
-
-def write_file(path: Path, text: str) -> None:
-    """Write via a temporary file and a rename, so a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

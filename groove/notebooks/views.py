@@ -1,6 +1,6 @@
 """What the notebooks' cells show: HTML blocks, DataFrames, PNG images and one widget.
 
-Every view takes the ``Outcome`` the run cell returned (groove.notebooks.kernel) and returns
+Every view takes the ``Outcome`` the run cell returned (groove.notebooks.outcome) and returns
 something a notebook displays (IPython HTML or Image, a DataFrame, a widget), or None when
 the run was refused: the cells after a refused run show nothing instead of raising. No
 view computes a metric; they format EvalRun / TuneResult and call groove.report.plots.
@@ -12,9 +12,13 @@ import html
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from groove.report import plots
+from groove.evaluation.change import arrow, metric_rows
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
-from groove.notebooks.kernel import Outcome
+from groove.evaluation.result import NOTE_CORPUS_CHANGED
+from groove.labels import location_label
+from groove.notebooks.outcome import Outcome
+from groove.notes import Level, Note
+from groove.report import plots
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
 
 OK, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
 SHADES = {"up": OK, "down": BAD, "noise": MUTED, "same": MUTED, "": MUTED}
+_NOTE_SHADES = {Level.WARNING: WARN, Level.NOTE: WARN, Level.INFO: MUTED}
 
 
 # ---------------------------------------------------------------- helpers
@@ -71,8 +76,13 @@ def status(outcome: Outcome[Any]) -> Any:
         words = "✔ passed" if passed else "✖ regression detected"
         text = f"<b>{words}</b> (exit {outcome.exit_code}); {_e(outcome.source)}"
         parts = [_box(OK if passed else BAD, text)]
-    parts += [_box(WARN, _e(note)) for note in outcome.notes]
+    parts += [_box(_NOTE_SHADES[note.level], _e(note_text(note))) for note in outcome.notes]
     return _html("".join(parts))
+
+
+def note_text(note: Note) -> str:
+    """A note as the notebook shows it: ``warning: <message>``; an info note bare."""
+    return note.message if note.level is Level.INFO else f"{note.level}: {note.message}"
 
 
 # ---------------------------------------------------------------- eval
@@ -112,31 +122,20 @@ def eval_header(outcome: Outcome[EvalRun]) -> Any:
     )
 
 
-def _shade(delta: float, threshold: float) -> str:
-    from groove.report.eval_text import SAME_EPS
-
-    if abs(delta) < SAME_EPS:
-        return "same"
-    return "up" if delta > threshold else "down" if delta < -threshold else "noise"
-
-
 def aggregate_rows(run: EvalRun) -> list[dict[str, Any]]:
     """metric, value, previous, change (arrow) and shade: "up" / "down" beyond the
-    regression threshold, "noise" within it, "same", or "" when there is no diff."""
-    deltas = {d.label: d for d in run.deltas()}
-    agg = run.record.aggregate
-    values = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()] + [("MRR", agg.mrr)]
-    values += [(f"nDCG@{k}", v) for k, v in agg.ndcg_at_k.items()]
-    rows = []
-    for label, value in values:
-        row = {"metric": label, "value": value, "previous": None, "change": "", "shade": ""}
-        d = deltas.get(label)
-        if d is not None:
-            shade = _shade(d.delta, run.threshold)
-            arrow = "—" if shade == "same" else f"{'↑' if d.delta > 0 else '↓'} {abs(d.delta):.3f}"
-            row.update(previous=d.previous, change=arrow, shade=shade)
-        rows.append(row)
-    return rows
+    regression threshold, "noise" within it, "same", or "" when there is no diff
+    (groove.evaluation.change decides; the same metrics as the text and Markdown reports)."""
+    return [
+        {
+            "metric": row.label,
+            "value": row.value,
+            "previous": row.previous,
+            "change": "" if row.delta is None else arrow(row.delta),
+            "shade": "" if row.change is None else str(row.change),
+        }
+        for row in metric_rows(run)
+    ]
 
 
 def aggregate_frame(run: EvalRun) -> pd.DataFrame:
@@ -175,13 +174,9 @@ def eval_notes(outcome: Outcome[EvalRun]) -> Any:
     if run is None:
         return None
     notes = []
-    if run.diff_note is not None:
-        notes.append(f"⚠ {run.diff_note}")
-    if run.corpus_change is not None:
-        notes.append(
-            f"⚠ corpus changed since last run ({run.corpus_change}): a delta may reflect "
-            "that, not retrieval"
-        )
+    for note in run.comparison_notes():
+        tail = ": a delta may reflect that, not retrieval"
+        notes.append(f"⚠ {note.message}{tail if note.kind == NOTE_CORPUS_CHANGED else ''}")
     if notes:
         return _html("".join(_box(WARN, _e(n)) for n in notes))
     if run.previous is None:
@@ -189,15 +184,11 @@ def eval_notes(outcome: Outcome[EvalRun]) -> Any:
     return _html(_box(OK, "no golden, config or corpus change since the previous run"))
 
 
-def _label(path: str, heading: str | None) -> str:
-    return f"{path} › {heading}" if heading else path
-
-
 def _top_hits(hits: Sequence[RankedHit], expected: Sequence[Expected], n: int = 3) -> str:
     def mark(h: RankedHit) -> str:
         return "✓ " if any(is_hit(e, h) for e in expected) else ""
 
-    return "; ".join(f"{h.rank}. {mark(h)}{_label(h.path, h.heading)}" for h in hits[:n])
+    return "; ".join(f"{h.rank}. {mark(h)}{location_label(h.path, h.heading)}" for h in hits[:n])
 
 
 def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
@@ -218,7 +209,8 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
                 "previous": run.previous_recall(q.id),
                 "RR": q.metrics.reciprocal_rank,
                 f"nDCG@{k}": q.metrics.ndcg_at_k.get(k, 0.0),
-                "expected": "; ".join(_label(e.path, e.heading) for e in q.expected) or "(none)",
+                "expected": "; ".join(location_label(e.path, e.heading) for e in q.expected)
+                or "(none)",
                 "top hits": _top_hits(q.top_k, q.expected) or "(no hits)",
             }
         )

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from groove.evaluation.change import direction
 from groove.evaluation.records import RunRecord
 from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
 from groove.tune.grid import (
@@ -58,7 +59,6 @@ CJK_FONTS = (
 )
 UP, DOWN, FLAT = "#2e7d32", "#c62828", "#9e9e9e"
 HIGHLIGHT = "#1565c0"
-SAME_EPS = 1e-12
 
 
 @functools.cache
@@ -184,7 +184,7 @@ def _change_markers(ax: Axes, ordered: Sequence[RunRecord]) -> None:
 
 
 def _shade(delta: float) -> str:
-    return UP if delta > SAME_EPS else DOWN if delta < -SAME_EPS else FLAT
+    return {1: UP, -1: DOWN}.get(direction(delta), FLAT)
 
 
 def held_out_deltas(
@@ -386,8 +386,8 @@ def per_query_deltas(
     ax.axvline(0.0, color="black", linewidth=0.8)
     reach = max(0.05, max(abs(d) for d in deltas) * 1.1)
     ax.set_xlim(-reach, reach)
-    improved = sum(d > SAME_EPS for d in deltas)
-    degraded = sum(d < -SAME_EPS for d in deltas)
+    improved = sum(direction(d) > 0 for d in deltas)
+    degraded = sum(direction(d) < 0 for d in deltas)
     ax.text(
         0.01,
         0.01,

@@ -7,7 +7,7 @@ saved form adds, next to the keys of that report:
     queries   the usable golden queries (the table's rows): id, query, expected, tags, line
     table     {k_values, ndcg: {k: rows}, recall: {k: rows}, rr: rows}, each row 384 floats
               in condition flat-index order; absent when the grid did not run
-    notes     the run's stderr notes
+    notes     the run's notes (groove.notes.Note.to_dict)
 
 Floats are written with ``repr`` precision, so ``load_tune(save_tune(r))`` gives the same
 table bit for bit, and the analysis (selection, LOO, gates) is recomputed from it: it is a
@@ -24,9 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from groove.atomic import write_file
 from groove.errors import ConfigError
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import Expected
+from groove.notes import Note
 from groove.tune.analysis import analyse
 from groove.tune.document import to_dict
 from groove.tune.result import QueryDiagnostics, TuneResult
@@ -42,7 +44,7 @@ def to_document(result: TuneResult) -> dict[str, Any]:
     """The JSON report of ``result`` plus ``queries``, ``table`` and ``notes``."""
     document = to_dict(result)
     document["queries"] = [_query_to_dict(q) for q in result.queries]
-    document["notes"] = list(result.notes)
+    document["notes"] = [note.to_dict() for note in result.notes]
     if result.analysis is not None:
         document["table"] = _table_to_dict(result.analysis.table)
     return document
@@ -62,8 +64,8 @@ def dumps(document: Mapping[str, Any]) -> str:
 
 
 def save_tune(result: TuneResult, path: Path) -> Path:
-    """Write ``result`` (with its full metric table) to ``path``; return the path."""
-    path.write_text(dumps(to_document(result)), encoding="utf-8")
+    """Write ``result`` (with its full metric table) to ``path`` atomically; return the path."""
+    write_file(path, dumps(to_document(result)))
     return path
 
 
@@ -105,7 +107,7 @@ def from_document(document: Mapping[str, Any]) -> TuneResult:
         queries=tuple(_query_from_dict(q) for q in document["queries"]),
         diagnostics=diagnostics,
         analysis=analysis,
-        notes=tuple(str(n) for n in document.get("notes", [])),
+        notes=tuple(Note.from_dict(n) for n in document.get("notes", [])),
     )
 
 

@@ -4,14 +4,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import AggregateMetrics
+from groove.notes import Note
 from groove.tune.gates import Impact, Verdict
 from groove.tune.select import LooResult, PhaseScores
 from groove.tune.table import MetricTable
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 EXIT_NO_EFFECTIVE_QUERIES = 2
+
+# The kinds of the notes a tune result carries (groove.notes.Note.kind).
+NOTE_STAGE_SETTINGS_IGNORED = "stage-settings-ignored"
+NOTE_FUSION_CUSTOMISED = "fusion-customised"
+NOTE_CONTEXT_AXIS_NOOP = "context-axis-noop"
+NOTE_EFFECTIVE_QUERIES = "effective-queries"
+NOTE_INSENSITIVE_QUERY = "insensitive-query"
+NOTE_FEW_EFFECTIVE_QUERIES = "few-effective-queries"
 
 
 @dataclass(frozen=True)
@@ -59,10 +72,10 @@ class TuneResult:
     k_values: tuple[int, ...]
     chunk_total: int
     context_axis_noop: bool
-    queries: tuple[GoldenQuery, ...]  # the usable ones (non-empty expected), table rows
+    queries: tuple[GoldenQuery, ...]  # the golden queries, in file order: the table's rows
     diagnostics: tuple[QueryDiagnostics, ...]
     analysis: Analysis | None  # None when no query was effective (grid not run)
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[Note, ...] = field(default=())
 
     @property
     def effective_rows(self) -> tuple[int, ...]:
@@ -75,3 +88,25 @@ class TuneResult:
     @property
     def exit_code(self) -> int:
         return 0 if self.ran_grid else EXIT_NO_EFFECTIVE_QUERIES
+
+    def conditions_frame(self) -> pd.DataFrame:
+        """One row per grid condition (384): ``condition``, ``rrf_k``, the three bm25
+        weights, ``default``, ``refit``, the mean of each metric over the queries,
+        ``ndcg@5_delta`` / ``ndcg@5_delta_se`` against the default on the effective queries,
+        ``folds`` (how many leave-one-query-out folds chose it). Columns: docs/api.md."""
+        from groove.tune.frames import conditions_frame
+
+        return conditions_frame(self)
+
+    def table_frame(self) -> pd.DataFrame:
+        """The metric table in long form: ``query``, ``condition``, ``metric``, ``value``."""
+        from groove.tune.frames import table_frame
+
+        return table_frame(self)
+
+    def folds_frame(self) -> pd.DataFrame:
+        """One row per leave-one-query-out fold: ``query`` (held out), the condition chosen
+        without it, ``held_out_delta`` (its nDCG@5 gain on that query), ``refit``."""
+        from groove.tune.frames import folds_frame
+
+        return folds_frame(self)

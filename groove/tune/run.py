@@ -19,27 +19,49 @@ from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.search import excluded_chunks, fts_leg, vector_leg
 from groove.engine.session import open_engine
 from groove.evaluation.golden import GoldenQuery, load_golden
+from groove.notes import Level, Note
+from groove.store import chunks as rows
+from groove.store import legs
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
 from groove.tune.analysis import analyse
 from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS
-from groove.tune.result import QueryDiagnostics, TuneResult
+from groove.tune.result import (
+    NOTE_CONTEXT_AXIS_NOOP,
+    NOTE_EFFECTIVE_QUERIES,
+    NOTE_FEW_EFFECTIVE_QUERIES,
+    NOTE_INSENSITIVE_QUERY,
+    QueryDiagnostics,
+    TuneResult,
+)
 from groove.tune.settings import SMALL_N_WARN, TuneSettings
 from groove.tune.sweep import sweep_query
 from groove.tune.table import MetricTable
 
 Log = Callable[[str], None]
+OnNote = Callable[[Note], None]
 
 
 def run(
-    settings: TuneSettings, *, embedder: Embedder | None = None, log: Log | None = None
+    settings: TuneSettings,
+    *,
+    embedder: Embedder | None = None,
+    log: Log | None = None,
+    on_note: OnNote | None = None,
 ) -> TuneResult:
-    """Pre-flight, sweep, select, cross-validate, gate. ``log`` receives progress lines."""
+    """Pre-flight, sweep, select, cross-validate, gate. ``log`` receives progress lines and
+    ``on_note`` each note as it arises (both in run order); the notes are also in the
+    result (after the settings' notes)."""
     say = log or (lambda _line: None)
-    golden = load_golden(settings.golden_path, check_query=compile_query)
-    usable = tuple(q for q in golden.queries if q.expected)
-    for _ in range(len(golden.queries) - len(usable)):
-        say("groove tune: warning: skipping golden query with no expected hits")
+    notes: list[Note] = []
+
+    def note(item: Note) -> None:
+        notes.append(item)
+        if on_note is not None:
+            on_note(item)
+
+    # load_golden refuses a query without an expected hit, so every query is a table row.
+    usable = load_golden(settings.golden_path, check_query=compile_query).queries
     with open_engine(
         settings.kb_path,
         db_path=settings.db_path,
@@ -59,7 +81,8 @@ def run(
             effective = sum(d.effective for d in diagnostics)
             analysis = None
             if effective:
-                _announce(say, diagnostics, noop)
+                _announce(note, diagnostics, noop)
+                say("groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values...")
                 table, diagnostics = _sweep(
                     conn, settings, usable, compiled, vectors, diagnostics, say
                 )
@@ -77,16 +100,13 @@ def run(
         queries=usable,
         diagnostics=tuple(diagnostics),
         analysis=analysis,
-        notes=settings.notes,
+        notes=settings.notes + tuple(notes),
     )
 
 
 def _index_facts(conn: Connection) -> tuple[int, bool]:
-    chunk_total = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-    has_context = conn.execute(
-        "SELECT 1 FROM chunks WHERE context_text IS NOT NULL AND context_text != '' LIMIT 1"
-    ).fetchone()
-    return chunk_total, has_context is None
+    _, chunk_total = rows.counts(conn)
+    return chunk_total, not rows.any_context(conn)
 
 
 def _preflight(
@@ -97,13 +117,7 @@ def _preflight(
     pool: int,
     chunk_total: int,
 ) -> QueryDiagnostics:
-    total = 0
-    if compiled.match is not None:
-        total = int(
-            conn.execute(
-                "SELECT count(*) FROM fts_chunks WHERE fts_chunks MATCH ?", (compiled.match,)
-            ).fetchone()[0]
-        )
+    total = 0 if compiled.match is None else legs.match_count(conn, compiled.match)
     fts_ids = fts_leg(conn, compiled.match, FusionConfig().weights, pool)
     vec_ids = set(vector_leg(conn, vector, pool, excluded_chunks(conn, compiled)))
     return QueryDiagnostics(
@@ -115,30 +129,47 @@ def _preflight(
     )
 
 
-def _announce(say: Log, diagnostics: Sequence[QueryDiagnostics], noop: bool) -> None:
+def _announce(note: OnNote, diagnostics: Sequence[QueryDiagnostics], noop: bool) -> None:
     if noop:
-        say(
-            "groove tune: WARNING: every chunk has an empty context column, so the "
-            "bm25_context_weight axis is a no-op on this KB (contextual retrieval is off). "
-            'Its rows below mean "not measured", not "has no effect".'
+        note(
+            Note(
+                NOTE_CONTEXT_AXIS_NOOP,
+                "every chunk has an empty context column, so the bm25_context_weight axis is "
+                "a no-op on this KB (contextual retrieval is off). "
+                'Its rows below mean "not measured", not "has no effect".',
+                Level.WARNING,
+            )
         )
     effective = sum(d.effective for d in diagnostics)
-    say(
-        f"groove tune: {effective} of {len(diagnostics)} golden queries are effective "
-        "(FTS candidates >= 2)"
+    note(
+        Note(
+            NOTE_EFFECTIVE_QUERIES,
+            f"{effective} of {len(diagnostics)} golden queries are effective (FTS candidates >= 2)",
+            Level.INFO,
+            {"effective": effective, "usable": len(diagnostics)},
+        )
     )
     for d in diagnostics:
         if not d.effective:
-            say(
-                f"  insensitive: {d.id} (FTS candidates = {d.fts_candidates}; fusion "
-                "parameters cannot move it)"
+            note(
+                Note(
+                    NOTE_INSENSITIVE_QUERY,
+                    f"insensitive: {d.id} (FTS candidates = {d.fts_candidates}; fusion "
+                    "parameters cannot move it)",
+                    Level.INFO,
+                    {"id": d.id, "fts_candidates": d.fts_candidates},
+                )
             )
     if effective < SMALL_N_WARN:
-        say(
-            f"groove tune: WARNING: effective N = {effective} is below the IR convention of "
-            f"{SMALL_N_WARN} topics. Treat the numbers below as suggestive, not conclusive."
+        note(
+            Note(
+                NOTE_FEW_EFFECTIVE_QUERIES,
+                f"effective N = {effective} is below the IR convention of {SMALL_N_WARN} "
+                "topics. Treat the numbers below as suggestive, not conclusive.",
+                Level.WARNING,
+                {"effective": effective, "convention": SMALL_N_WARN},
+            )
         )
-    say("groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values...")
 
 
 def _sweep(
@@ -150,12 +181,7 @@ def _sweep(
     diagnostics: Sequence[QueryDiagnostics],
     say: Log,
 ) -> tuple[MetricTable, list[QueryDiagnostics]]:
-    labels = {
-        chunk_id: (path, heading)
-        for chunk_id, path, heading in conn.execute(
-            "SELECT c.id, d.path, c.heading FROM chunks c JOIN documents d ON d.id = c.document_id"
-        )
-    }
+    labels = rows.chunk_labels(conn)
     ks = settings.k_values
     shape = (len(usable), N_CONDITIONS)
     ndcg = {k: np.zeros(shape) for k in ks}

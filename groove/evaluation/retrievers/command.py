@@ -25,6 +25,7 @@ from groove.evaluation.retrievers.base import (
     violation,
 )
 from groove.evaluation.retrievers.spec import RetrieverSpec
+from groove.notes import Note
 
 EXIT_GRACE_SECONDS = 5.0
 _EOF = b""
@@ -37,7 +38,7 @@ class CommandRetriever:
         self.name = spec.name
         self.argv = shlex.split(spec.target)
         self.timeout = spec.options.timeout
-        self.notes: list[str] = []
+        self.notes: list[Note] = []
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes] = queue.Queue()
         self._reader: threading.Thread | None = None

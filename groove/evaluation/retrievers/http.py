@@ -26,6 +26,7 @@ from groove.evaluation.retrievers.base import (
     violation,
 )
 from groove.evaluation.retrievers.spec import RetrieverSpec
+from groove.notes import Note
 
 if TYPE_CHECKING:
     import httpx
@@ -82,7 +83,7 @@ class HttpRetriever:
         self.options = spec.options
         self.headers = expand_headers(spec.options.headers)
         self.template = json.loads(spec.options.body) if spec.options.body else None
-        self.notes: list[str] = []
+        self.notes: list[Note] = []
 
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None

@@ -13,8 +13,11 @@ from pathlib import Path
 from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
 from groove.evaluation.retrievers.spec import RetrieverSpec
+from groove.notes import Note
 
 _LISTED = 5
+NOTE_MISSING = "run-file-missing-queries"
+NOTE_EXTRA = "run-file-extra-queries"
 
 
 class RunFileRetriever:
@@ -23,7 +26,7 @@ class RunFileRetriever:
     def __init__(self, spec: RetrieverSpec) -> None:
         self.name = spec.name
         self.path = Path(spec.target).expanduser()
-        self.notes: list[str] = []
+        self.notes: list[Note] = []
 
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
@@ -36,13 +39,22 @@ class RunFileRetriever:
         extra = sorted(set(run.hits) - asked)
         if missing:
             self.notes.append(
-                f"groove eval: note: the run file has no line for {len(missing)} golden "
-                f"quer{'y' if len(missing) == 1 else 'ies'} (scored as misses): {_some(missing)}"
+                Note(
+                    NOTE_MISSING,
+                    f"the run file has no line for {len(missing)} golden "
+                    f"quer{'y' if len(missing) == 1 else 'ies'} (scored as misses): "
+                    f"{_some(missing)}",
+                    data={"query_ids": missing},
+                )
             )
         if extra:
             self.notes.append(
-                f"groove eval: note: the run file's {len(extra)} query id(s) not in the golden "
-                f"file were ignored: {_some(extra)}"
+                Note(
+                    NOTE_EXTRA,
+                    f"the run file's {len(extra)} query id(s) not in the golden file were "
+                    f"ignored: {_some(extra)}",
+                    data={"query_ids": extra},
+                )
             )
         out = [run.hits.get(q.id, ())[: q.limit] for q in queries]
         if progress is not None:

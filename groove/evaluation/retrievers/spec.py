@@ -164,6 +164,26 @@ def options_from_mapping(data: Mapping[str, Any] | None) -> tuple[str | None, Re
     )
 
 
+def spec_from_mapping(
+    spec: str | None, options: Mapping[str, Any] | None, *, source: str = "parameter"
+) -> RetrieverSpec | None:
+    """``retriever`` and ``retriever_options`` of the notebook and of ``groove.evaluate``:
+    the spec as ``--retriever`` takes it, the options as a mapping with ``name``,
+    ``headers``, ``timeout``, ``concurrency``, ``retries``, ``body``, ``hits``, ``fields``."""
+    if spec is None:
+        if options:
+            raise ConfigError(f"{source} retriever_options needs retriever", None)
+        return None
+    try:
+        name, parsed = options_from_mapping(options)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"{source} retriever_options has a value of the wrong type ({exc})",
+            "timeout is seconds, concurrency and retries whole numbers, fields a mapping",
+        ) from None
+    return parse_spec(spec, name=name, options=parsed)
+
+
 def open_retriever(spec: RetrieverSpec) -> Retriever:
     """Start (or open) the retriever ``spec`` names; close it when done."""
     if spec.kind == "command":
