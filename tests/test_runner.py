@@ -34,6 +34,8 @@ EVAL_PARAMETERS = (
     "history",
     "fail_on_regression",
     "config",
+    "retriever",
+    "retriever_options",
     "result_path",
 )
 TUNE_PARAMETERS = (
