@@ -33,9 +33,10 @@ from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
 from groove.evaluation.settings import resolve_settings
 
 
-def start_server(kb: Path, db: Path | None) -> tuple[subprocess.Popen[str], str]:
+def start_server(kb: Path, threads: int | None) -> tuple[subprocess.Popen[str], str]:
     argv = [sys.executable, "-c", "from groove.cli import main; main()", "serve"]
-    argv += ["--kb-path", str(kb), "--port", "0"] + (["--db", str(db)] if db else [])
+    argv += ["--kb-path", str(kb), "--port", "0"]
+    argv += ["--threads", str(threads)] if threads is not None else []
     proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
     lines: queue.Queue[str] = queue.Queue()
     assert proc.stderr is not None
@@ -54,13 +55,15 @@ def main() -> None:
     parser.add_argument("--golden", type=Path, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 16])
+    parser.add_argument("--serve-threads", type=int, default=None, help="groove serve --threads")
+    # (None: serve's default, 1; 0: onnxruntime's default, one thread per core)
     args = parser.parse_args()
     if args.kb is not None and args.golden is not None:
         kb, golden = args.kb, args.golden
     else:
         kb, golden = indexed_cranfield(args.dataset)
     embedder = load_embedder()
-    proc, url = start_server(kb, None)
+    proc, url = start_server(kb, args.serve_threads)
     try:
         sides = {"in-process": resolve_settings(Config(), kb_path=kb, golden=golden, history=False)}
         for c in args.concurrency:
@@ -83,7 +86,9 @@ def main() -> None:
     local = results["in-process"].record.aggregate
     n = local.query_count
     base = statistics.median(times["in-process"])
+    threads = "1 (default)" if args.serve_threads is None else args.serve_threads
     print(f"eval on Cranfield, {n} queries, median of {args.repeat} alternating runs")
+    print(f"  groove serve --threads {threads}; load average {os.getloadavg()[0]:.1f}")
     for name in sides:
         seconds = statistics.median(times[name])
         line = f"  {name:<20} {seconds:7.2f} s  {seconds / n * 1000:6.1f} ms/query"

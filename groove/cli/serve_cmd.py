@@ -31,6 +31,14 @@ from groove.cli.common import (
     show_default=True,
     help="Port to listen on (0 picks a free one).",
 )
+@click.option(
+    "--threads",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="onnxruntime threads for embedding queries (0: one per core). Requests in flight "
+    "are embedded in small batches, which one thread runs best (docs/performance.md).",
+)
 @click.pass_context
 def serve_cmd(
     ctx: click.Context,
@@ -45,6 +53,7 @@ def serve_cmd(
     parent_retriever: bool | None,
     host: str,
     port: int,
+    threads: int | None,
 ) -> None:
     """Serve the index at POST /search (JSON in, ranked hits out) until SIGINT or SIGTERM."""
     from groove.engine.search import build_options
@@ -64,6 +73,7 @@ def serve_cmd(
         model_path=model_path or config.model_path,
         reranker=reranker or config.reranker,
         config=config,
+        threads=threads or None,
     )
     serve(settings, on_ready=lambda url: warn(f"groove serve: listening on {url}"))
     warn("groove serve: stopped")

@@ -55,6 +55,7 @@ class ServeSettings:
     model_path: Path | None = None
     reranker: str | None = None
     config: Config | None = None
+    threads: int | None = None  # onnxruntime threads for query embedding (None: its default)
 
 
 class SearchService:
@@ -75,7 +76,12 @@ class SearchService:
     def _open(self) -> None:
         s = self.settings
         self._engine = open_engine(
-            s.kb_path, db_path=s.db_path, model=s.model, model_path=s.model_path, config=s.config
+            s.kb_path,
+            db_path=s.db_path,
+            model=s.model,
+            model_path=s.model_path,
+            config=s.config,
+            threads=s.threads,
         )
         self._reranker = load_reranker(s.reranker)
 
