@@ -154,6 +154,7 @@ def evaluate(
     save_history: bool = False,
     diff: bool = True,
     fail_on_regression: bool = False,
+    regression_gate: str | None = None,
     config: PathArg | None = None,
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
@@ -193,6 +194,7 @@ def evaluate(
         fail_on_regression=fail_on_regression,
         retriever=retriever,
         retriever_options=retriever_options,
+        regression_gate=regression_gate,
     )
     spec = spec_from_mapping(
         given.pop("retriever"), given.pop("retriever_options"), source="keyword"

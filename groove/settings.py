@@ -42,7 +42,10 @@ Kind = Literal[
     "count",
     "texts",
     "mapping",
+    "gate",
 ]
+#: The values of a ``gate`` setting (the regression gate's modes).
+GATE_MODES = ("threshold", "significant")
 Surface = Literal["cli", "api", "notebook"]
 ALL: frozenset[Surface] = frozenset({"cli", "api", "notebook"})
 
@@ -59,6 +62,7 @@ _WANTED = {
     "count": "a whole number >= 0",
     "texts": "a list of texts",
     "mapping": "a mapping (a dict)",
+    "gate": '"threshold" or "significant"',
 }
 
 
@@ -156,6 +160,10 @@ def _parse(kind: Kind, value: Any) -> Any:
         if not isinstance(value, Mapping):
             raise _Refused(value, _WANTED[kind])
         return dict(value)
+    if kind == "gate":
+        if value not in GATE_MODES:
+            raise _Refused(value, _WANTED[kind])
+        return value
     return _k_list(value)
 
 
@@ -327,6 +335,13 @@ EVAL = _table(
         flag="--fail-on-regression",
         switch=True,
         default=False,
+    ),
+    Setting(
+        "regression_gate",
+        "gate",
+        "threshold: any fall beyond regression_threshold; significant: such a fall whose "
+        "Holm-corrected paired p-value is below [eval].alpha (default: [eval].regression_gate).",
+        flag="--regression-gate",
     ),
     MMR,
     MMR_LAMBDA,

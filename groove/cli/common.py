@@ -41,6 +41,8 @@ def setting_option(setting: Setting) -> Callable[[F], F]:
         kw["type"] = click.IntRange(min=0)
     elif setting.kind == "texts":
         kw.update(multiple=True, default=())
+    elif setting.kind == "gate":
+        kw["type"] = click.Choice(settings.GATE_MODES)
     if setting.metavar is not None:
         kw["metavar"] = setting.metavar
     return click.option(setting.flag, setting.param, **kw)

@@ -20,6 +20,7 @@ from groove.settings import EVAL
 @setting_options(
     EVAL,
     "fail_on_regression",
+    "regression_gate",
     "mmr",
     "mmr_lambda",
     "mmr_same_doc_penalty",
@@ -42,6 +43,7 @@ def eval_cmd(
     no_diff: bool,
     no_color: bool,
     fail_on_regression: bool,
+    regression_gate: str | None,
     mmr: bool | None,
     mmr_lambda: float | None,
     mmr_same_doc_penalty: float | None,
@@ -80,6 +82,7 @@ def eval_cmd(
         diff=not no_diff,
         fail_on_regression=fail_on_regression,
         retriever=retriever,
+        regression_gate=regression_gate,
     )
     bar = ProgressBar()
     try:

@@ -41,6 +41,8 @@ class EvalSettings:
     reranker: str | None = None
     history_size: int = 10
     regression_threshold: float = 0.05
+    regression_gate: str = "threshold"
+    alpha: float = 0.05
     history: bool = True
     save_history: bool = True
     diff: bool = True
@@ -79,6 +81,7 @@ def resolve_settings(
     fail_on_regression: bool = False,
     save_history: bool | None = None,
     retriever: RetrieverSpec | None = None,
+    regression_gate: str | None = None,
 ) -> EvalSettings:
     """CLI values win over groove.toml, which wins over the built-in defaults.
 
@@ -141,6 +144,8 @@ def resolve_settings(
         reranker=None if chosen_reranker in (None, "none") else chosen_reranker,
         history_size=config.eval.history_size,
         regression_threshold=config.eval.regression_threshold,
+        regression_gate=regression_gate or config.eval.regression_gate,
+        alpha=config.eval.alpha,
         history=history,
         save_history=history if save_history is None else history and save_history,
         diff=diff,
