@@ -33,7 +33,10 @@ EVAL_PARAMETERS = (
     "parent_retriever",
     "history",
     "fail_on_regression",
+    "regression_gate",
     "config",
+    "retriever",
+    "retriever_options",
     "result_path",
 )
 TUNE_PARAMETERS = (

@@ -51,11 +51,14 @@ def eval_report(
     regression_gate: Any = None,
     config: Any = None,
     result_path: Any = RESULT_FILE,
+    retriever: Any = None,
+    retriever_options: Any = None,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression") and ``exit_code``; summary.md beside it = its
     ``--format markdown`` report (for a CI page)."""
     from groove.evaluation import run as evaluation
+    from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
     from groove.report.notes import regression_message
@@ -78,11 +81,15 @@ def eval_report(
             fail_on_regression=fail_on_regression,
             regression_gate=regression_gate,
             config=config,
+            retriever=retriever,
+            retriever_options=retriever_options,
         )
+        spec = spec_from_mapping(given.pop("retriever"), given.pop("retriever_options"))
         settings = resolve_settings(
             _config(given.pop("config")),
             history=given.pop("history") is not False,
             fail_on_regression=given.pop("fail_on_regression") is True,
+            retriever=spec,
             **given,
         )
         run = evaluation.run(settings)
