@@ -112,7 +112,8 @@ def test_old_history_entries_read_as_groove_engine() -> None:
         "fts_query_version": 1,
     }
     engine = Fingerprint.from_dict(old)
-    assert engine.retriever is None and engine.to_dict() == old
+    # The lexical mode (issue 14) is always written; an old entry reads as the trigram leg.
+    assert engine.retriever is None and engine.to_dict() == {**old, "lexical": "trigram"}
     external = Fingerprint.from_dict({**old, "retriever": {"kind": "http", "name": "u"}})
     assert not external.compatible_with(engine)
 
