@@ -249,6 +249,19 @@ def prepare_out(out_dir: Path) -> Path:
     return out_dir
 
 
+def remove_earlier_outputs(*paths: Path) -> None:
+    """Delete what an earlier run left in the output folder before anything runs: a run
+    refused now must not leave the last run's page or notebook beside its own result.json
+    (CI uploads the folder), and an old result must never pass for this run's."""
+    for path in paths:
+        try:
+            path.unlink(missing_ok=True)
+        except IsADirectoryError as exc:
+            raise NotebookError(f"cannot replace {path}: it is a folder") from exc
+        except OSError as exc:
+            raise NotebookError(f"cannot remove {path}: {exc.strerror or exc}") from exc
+
+
 def run_notebook(
     name: str | None,
     *,
@@ -268,8 +281,8 @@ def run_notebook(
     label, source = resolve_notebook(name, notebook)
     out = prepare_out(out_dir)
     result_path = (out / RESULT_FILE).resolve()
-    for stale in (result_path, result_path.with_name(SUMMARY_FILE)):
-        stale.unlink(missing_ok=True)  # an old result must never pass for this run's
+    executed, html = out / f"{label}.ipynb", out / f"{label}.html"
+    remove_earlier_outputs(executed, html, result_path, result_path.with_name(SUMMARY_FILE))
     given = dict(parameters or {})
     try:
         check_parameters(given, allowed_parameters(source), label)
@@ -281,7 +294,6 @@ def run_notebook(
     if config is not None:
         given["config"] = str(config.resolve())
     given["result_path"] = str(result_path)
-    executed, html = out / f"{label}.ipynb", out / f"{label}.html"
     timings = {"prepare": time.perf_counter() - started}
     exporter = _HtmlExporter()  # loads nbconvert while the kernel works
     failure = _execute(source, executed, given, cwd or Path.cwd(), timings)
@@ -449,13 +461,34 @@ class _HtmlExporter:
             notebook = nbformat.read(str(executed if executed.is_file() else source), 4)
             if not executed.is_file():
                 nbformat.write(notebook, str(executed))
-            body, _ = self._exporter.from_notebook_node(notebook)
+            body, _ = self._exporter.from_notebook_node(widgets_as_text(notebook))
             html.write_text(body, encoding="utf-8")
         except (OSError, ValueError):
             return False
         finally:
             timings["html"] = time.perf_counter() - started
         return True
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def widgets_as_text(notebook: Any) -> Any:
+    """A copy of ``notebook`` whose widget outputs keep only their plain text.
+
+    A widget needs a live kernel; papermill saves no widget state, so nbconvert would export
+    an empty box. Its text form (for the condition picker: what to install and where) says
+    more.
+    """
+    import copy
+
+    page = copy.deepcopy(notebook)
+    for cell in page.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW in data and "text/plain" in data:
+                del data[WIDGET_VIEW]
+    return page
 
 
 def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
@@ -470,9 +503,11 @@ def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
 def _outcome_words(document: Mapping[str, Any]) -> str:
     if document["exit_code"] == EXIT_REGRESSION:
         return "regression detected"
-    verdict = document.get("verdict")
-    if isinstance(verdict, Mapping):  # tune: {"decision": ...}
-        if verdict.get("decision") == "adopt":
+    decision = document.get("decision")
+    if not isinstance(decision, Mapping):  # written before tune's decision had its own key
+        decision = document.get("verdict")
+    if isinstance(decision, Mapping):  # tune: {"decision": "adopt" | "keep_default", ...}
+        if decision.get("decision") == "adopt":
             return "tune recommends a [search.fusion] change"
         return "tune recommends keeping the built-in defaults"
     return "passed"
