@@ -48,6 +48,7 @@ from groove.errors import (
 
 NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
 RESULT_FILE = "result.json"
+RESULT_SCHEMA = Path(__file__).with_name("result.schema.json")  # the result.json contract
 SUMMARY_FILE = "summary.md"  # eval-report's Markdown summary, beside result.json
 KERNEL_NAME = "python3"
 PRIVATE_KERNEL_NAME = "groove"
