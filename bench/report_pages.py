@@ -31,7 +31,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _cranfield import WORK, indexed_cranfield  # noqa: E402
+from _cranfield import WORK, indexed_cranfield
 
 IMAGE_BOUND, PAGE_BOUND, WIDTH = 1000, 8400, 1400
 

@@ -82,12 +82,13 @@ def golden_ja() -> Path:
 def _result_json_follows_the_schema(request):  # type: ignore[no-untyped-def]
     """After each test that had a tmp_path: every result.json it left there (any file that
     is a JSON object with an exit_code) validates against groove's published schema."""
-    yield
     if "tmp_path" not in request.fixturenames:
+        yield
         return
+    root = request.getfixturevalue("tmp_path")  # set up now, so torn down after this check
+    yield
     from helpers.result_schema import problems, result_documents
 
-    root = request.getfixturevalue("tmp_path")
     for path, document in result_documents(root):
         found = problems(document)
         assert not found, f"{path} breaks result.schema.json: {found[:3]}"

@@ -306,3 +306,87 @@ def test_no_result_json_exits_3_and_a_stale_one_is_never_read(tmp_path: Path) ->
     report = runner.run_notebook(None, notebook=source, out_dir=out)
     assert report.exit_code == 3
     assert report.result["error"] == "the notebook finished without writing a valid result.json"
+
+
+# ---------------------------------------------------------------- earlier outputs
+
+
+@pytest.mark.slow
+def test_a_refused_run_leaves_no_file_of_an_earlier_run(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    source = _notebook(
+        tmp_path / "report.ipynb",
+        "import json, pathlib\n"
+        "pathlib.Path(result_path).write_text(json.dumps({'exit_code': 0, 'verdict': 'passed'}))\n"
+        "pathlib.Path(result_path).with_name('summary.md').write_text('## earlier run')",
+    )
+    earlier = runner.run_notebook(None, notebook=source, out_dir=out)
+    assert earlier.exit_code == 0
+    names = ["report.html", "report.ipynb", "result.json", "summary.md"]
+    assert sorted(p.name for p in out.iterdir()) == names
+    with pytest.raises(NotebookError, match="unknown parameter 'limt'"):
+        runner.run_notebook(None, notebook=source, out_dir=out, parameters={"limt": 5})
+    assert sorted(p.name for p in out.iterdir()) == ["result.json"]
+    document = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert (document["verdict"], document["exit_code"]) == ("error", 2)
+
+
+def test_an_output_that_cannot_be_replaced_is_refused_before_anything_runs(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    (out / "eval-report.html").mkdir(parents=True)  # a folder where the page goes
+    result = CliRunner().invoke(cli, ["notebook", "run", "eval-report", "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: cannot replace {out / 'eval-report.html'}: it is a folder\n"
+
+
+def test_widget_outputs_export_as_their_text(tmp_path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("picker")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={
+                runner.WIDGET_VIEW: {"model_id": "abc", "version_major": 2, "version_minor": 0},
+                "text/plain": "the hint",
+            },
+        )
+    ]
+    nb.cells = [cell]
+    page = runner.widgets_as_text(nb)
+    assert page.cells[0].outputs[0]["data"] == {"text/plain": "the hint"}
+    assert runner.WIDGET_VIEW in nb.cells[0].outputs[0]["data"]  # the notebook keeps it
+
+
+# ---------------------------------------------------------------- messages and result.json
+
+
+@pytest.mark.parametrize(
+    ("hint", "expected"),
+    [
+        ("pass --golden or create <kb>/.groove-eval.yml", "pass -p golden PATH or create "
+         "<kb>/.groove-eval.yml"),
+        ("run with --no-history", "run with -p history false"),
+        ("pass --model NAME", "pass -p model NAME"),
+        ("pass --kb-path or set kb_path", "pass --kb-path or set kb_path"),  # the runner's own
+        ("use --format json", "use --format json"),  # no such parameter: left alone
+    ],
+)  # fmt: skip
+def test_hints_use_the_runners_syntax(hint: str, expected: str) -> None:
+    from groove.notebooks.kernel import _runner_syntax
+
+    assert _runner_syntax(hint) == expected
+
+
+def test_result_schema_accepts_each_kind_and_refuses_the_old_tune_verdict() -> None:
+    from helpers.result_schema import problems
+
+    assert problems({"verdict": "passed", "exit_code": 0}) == []
+    assert problems({"verdict": "error", "exit_code": 2, "error": "x", "hint": None}) == []
+    assert problems({"exit_code": 1, "types": []}) == []  # your own notebook: exit_code only
+    old = {"exit_code": 0, "verdict": {"decision": "keep_default", "reasons": []}}
+    assert problems(old)
+    assert problems({"verdict": "passed", "exit_code": 2, "error": "x"})
+    previous = {"timestamp": "t", "fingerprint": {}, "aggregate": {}, "per_query": []}
+    assert problems({"verdict": "passed", "exit_code": 0, "previous": previous})

@@ -168,7 +168,7 @@ REGRESSION_SWITCH = "-p fail_on_regression true"
 # What a reader of the eval report's result.json needs of the compared run.
 PREVIOUS_KEYS = ("timestamp", "fingerprint", "aggregate")
 # CLI options in groove's hints, as the runner spells them (-p NAME VALUE).
-_CLI_OPTION = re.compile(r"--(no-)?([a-z][a-z-]*)")
+_CLI_OPTION = re.compile(r"--(no-)?([a-z][a-z-]*)( [A-Z][A-Z_]*\b)?")
 _PATH_PARAMETERS = frozenset({"golden", "config", "tune_json"})
 _RUNNER_OPTIONS = frozenset({"kb_path"})  # the runner has --kb-path itself
 
@@ -200,7 +200,8 @@ def _runner_syntax(text: str | None) -> str | None:
             return match.group(0)
         if negated:
             return f"-p {name} false"
-        return f"-p {name} {'PATH' if name in _PATH_PARAMETERS else 'VALUE'}"
+        placeholder = (match.group(3) or "").strip()
+        return f"-p {name} {placeholder or ('PATH' if name in _PATH_PARAMETERS else 'VALUE')}"
 
     return _CLI_OPTION.sub(swap, text)
 

@@ -233,7 +233,9 @@ def extremes(labelled: Sequence[tuple[str, float]], n: int = LABELLED) -> list[t
     return best + [p for p in worst if p not in best]
 
 
-def _extremes_panel(ax: Axes, labelled: Sequence[tuple[str, float]], n: int, what: str) -> None:
+def _extremes_panel(
+    ax: Axes, labelled: Sequence[tuple[str, float]], n: int, what: str, one: str
+) -> None:
     """The ``n`` most improved and ``n`` most degraded items as labelled bars (top: best)."""
     ax.set_title(f"the {n} most improved and most degraded {what}", fontsize="medium")
     ax.set_xlabel(f"ΔnDCG@{PRIMARY_K} (0–1 scale)")
@@ -241,7 +243,7 @@ def _extremes_panel(ax: Axes, labelled: Sequence[tuple[str, float]], n: int, wha
     chosen = extremes(labelled, n)
     if not chosen:
         ax.set_yticks([])
-        _empty(ax, f"no {what[:-1] if what.endswith('s') else what} changed")
+        _empty(ax, f"no {one} changed")
         return
     chosen.reverse()  # barh draws bottom-up: the most improved ends on top
     y = np.arange(len(chosen))
@@ -275,7 +277,7 @@ def held_out_deltas(
     diffs = list(loo.held_out_diffs)
     if not diffs:
         _empty(ax, "no folds: no query is effective")
-        _extremes_panel(named, [], labelled, "held-out queries")
+        _extremes_panel(named, [], labelled, "held-out queries", "held-out query")
         return fig
     _sorted_curve(ax, diffs)
     ax.axhline(loo.mean_delta, color=HIGHLIGHT, label=f"mean d = {loo.mean_delta:+.4f}")
@@ -288,7 +290,7 @@ def held_out_deltas(
         se_text = "paired SE undefined (fewer than 2 folds)"
     ax.legend(title=se_text, fontsize="small", loc="upper right")
     names = [(query_ids[row], d) for row, d in zip(loo.rows, diffs, strict=True)]
-    _extremes_panel(named, names, labelled, "held-out queries")
+    _extremes_panel(named, names, labelled, "held-out queries", "held-out query")
     return fig
 
 
@@ -481,11 +483,11 @@ def per_query_deltas(
     ax.set_ylabel(f"ΔnDCG@{PRIMARY_K} (condition − default, 0–1 scale)")
     if not pairs:
         _empty(ax, "no usable golden query")
-        _extremes_panel(named, [], labelled, "queries")
+        _extremes_panel(named, [], labelled, "queries", "query")
         return fig
     deltas = [d for _, d in pairs]
     _sorted_curve(ax, deltas)
     reach = max(0.05, max(abs(d) for d in deltas) * 1.1)
     ax.set_ylim(-reach, reach)
-    _extremes_panel(named, [(query_ids[r], d) for r, d in pairs], labelled, "queries")
+    _extremes_panel(named, [(query_ids[r], d) for r, d in pairs], labelled, "queries", "query")
     return fig
