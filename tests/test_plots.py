@@ -103,9 +103,9 @@ def test_history_trend_without_runs_says_so() -> None:
 
 
 def _steps(ax) -> list[float]:  # type: ignore[no-untyped-def]
-    """The sorted-delta curve: gains and losses are two step patches over the same edges."""
-    gains, losses = (patch.get_data().values for patch in ax.patches[:2])
-    return list(gains + losses)
+    """The sorted-delta curve's values, left to right."""
+    (line,) = [line for line in ax.get_lines() if line.get_label() == plots.SORTED_LINE]
+    return list(line.get_ydata())
 
 
 def _names(ax) -> list[str]:  # type: ignore[no-untyped-def]

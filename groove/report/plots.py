@@ -107,11 +107,18 @@ def _first_cjk(font_manager: object) -> str | None:
     return next((name for name in CJK_FONTS if name in names), None)
 
 
-def _figure(width: float, height: float) -> Figure:
+def _figure(width: float, height: float, *, layout: str | None = "constrained") -> Figure:
     configure_fonts()
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(width, height), layout="constrained")
+    return Figure(figsize=(width, height), layout=layout)
+
+
+def _distribution_axes(fig: Figure) -> tuple[Axes, Axes]:
+    """The sorted-curve panel and the named-extremes panel at fixed places (12 x 4.6 in):
+    no layout engine, which would double the drawing time the condition picker waits on;
+    the gap between them holds a 28-character query label."""
+    return fig.add_axes((0.065, 0.13, 0.50, 0.74)), fig.add_axes((0.77, 0.13, 0.21, 0.74))
 
 
 def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
@@ -195,6 +202,7 @@ def _shade(delta: float) -> str:
 LABELLED = 5  # queries named in a distribution figure: the N most improved and most degraded
 MAX_BARS = 12  # conditions drawn one bar each in the stability figure; the rest are summed
 MAX_LABEL_CHARS = 28
+SORTED_LINE = "_sorted deltas"  # the curve's line (underscore: not in the legend)
 
 
 def _short(text: str, limit: int = MAX_LABEL_CHARS) -> str:
@@ -203,14 +211,15 @@ def _short(text: str, limit: int = MAX_LABEL_CHARS) -> str:
 
 def _sorted_curve(ax: Axes, deltas: Sequence[float]) -> None:
     """Every delta as one step, sorted from most improved (left) to most degraded (right):
-    a figure of fixed size whatever the number of queries, the ties the flat middle. Two
-    filled step patches (gains, losses), so drawing costs the same for 10 or 10,000."""
+    a figure of fixed size whatever the number of queries, the ties the flat middle."""
     ordered = np.sort(np.asarray(deltas, dtype=np.float64))[::-1]
-    edges = np.arange(len(ordered) + 1) + 0.5
+    x = np.arange(1, len(ordered) + 1)
     gains = np.where(ordered > SAME_EPS, ordered, 0.0)
     losses = np.where(ordered < -SAME_EPS, ordered, 0.0)
-    ax.stairs(gains, edges, fill=True, color=UP, label="_gains")
-    ax.stairs(losses, edges, fill=True, color=DOWN, label="_losses")
+    # Filled areas and one line: vectorised limits, unlike a step patch per query.
+    ax.fill_between(x, gains, step="mid", color=UP, linewidth=0)
+    ax.fill_between(x, losses, step="mid", color=DOWN, linewidth=0)
+    ax.plot(x, ordered, drawstyle="steps-mid", color="black", linewidth=0.6, label=SORTED_LINE)
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xlim(0.5, len(ordered) + 0.5)
     improved = int((ordered > SAME_EPS).sum())
@@ -268,8 +277,8 @@ def held_out_deltas(
     panel, with the mean, the ``floor`` of gate 2 and ``multiplier`` x paired SE of gate 3
     as lines), and the ``labelled`` most improved and most degraded held-out queries by name
     (right). ``query_ids[row]`` names the table row each fold held out."""
-    fig = _figure(12, 4.6)
-    ax, named = fig.subplots(1, 2, width_ratios=[3, 2])
+    fig = _figure(12, 4.6, layout=None)
+    ax, named = _distribution_axes(fig)
     fig.suptitle(f"Held-out ΔnDCG@{PRIMARY_K} per leave-one-query-out fold")
     ax.set_title(f"all {len(loo.folds)} folds, sorted", fontsize="medium")
     ax.set_xlabel("folds, from most improved to most degraded (count)")
@@ -475,8 +484,8 @@ def per_query_deltas(
     the ``labelled`` most improved and most degraded queries by name (right): read them
     before adopting a better mean. Same size for 10 queries or 10,000."""
     pairs = condition_deltas(table, condition, rows)
-    fig = _figure(12, 4.6)
-    ax, named = fig.subplots(1, 2, width_ratios=[3, 2])
+    fig = _figure(12, 4.6, layout=None)
+    ax, named = _distribution_axes(fig)
     fig.suptitle(f"Per-query impact: {condition.label} vs the default")
     ax.set_title(f"all {len(pairs)} queries, sorted", fontsize="medium")
     ax.set_xlabel("queries, from most improved to most degraded (count)")
