@@ -20,7 +20,7 @@ import math
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -107,7 +107,9 @@ def _first_cjk(font_manager: object) -> str | None:
     return next((name for name in CJK_FONTS if name in names), None)
 
 
-def _figure(width: float, height: float, *, layout: str | None = "constrained") -> Figure:
+def _figure(
+    width: float, height: float, *, layout: Literal["constrained"] | None = "constrained"
+) -> Figure:
     configure_fonts()
     from matplotlib.figure import Figure
 
