@@ -390,3 +390,79 @@ def test_result_schema_accepts_each_kind_and_refuses_the_old_tune_verdict() -> N
     assert problems({"verdict": "passed", "exit_code": 2, "error": "x"})
     previous = {"timestamp": "t", "fingerprint": {}, "aggregate": {}, "per_query": []}
     assert problems({"verdict": "passed", "exit_code": 0, "previous": previous})
+
+
+# ---------------------------------------------------------------- groove notebook open
+
+
+def test_open_writes_a_parameterised_copy_and_prints_the_lab_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groove.notebooks import lab
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.yml").write_text("queries: []\n", encoding="utf-8")
+    monkeypatch.setattr(lab, "lab_setup", lambda: lab.LabSetup(jupyterlab=True, widgets=True))
+    args = ["notebook", "open", "tune-explorer", "--kb-path", "kb", "-p", "golden", "g.yml",
+            "-p", "limit", "20", "--dir", "work", "--no-start", "--", "--allow-root"]  # fmt: skip
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.stderr
+    copy = tmp_path / "work" / "tune_explorer.ipynb"
+    assert result.stderr == f"tune-explorer: wrote {Path('work') / 'tune_explorer.ipynb'}\n"
+    assert result.stdout == (
+        f"cd work && {sys.executable} -m jupyterlab tune_explorer.ipynb --allow-root\n"
+    )
+    notebook = nbformat.read(str(copy), as_version=4)
+    injected = [c for c in notebook.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1
+    namespace: dict[str, object] = {}
+    exec(injected[0].source, namespace)  # the values the kernel will see
+    assert namespace["golden"] == str(tmp_path / "g.yml")  # absolute: the kernel runs in work/
+    assert namespace["kb_path"] == str(tmp_path / "kb")
+    assert namespace["limit"] == 20
+    assert notebook.metadata.kernelspec.name == runner.kernel_name()
+    again = CliRunner().invoke(cli, args)
+    assert again.exit_code == 2
+    assert again.stderr.startswith(f"Error: {Path('work') / 'tune_explorer.ipynb'} exists")
+    assert CliRunner().invoke(cli, [*args[:-2], "--overwrite"]).exit_code == 0
+
+
+def test_open_without_jupyterlab_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groove.notebooks import lab
+
+    monkeypatch.setattr(lab, "lab_setup", lambda: lab.LabSetup(jupyterlab=False, widgets=False))
+    result = CliRunner().invoke(
+        cli, ["notebook", "open", "eval-report", "--dir", str(tmp_path / "w")]
+    )
+    assert result.exit_code == 2
+    error, hint = result.stderr.splitlines()[-2:]
+    assert error.startswith(f"Error: JupyterLab is not installed in {sys.prefix}")
+    assert hint == f"hint: {lab.INSTALL_HINT}"
+    assert (tmp_path / "w" / "eval_report.ipynb").is_file()  # ready for the Jupyter you have
+
+
+def test_open_without_the_widget_front_end_warns_and_still_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groove.notebooks import lab
+
+    monkeypatch.setattr(lab, "lab_setup", lambda: lab.LabSetup(jupyterlab=True, widgets=False))
+    started: list[list[str]] = []
+    monkeypatch.setattr(lab, "start_lab", lambda copy, command: started.append(command) or 0)
+    result = CliRunner().invoke(
+        cli, ["notebook", "open", "tune-explorer", "--dir", str(tmp_path), "--no-browser"]
+    )
+    assert result.exit_code == 0
+    assert "jupyterlab_widgets is missing: the condition picker will show a hint" in result.stderr
+    assert started == [[sys.executable, "-m", "jupyterlab", "tune_explorer.ipynb", "--no-browser"]]
+
+
+def test_open_refuses_an_unknown_parameter_before_writing(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["notebook", "open", "eval-report", "--dir", str(tmp_path / "w"), "-p", "limt", "5"]
+    )
+    assert result.exit_code == 2
+    assert "unknown parameter 'limt' for eval-report" in result.stderr
+    assert not (tmp_path / "w").exists()

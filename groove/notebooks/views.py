@@ -661,8 +661,10 @@ class ConditionPicker:
         self.rows = condition_rows(result, analysis)
         refit = analysis.loo.refit
         self.sort = widgets.Dropdown(options=list(SORTS), description="sort by")
-        self.filter = widgets.Text(
-            description="filter", placeholder="e.g. k=60, h=4.0, refit, default"
+        self.filter = widgets.Text(  # applied on Enter: no redraw per keystroke
+            description="filter",
+            placeholder="e.g. k=60 h=4 (Enter)",
+            continuous_update=False,
         )
         self.picked_only = widgets.Checkbox(description="only conditions a fold picked")
         self.dropdown = widgets.Dropdown(description="condition")
