@@ -18,6 +18,7 @@ import functools
 import io
 import math
 import threading
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
@@ -117,10 +118,13 @@ def _figure(
 
 
 def _distribution_axes(fig: Figure) -> tuple[Axes, Axes]:
-    """The sorted-curve panel and the named-extremes panel at fixed places (12 x 4.6 in):
-    no layout engine, which would double the drawing time the condition picker waits on;
-    the gap between them holds a 28-character query label."""
-    return fig.add_axes((0.065, 0.13, 0.50, 0.74)), fig.add_axes((0.77, 0.13, 0.21, 0.74))
+    """The sorted-curve panel and the named-extremes panel at fixed places (10 x 4.4 in,
+    narrower than a JupyterLab output area): no layout engine, which would double the
+    drawing time the condition picker waits on; labels of 22 columns fit on the right."""
+    curve = fig.add_axes((0.075, 0.13, 0.50, 0.74))
+    named = fig.add_axes((0.64, 0.13, 0.16, 0.74))
+    named.yaxis.tick_right()  # the names take the right margin, away from the curve
+    return curve, named
 
 
 def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
@@ -203,12 +207,18 @@ def _shade(delta: float) -> str:
 
 LABELLED = 5  # queries named in a distribution figure: the N most improved and most degraded
 MAX_BARS = 12  # conditions drawn one bar each in the stability figure; the rest are summed
-MAX_LABEL_CHARS = 28
+MAX_LABEL_CHARS = 22
 SORTED_LINE = "_sorted deltas"  # the curve's line (underscore: not in the legend)
 
 
 def _short(text: str, limit: int = MAX_LABEL_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``text`` cut to ``limit`` columns (a CJK character takes two), with an ellipsis."""
+    width = 0
+    for position, char in enumerate(text):
+        width += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        if width > limit:
+            return text[: max(position - 1, 1)] + "…"
+    return text
 
 
 def _sorted_curve(ax: Axes, deltas: Sequence[float]) -> None:
@@ -248,7 +258,7 @@ def _extremes_panel(
     ax: Axes, labelled: Sequence[tuple[str, float]], n: int, what: str, one: str
 ) -> None:
     """The ``n`` most improved and ``n`` most degraded items as labelled bars (top: best)."""
-    ax.set_title(f"the {n} most improved and most degraded {what}", fontsize="medium")
+    ax.set_title(f"{n} most improved, {n} most degraded", fontsize="medium")
     ax.set_xlabel(f"ΔnDCG@{PRIMARY_K} (0–1 scale)")
     ax.set_ylabel(what)
     chosen = extremes(labelled, n)
@@ -279,7 +289,7 @@ def held_out_deltas(
     panel, with the mean, the ``floor`` of gate 2 and ``multiplier`` x paired SE of gate 3
     as lines), and the ``labelled`` most improved and most degraded held-out queries by name
     (right). ``query_ids[row]`` names the table row each fold held out."""
-    fig = _figure(12, 4.6, layout=None)
+    fig = _figure(10, 4.4, layout=None)
     ax, named = _distribution_axes(fig)
     fig.suptitle(f"Held-out ΔnDCG@{PRIMARY_K} per leave-one-query-out fold")
     ax.set_title(f"all {len(loo.folds)} folds, sorted", fontsize="medium")
@@ -486,7 +496,7 @@ def per_query_deltas(
     the ``labelled`` most improved and most degraded queries by name (right): read them
     before adopting a better mean. Same size for 10 queries or 10,000."""
     pairs = condition_deltas(table, condition, rows)
-    fig = _figure(12, 4.6, layout=None)
+    fig = _figure(10, 4.4, layout=None)
     ax, named = _distribution_axes(fig)
     fig.suptitle(f"Per-query impact: {condition.label} vs the default")
     ax.set_title(f"all {len(pairs)} queries, sorted", fontsize="medium")
