@@ -1,7 +1,105 @@
 """groove: measure whether retrieval over a Markdown knowledge base got better or worse.
 
-The engine (index, search) and the measurements (eval, tune) are plain library calls that
-return frozen dataclasses; the CLI, the notebooks and the CI runner only render them.
+The engine (index, search) and the measurements (evaluate, tune) are plain library calls
+that return frozen dataclasses; the CLI, the notebooks and the CI runner only render them.
+The public API is ``__all__`` below, documented in docs/api.md:
+
+    import groove
+    run = groove.evaluate("docs", "examples/golden.yml")
+    run.per_query_frame()
+
+Importing groove is cheap: the functions import the engine, pandas and numpy when called,
+and the result types are loaded on first access (``groove.EvalRun``).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from groove.api import evaluate, index, load_history, load_tune, save_tune, search
+from groove.errors import (
+    ConfigError,
+    FileRefusedError,
+    GoldenError,
+    GrooveError,
+    HistoryError,
+    IndexMissingError,
+    KnowledgeBaseError,
+    ModelError,
+    NotebookError,
+    QueryError,
+)
+
+if TYPE_CHECKING:
+    from groove.api import tune
+else:
+    # Importing any groove.tune submodule binds the package as groove.tune, so the package
+    # is the name: it is callable and forwards to groove.api.tune (see groove/tune/__init__).
+    import groove.tune as tune
+
+if TYPE_CHECKING:
+    from groove.engine.index import IndexSummary
+    from groove.engine.search import Hit, SearchResult
+    from groove.evaluation.history import History
+    from groove.evaluation.records import QueryResult, RunRecord
+    from groove.evaluation.result import EvalRun
+    from groove.tune.result import TuneResult
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "EvalRun",
+    "FileRefusedError",
+    "GoldenError",
+    "GrooveError",
+    "History",
+    "HistoryError",
+    "Hit",
+    "IndexMissingError",
+    "IndexSummary",
+    "KnowledgeBaseError",
+    "ModelError",
+    "NotebookError",
+    "QueryError",
+    "QueryResult",
+    "RunRecord",
+    "SearchResult",
+    "TuneResult",
+    "__version__",
+    "evaluate",
+    "index",
+    "load_history",
+    "load_tune",
+    "save_tune",
+    "search",
+    "tune",
+]
+
+# Result types live beside the code that builds them; they are loaded on first access so
+# that `import groove` (and `groove --help`) does not import numpy-heavy engine modules.
+_LAZY_TYPES = {
+    "IndexSummary": "groove.engine.index",
+    "Hit": "groove.engine.search",
+    "SearchResult": "groove.engine.search",
+    "History": "groove.evaluation.history",
+    "QueryResult": "groove.evaluation.records",
+    "RunRecord": "groove.evaluation.records",
+    "EvalRun": "groove.evaluation.result",
+    "TuneResult": "groove.tune.result",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY_TYPES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'groove' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from groove.errors import ConfigError
+from groove.settings import LIMIT_MAX
 
 CONFIG_FILE_NAME = "groove.toml"
 MAX_ANCESTORS = 19
@@ -326,10 +327,10 @@ class _Reader:
 
     def k_values(self, value: Any) -> tuple[int, ...]:
         ok = isinstance(value, list) and all(
-            isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= 10_000 for k in value
+            isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= LIMIT_MAX for k in value
         )
         if not ok or not value:
-            rule = "must be a non-empty list of whole numbers from 1 to 10000"
+            rule = f"must be a non-empty list of whole numbers from 1 to {LIMIT_MAX}"
             raise self.bad_value("eval.k_values", value, rule)
         return tuple(value)
 

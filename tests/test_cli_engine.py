@@ -306,7 +306,7 @@ def test_search_without_an_index(tmp_path: Path) -> None:
     result = _run("search", "rollback", "--kb-path", kb)
     assert result.exit_code == 2
     assert result.stderr == (
-        f"Error: No index found at {tmp_path / '.groove.db'}.\n"
+        f"Error: No index found at {tmp_path / '.groove.db'}\n"
         f"hint: run `groove index --kb-path {kb}` first\n"
     )
     assert not (tmp_path / ".groove.db").exists()

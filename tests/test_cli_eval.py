@@ -109,7 +109,7 @@ def test_no_index_error(tmp_path: Path, golden_en: Path) -> None:
     result = invoke("--kb-path", str(kb), "--golden", str(golden_en))
     assert result.exit_code == 2
     assert result.stderr == (
-        f"Error: No index found at {tmp_path / '.groove.db'}.\n"
+        f"Error: No index found at {tmp_path / '.groove.db'}\n"
         f"hint: run `groove index --kb-path {kb}` first\n"
     )
 

@@ -230,18 +230,27 @@ def test_json_document_has_the_spec_keys_sorted(kb: Path, golden: Path) -> None:
     assert set(hit) == {"rank", "path", "heading", "score"}
 
 
-def test_query_with_no_expected_is_a_miss_outside_the_aggregate(kb: Path, tmp_path: Path) -> None:
+def test_query_with_no_expected_is_refused_before_anything_runs(kb: Path, tmp_path: Path) -> None:
     golden = tmp_path / "g.yml"
     golden.write_text(
-        'queries:\n  - id: orphan\n    query: "anything at all"\n    expected: []\n'
-        '  - query: "How long do we keep the nightly database snapshots?"\n'
+        'queries:\n  - query: "How long do we keep the nightly database snapshots?"\n'
+        "    expected:\n      - path: data/backup.md\n"
+        '  - id: orphan\n    query: "anything at all"\n    expected: []\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(GoldenError, match='line 7: query "orphan": `expected` is empty'):
+        evaluate(kb, golden)
+    assert not history_path(kb).exists()
+
+
+def test_default_id_is_the_first_32_characters(kb: Path, tmp_path: Path) -> None:
+    golden = tmp_path / "g.yml"
+    golden.write_text(
+        'queries:\n  - query: "How long do we keep the nightly database snapshots?"\n'
         "    expected:\n      - path: data/backup.md\n",
         encoding="utf-8",
     )
-    result = evaluate(kb, golden)
-    assert result.record.aggregate.query_count == 1
-    assert next(q.id for q, _ in result.flagged_queries()) == "orphan"
-    assert result.per_query[1].id == "How long do we keep the nightly "  # first 32 characters
+    assert evaluate(kb, golden).per_query[0].id == "How long do we keep the nightly "
 
 
 def test_limit_over_the_cap_is_clamped_with_a_note(kb: Path, golden: Path) -> None:
@@ -269,7 +278,7 @@ def test_missing_index_error(tmp_path: Path, golden: Path) -> None:
     shutil.copytree(FIXTURES / "kb_en", kb)
     with pytest.raises(IndexMissingError) as info:
         evaluate(kb, golden)
-    assert info.value.message == f"No index found at {tmp_path / '.groove.db'}."
+    assert info.value.message == f"No index found at {tmp_path / '.groove.db'}"
     assert info.value.hint == f"run `groove index --kb-path {kb}` first"
 
 

@@ -101,7 +101,7 @@ def test_loads_queries_in_file_order_with_lines(tmp_path: Path) -> None:
 
 def test_default_id_is_first_32_code_points_untrimmed(tmp_path: Path) -> None:
     query = "  再ランキングの評価について知りたいのですが、どの指標を最初に見るべきでしょうか"
-    path = write(tmp_path, f'queries:\n  - query: "{query}"\n    expected: []\n')
+    path = write(tmp_path, f'queries:\n  - query: "{query}"\n    expected: [{{path: a.md}}]\n')
     (q,) = load_golden(path).queries
     assert q.id == query[:32]
     assert len(q.id) == 32
@@ -110,7 +110,7 @@ def test_default_id_is_first_32_code_points_untrimmed(tmp_path: Path) -> None:
 
 
 def test_null_id_means_default(tmp_path: Path) -> None:
-    path = write(tmp_path, "queries:\n  - id: ~\n    query: short\n    expected: []\n")
+    path = write(tmp_path, "queries:\n  - id: ~\n    query: short\n    expected: [{path: a.md}]\n")
     assert load_golden(path).queries[0].id == "short"
 
 
@@ -144,10 +144,23 @@ def test_paths_are_kept_verbatim(tmp_path: Path) -> None:
     assert [e.path for e in q.expected] == ["./Docs\\A.md", "/abs/b.md", " c.md"]
 
 
-def test_empty_expected_and_empty_queries_are_allowed(tmp_path: Path) -> None:
-    (q,) = load_golden(write(tmp_path, "queries:\n  - query: q\n    expected: []\n")).queries
-    assert q.expected == ()
+def test_empty_queries_are_allowed(tmp_path: Path) -> None:
     assert load_golden(write(tmp_path, "queries: []\n")).queries == ()
+
+
+def test_empty_expected_is_refused_at_its_line(tmp_path: Path) -> None:
+    text = (
+        "queries:\n  - query: q\n    expected: [{path: a.md}]\n"
+        "  - id: orphan\n    query: r\n    expected: []\n"
+    )
+    path = write(tmp_path, text)
+    with pytest.raises(GoldenError) as info:
+        load_golden(path)
+    assert info.value.message == (
+        f"failed to parse golden file: {path}: line 6: "
+        'query "orphan": `expected` is empty, at least one entry is required'
+    )
+    assert info.value.hint is not None and "at least one note" in info.value.hint
 
 
 def test_null_optional_fields_read_as_absent(tmp_path: Path) -> None:
@@ -310,7 +323,7 @@ def test_graded_relevance_is_rejected_with_its_own_hint(tmp_path: Path) -> None:
             "line 3: unknown field `k`, expected `limit` or `rerank`",
         ),
         (
-            "queries:\n  - query: q\n    expected: []\n    weight: 1\n",
+            "queries:\n  - query: q\n    expected: [{path: a.md}]\n    weight: 1\n",
             "line 4: unknown field `weight`, expected one of `id`, `query`, `expected`, `tags`",
         ),
         (
@@ -330,7 +343,7 @@ def test_unknown_fields_at_every_level(tmp_path: Path, text: str, expected: str)
         ("queries: []\nqueries: []\n", "line 2: duplicate field `queries`"),
         ("defaults:\n  limit: 1\n  limit: 2\nqueries: []\n", "line 3: duplicate field `limit`"),
         (
-            "queries:\n  - query: a\n    expected: []\n    query: b\n",
+            "queries:\n  - query: a\n    expected: [{path: a.md}]\n    query: b\n",
             "line 4: duplicate field `query`",
         ),
         (
@@ -349,7 +362,7 @@ def test_duplicate_keys_at_every_level(tmp_path: Path, text: str, expected: str)
         ("defaults: {}\n", "line 1: missing field `queries`"),
         ("", "line 1: missing field `queries`"),
         ("# only a comment\n", "line 1: missing field `queries`"),
-        ("queries:\n  - id: a\n    expected: []\n", "line 2: missing field `query`"),
+        ("queries:\n  - id: a\n    expected: [{path: a.md}]\n", "line 2: missing field `query`"),
         ("queries:\n  - query: a\n    tags: []\n", "line 2: missing field `expected`"),
         (
             "queries:\n  - query: a\n    expected:\n      - heading: H\n",
@@ -370,15 +383,15 @@ def test_missing_fields(tmp_path: Path, text: str, expected: str) -> None:
         ("queries:\n", "line 1: invalid type: null, expected a sequence"),
         ("queries:\n  - just text\n", 'line 2: invalid type: string "just text", expected a map'),
         (
-            "queries:\n  - query: [a, b]\n    expected: []\n",
+            "queries:\n  - query: [a, b]\n    expected: [{path: a.md}]\n",
             "line 2: invalid type: a sequence, expected a string",
         ),
         (
-            "queries:\n  - query: ~\n    expected: []\n",
+            "queries:\n  - query: ~\n    expected: [{path: a.md}]\n",
             "line 2: invalid type: null, expected a string",
         ),
         (
-            "queries:\n  - query:\n    expected: []\n",
+            "queries:\n  - query:\n    expected: [{path: a.md}]\n",
             "line 2: invalid type: null, expected a string",
         ),
         (
@@ -402,15 +415,15 @@ def test_missing_fields(tmp_path: Path, text: str, expected: str) -> None:
             "line 5: invalid type: a map, expected a string",
         ),
         (
-            "queries:\n  - query: q\n    expected: []\n    tags: fusion\n",
+            "queries:\n  - query: q\n    expected: [{path: a.md}]\n    tags: fusion\n",
             'line 4: invalid type: string "fusion", expected a sequence',
         ),
         (
-            "queries:\n  - query: q\n    expected: []\n    tags: [a, [b]]\n",
+            "queries:\n  - query: q\n    expected: [{path: a.md}]\n    tags: [a, [b]]\n",
             "line 4: invalid type: a sequence, expected a string",
         ),
         (
-            "queries:\n  - query: q\n    expected: []\n    id: [x]\n",
+            "queries:\n  - query: q\n    expected: [{path: a.md}]\n    id: [x]\n",
             "line 4: invalid type: a sequence, expected a string",
         ),
         (
@@ -459,7 +472,10 @@ def test_empty_path_is_rejected(tmp_path: Path) -> None:
 
 
 def test_first_error_in_document_order_wins(tmp_path: Path) -> None:
-    text = "queries:\n  - query: q\n    expected: []\n    extra: 1\n  - expected: []\n"
+    text = (
+        "queries:\n  - query: q\n    expected: [{path: a.md}]\n    extra: 1\n"
+        "  - expected: [{path: a.md}]\n"
+    )
     assert what(tmp_path, text) == (
         "line 4: unknown field `extra`, expected one of `id`, `query`, `expected`, `tags`"
     )
@@ -490,12 +506,12 @@ def test_two_documents_are_a_syntax_error(tmp_path: Path) -> None:
 
 
 def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
-    data = b"queries:\n  - query: caf\xe9\n    expected: []\n"
+    data = b"queries:\n  - query: caf\xe9\n    expected: [{path: a.md}]\n"
     assert what(tmp_path, data) == "line 2: invalid UTF-8"
 
 
 def test_control_character_names_the_line(tmp_path: Path) -> None:
-    assert what(tmp_path, 'queries:\n  - query: "a\x07b"\n    expected: []\n') == (
+    assert what(tmp_path, 'queries:\n  - query: "a\x07b"\n    expected: [{path: a.md}]\n') == (
         "line 2: unacceptable character #x0007"
     )
 
@@ -536,8 +552,8 @@ def test_exclusion_only_query_is_rejected_at_load(tmp_path: Path) -> None:
         return text
 
     text = (
-        "queries:\n  - query: rollback\n    expected: []\n"
-        "  - id: no-positive\n    query: -canary -staging\n    expected: []\n"
+        "queries:\n  - query: rollback\n    expected: [{path: a.md}]\n"
+        "  - id: no-positive\n    query: -canary -staging\n    expected: [{path: a.md}]\n"
     )
     path = write(tmp_path, text)
     with pytest.raises(GoldenError) as info:
@@ -552,7 +568,7 @@ def test_exclusion_only_query_is_rejected_at_load(tmp_path: Path) -> None:
 def test_real_query_compiler_rejects_exclusions_only(tmp_path: Path) -> None:
     from groove.engine.query import compile_query
 
-    path = write(tmp_path, "queries:\n  - query: -canary -staging\n    expected: []\n")
+    path = write(tmp_path, "queries:\n  - query: -canary -staging\n    expected: [{path: a.md}]\n")
     with pytest.raises(GoldenError) as info:
         load_golden(path, check_query=compile_query)
     assert info.value.message.startswith(

@@ -183,7 +183,7 @@ def test_missing_index_is_exit_2(tmp_path: Path, golden_en: Path) -> None:
     outcome = notebook_run.eval_report(kb_path=kb, golden=golden_en, result_path=tmp_path / "r")
     assert outcome.exit_code == 2
     assert outcome.error is not None
-    assert outcome.error.message == f"No index found at {tmp_path / '.groove.db'}."
+    assert outcome.error.message == f"No index found at {tmp_path / '.groove.db'}"
 
 
 def test_tune_cell_saves_a_loadable_result_and_the_picker_redraws(

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from groove import settings
 from groove.config import Config, load_config
+from groove.settings import Setting
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -19,35 +21,48 @@ def config_from(ctx: click.Context) -> Config:
     return load_config(Path(path) if path else None)
 
 
-def kb_option(f: F) -> F:
-    return click.option(
-        "--kb-path",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="Folder of the knowledge base (or kb_path in groove.toml).",
-    )(f)
+def setting_option(setting: Setting) -> Callable[[F], F]:
+    """The click option of a declared setting (groove.settings): its flag, type and help."""
+    assert setting.flag is not None, setting.name
+    kw: dict[str, Any] = {"default": None, "help": setting.help}
+    if setting.switch:
+        kw.update(is_flag=True, default=False)
+    elif setting.kind in _PATH_TYPES:
+        kw["type"] = _PATH_TYPES[setting.kind]
+    elif setting.kind == "whole":
+        kw["type"] = click.IntRange(min=1)
+    elif setting.kind == "fraction":
+        kw["type"] = click.FloatRange(0, 1)
+    elif setting.kind == "bool":
+        kw["type"] = click.BOOL
+    if setting.metavar is not None:
+        kw["metavar"] = setting.metavar
+    return click.option(setting.flag, setting.param, **kw)
 
 
-def db_option(f: F) -> F:
-    return click.option(
-        "--db",
-        "db_path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Index database (default: <parent of KB>/.groove.db).",
-    )(f)
+def setting_options(table: Mapping[str, Setting], *names: str) -> Callable[[F], F]:
+    """The options of ``names`` (in that order in ``--help``), from ``table``."""
+
+    def apply(f: F) -> F:
+        for name in reversed(names):
+            f = setting_option(table[name])(f)
+        return f
+
+    return apply
+
+
+_PATH_TYPES: dict[str, click.Path] = {
+    "path": click.Path(path_type=Path),
+    "file": click.Path(dir_okay=False, path_type=Path),
+    "folder": click.Path(file_okay=False, path_type=Path),
+}
+
+kb_option = setting_option(settings.KB_PATH)
+db_option = setting_option(settings.DB_PATH)
 
 
 def model_options(f: F) -> F:
-    f = click.option(
-        "--model-path",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=None,
-        help="Local folder with model.onnx and tokenizer files.",
-    )(f)
-    return click.option(
-        "--model", default=None, help="Embedding model name (default: the index's model)."
-    )(f)
+    return setting_option(settings.MODEL)(setting_option(settings.MODEL_PATH)(f))
 
 
 def resolve_kb(kb_path: Path | None, config: Config) -> Path | None:
@@ -68,26 +83,11 @@ def use_color(no_color: bool) -> bool:
 
 def pipeline_options(f: F) -> F:
     """--mmr / --mmr-lambda / --mmr-same-doc-penalty / --parent-retriever (search and eval)."""
-    f = click.option(
-        "--parent-retriever",
-        type=click.BOOL,
-        default=None,
-        metavar="BOOL",
-        help="Widen hits to their section (overrides [search.parent_retriever]).",
-    )(f)
-    f = click.option(
-        "--mmr-same-doc-penalty",
-        type=click.FloatRange(0, 1),
-        default=None,
-        help="MMR penalty for a second hit from one document, 0..1.",
-    )(f)
-    f = click.option(
-        "--mmr-lambda", type=click.FloatRange(0, 1), default=None, help="MMR relevance weight."
-    )(f)
-    return click.option(
-        "--mmr",
-        type=click.BOOL,
-        default=None,
-        metavar="BOOL",
-        help="Diversify results with MMR (overrides [search.mmr]).",
-    )(f)
+    for setting in (
+        settings.PARENT_RETRIEVER,
+        settings.MMR_SAME_DOC_PENALTY,
+        settings.MMR_LAMBDA,
+        settings.MMR,
+    ):
+        f = setting_option(setting)(f)
+    return f

@@ -18,6 +18,7 @@ from groove.cli.common import (
     stderr_is_terminal,
     warn,
 )
+from groove.settings import LIMIT_MAX
 
 
 @click.command("index")
@@ -100,7 +101,7 @@ class _ProgressBar:
 @kb_option
 @db_option
 @model_options
-@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--limit", type=click.IntRange(1, LIMIT_MAX), default=10, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
 @pipeline_options

@@ -6,40 +6,24 @@ from pathlib import Path
 
 import click
 
-from groove.cli.common import (
-    config_from,
-    db_option,
-    kb_option,
-    model_options,
-    pipeline_options,
-    use_color,
-    warn,
-)
+from groove.cli.common import config_from, setting_options, use_color, warn
+from groove.settings import EVAL
 
 
 @click.command("eval")
-@kb_option
-@click.option(
-    "--golden",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Golden YAML (default: [eval].golden, else <kb>/.groove-eval.yml).",
-)
-@click.option("--k", "k_text", default=None, metavar="1,5,10", help="Cut-offs for recall/nDCG.")
-@model_options
-@click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Hits per query.")
+@setting_options(EVAL, "kb_path", "golden", "k_values", "model", "model_path", "reranker", "limit")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
-@click.option("--no-history", is_flag=True, help="Neither read nor write the history.")
-@click.option("--no-diff", is_flag=True, help="Do not compare with the previous run.")
+@setting_options(EVAL, "history", "diff")
 @click.option("--no-color", is_flag=True, help="No ANSI colours in the text report.")
-@click.option(
-    "--fail-on-regression",
-    is_flag=True,
-    help="Exit 1 if a metric fell by more than regression_threshold since the last run.",
+@setting_options(
+    EVAL,
+    "fail_on_regression",
+    "mmr",
+    "mmr_lambda",
+    "mmr_same_doc_penalty",
+    "parent_retriever",
+    "db_path",
 )
-@pipeline_options
-@db_option
 @click.pass_context
 def eval_cmd(
     ctx: click.Context,

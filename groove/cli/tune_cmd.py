@@ -6,23 +6,15 @@ from pathlib import Path
 
 import click
 
-from groove.cli.common import config_from, db_option, kb_option, model_options, use_color, warn
+from groove.cli.common import config_from, setting_options, use_color, warn
+from groove.settings import TUNE
 
 
 @click.command("tune")
-@kb_option
-@click.option(
-    "--golden",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Golden YAML (default: [eval].golden, else <kb>/.groove-eval.yml).",
-)
-@model_options
-@click.option("--k", "k_text", default=None, metavar="1,5,10", help="Cut-offs (5 is always in).")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Hits per query.")
+@setting_options(TUNE, "kb_path", "golden", "model", "model_path", "k_values", "limit")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--no-color", is_flag=True, help="No ANSI styles in the text report.")
-@db_option
+@setting_options(TUNE, "db_path")
 @click.pass_context
 def tune_cmd(
     ctx: click.Context,

@@ -231,11 +231,7 @@ def _build_locked(
 
 def _reset(conn: Connection) -> None:
     with transaction(conn):
-        conn.execute("DELETE FROM fts_chunks")
-        conn.execute("DELETE FROM chunks")
-        conn.execute("DELETE FROM documents")
-        conn.execute("DELETE FROM index_meta")
-        conn.execute("DROP TABLE IF EXISTS vec_chunks")
+        rows.clear_all(conn)
 
 
 def _prepare_meta(

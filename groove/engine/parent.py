@@ -51,12 +51,10 @@ def expand_parents(
     documents: dict[int, list[rows.ChunkRow]] = {}
     out = []
     for hit in hits:
-        found = conn.execute("SELECT document_id FROM chunks WHERE id = ?", (hit.chunk_id,))
-        row = found.fetchone()
-        if row is None:  # the chunk left the index since it was ranked
+        doc_id = rows.document_of(conn, hit.chunk_id)
+        if doc_id is None:  # the chunk left the index since it was ranked
             out.append(hit)
             continue
-        doc_id = int(row[0])
         if doc_id not in documents:
             documents[doc_id] = rows.document_chunks(conn, doc_id)
         out.append(replace(hit, content=expanded_text(hit.chunk_id, documents[doc_id], config)))

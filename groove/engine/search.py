@@ -21,10 +21,12 @@ from groove.engine.mmr import mmr_select
 from groove.engine.parent import expand_parents
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import Reranker
+from groove.settings import LIMIT_MAX
 from groove.store import chunks as rows
+from groove.store.legs import bm25_ranked, matching_chunks, nearest_chunks
 from groove.store.sqlite import Connection
 
-SEARCH_LIMIT_MAX = 1000
+SEARCH_LIMIT_MAX = LIMIT_MAX  # declared in groove.settings, with eval's and tune's limits
 POOL_FLOOR = 50
 VEC_K_MAX = 4096
 
@@ -76,13 +78,8 @@ def vector_leg(
     """Chunk ids nearest to ``vector`` (L2 on normalised vectors), best first."""
     if n <= 0:
         return []
-    fetch = min(n + len(exclude), VEC_K_MAX)
-    blob = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
-    found = conn.execute(
-        "SELECT chunk_id FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-        (blob, fetch),
-    ).fetchall()
-    return [chunk_id for (chunk_id,) in found if chunk_id not in exclude][:n]
+    found = nearest_chunks(conn, vector, min(n + len(exclude), VEC_K_MAX))
+    return [chunk_id for chunk_id in found if chunk_id not in exclude][:n]
 
 
 def fts_leg(
@@ -94,22 +91,14 @@ def fts_leg(
     reproduces it from one pass over all weight sets)."""
     if match is None or n <= 0:
         return []
-    found = conn.execute(
-        "SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ? "
-        "ORDER BY bm25(fts_chunks, ?, ?, ?), rowid LIMIT ?",
-        (match, *weights, n),
-    ).fetchall()
-    return [chunk_id for (chunk_id,) in found]
+    return bm25_ranked(conn, match, weights, n)
 
 
 def excluded_chunks(conn: Connection, compiled: CompiledQuery) -> frozenset[int]:
     """Chunks that a ``-term`` in the query rules out; the vector leg drops them too."""
     if compiled.negative_match is None:
         return frozenset()
-    found = conn.execute(
-        "SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ?", (compiled.negative_match,)
-    ).fetchall()
-    return frozenset(chunk_id for (chunk_id,) in found)
+    return frozenset(matching_chunks(conn, compiled.negative_match))
 
 
 def rrf_fuse(

@@ -16,13 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from groove.store import chunks as rows
 from groove.store.sqlite import Connection
-
-SCAN_SQL = (
-    "SELECT d.path, c.chunk_index, c.heading, c.content, c.context_text "
-    "FROM chunks c JOIN documents d ON d.id = c.document_id "
-    "ORDER BY d.path, c.chunk_index"
-)
 
 
 @dataclass(frozen=True)
@@ -56,14 +51,13 @@ def snapshot(conn: Connection, on_row: ChunkRowFn | None = None) -> CorpusSnapsh
     same pass, so other whole-corpus checks need no second scan.
     """
     digest = hashlib.sha256()
-    for path, chunk_index, heading, content, context in conn.execute(SCAN_SQL):
+    for path, chunk_index, heading, content, context in rows.chunk_texts_in_order(conn):
         for value in (path, str(chunk_index), heading, content, context):
             digest.update(_field(value))
         if on_row is not None:
             on_row(path, chunk_index, heading, content, context)
-    documents = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-    chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    return CorpusSnapshot(int(documents), int(chunks), digest.hexdigest())
+    documents, chunks = rows.counts(conn)
+    return CorpusSnapshot(documents, chunks, digest.hexdigest())
 
 
 def describe_change(now: CorpusSnapshot | None, previous: CorpusSnapshot | None) -> str | None:

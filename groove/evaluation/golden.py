@@ -8,8 +8,8 @@ Schema (every level rejects unknown and duplicate keys)::
     queries:                required list (may be empty)
       - id: <str>           optional; default = the first 32 code points of `query`, untrimmed
         query: <str>        required
-        expected:           required list; may be empty (the query is then run but left out
-          - path: <str>         of the aggregates); path required, non-empty, KB-relative and
+        expected:           required list of at least one entry (an empty list is refused at
+          - path: <str>         its line); path required, non-empty, KB-relative and
             heading: <str>      compared verbatim (never normalised here); heading optional
         tags: [<str>, ...]  optional; reserved
 
@@ -57,6 +57,10 @@ _ABSENT_HINT = "pass --golden or create <kb>/.groove-eval.yml"
 _SCHEMA_HINT = (
     "golden schema: queries: [{query, expected: [{path, heading?}], id?, tags?}], "
     "defaults?: {limit?, rerank?}"
+)
+_EMPTY_EXPECTED_HINT = (
+    "list at least one note that answers the query under `expected` (path, optional "
+    "heading), or leave the query out until the knowledge base holds its answer"
 )
 _RELEVANCE_HINT = (
     "graded relevance is not supported: every entry under `expected` is relevant; "
@@ -269,7 +273,8 @@ class _Schema:
     def _query(self, node: Node) -> GoldenQuery:
         fields = _fields(node, _QUERY_FIELDS)
         text = _string(_required(fields, "query", node))
-        expected = tuple(_expected(e) for e in _sequence(_required(fields, "expected", node)))
+        expected_node = _required(fields, "expected", node)
+        expected = tuple(_expected(e) for e in _sequence(expected_node))
         tags_node = fields.get("tags")
         tags: tuple[str, ...] = ()
         if tags_node is not None and not _is_null(tags_node):
@@ -282,6 +287,10 @@ class _Schema:
             tags=tags,
             line=_line(node),
         )
+        if not expected:
+            # The seed requires one expected hit at least: an empty list scores nothing.
+            what = f"query {_quote(query.id)}: `expected` is empty, at least one entry is required"
+            raise _Problem(_line(expected_node), what, _EMPTY_EXPECTED_HINT)
         self._check(query)
         return query
 

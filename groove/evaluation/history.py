@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
@@ -33,6 +33,9 @@ from groove.errors import FileRefusedError, HistoryError
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import RunRecord
 from groove.fileguard import is_present, read_checked
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 HISTORY_FILE_NAME = ".groove-eval-history.json"
 MAX_HISTORY_FILE_BYTES = 64 * 1024 * 1024
@@ -48,6 +51,14 @@ class History:
     @property
     def newest(self) -> RunRecord | None:
         return self.runs[0] if self.runs else None
+
+    def frame(self) -> pd.DataFrame:
+        """One row per stored run, oldest first: ``timestamp``, ``model``, ``queries``, the
+        aggregate metrics, ``fingerprint_changed`` and ``corpus_changed`` against the run
+        before (NA for the oldest). Columns: docs/api.md."""
+        from groove.evaluation.frames import history_frame
+
+        return history_frame(self)
 
     def previous_compatible(self, fingerprint: Fingerprint) -> RunRecord | None:
         """The newest run, only if it is comparable with ``fingerprint`` (never an older one)."""

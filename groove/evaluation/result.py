@@ -43,8 +43,9 @@ class EvalRun:
     threshold: float
     kb_path: Path
     golden_path: Path
-    history_path: Path | None
+    history_path: Path | None  # the history read (None: history off)
     notes: tuple[str, ...] = ()
+    history_saved: bool = False  # whether this run was appended to that history
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -142,29 +143,19 @@ class EvalRun:
             }
         return out
 
-    def to_dataframe(self) -> pd.DataFrame:
-        """One row per golden query: metrics, miss / regression flags, expected and top hits."""
-        import pandas as pd
+    def per_query_frame(self) -> pd.DataFrame:
+        """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,
+        the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (NaN without
+        a compatible previous run), ``miss``. Columns: docs/api.md."""
+        from groove.evaluation.frames import per_query_frame
 
-        rows = []
-        flagged = {q.id for q, _ in self.flagged_queries()}
-        for q in self.per_query:
-            row: dict[str, Any] = {"id": q.id, "query": q.query}
-            for k, v in q.metrics.recall_at_k.items():
-                row[f"recall@{k}"] = v
-            row["RR"] = q.metrics.reciprocal_rank
-            for k, v in q.metrics.ndcg_at_k.items():
-                row[f"nDCG@{k}"] = v
-            row["previous recall"] = self.previous_recall(q.id)
-            row["flagged"] = q.id in flagged
-            row["expected"] = ", ".join(_label(e.path, e.heading) for e in q.expected)
-            row["top hits"] = ", ".join(_label(h.path, h.heading) for h in q.top_k[:3])
-            rows.append(row)
-        return pd.DataFrame(rows)
+        return per_query_frame(self)
+
+    def aggregate_frame(self) -> pd.DataFrame:
+        """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
+        from groove.evaluation.frames import aggregate_frame
+
+        return aggregate_frame(self)
 
     def aggregate_dict(self) -> dict[str, Any]:
         return aggregate_to_dict(self.record.aggregate)
-
-
-def _label(path: str, heading: str | None) -> str:
-    return f"{path} › {heading}" if heading else path

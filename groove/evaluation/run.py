@@ -2,9 +2,9 @@
 
 ``run(settings)`` returns an ``EvalRun``: the new run record (what the history stores),
 the previous run it is compared with, the diff, the corpus and golden notes, the findings
-and whether the regression gate tripped. It also appends the run to the history unless
-told not to. Rendering lives in ``groove.report``; the CLI, the notebooks and the CI
-runner all call this one function.
+and whether the regression gate tripped. It also appends the run to the history when the
+settings say so (``save_history``). Rendering lives in ``groove.report``; the CLI, the
+notebooks, the CI runner and ``groove.evaluate`` all call this one function.
 
 Order of work (it decides which error a user sees first): golden file, index, model,
 searches inside one read snapshot (which also takes the corpus digest and the quote scan),
@@ -36,7 +36,7 @@ from groove.store.db import read_snapshot
 
 
 def run(settings: EvalSettings, *, embedder: Embedder | None = None) -> EvalRun:
-    """Evaluate, compare with the history, save the run (unless told not to)."""
+    """Evaluate, compare with the history, save the run (when ``save_history``)."""
     golden = load_golden(settings.golden_path, check_query=compile_query)
     with open_engine(
         settings.kb_path,
@@ -111,7 +111,7 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
     regression = False
     if settings.fail_on_regression and compatible is not None:
         regression = is_regression(record, compatible, settings.regression_threshold)
-    if path is not None:
+    if path is not None and settings.save_history:
         saved = append_run(path, record, settings.history_size)
         notes += [f"groove eval: warning: {w}" for w in saved.warnings]
     return EvalRun(
@@ -124,6 +124,7 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
         golden_path=settings.golden_path,
         history_path=path,
         notes=tuple(notes),
+        history_saved=path is not None and settings.save_history,
     )
 
 

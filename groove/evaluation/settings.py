@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from groove.config import Config, SearchConfig
-from groove.engine.search import SEARCH_LIMIT_MAX, SearchOptions, build_options
+from groove.engine.search import SearchOptions, build_options
 from groove.engine.session import check_kb_path
 from groove.evaluation.result import DEFAULT_LIMIT
+from groove.settings import cap
 
 GOLDEN_FILE_NAME = ".groove-eval.yml"
 
@@ -30,6 +31,7 @@ class EvalSettings:
     history_size: int = 10
     regression_threshold: float = 0.05
     history: bool = True
+    save_history: bool = True
     diff: bool = True
     fail_on_regression: bool = False
     notes: tuple[str, ...] = ()
@@ -63,19 +65,25 @@ def resolve_settings(
     history: bool = True,
     diff: bool = True,
     fail_on_regression: bool = False,
+    save_history: bool | None = None,
 ) -> EvalSettings:
-    """CLI values win over groove.toml, which wins over the built-in defaults."""
+    """CLI values win over groove.toml, which wins over the built-in defaults.
+
+    ``history`` reads the eval history (to diff against) and, unless ``save_history`` is
+    False, appends the run to it; ``save_history`` defaults to ``history`` (the CLI's and
+    the notebook's rule; the API passes False unless asked).
+    """
     kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
     golden_path = golden_path_for(config, kb, golden)
     raw_k = tuple(k_values) if k_values else config.eval.k_values
     wanted_limit = limit if limit is not None else max(raw_k, default=DEFAULT_LIMIT)
     notes: list[str] = []
-    capped = min(wanted_limit, SEARCH_LIMIT_MAX)
+    capped = cap(wanted_limit)
     if capped != wanted_limit:
         notes.append(
             f"groove eval: note: limit {wanted_limit} exceeds the retrieval cap; using {capped}"
         )
-    ks = tuple(sorted({min(k, SEARCH_LIMIT_MAX) for k in raw_k}))
+    ks = tuple(sorted({cap(k) for k in raw_k}))
     search_config: SearchConfig = config.search
     options = build_options(
         search_config, capped, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever
@@ -94,6 +102,7 @@ def resolve_settings(
         history_size=config.eval.history_size,
         regression_threshold=config.eval.regression_threshold,
         history=history,
+        save_history=history if save_history is None else history and save_history,
         diff=diff,
         fail_on_regression=fail_on_regression,
         notes=tuple(notes),

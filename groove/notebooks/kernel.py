@@ -13,11 +13,12 @@ from __future__ import annotations
 import inspect
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from groove.errors import ConfigError, GrooveError
+from groove.errors import GrooveError
 from groove.notebooks.runner import (
     RESULT_FILE,
     SUMMARY_FILE,
@@ -26,6 +27,7 @@ from groove.notebooks.runner import (
     write_result,
 )
 from groove.report import plots
+from groove.settings import EVAL, TUNE, Setting
 
 if TYPE_CHECKING:
     from groove.config import Config
@@ -80,20 +82,27 @@ def eval_report(
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
+        given = _parameters(
+            EVAL,
+            kb_path=kb_path,
+            golden=golden,
+            model=model,
+            k_values=k_values,
+            limit=limit,
+            reranker=reranker,
+            mmr=mmr,
+            mmr_lambda=mmr_lambda,
+            mmr_same_doc_penalty=mmr_same_doc_penalty,
+            parent_retriever=parent_retriever,
+            history=history,
+            fail_on_regression=fail_on_regression,
+            config=config,
+        )
         settings = resolve_settings(
-            _config(config),
-            kb_path=_path(kb_path, "kb_path"),
-            golden=_path(golden, "golden"),
-            k_values=_k_values(k_values),
-            limit=_int(limit, "limit"),
-            model=_text(model, "model"),
-            reranker=_text(reranker, "reranker"),
-            mmr=_bool(mmr, "mmr"),
-            mmr_lambda=_fraction(mmr_lambda, "mmr_lambda"),
-            mmr_same_doc_penalty=_fraction(mmr_same_doc_penalty, "mmr_same_doc_penalty"),
-            parent_retriever=_bool(parent_retriever, "parent_retriever"),
-            history=_bool(history, "history") is not False,
-            fail_on_regression=_bool(fail_on_regression, "fail_on_regression") is True,
+            _config(given.pop("config")),
+            history=given.pop("history") is not False,
+            fail_on_regression=given.pop("fail_on_regression") is True,
+            **given,
         )
         run = evaluation.run(settings)
     except GrooveError as exc:
@@ -134,18 +143,21 @@ def tune_explorer(
     log: list[str] = []
     plots.preload()
     try:
-        saved = _path(tune_json, "tune_json")
+        given = _parameters(
+            TUNE,
+            kb_path=kb_path,
+            golden=golden,
+            model=model,
+            k_values=k_values,
+            limit=limit,
+            tune_json=tune_json,
+            config=config,
+        )
+        saved = given.pop("tune_json")
         if saved is not None:
             result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
-            settings = tune_settings(
-                _config(config),
-                kb_path=_path(kb_path, "kb_path"),
-                golden=_path(golden, "golden"),
-                k_values=_k_values(k_values),
-                limit=_int(limit, "limit"),
-                model=_text(model, "model"),
-            )
+            settings = tune_settings(_config(given.pop("config")), **given)
             result, source = tune.run(settings, log=log.append), "measured"
     except GrooveError as exc:
         return _refused(exc, result_path)
@@ -212,67 +224,13 @@ def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
     return Outcome(None, exc.exit_code, exc)
 
 
-def _config(path: Any) -> Config:
+def _config(path: Path | None) -> Config:
     from groove.config import load_config
 
-    return load_config(_path(path, "config"))
+    return load_config(path)
 
 
-# Parameters arrive as whatever papermill injected: a wrong type is an input error (exit 2).
-
-
-def _bad(name: str, value: Any, wanted: str) -> ConfigError:
-    return ConfigError(
-        f"parameter {name} must be {wanted}, got {value!r}", f"pass it like -p {name} VALUE"
-    )
-
-
-def _path(value: Any, name: str) -> Path | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str | Path):
-        raise _bad(name, value, "a path")
-    return Path(value).expanduser()
-
-
-def _text(value: Any, name: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value or None
-    raise _bad(name, value, "text")
-
-
-def _int(value: Any, name: str) -> int | None:
-    return None if value is None else _whole(value, name)
-
-
-def _whole(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _bad(name, value, "a whole number >= 1")
-    return value
-
-
-def _fraction(value: Any, name: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise _bad(name, value, "a number from 0 to 1")
-    return float(value)
-
-
-def _bool(value: Any, name: str) -> bool | None:
-    if value is None or isinstance(value, bool):
-        return value
-    raise _bad(name, value, "true or false")
-
-
-def _k_values(value: Any) -> tuple[int, ...] | None:
-    from groove.config import parse_k_list
-
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return parse_k_list(value.strip().strip("[]"))
-    items = [value] if isinstance(value, int) else value
-    if not isinstance(items, list | tuple) or not items:
-        raise _bad("k_values", value, "a list of whole numbers like [1, 5, 10]")
-    return tuple(_whole(k, "k_values") for k in items)
+def _parameters(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
+    """The parameters as papermill injected them, checked against their declaration
+    (groove.settings): a wrong type is an input error (exit 2), not a traceback."""
+    return {name: table[name].parse(value) for name, value in given.items()}

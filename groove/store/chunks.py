@@ -7,7 +7,7 @@ FTS and vector rows are written or removed together, or not at all.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -194,3 +194,48 @@ def counts(conn: Connection) -> tuple[int, int]:
     documents = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
     chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     return int(documents), int(chunks)
+
+
+def document_of(conn: Connection, chunk_id: int) -> int | None:
+    """The document id of chunk ``chunk_id``, or None when the chunk is not in the index."""
+    row = conn.execute("SELECT document_id FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def chunk_labels(conn: Connection) -> dict[int, tuple[str, str | None]]:
+    """chunk id -> (path, heading) for every chunk: what the hit rule matches against."""
+    found = conn.execute(
+        "SELECT c.id, d.path, c.heading FROM chunks c JOIN documents d ON d.id = c.document_id"
+    )
+    return {chunk_id: (path, heading) for chunk_id, path, heading in found}
+
+
+def any_context(conn: Connection) -> bool:
+    """Whether at least one chunk has a non-empty context column."""
+    found = conn.execute(
+        "SELECT 1 FROM chunks WHERE context_text IS NOT NULL AND context_text != '' LIMIT 1"
+    ).fetchone()
+    return found is not None
+
+
+#: One chunk as the corpus digest reads it: path, chunk_index, heading, content, context.
+ChunkText = tuple[str, int, str | None, str, str | None]
+
+
+def chunk_texts_in_order(conn: Connection) -> Iterator[ChunkText]:
+    """Every chunk's text fields, in ``(path, chunk_index)`` order, streamed."""
+    yield from conn.execute(
+        "SELECT d.path, c.chunk_index, c.heading, c.content, c.context_text "
+        "FROM chunks c JOIN documents d ON d.id = c.document_id "
+        "ORDER BY d.path, c.chunk_index"
+    )
+
+
+def clear_all(conn: Connection) -> None:
+    """Empty the index (rows, FTS, index_meta) and drop the vector table, whose dimension
+    belongs to the old model. Runs in the caller's transaction."""
+    conn.execute("DELETE FROM fts_chunks")
+    conn.execute("DELETE FROM chunks")
+    conn.execute("DELETE FROM documents")
+    conn.execute("DELETE FROM index_meta")
+    conn.execute("DROP TABLE IF EXISTS vec_chunks")

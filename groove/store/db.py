@@ -92,7 +92,7 @@ def open_existing(db_path: Path, kb_path: Path) -> Connection:
     """Open an index that must already exist (search, eval, tune)."""
     if not db_path.is_file():
         raise IndexMissingError(
-            f"No index found at {db_path}.",
+            f"No index found at {db_path}",  # no full stop: it would read as part of the path
             f"run `groove index --kb-path {kb_path}` first",
         )
     return connect(db_path)

@@ -4,4 +4,32 @@ grid (the 384 conditions), table (per-query metrics for each condition), select 
 descent and nested leave-one-query-out CV), stats (mean, paired SE, sign test), gates (the
 five adoption gates) and simulation (the AU-16 / AU-68 studies behind the 3 x SE gate).
 Import the submodules directly; this package re-exports nothing so that importing it stays cheap.
+
+The package is also the public function ``groove.tune(kb_path, ...)`` (groove.api.tune):
+importing a submodule binds the package as the attribute ``tune`` of ``groove``, over any
+function of that name, so the package itself is made callable and forwards the call.
 """
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+
+class _CallablePackage(types.ModuleType):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from groove.api import tune
+
+        return tune(*args, **kwargs)
+
+    @property
+    def __signature__(self) -> Any:
+        import inspect
+
+        from groove.api import tune
+
+        return inspect.signature(tune)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import AggregateMetrics
 from groove.tune.gates import Impact, Verdict
 from groove.tune.select import LooResult, PhaseScores
 from groove.tune.table import MetricTable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 EXIT_NO_EFFECTIVE_QUERIES = 2
 
@@ -59,7 +63,7 @@ class TuneResult:
     k_values: tuple[int, ...]
     chunk_total: int
     context_axis_noop: bool
-    queries: tuple[GoldenQuery, ...]  # the usable ones (non-empty expected), table rows
+    queries: tuple[GoldenQuery, ...]  # the golden queries, in file order: the table's rows
     diagnostics: tuple[QueryDiagnostics, ...]
     analysis: Analysis | None  # None when no query was effective (grid not run)
     notes: tuple[str, ...] = field(default=())
@@ -75,3 +79,25 @@ class TuneResult:
     @property
     def exit_code(self) -> int:
         return 0 if self.ran_grid else EXIT_NO_EFFECTIVE_QUERIES
+
+    def conditions_frame(self) -> pd.DataFrame:
+        """One row per grid condition (384): ``condition``, ``rrf_k``, the three bm25
+        weights, ``default``, ``refit``, the mean of each metric over the queries,
+        ``ndcg@5_delta`` / ``ndcg@5_delta_se`` against the default on the effective queries,
+        ``folds`` (how many leave-one-query-out folds chose it). Columns: docs/api.md."""
+        from groove.tune.frames import conditions_frame
+
+        return conditions_frame(self)
+
+    def table_frame(self) -> pd.DataFrame:
+        """The metric table in long form: ``query``, ``condition``, ``metric``, ``value``."""
+        from groove.tune.frames import table_frame
+
+        return table_frame(self)
+
+    def folds_frame(self) -> pd.DataFrame:
+        """One row per leave-one-query-out fold: ``query`` (held out), the condition chosen
+        without it, ``held_out_delta`` (its nDCG@5 gain on that query), ``refit``."""
+        from groove.tune.frames import folds_frame
+
+        return folds_frame(self)

@@ -19,6 +19,8 @@ from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.search import excluded_chunks, fts_leg, vector_leg
 from groove.engine.session import open_engine
 from groove.evaluation.golden import GoldenQuery, load_golden
+from groove.store import chunks as rows
+from groove.store import legs
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
 from groove.tune.analysis import analyse
@@ -36,10 +38,8 @@ def run(
 ) -> TuneResult:
     """Pre-flight, sweep, select, cross-validate, gate. ``log`` receives progress lines."""
     say = log or (lambda _line: None)
-    golden = load_golden(settings.golden_path, check_query=compile_query)
-    usable = tuple(q for q in golden.queries if q.expected)
-    for _ in range(len(golden.queries) - len(usable)):
-        say("groove tune: warning: skipping golden query with no expected hits")
+    # load_golden refuses a query without an expected hit, so every query is a table row.
+    usable = load_golden(settings.golden_path, check_query=compile_query).queries
     with open_engine(
         settings.kb_path,
         db_path=settings.db_path,
@@ -82,11 +82,8 @@ def run(
 
 
 def _index_facts(conn: Connection) -> tuple[int, bool]:
-    chunk_total = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-    has_context = conn.execute(
-        "SELECT 1 FROM chunks WHERE context_text IS NOT NULL AND context_text != '' LIMIT 1"
-    ).fetchone()
-    return chunk_total, has_context is None
+    _, chunk_total = rows.counts(conn)
+    return chunk_total, not rows.any_context(conn)
 
 
 def _preflight(
@@ -97,13 +94,7 @@ def _preflight(
     pool: int,
     chunk_total: int,
 ) -> QueryDiagnostics:
-    total = 0
-    if compiled.match is not None:
-        total = int(
-            conn.execute(
-                "SELECT count(*) FROM fts_chunks WHERE fts_chunks MATCH ?", (compiled.match,)
-            ).fetchone()[0]
-        )
+    total = 0 if compiled.match is None else legs.match_count(conn, compiled.match)
     fts_ids = fts_leg(conn, compiled.match, FusionConfig().weights, pool)
     vec_ids = set(vector_leg(conn, vector, pool, excluded_chunks(conn, compiled)))
     return QueryDiagnostics(
@@ -150,12 +141,7 @@ def _sweep(
     diagnostics: Sequence[QueryDiagnostics],
     say: Log,
 ) -> tuple[MetricTable, list[QueryDiagnostics]]:
-    labels = {
-        chunk_id: (path, heading)
-        for chunk_id, path, heading in conn.execute(
-            "SELECT c.id, d.path, c.heading FROM chunks c JOIN documents d ON d.id = c.document_id"
-        )
-    }
+    labels = rows.chunk_labels(conn)
     ks = settings.k_values
     shape = (len(usable), N_CONDITIONS)
     ndcg = {k: np.zeros(shape) for k in ks}

@@ -9,11 +9,10 @@ from pathlib import Path
 from groove.config import Config, FusionConfig
 from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
-from groove.errors import ConfigError
 from groove.evaluation.settings import golden_path_for
+from groove.settings import cap
 from groove.tune.grid import PRIMARY_K
 
-MAX_K = 10_000
 SMALL_N_WARN = 50
 
 
@@ -47,16 +46,14 @@ def resolve_settings(
     """Flags over groove.toml over defaults; k always includes the primary k (5)."""
     kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
     raw_k = tuple(k_values) if k_values else config.eval.k_values
-    ks = tuple(sorted({k for k in raw_k if k > 0} | {PRIMARY_K}))
-    if max(ks) > MAX_K:
-        raise ConfigError(
-            f"k value {max(ks)} exceeds the supported maximum {MAX_K}", "use smaller --k values"
-        )
-    if limit is not None and limit > MAX_K:
-        raise ConfigError(
-            f"--limit {limit} exceeds the supported maximum {MAX_K}", "use a smaller --limit"
-        )
+    # The same rule as eval (groove.settings): k and the limit are capped at LIMIT_MAX.
+    ks = tuple(sorted({cap(k) for k in raw_k if k > 0} | {PRIMARY_K}))
     notes = []
+    if limit is not None and cap(limit) != limit:
+        notes.append(
+            f"groove tune: note: limit {limit} exceeds the retrieval cap; using {cap(limit)}"
+        )
+        limit = cap(limit)
     search = config.search
     if search.mmr.enabled or search.parent_retriever.enabled:
         notes.append(

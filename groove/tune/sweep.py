@@ -23,13 +23,12 @@ import numpy as np
 from groove.engine.query import CompiledQuery
 from groove.engine.search import excluded_chunks, fts_leg, rrf_fuse, vector_leg
 from groove.evaluation.metrics import Expected, ExpectedMatcher, QueryMetrics, metrics_from_matches
+from groove.store import legs
 from groove.store.sqlite import Connection
 from groove.tune.grid import N_CONDITIONS, RRF_K_GRID, all_conditions, weight_sets
 
 _WEIGHTS = weight_sets()
 _N_K = len(RRF_K_GRID)
-_BM25_COLUMNS = ", ".join(f"bm25(fts_chunks, {h!r}, {c!r}, {b!r})" for h, c, b in _WEIGHTS)
-_SWEEP_SQL = f"SELECT rowid, {_BM25_COLUMNS} FROM fts_chunks WHERE fts_chunks MATCH ?"
 # Indices of the two weight sets the bm25-sensitivity diagnostic compares.
 _HEADING_HEAVY = _WEIGHTS.index((4.0, 0.5, 0.5))
 _CONTENT_HEAVY = _WEIGHTS.index((0.5, 0.5, 4.0))
@@ -51,7 +50,7 @@ def fts_rankings(conn: Connection, match: str | None, pool: int) -> list[tuple[i
     """The top-``pool`` FTS id list for each of the 64 weight sets, from one SQL pass."""
     if match is None:
         return [()] * len(_WEIGHTS)
-    found = conn.execute(_SWEEP_SQL, (match,)).fetchall()
+    found = legs.bm25_columns(conn, match, _WEIGHTS)
     if not found:
         return [()] * len(_WEIGHTS)
     table = np.array(found, dtype=np.float64)

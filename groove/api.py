@@ -1,0 +1,278 @@
+"""groove as a library: one call per task, returning the dataclasses the CLI renders.
+
+``import groove`` exposes these functions; docs/api.md shows each with real output. Paths
+may be ``str`` or path-like, and ``~`` expands. Keywords are the settings declared in
+groove.settings, checked there (a wrong value is a ConfigError, as on the command line);
+a keyword left as None comes from groove.toml (found as the CLI finds it, or ``config=``),
+else from the built-in default. Heavy modules are imported inside the functions, so that
+importing groove stays cheap.
+
+Unlike ``groove eval``, ``evaluate`` does not append the run to the eval history unless
+``save_history=True``: an exploratory run in a notebook must not become the baseline the
+CI gate compares against. It still reads the history, to diff against its newest run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from groove.settings import EVAL, INDEX, SEARCH, TUNE, Setting
+
+if TYPE_CHECKING:
+    from groove.config import Config
+    from groove.engine.index import IndexSummary
+    from groove.engine.search import SearchResult
+    from groove.evaluation.history import History
+    from groove.evaluation.result import EvalRun
+    from groove.tune.result import TuneResult
+
+PathArg = str | os.PathLike[str]
+
+
+def index(
+    kb_path: PathArg | None,
+    *,
+    db_path: PathArg | None = None,
+    force: bool = False,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    config: PathArg | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> IndexSummary:
+    """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
+
+    Only new and changed files are embedded. ``progress(done, total)`` follows the chunks
+    embedded. Returns what the build did; its ``line()`` is the CLI's summary line.
+    """
+    from groove.engine.index import build
+    from groove.engine.session import check_kb_path, index_embedder
+
+    given = _keywords(INDEX, kb_path=kb_path, db_path=db_path, model=model, model_path=model_path)
+    loaded = _config(config)
+    kb = check_kb_path(given["kb_path"] or loaded.kb_path)
+    chosen_model_path = given["model_path"] or loaded.model_path
+    embedder = index_embedder(
+        kb,
+        db_path=given["db_path"],
+        model=given["model"],
+        model_path=chosen_model_path,
+        config=loaded,
+    )
+    return build(
+        kb,
+        embedder,
+        db_path=given["db_path"],
+        config=loaded,
+        force=force,
+        progress=progress,
+        model_path=chosen_model_path,
+    )
+
+
+def search(
+    query: str,
+    kb_path: PathArg | None,
+    *,
+    limit: int = 10,
+    reranker: str | None = None,
+    mmr: bool | None = None,
+    mmr_lambda: float | None = None,
+    mmr_same_doc_penalty: float | None = None,
+    parent_retriever: bool | None = None,
+    db_path: PathArg | None = None,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    config: PathArg | None = None,
+) -> SearchResult:
+    """Search the index of ``kb_path`` with the hybrid pipeline, like ``groove search``.
+
+    Returns the ranked ``hits`` (rank, path, heading, score, content) and any warnings.
+    ``limit`` runs from 1 to groove.settings.LIMIT_MAX.
+    """
+    from groove.engine.query import compile_query
+    from groove.engine.rerank import load_reranker
+    from groove.engine.search import build_options
+    from groove.engine.search import search as run_search
+    from groove.engine.session import open_engine
+
+    given = _keywords(
+        SEARCH,
+        kb_path=kb_path,
+        limit=limit,
+        reranker=reranker,
+        mmr=mmr,
+        mmr_lambda=mmr_lambda,
+        mmr_same_doc_penalty=mmr_same_doc_penalty,
+        parent_retriever=parent_retriever,
+        db_path=db_path,
+        model=model,
+        model_path=model_path,
+    )
+    if given["limit"] is None:
+        given["limit"] = SEARCH["limit"].default
+    _at_most(SEARCH["limit"], given["limit"])
+    loaded = _config(config)
+    compiled = compile_query(query)  # refuse a bad query before loading any model
+    options = build_options(
+        loaded.search,
+        given["limit"],
+        given["mmr"],
+        given["mmr_lambda"],
+        given["mmr_same_doc_penalty"],
+        given["parent_retriever"],
+    )
+    with open_engine(
+        given["kb_path"] or loaded.kb_path,
+        db_path=given["db_path"],
+        model=given["model"],
+        model_path=given["model_path"],
+        config=loaded,
+    ) as engine:
+        cross_encoder = load_reranker(given["reranker"] or loaded.reranker)
+        vector = engine.embed_queries([compiled.positive_text])[0]
+        return run_search(engine.conn, query, vector, options, cross_encoder, compiled)
+
+
+def evaluate(
+    kb_path: PathArg | None,
+    golden: PathArg | None = None,
+    *,
+    k_values: Sequence[int] | None = None,
+    limit: int | None = None,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    reranker: str | None = None,
+    mmr: bool | None = None,
+    mmr_lambda: float | None = None,
+    mmr_same_doc_penalty: float | None = None,
+    parent_retriever: bool | None = None,
+    db_path: PathArg | None = None,
+    history: bool = True,
+    save_history: bool = False,
+    diff: bool = True,
+    fail_on_regression: bool = False,
+    config: PathArg | None = None,
+) -> EvalRun:
+    """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
+    ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
+
+    ``history=False`` neither reads nor writes the eval history; ``save_history=True``
+    appends this run to it (what ``groove eval`` always does). The result's
+    ``per_query_frame()`` and ``aggregate_frame()`` are pandas views of it.
+    """
+    from groove.evaluation import run as evaluation
+    from groove.evaluation.settings import resolve_settings
+
+    given = _keywords(
+        EVAL,
+        kb_path=kb_path,
+        golden=golden,
+        k_values=k_values,
+        limit=limit,
+        model=model,
+        model_path=model_path,
+        reranker=reranker,
+        mmr=mmr,
+        mmr_lambda=mmr_lambda,
+        mmr_same_doc_penalty=mmr_same_doc_penalty,
+        parent_retriever=parent_retriever,
+        db_path=db_path,
+        history=history,
+        save_history=save_history,
+        diff=diff,
+        fail_on_regression=fail_on_regression,
+    )
+    settings = resolve_settings(_config(config), **given)
+    return evaluation.run(settings)
+
+
+def load_history(kb_path: PathArg) -> History:
+    """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
+    first; empty when there is none yet. ``frame()`` gives one row per run, oldest first."""
+    from groove.engine.session import check_kb_path
+    from groove.evaluation.history import history_path
+    from groove.evaluation.history import load_history as read_history
+
+    kb = check_kb_path(_keywords(EVAL, kb_path=kb_path)["kb_path"])
+    return read_history(history_path(kb))
+
+
+def tune(
+    kb_path: PathArg | None,
+    golden: PathArg | None = None,
+    *,
+    k_values: Sequence[int] | None = None,
+    limit: int | None = None,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    db_path: PathArg | None = None,
+    config: PathArg | None = None,
+    log: Callable[[str], None] | None = None,
+) -> TuneResult:
+    """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
+
+    Applies nothing. ``log`` receives the progress and diagnostic lines the CLI prints on
+    stderr. The result's ``conditions_frame()``, ``table_frame()`` and ``folds_frame()``
+    are pandas views of it; ``save_tune`` writes it for ``load_tune``.
+    """
+    from groove.tune import run as tune_run
+    from groove.tune.settings import resolve_settings
+
+    given = _keywords(
+        TUNE,
+        kb_path=kb_path,
+        golden=golden,
+        k_values=k_values,
+        limit=limit,
+        model=model,
+        model_path=model_path,
+        db_path=db_path,
+    )
+    settings = resolve_settings(_config(config), **given)
+    say = log or (lambda _line: None)
+    for note in settings.notes:
+        say(note)
+    return tune_run.run(settings, log=log)
+
+
+def save_tune(result: TuneResult, path: PathArg) -> Path:
+    """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
+    from groove.tune import export
+
+    return export.save_tune(result, _path(path))
+
+
+def load_tune(path: PathArg) -> TuneResult:
+    """A tune result saved by ``save_tune`` or by the tune-explorer notebook (its
+    result.json). The selection and the gates are recomputed from the saved table."""
+    from groove.tune import export
+
+    return export.load_tune(_path(path))
+
+
+def _path(value: PathArg) -> Path:
+    return Path(value).expanduser()
+
+
+def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
+    return {name: table[name].parse(value, source="keyword") for name, value in given.items()}
+
+
+def _at_most(setting: Setting, value: int) -> None:
+    from groove.errors import ConfigError
+    from groove.settings import LIMIT_MAX
+
+    if value > LIMIT_MAX:
+        raise ConfigError(
+            f"keyword {setting.name} must be at most {LIMIT_MAX}, got {value!r}",
+            f"pass {setting.name}= from 1 to {LIMIT_MAX}",
+        )
+
+
+def _config(path: PathArg | None) -> Config:
+    from groove.config import load_config
+
+    return load_config(_path(path) if path is not None else None)

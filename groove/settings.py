@@ -1,0 +1,328 @@
+"""Every setting of ``groove eval``, ``groove tune`` and the report notebooks, declared once.
+
+A ``Setting`` names one input with its kind, its limits, its help text, its command-line
+flag and where it is accepted. Everything else is derived from this table:
+
+* the click options of ``groove eval`` / ``groove tune`` (and the shared ``--kb-path``,
+  ``--db``, ``--model``, ``--model-path`` and pipeline options of ``index`` / ``search``),
+  built by ``groove.cli.common.setting_options``;
+* the check of the notebooks' parameters (``groove.notebooks.kernel``) and of the keywords
+  of ``groove.evaluate`` / ``groove.tune`` (``Setting.parse``);
+* tests that compare the notebooks' parameters cells and the API signatures with it.
+
+One rule for the size of a result list: ``limit`` and every k are whole numbers from 1, and
+a value above ``LIMIT_MAX`` (the most hits one search returns) is lowered to it, with a note
+for the limit. groove.toml's ``[eval].k_values`` is checked against the same bound.
+
+This module imports nothing heavy: the CLI reads it to build ``groove --help``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from groove.errors import ConfigError
+
+#: The most hits one search returns (and so the largest useful --limit or k).
+LIMIT_MAX = 1000
+
+Kind = Literal["path", "file", "folder", "text", "whole", "fraction", "bool", "k_list"]
+Surface = Literal["cli", "api", "notebook"]
+ALL: frozenset[Surface] = frozenset({"cli", "api", "notebook"})
+
+_WANTED = {
+    "path": "a path",
+    "file": "a path",
+    "folder": "a path",
+    "text": "text",
+    "whole": "a whole number >= 1",
+    "fraction": "a number from 0 to 1",
+    "bool": "true or false",
+    "k_list": "a list of whole numbers like [1, 5, 10]",
+}
+
+
+class _Refused(ValueError):
+    def __init__(self, value: Any, wanted: str) -> None:
+        super().__init__(wanted)
+        self.value = value
+        self.wanted = wanted
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One input: ``name`` is the API keyword and the notebook parameter.
+
+    ``default`` is what the API and the notebooks use when the input is not given (None:
+    groove.toml, else the built-in default). ``flag`` is the command-line option (None: no
+    flag); a ``switch`` flag takes no value and, when it starts with ``--no-``, turns the
+    setting off. ``surfaces`` says where the setting is accepted.
+    """
+
+    name: str
+    kind: Kind
+    help: str
+    flag: str | None = None
+    dest: str | None = None
+    metavar: str | None = None
+    switch: bool = False
+    default: Any = None
+    surfaces: frozenset[Surface] = ALL
+
+    @property
+    def param(self) -> str:
+        """The click parameter (and command function argument) name."""
+        if self.dest is not None:
+            return self.dest
+        assert self.flag is not None, self.name
+        return self.flag.removeprefix("--").replace("-", "_")
+
+    def parse(self, value: Any, *, source: str = "parameter") -> Any:
+        """``value`` checked against the kind and limits; None stays None.
+
+        A wrong value is a ConfigError (exit 2) worded for ``source``: ``parameter`` (a
+        notebook parameter, given with ``-p``) or ``keyword`` (an argument of the API).
+        """
+        try:
+            return _parse(self.kind, value)
+        except _Refused as bad:
+            hint = (
+                f"pass it like -p {self.name} VALUE"
+                if source == "parameter"
+                else f"pass {self.name}= as {_WANTED[self.kind]}, or leave it out"
+            )
+            raise ConfigError(
+                f"{source} {self.name} must be {bad.wanted}, got {bad.value!r}", hint
+            ) from None
+
+
+def _parse(kind: Kind, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind in ("path", "file", "folder"):
+        if value == "":
+            return None
+        if not isinstance(value, str | Path) and not hasattr(value, "__fspath__"):
+            raise _Refused(value, _WANTED[kind])
+        return Path(value).expanduser()
+    if kind == "text":
+        if not isinstance(value, str):
+            raise _Refused(value, _WANTED[kind])
+        return value or None
+    if kind == "whole":
+        return _whole(value)
+    if kind == "fraction":
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise _Refused(value, _WANTED[kind])
+        return float(value)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise _Refused(value, _WANTED[kind])
+        return value
+    return _k_list(value)
+
+
+def _whole(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _Refused(value, _WANTED["whole"])
+    return value
+
+
+def _k_list(value: Any) -> tuple[int, ...]:
+    if isinstance(value, str):
+        from groove.config import parse_k_list
+
+        return parse_k_list(value.strip().strip("[]"))
+    items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(items, list | tuple) or not items:
+        raise _Refused(value, _WANTED["k_list"])
+    return tuple(_whole(k) for k in items)
+
+
+def _table(*settings: Setting) -> Mapping[str, Setting]:
+    return {s.name: s for s in settings}
+
+
+# ---------------------------------------------------------------- shared
+
+KB_PATH = Setting(
+    "kb_path",
+    "path",
+    "Folder of the knowledge base (or kb_path in groove.toml).",
+    flag="--kb-path",
+)
+DB_PATH = Setting(
+    "db_path",
+    "file",
+    "Index database (default: <parent of KB>/.groove.db).",
+    flag="--db",
+    dest="db_path",
+    surfaces=frozenset({"cli", "api"}),
+)
+MODEL = Setting(
+    "model", "text", "Embedding model name (default: the index's model).", flag="--model"
+)
+MODEL_PATH = Setting(
+    "model_path",
+    "folder",
+    "Local folder with model.onnx and tokenizer files.",
+    flag="--model-path",
+    surfaces=frozenset({"cli", "api"}),
+)
+GOLDEN = Setting(
+    "golden",
+    "file",
+    "Golden YAML (default: [eval].golden, else <kb>/.groove-eval.yml).",
+    flag="--golden",
+)
+LIMIT = Setting(
+    "limit",
+    "whole",
+    "Hits per query.",
+    flag="--limit",
+)
+CONFIG = Setting(
+    "config",
+    "file",
+    "groove.toml to use (default: ./groove.toml, then the git root's).",
+    surfaces=frozenset({"api", "notebook"}),  # the CLI's is the group option --config
+)
+MMR = Setting(
+    "mmr",
+    "bool",
+    "Diversify results with MMR (overrides [search.mmr]).",
+    flag="--mmr",
+    metavar="BOOL",
+)
+MMR_LAMBDA = Setting("mmr_lambda", "fraction", "MMR relevance weight.", flag="--mmr-lambda")
+MMR_SAME_DOC_PENALTY = Setting(
+    "mmr_same_doc_penalty",
+    "fraction",
+    "MMR penalty for a second hit from one document, 0..1.",
+    flag="--mmr-same-doc-penalty",
+)
+PARENT_RETRIEVER = Setting(
+    "parent_retriever",
+    "bool",
+    "Widen hits to their section (overrides [search.parent_retriever]).",
+    flag="--parent-retriever",
+    metavar="BOOL",
+)
+
+RERANKER = Setting("reranker", "text", "Cross-encoder model name, or none.", flag="--reranker")
+
+# ---------------------------------------------------------------- groove index / search
+# (their command-line options are written in groove/cli/engine_cmds.py; the shared ones
+# above are generated from this table)
+
+INDEX = _table(KB_PATH, DB_PATH, MODEL, MODEL_PATH, CONFIG)
+
+SEARCH = _table(
+    KB_PATH,
+    Setting("limit", "whole", f"Hits, 1 to {LIMIT_MAX}.", flag="--limit", default=10),
+    RERANKER,
+    MMR,
+    MMR_LAMBDA,
+    MMR_SAME_DOC_PENALTY,
+    PARENT_RETRIEVER,
+    DB_PATH,
+    MODEL,
+    MODEL_PATH,
+    CONFIG,
+)
+
+# ---------------------------------------------------------------- groove eval
+
+EVAL = _table(
+    KB_PATH,
+    GOLDEN,
+    Setting(
+        "k_values",
+        "k_list",
+        "Cut-offs for recall/nDCG.",
+        flag="--k",
+        dest="k_text",
+        metavar="1,5,10",
+    ),
+    MODEL,
+    MODEL_PATH,
+    RERANKER,
+    LIMIT,
+    Setting(
+        "history",
+        "bool",
+        "Neither read nor write the history.",
+        flag="--no-history",
+        switch=True,
+        default=True,
+    ),
+    Setting(
+        "save_history",
+        "bool",
+        "Append this run to the eval history (the CLI and notebook do when history is on).",
+        default=False,
+        surfaces=frozenset({"api"}),
+    ),
+    Setting(
+        "diff",
+        "bool",
+        "Do not compare with the previous run.",
+        flag="--no-diff",
+        switch=True,
+        default=True,
+        surfaces=frozenset({"cli", "api"}),
+    ),
+    Setting(
+        "fail_on_regression",
+        "bool",
+        "Exit 1 if a metric fell by more than regression_threshold since the last run.",
+        flag="--fail-on-regression",
+        switch=True,
+        default=False,
+    ),
+    MMR,
+    MMR_LAMBDA,
+    MMR_SAME_DOC_PENALTY,
+    PARENT_RETRIEVER,
+    DB_PATH,
+    CONFIG,
+)
+
+# ---------------------------------------------------------------- groove tune
+
+TUNE = _table(
+    KB_PATH,
+    GOLDEN,
+    MODEL,
+    MODEL_PATH,
+    Setting(
+        "k_values",
+        "k_list",
+        "Cut-offs (5 is always in).",
+        flag="--k",
+        dest="k_text",
+        metavar="1,5,10",
+    ),
+    LIMIT,
+    DB_PATH,
+    CONFIG,
+    Setting(
+        "tune_json",
+        "file",
+        "A saved tune result to show instead of measuring (the tune explorer).",
+        surfaces=frozenset({"notebook"}),
+    ),
+)
+
+
+def on(table: Mapping[str, Setting], surface: Surface) -> tuple[str, ...]:
+    """The names of ``table`` accepted on ``surface``, in declaration order."""
+    return tuple(name for name, s in table.items() if surface in s.surfaces)
+
+
+def cap(value: int) -> int:
+    """``value`` lowered to LIMIT_MAX (the one rule for a limit and for each k)."""
+    return min(value, LIMIT_MAX)

@@ -1,0 +1,140 @@
+"""pandas views of a tune result (``TuneResult.conditions_frame`` ...).
+
+Metric columns and values use the names of groove.evaluation.frames: ``recall@k``, ``mrr``
+(in the table, a query's reciprocal rank) and ``ndcg@k``. ``condition`` is a condition's
+flat index in the grid (0..383, see grid.py); join the long table on it. Every frame has
+its columns also when the grid did not run (then with no rows). Columns: docs/api.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS, PRIMARY_K, all_conditions
+from groove.tune.select import condition_means
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from groove.tune.result import TuneResult
+    from groove.tune.table import MetricTable
+
+GRID_COLUMNS = (
+    "condition",
+    "rrf_k",
+    "bm25_heading_weight",
+    "bm25_context_weight",
+    "bm25_content_weight",
+)
+PRIMARY = f"ndcg@{PRIMARY_K}"
+
+
+def metric_arrays(table: MetricTable) -> dict[str, np.ndarray]:
+    """Each metric's (queries x 384) array under its frame name, in report order."""
+    arrays = {f"recall@{k}": table.recall[k] for k in table.k_values}
+    arrays["mrr"] = table.rr
+    arrays.update({f"ndcg@{k}": table.ndcg[k] for k in table.k_values})
+    return arrays
+
+
+def conditions_frame(result: TuneResult) -> pd.DataFrame:
+    """One row per grid condition (384), in flat-index order."""
+    import pandas as pd
+
+    metrics = [f"recall@{k}" for k in result.k_values]
+    metrics += ["mrr", *(f"ndcg@{k}" for k in result.k_values)]
+    columns = [
+        *GRID_COLUMNS,
+        "default",
+        "refit",
+        *metrics,
+        f"{PRIMARY}_delta",
+        f"{PRIMARY}_delta_se",
+        "folds",
+    ]
+    analysis = result.analysis
+    if analysis is None:
+        return pd.DataFrame(columns=columns)
+    table = analysis.table
+    rows = list(range(table.n_queries))
+    data: dict[str, object] = _grid_columns()
+    data["default"] = np.arange(N_CONDITIONS) == DEFAULT_CONDITION.index
+    data["refit"] = np.arange(N_CONDITIONS) == analysis.loo.refit.index
+    for name, array in metric_arrays(table).items():
+        data[name] = condition_means(array, rows)  # over every query, as eval reports them
+    # The primary metric's gain over the default on the effective queries, which is what
+    # selection and the gates compare, and its paired standard error.
+    effective = np.asarray(result.effective_rows, dtype=np.intp)
+    diffs = table.primary[effective] - table.primary[effective, DEFAULT_CONDITION.index][:, None]
+    n = len(effective)
+    data[f"{PRIMARY}_delta"] = condition_means(diffs, range(n)) if n else np.full(N_CONDITIONS, 0.0)
+    data[f"{PRIMARY}_delta_se"] = (
+        diffs.std(axis=0, ddof=1) / np.sqrt(n) if n >= 2 else np.full(N_CONDITIONS, np.nan)
+    )
+    folds = np.zeros(N_CONDITIONS, dtype=np.int64)
+    for chosen in analysis.loo.folds:
+        folds[chosen.index] += 1
+    data["folds"] = folds
+    return pd.DataFrame(data, columns=columns)
+
+
+def table_frame(result: TuneResult) -> pd.DataFrame:
+    """The metric table in long form: one row per query x condition x metric."""
+    import pandas as pd
+
+    columns = ["query", "condition", "metric", "value"]
+    if result.analysis is None:
+        return pd.DataFrame(columns=columns)
+    ids = np.array([q.id for q in result.queries], dtype=object)
+    parts = []
+    for name, array in metric_arrays(result.analysis.table).items():
+        n_queries = array.shape[0]
+        parts.append(
+            pd.DataFrame(
+                {
+                    "query": np.repeat(ids, N_CONDITIONS),
+                    "condition": np.tile(np.arange(N_CONDITIONS), n_queries),
+                    "metric": name,
+                    "value": array.reshape(-1),
+                },
+                columns=columns,
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def folds_frame(result: TuneResult) -> pd.DataFrame:
+    """One row per leave-one-query-out fold: the held-out query, the condition chosen
+    without it and that condition's nDCG@5 gain over the default on it."""
+    import pandas as pd
+
+    columns = ["query", *GRID_COLUMNS, "held_out_delta", "refit"]
+    analysis = result.analysis
+    if analysis is None:
+        return pd.DataFrame(columns=columns)
+    loo = analysis.loo
+    rows = []
+    for row, chosen, delta in zip(loo.rows, loo.folds, loo.held_out_diffs, strict=True):
+        rows.append(
+            {
+                "query": result.queries[row].id,
+                "condition": chosen.index,
+                **chosen.as_fusion_dict(),
+                "held_out_delta": delta,
+                "refit": chosen == loo.refit,
+            }
+        )
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _grid_columns() -> dict[str, object]:
+    conditions = all_conditions()
+    return {
+        "condition": np.arange(N_CONDITIONS),
+        "rrf_k": [c.rrf_k for c in conditions],
+        "bm25_heading_weight": [c.heading_weight for c in conditions],
+        "bm25_context_weight": [c.context_weight for c in conditions],
+        "bm25_content_weight": [c.content_weight for c in conditions],
+    }
