@@ -354,8 +354,11 @@ def test_widget_outputs_export_as_their_text(tmp_path: Path) -> None:
         )
     ]
     nb.cells = [cell]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
     page = runner.widgets_as_text(nb)
     assert page.cells[0].outputs[0]["data"] == {"text/plain": "the hint"}
+    assert "widgets" not in page.metadata  # no CDN script to render a saved state
+    assert "widgets" in nb.metadata
     assert runner.WIDGET_VIEW in nb.cells[0].outputs[0]["data"]  # the notebook keeps it
 
 

@@ -477,13 +477,15 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 def widgets_as_text(notebook: Any) -> Any:
     """A copy of ``notebook`` whose widget outputs keep only their plain text.
 
-    A widget needs a live kernel; papermill saves no widget state, so nbconvert would export
-    an empty box. Its text form (for the condition picker: what to install and where) says
-    more.
+    A widget needs a live kernel to do anything; exported, it is at best a frozen box
+    drawn by a script nbconvert loads from a CDN (so blank offline). Its text form (for the
+    condition picker: what to install and where) says more, and without the saved widget
+    state the page loads no script from the network.
     """
     import copy
 
     page = copy.deepcopy(notebook)
+    page.metadata.pop("widgets", None)
     for cell in page.cells:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
