@@ -306,7 +306,9 @@ def test_tune_explorer_notebook_on_japanese_kb_then_reloaded(
     assert _stderr_streams(report.notebook) == []  # no missing-glyph warnings either
     widgets = [o for o in _outputs(report.notebook)
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]  # fmt: skip
-    assert len(widgets) == 1
+    assert widgets == []  # headless: the picker's text form, no widget traffic
+    hint = notebook_views.HEADLESS_PICKER_HINT.split(" (")[0]
+    assert any(hint in o.get("data", {}).get("text/html", "") for o in _outputs(report.notebook))
     saved = load_tune(out / "result.json")
     assert saved.analysis is not None
     again = runner.run_notebook(
@@ -318,7 +320,7 @@ def test_tune_explorer_notebook_on_japanese_kb_then_reloaded(
     assert again.result["verdict"] == report.result["verdict"] == "passed"
     assert again.result["decision"] == report.result["decision"]
     page = (out / "tune-explorer.html").read_text(encoding="utf-8")
-    assert notebook_views.PICKER_HINT.split(" (")[0] in page and "VBox(" not in page
+    assert hint in page and "VBox(" not in page
     assert again.result["loo"] == report.result["loo"]
 
 
@@ -412,5 +414,5 @@ def test_reports_of_a_large_golden_set_keep_every_image_bounded(kb: Path, tmp_pa
         assert "unpkg" not in page  # ...whose scripts are in the page: they work offline
         assert "VBox(" not in page
     tune_page = (tmp_path / "tune-explorer" / "tune-explorer.html").read_text(encoding="utf-8")
-    hint = notebook_views.PICKER_HINT.split(" (")[0]  # up to the quoted install command
+    hint = notebook_views.HEADLESS_PICKER_HINT.split(" (")[0]
     assert hint in tune_page  # the picker's one-line hint, not a blank widget box

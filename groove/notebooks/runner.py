@@ -53,6 +53,9 @@ SUMMARY_FILE = "summary.md"  # eval-report's Markdown summary, beside result.jso
 KERNEL_NAME = "python3"
 PRIVATE_KERNEL_NAME = "groove"
 RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
+# Set in the kernel's environment: views that need a live front end (the condition picker)
+# show their text form instead of creating widgets nobody can use.
+HEADLESS_ENV = "GROOVE_NOTEBOOK_RUNNER"
 _EXIT_CODES = (EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED)
 _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
 
@@ -177,6 +180,7 @@ def _kernel_manager(stderr: IO[bytes]) -> type:
 
         async def start_kernel(self, **kw: Any) -> None:  # type: ignore[override]
             kw.setdefault("stderr", stderr)
+            kw["env"] = {**kw.get("env", os.environ), HEADLESS_ENV: "1"}
             await super().start_kernel(**kw)
 
     return QuietIpcKernelManager

@@ -738,6 +738,22 @@ class ConditionPicker:
             display(picture)
 
 
+HEADLESS_PICKER_HINT = (
+    "Condition picker: in a live kernel only (groove notebook open tune-explorer, with "
+    "groove[lab]); the table above lists every condition."
+)
+
+
 def condition_picker(outcome: Outcome[TuneResult]) -> Any:
+    """The picker widget; under the headless runner (no front end to draw or use it) its
+    one-line text form instead, so no widget traffic runs for nothing."""
+    import os
+
+    from groove.notebooks.runner import HEADLESS_ENV
+
     got = _tuned(outcome)
-    return None if got is None else ConditionPicker(*got).widget
+    if got is None:
+        return None
+    if os.environ.get(HEADLESS_ENV):
+        return _html(_box(MUTED, _e(HEADLESS_PICKER_HINT)))
+    return ConditionPicker(*got).widget
