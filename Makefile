@@ -24,6 +24,7 @@ check: install
 	$(BIN)/ruff check groove tests bench
 	$(BIN)/ruff format --check groove tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: model check
 	$(BIN)/python -m pytest -q

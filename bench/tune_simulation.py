@@ -1,5 +1,8 @@
 """Reproduce the AU-68 and AU-16 simulations behind `groove tune`'s 3 x SE gate.
 
+The two names and the numbers that must not move: docs/architecture.md, "Numbers that must
+stay bit-identical"; the results: docs/tune.md, "Why 3 × SE and not 2".
+
 Prints, in the layout of the reference behaviour (spec B.15.4): the AU-68 grid (adopt % and,
 in parentheses, % that adopted the true winner), the AU-16 table (first 300 replications of
 the same streams) and the published headline table, then the wall time.

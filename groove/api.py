@@ -218,6 +218,7 @@ def tune(
     stderr. The result's ``conditions_frame()``, ``table_frame()`` and ``folds_frame()``
     are pandas views of it; ``save_tune`` writes it for ``load_tune``.
     """
+    from groove.report.notes import cli_line
     from groove.tune import run as tune_run
     from groove.tune.settings import resolve_settings
 
@@ -234,8 +235,8 @@ def tune(
     settings = resolve_settings(_config(config), **given)
     say = log or (lambda _line: None)
     for note in settings.notes:
-        say(note)
-    return tune_run.run(settings, log=log)
+        say(cli_line("tune", note))
+    return tune_run.run(settings, log=log, on_note=lambda note: say(cli_line("tune", note)))
 
 
 def save_tune(result: TuneResult, path: PathArg) -> Path:

@@ -19,6 +19,7 @@ from typing import Any
 
 from groove.errors import ConfigError
 from groove.settings import LIMIT_MAX
+from groove.settings import parse_k_list as parse_k_list  # re-exported for the commands
 
 CONFIG_FILE_NAME = "groove.toml"
 MAX_ANCESTORS = 19
@@ -74,8 +75,6 @@ class ParentRetrieverConfig:
 @dataclass(frozen=True)
 class SearchConfig:
     fusion: FusionConfig = field(default_factory=FusionConfig)
-    # read and checked for compatibility with the reference's files; groove does not use it
-    min_confidence_ratio: float = 1.5
     mmr: MmrConfig = field(default_factory=MmrConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
 
@@ -247,12 +246,9 @@ class _Reader:
         return cfg
 
     def search(self, data: Any) -> SearchConfig:
-        allowed = {"fusion", "mmr", "parent_retriever", "min_confidence_ratio"}
+        allowed = {"fusion", "mmr", "parent_retriever"}
         table = self.table(data, "search", allowed)
         search = SearchConfig()
-        if "min_confidence_ratio" in table:
-            ratio = self.number(table, "search.min_confidence_ratio", 0.0, 1e6)
-            search = replace(search, min_confidence_ratio=ratio)
         if "fusion" in table:
             search = replace(search, fusion=self.fusion(table["fusion"]))
         if "mmr" in table:
@@ -347,16 +343,3 @@ def _toml_repr(value: Any) -> str:
     if isinstance(value, Mapping):
         return "{...}"
     return repr(value)
-
-
-def parse_k_list(text: str) -> tuple[int, ...]:
-    """Parse the ``--k 1,5,10`` flag."""
-    try:
-        values = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        values = ()
-    if not values or any(k < 1 for k in values):
-        raise ConfigError(
-            f"--k {text!r} is not a list of whole numbers >= 1", "write it like --k 1,5,10"
-        )
-    return values

@@ -133,13 +133,24 @@ def _whole(value: Any) -> int:
 
 def _k_list(value: Any) -> tuple[int, ...]:
     if isinstance(value, str):
-        from groove.config import parse_k_list
-
         return parse_k_list(value.strip().strip("[]"))
     items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
     if not isinstance(items, list | tuple) or not items:
         raise _Refused(value, _WANTED["k_list"])
     return tuple(_whole(k) for k in items)
+
+
+def parse_k_list(text: str) -> tuple[int, ...]:
+    """Parse the ``--k 1,5,10`` flag (and a notebook's ``k_values`` given as text)."""
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        values = ()
+    if not values or any(k < 1 for k in values):
+        raise ConfigError(
+            f"--k {text!r} is not a list of whole numbers >= 1", "write it like --k 1,5,10"
+        )
+    return values
 
 
 def _table(*settings: Setting) -> Mapping[str, Setting]:

@@ -43,7 +43,6 @@ def test_an_empty_file_gives_the_built_in_defaults() -> None:
     assert defaults.search.fusion.weights == (2.0, 1.0, 1.0)
     assert defaults.search.mmr == MmrConfig(False, 0.7, 0.0)
     assert defaults.search.parent_retriever == ParentRetrieverConfig(False, 100, 2000)
-    assert defaults.search.min_confidence_ratio == 1.5
     assert defaults.eval == EvalConfig(None, 10, (1, 5, 10), 0.05)
     assert defaults.contextual is False
     assert defaults.exclude_dirs is None
@@ -62,9 +61,6 @@ exclude_dirs = ["archive"]
 
 [contextual]
 enabled = true
-
-[search]
-min_confidence_ratio = 2
 
 [search.fusion]
 rrf_k = 30
@@ -101,7 +97,6 @@ regression_threshold = 0.1
         contextual=True,
         search=SearchConfig(
             fusion=FusionConfig(30.0, 4.0, 0.0, 0.5),
-            min_confidence_ratio=2.0,
             mmr=MmrConfig(True, 0.5, 0.25),
             parent_retriever=ParentRetrieverConfig(True, 50, 8192),
         ),
@@ -134,10 +129,6 @@ def test_absolute_paths_stay_absolute() -> None:
         ("contextual = true", "contextual = true: must be a table ([contextual])"),
         ('[contextual]\nenabled = "yes"', 'contextual.enabled = "yes": must be true or false'),
         ("search = 3", "search = 3: must be a table ([search])"),
-        (
-            "[search]\nmin_confidence_ratio = -1",
-            "search.min_confidence_ratio = -1: must be between 0 and 1000000",
-        ),
         ("[search]\nfusion = 1", "search.fusion = 1: must be a table ([search.fusion])"),
         (
             "[search.fusion]\nrrf_k = 0.5",
@@ -247,10 +238,12 @@ def test_bad_values_name_the_file_the_key_and_the_rule(text: str, message: str) 
     [
         ("kbpath = 'x'", "kbpath", TOP_KEYS),
         ("[contextual]\nenable = true", "contextual.enable", "enabled"),
+        ("[search]\nlimit = 3", "search.limit", "fusion, mmr, parent_retriever"),
+        # read by the Rust tool for its own search; groove never used it
         (
-            "[search]\nlimit = 3",
-            "search.limit",
-            "fusion, min_confidence_ratio, mmr, parent_retriever",
+            "[search]\nmin_confidence_ratio = 2",
+            "search.min_confidence_ratio",
+            "fusion, mmr, parent_retriever",
         ),
         (
             "[search.fusion]\nrrfk = 3",

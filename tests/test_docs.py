@@ -34,6 +34,7 @@ OWN_PAGES = (
     "tune.ja.md",
     "architecture.md",
     "search.md",
+    "api.md",
 )
 
 

@@ -19,6 +19,7 @@ from groove.errors import GoldenError, IndexMissingError, ModelError
 from groove.evaluation.history import history_path, load_history
 from groove.evaluation.run import run
 from groove.evaluation.settings import EvalSettings, resolve_settings
+from groove.notes import Note
 from groove.report import eval_json, eval_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -141,8 +142,9 @@ def test_fail_on_regression_trips_saves_history_and_names_the_corpus(
     result = evaluate(kb, golden, fail_on_regression=True)
     assert result.regression and result.exit_code == 1
     assert len(load_history(history_path(kb)).runs) == 2  # saved before exiting
-    from groove.evaluation.run import regression_message
+    from groove.report.notes import regression_message
 
+    assert result.regressed_metrics  # the metrics that fell, as data
     message = regression_message(result)
     assert message.startswith(
         "groove eval: retrieval-quality regression detected (delta > 0.050 on at least one of "
@@ -185,7 +187,8 @@ def test_no_history_neither_reads_nor_writes(kb: Path, golden: Path) -> None:
 def test_corrupt_history_starts_fresh_with_a_note(kb: Path, golden: Path) -> None:
     history_path(kb).write_text("{", encoding="utf-8")
     result = evaluate(kb, golden)
-    assert any(n.startswith("groove eval: warning: eval history corrupted (") for n in result.notes)
+    assert [n.kind for n in result.notes] == ["history-corrupted"]
+    assert result.notes[0].message.startswith("eval history corrupted (")
     assert len(load_history(history_path(kb)).runs) == 1
 
 
@@ -256,7 +259,13 @@ def test_default_id_is_the_first_32_characters(kb: Path, tmp_path: Path) -> None
 def test_limit_over_the_cap_is_clamped_with_a_note(kb: Path, golden: Path) -> None:
     s = settings(kb, golden, limit=5000)
     assert s.limit == 1000
-    assert s.notes == ("groove eval: note: limit 5000 exceeds the retrieval cap; using 1000",)
+    assert s.notes == (
+        Note(
+            "limit-capped",
+            "limit 5000 exceeds the retrieval cap; using 1000",
+            data={"requested": 5000, "used": 1000},
+        ),
+    )
 
 
 def test_config_eval_section_is_used_and_flags_win(kb: Path, golden: Path) -> None:

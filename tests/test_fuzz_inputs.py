@@ -199,7 +199,7 @@ SOURCE = Path("/project/groove.toml")
 TOP_KEYS = ["kb_path", "model", "model_path", "reranker", "exclude_headings", "exclude_dirs"]
 TABLES = {
     "contextual": ["enabled"],
-    "search": ["min_confidence_ratio", "fusion", "mmr", "parent_retriever"],
+    "search": ["fusion", "mmr", "parent_retriever"],
     "search.fusion": ["rrf_k", "bm25_heading_weight", "bm25_context_weight",
                       "bm25_content_weight"],
     "search.mmr": ["enabled", "lambda", "same_doc_penalty"],
@@ -301,7 +301,7 @@ _NAME = _TEXT.filter(bool)
 GOOD = {
     "kb_path": _NAME, "model_path": _NAME, "golden": _NAME, "model": _NAME, "reranker": _NAME,
     "exclude_headings": st.lists(_NAME, max_size=3), "exclude_dirs": st.lists(_NAME, max_size=3),
-    "enabled": st.booleans(), "min_confidence_ratio": _between(0, 1e6),
+    "enabled": st.booleans(),
     "rrf_k": _between(1, 1e6), "bm25_heading_weight": _between(0, 1e6),
     "bm25_context_weight": _between(0, 1e6), "bm25_content_weight": _between(0, 1e6),
     "lambda": _between(0, 1), "same_doc_penalty": _between(0, 1),

@@ -104,8 +104,11 @@ def test_unparseable_bytes_start_fresh_with_a_warning(tmp_path: Path) -> None:
     history = load_history(path)
     assert history.runs == ()
     assert len(history.warnings) == 1
-    assert history.warnings[0].startswith("eval history corrupted (")
-    assert history.warnings[0].endswith("), starting fresh")
+    warning = history.warnings[0]
+    assert (warning.kind, warning.level) == ("history-corrupted", "warning")
+    assert warning.message.startswith("eval history corrupted (")
+    assert warning.message.endswith("), starting fresh")
+    assert warning.data["path"] == str(path)
 
 
 def test_wrong_shape_also_starts_fresh(tmp_path: Path) -> None:
@@ -174,10 +177,15 @@ def test_byte_cap_drops_oldest_runs_and_says_how_many_were_kept(tmp_path: Path) 
     assert len(serialise(runs)) <= cap
     assert len(runs) == result.kept < 6
     assert runs[0].timestamp == "2026-01-06T00:00:00+00:00"
-    assert result.warnings == (
+    assert [w.message for w in result.warnings] == [
         f"eval history trimmed to {result.kept} run(s) to stay under the {cap} byte cap; "
         "[eval].history_size asked for 10",
-    )
+    ]
+    assert dict(result.warnings[0].data) == {
+        "kept": result.kept,
+        "cap_bytes": cap,
+        "history_size": 10,
+    }
 
 
 def test_a_single_run_over_the_cap_is_an_error_and_nothing_is_written(tmp_path: Path) -> None:

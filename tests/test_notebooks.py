@@ -91,10 +91,9 @@ def test_eval_views_show_the_run(kb: Path, golden_en: Path, tmp_path: Path) -> N
     assert f"{run.corpus.documents} docs / {run.corpus.chunks} chunks" in header
     assert f"golden {run.fingerprint.golden_hash[:12]}…" in header
     frame = notebook_views.aggregate_frame(run)
-    assert list(frame["metric"]) == [
-        "recall@1", "recall@5", "recall@10", "MRR", "nDCG@1", "nDCG@5", "nDCG@10"
-    ]  # fmt: skip
-    assert list(frame["shade"]) == [""] * 7  # first run: nothing to compare with
+    # the metrics the text and Markdown reports show (groove.evaluation.change.shown_metrics)
+    assert list(frame["metric"]) == ["recall@1", "recall@5", "recall@10", "MRR", "nDCG@10"]
+    assert list(frame["shade"]) == [""] * 5  # first run: nothing to compare with
     assert "first run: nothing to compare with" in notebook_views.eval_notes(outcome).data
     per_query = notebook_views.per_query_frame(run)
     lowest_first = sorted(
@@ -126,8 +125,11 @@ def test_regression_is_exit_1_with_misses_first(
     assert run is not None and outcome.exit_code == 1
     written = json.loads(path.read_text(encoding="utf-8"))
     assert (written["verdict"], written["exit_code"]) == ("regression", 1)
-    assert outcome.notes[-1].startswith("groove eval: retrieval-quality regression detected")
-    assert outcome.notes[-1].endswith("because -p fail_on_regression true was set.")
+    regression = outcome.notes[-1]
+    assert (regression.kind, regression.level) == ("regression", "warning")
+    assert regression.message.startswith("groove eval: retrieval-quality regression detected")
+    assert regression.message.endswith("because -p fail_on_regression true was set.")
+    assert "recall@10" in regression.data["metrics"]
     assert set(written["previous"]) == {"timestamp", "fingerprint", "aggregate"}
     per_query = notebook_views.per_query_frame(run)
     assert list(per_query.index[:2]) == ["restore-pitr", "restore-drill"]
@@ -199,7 +201,8 @@ def test_tune_cell_saves_a_loadable_result_and_the_picker_redraws(
     loaded = load_tune(path)
     assert loaded.analysis is not None
     assert loaded.analysis.verdict == result.analysis.verdict
-    assert not any(note.endswith("...") for note in outcome.notes)  # progress lines dropped
+    kinds = [note.kind for note in outcome.notes]  # the run's notes; no progress lines
+    assert "effective-queries" in kinds and "text" not in kinds
     checklist = notebook_views.gates(outcome).data
     assert checklist.count("<li") == 5
     picker = notebook_views.ConditionPicker(result, result.analysis)
@@ -270,7 +273,10 @@ def test_eval_report_notebook_regression_is_exit_1(
     assert _pngs(report.notebook) == 1
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "| recall@10 | 0.800 | ↓ 0.200 🔴 |" in summary
-    assert "**Regression**: a metric fell by more than 0.050." in summary
+    assert (
+        "**Regression**: a metric fell by more than 0.050 (recall@1, recall@5, recall@10,"
+        in summary
+    )
 
 
 @pytest.mark.slow

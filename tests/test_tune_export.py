@@ -12,6 +12,7 @@ import pytest
 from groove.errors import ConfigError
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import Expected
+from groove.notes import Note
 from groove.report.tune_json import to_dict
 from groove.tune.analysis import analyse
 from groove.tune.export import dumps, from_document, load_tune, save_tune, to_document
@@ -66,7 +67,7 @@ def _result(n: int = 12, effective: bool = True) -> TuneResult:
         queries=_queries(n),
         diagnostics=diagnostics,
         analysis=analyse(table, rows) if rows else None,
-        notes=("groove tune: note: something",),
+        notes=(Note("fusion-customised", "something", data={"fusion": {"rrf_k": 20.0}}),),
     )
 
 
@@ -205,3 +206,22 @@ def test_unreadable_or_invalid_files_are_config_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as invalid:
         load_tune(bad)
     assert invalid.value.message.startswith(f"the tune JSON {bad} is not valid JSON")
+
+
+def test_notes_are_saved_as_data_and_old_plain_text_notes_still_load(tmp_path: Path) -> None:
+    result = _result()
+    document = json.loads(dumps(to_document(result)))
+    assert document["notes"] == [
+        {
+            "kind": "fusion-customised",
+            "level": "note",
+            "message": "something",
+            "data": {"fusion": {"rrf_k": 20.0}},
+        }
+    ]
+    document["notes"] = ["groove tune: note: written before notes were typed"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(document), encoding="utf-8")
+    assert load_tune(old).notes == (
+        Note("text", "groove tune: note: written before notes were typed"),
+    )

@@ -17,6 +17,7 @@ from groove.engine.query import compile_query
 from groove.engine.search import rrf_fuse
 from groove.evaluation.golden import load_golden
 from groove.report import tune_json, tune_text
+from groove.report.notes import cli_line
 from groove.store.db import connect, default_db_path
 from groove.tune.grid import DEFAULT_CONDITION, Condition, toml_snippet
 from groove.tune.run import run
@@ -71,7 +72,10 @@ def tuned(indexed_kb):  # type: ignore[no-untyped-def]
     kb = indexed_kb("kb_en")
     golden = Path(__file__).parent / "fixtures" / "golden_en.yml"
     lines: list[str] = []
-    result = run(resolve_settings(Config(), kb_path=kb, golden=golden), log=lines.append)
+    settings = resolve_settings(Config(), kb_path=kb, golden=golden)
+    result = run(
+        settings, log=lines.append, on_note=lambda note: lines.append(cli_line("tune", note))
+    )
     return result, lines
 
 
@@ -172,7 +176,9 @@ def test_limit_and_k_over_the_cap_are_lowered_as_in_eval(tmp_path: Path) -> None
     golden = tmp_path / "g.yml"
     s = resolve_settings(Config(), kb_path=tmp_path, golden=golden, k_values=[1, 5000], limit=5000)
     assert s.k_values == (1, 5, 1000) and s.limit == 1000
-    assert s.notes == ("groove tune: note: limit 5000 exceeds the retrieval cap; using 1000",)
+    assert tuple(cli_line("tune", n) for n in s.notes) == (
+        "groove tune: note: limit 5000 exceeds the retrieval cap; using 1000",
+    )
     assert resolve_settings(Config(), kb_path=tmp_path, golden=golden, limit=1000).notes == ()
 
 
@@ -189,7 +195,8 @@ def test_custom_fusion_and_mmr_in_config_produce_notes(tmp_path: Path) -> None:
         "[search.fusion]\nrrf_k = 20.0\n[search.mmr]\nenabled = true\n", tmp_path / "groove.toml"
     )
     notes = resolve_settings(config, kb_path=tmp_path, golden=tmp_path / "g.yml").notes
-    assert notes == (
+    assert [n.kind for n in notes] == ["stage-settings-ignored", "fusion-customised"]
+    assert tuple(cli_line("tune", n) for n in notes) == (
         "groove tune: note: [search.mmr] / [search.parent_retriever] are enabled in groove.toml "
         "but tune measures the plain RRF stage only.",
         "groove tune: note: [search.fusion] is already customised in groove.toml; tune still "

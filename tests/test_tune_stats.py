@@ -37,10 +37,11 @@ def test_sign_test_conformance_cases():
 
 
 def test_sign_test_ties_and_empty():
-    # |d| <= 1e-12 counts as a tie; no untied pair gives p = 1.
-    assert sign_test([1e-13, -1e-13, 0.0]) == SignTest(0, 0, 3, 1.0)
+    # |d| < SAME_TOLERANCE (1e-9, groove.evaluation.change) counts as a tie, as in eval's
+    # diff; no untied pair gives p = 1.
+    assert sign_test([1e-10, -1e-10, 0.0]) == SignTest(0, 0, 3, 1.0)
     assert sign_test([]) == SignTest(0, 0, 0, 1.0)
-    assert sign_test([2e-12, -2e-12]) == SignTest(1, 1, 0, 1.0)
+    assert sign_test([2e-9, -2e-9]) == SignTest(1, 1, 0, 1.0)
 
 
 def test_sign_test_two_sided_tail():

@@ -126,6 +126,7 @@ def search_cmd(
     from groove.engine.rerank import load_reranker
     from groove.engine.search import build_options, search
     from groove.engine.session import open_engine
+    from groove.labels import location_label
 
     config = config_from(ctx)
     compiled = compile_query(query)  # reject a bad query before loading any model
@@ -151,7 +152,7 @@ def search_cmd(
     if not result.hits:
         warn("groove search: no results")
     for hit in result.hits:
-        where = f"{hit.path} › {hit.heading}" if hit.heading else hit.path
+        where = location_label(hit.path, hit.heading)
         click.echo(f"{hit.rank:>3}. {where}  ({hit.score:.4f})")
         snippet = " ".join(hit.content.split())
         click.echo(f"     {snippet[:160]}{'…' if len(snippet) > 160 else ''}")

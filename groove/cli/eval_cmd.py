@@ -51,6 +51,7 @@ def eval_cmd(
     from groove.evaluation.findings import warning_text
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown, eval_text
+    from groove.report.notes import cli_line, regression_message
 
     config = config_from(ctx)
     settings = resolve_settings(
@@ -73,7 +74,7 @@ def eval_cmd(
     )
     result = evaluation.run(settings)
     for note in result.notes:
-        warn(note)
+        warn(cli_line("eval", note))
     if fmt == "json":
         click.echo(eval_json.render(result), nl=False)
     elif fmt == "markdown":
@@ -83,7 +84,7 @@ def eval_cmd(
     if result.findings:
         warn(warning_text(result.findings))
     if result.regression:
-        warn(evaluation.regression_message(result))
+        warn(regression_message(result))
         ctx.exit(result.exit_code)
 
 

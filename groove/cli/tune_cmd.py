@@ -31,6 +31,7 @@ def tune_cmd(
     """Measure whether rrf_k and the bm25 weights can move nDCG@5; recommend only if guarded."""
     from groove.config import parse_k_list
     from groove.report import tune_json, tune_text
+    from groove.report.notes import cli_line
     from groove.tune import run as tune
     from groove.tune.settings import resolve_settings as tune_settings
 
@@ -46,8 +47,8 @@ def tune_cmd(
         db_path=db_path,
     )
     for note in settings.notes:
-        warn(note)
-    result = tune.run(settings, log=warn)
+        warn(cli_line("tune", note))
+    result = tune.run(settings, log=warn, on_note=lambda note: warn(cli_line("tune", note)))
     if not result.ran_grid:
         warn(tune_text.render_no_effective(result))
         ctx.exit(result.exit_code)

@@ -1,6 +1,7 @@
 """Markdown text -> frontmatter fields and heading chunks. Pure: no I/O.
 
-Rules (reference behaviour §D):
+Rules (the reference's, stated for users in docs/search.md "Chunking"; see
+docs/architecture.md, "Numbers that must stay bit-identical"):
 
 * Frontmatter: after a leading BOM, text that starts with ``---`` holds YAML up to the first
   ``\\n---``; the body is what follows, leading CR/LF removed. A YAML error or a non-mapping
@@ -21,7 +22,11 @@ Rules (reference behaviour §D):
 * Breadcrumb: ``" > ".join([title, *ancestors, heading])`` without empty parts or consecutive
   duplicates, cut to 200 characters.
 
-"Trimmed" means stripping Unicode White_Space (the reference's definition), which differs from
+``Chunk`` and ``ParsedDocument``, what this module returns, are defined in
+groove.store.documents: the store writes them and must not import the engine.
+
+"Trimmed" means stripping Unicode White_Space (the reference's definition, see
+docs/architecture.md, "Numbers that must stay bit-identical"), which differs from
 ``str.strip()`` only for the controls U+001C..U+001F.
 """
 
@@ -35,6 +40,8 @@ from typing import Any
 
 import yaml
 
+from groove.store.documents import Chunk, ParsedDocument
+
 MERGE_BELOW_BYTES = 50
 MAX_CONTEXT_CHARS = 200
 CONTEXT_SEPARATOR = " > "
@@ -45,38 +52,6 @@ WHITESPACE = (
 )
 _BOM = "\ufeff"
 _HEADING_PREFIXES = (("## ", 2), ("### ", 3))
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """One retrievable piece of a document; ``index`` is its position after merging."""
-
-    index: int
-    heading: str | None
-    level: int | None
-    content: str
-    context: str
-
-
-@dataclass(frozen=True)
-class ParsedDocument:
-    """A Markdown file's metadata, body and chunks.
-
-    ``title`` is the breadcrumb title (frontmatter title, else from the file name);
-    ``frontmatter_title`` is the trimmed frontmatter title or None when absent or blank.
-    ``warnings`` are one line each and do not name the file (the caller prefixes the path).
-    """
-
-    title: str
-    frontmatter_title: str | None
-    tags: tuple[str, ...]
-    date: str | None
-    topic: str | None
-    category: str | None
-    depth: int | None
-    body: str
-    chunks: tuple[Chunk, ...]
-    warnings: tuple[str, ...]
 
 
 class _FrontmatterLoader(yaml.SafeLoader):

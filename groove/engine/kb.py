@@ -1,6 +1,6 @@
 """Walking the knowledge base: which Markdown files groove indexes, and which it skips.
 
-Walk rules (reference behaviour §D):
+Walk rules (the reference's, stated for users in docs/search.md "Which files are indexed"):
 
 * Start at ``kb_path`` (which may itself be a symlink); below it no symlink is followed. A
   symlinked ``.md`` file or a symlinked directory is skipped with a reason.

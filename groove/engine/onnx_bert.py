@@ -20,11 +20,10 @@ complete, so a run killed half way leaves only a temp folder, which the next run
 
 from __future__ import annotations
 
+import glob
 import json
 import math
-import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from groove.atomic import replace_folder, stale_folder_prefix, temp_folder
 from groove.errors import ModelError
 
 OPSET = 17
@@ -302,27 +302,6 @@ def _write_folder(source: Path, dest: Path, manifest: dict[str, Any], max_length
     _write_json(dest / MANIFEST, {**manifest, "format": PREPARE_FORMAT})
 
 
-def _fsync_tree(folder: Path) -> None:
-    """Flush every file and the folder itself, so the rename publishes complete bytes."""
-    for path in [*folder.iterdir(), folder]:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _publish(tmp: Path, target: Path) -> None:
-    """Swap ``tmp`` in as ``target``; a reader sees the old folder, none, or the new one."""
-    if target.exists():
-        retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-old-", dir=target.parent))
-        target.rename(retired / target.name)
-        tmp.rename(target)
-        shutil.rmtree(retired, ignore_errors=True)
-    else:
-        tmp.rename(target)
-
-
 def prepare_folder(
     source: Path, target: Path, manifest: dict[str, Any], max_length: int, force: bool = False
 ) -> Path:
@@ -340,14 +319,12 @@ def prepare_folder(
         # another process may have finished while this one waited for the lock
         if not force and is_prepared(target, manifest):
             return target
-        for stale in target.parent.glob(f".{target.name}.tmp-*"):
+        for stale in target.parent.glob(glob.escape(stale_folder_prefix(target)) + "*"):
             shutil.rmtree(stale, ignore_errors=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-        tmp.chmod(0o755)  # mkdtemp makes it owner-only; the published folder is a plain one
+        tmp = temp_folder(target)
         try:
             _write_folder(source, tmp, manifest, max_length)
-            _fsync_tree(tmp)
-            _publish(tmp, target)
+            replace_folder(tmp, target)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return target

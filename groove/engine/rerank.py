@@ -2,7 +2,8 @@
 
 A cross-encoder reads the query and one document together and returns one relevance logit;
 higher means more relevant, and scores only compare within one query. Names accepted by
-``load_reranker``: ``none`` (no reranker), the short names of the reference CLI
+``load_reranker``: ``none`` (no reranker), the short names the reference CLI used (see
+docs/architecture.md, "Numbers that must stay bit-identical"; listed in docs/search.md)
 (``bge-v2-m3``, ``jina-v2-ml``, ``bge-base``) or any fastembed cross-encoder name. A
 ``model_path`` folder (``model.onnx`` or ``onnx/model.onnx`` beside ``tokenizer.json`` and
 ``tokenizer_config.json``) is read as the named fastembed model, or registered as a custom

@@ -6,18 +6,17 @@ does an edit that keeps the document and chunk counts. Each chunk row contribute
 fields in ``(path, chunk_index)`` order — path, chunk_index as decimal text, heading,
 content, context — each encoded as ``0x00`` for NULL or ``0x01`` + u64 little-endian byte
 length + UTF-8 bytes, so no two different rows can encode the same.
+
+This module is the data (what a run records); groove.evaluation.corpus_scan reads it from
+the index, so the result types that import this module do not import the store.
 """
 
 from __future__ import annotations
 
-import hashlib
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from groove.store import chunks as rows
-from groove.store.sqlite import Connection
 
 
 @dataclass(frozen=True)
@@ -34,30 +33,11 @@ class CorpusSnapshot:
         return cls(int(data["documents"]), int(data["chunks"]), str(data["digest"]))
 
 
-def _field(value: str | None) -> bytes:
+def encode_field(value: str | None) -> bytes:
     if value is None:
         return b"\x00"
     raw = value.encode("utf-8")
     return b"\x01" + struct.pack("<Q", len(raw)) + raw
-
-
-ChunkRowFn = Callable[[str, int, str | None, str, str | None], None]
-
-
-def snapshot(conn: Connection, on_row: ChunkRowFn | None = None) -> CorpusSnapshot:
-    """Counts and digest, read in the caller's transaction (the run's snapshot).
-
-    ``on_row(path, chunk_index, heading, content, context)`` sees every chunk row of the
-    same pass, so other whole-corpus checks need no second scan.
-    """
-    digest = hashlib.sha256()
-    for path, chunk_index, heading, content, context in rows.chunk_texts_in_order(conn):
-        for value in (path, str(chunk_index), heading, content, context):
-            digest.update(_field(value))
-        if on_row is not None:
-            on_row(path, chunk_index, heading, content, context)
-    documents, chunks = rows.counts(conn)
-    return CorpusSnapshot(documents, chunks, digest.hexdigest())
 
 
 def describe_change(now: CorpusSnapshot | None, previous: CorpusSnapshot | None) -> str | None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groove.config import FusionConfig
-from groove.engine.search import SearchOptions
+
+if TYPE_CHECKING:  # a type only: result types must not load the engine (docs/architecture.md)
+    from groove.engine.search import SearchOptions
 
 
 @dataclass(frozen=True)

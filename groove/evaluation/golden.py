@@ -14,7 +14,8 @@ Schema (every level rejects unknown and duplicate keys)::
         tags: [<str>, ...]  optional; reserved
 
 A string field takes any non-null scalar as written (``id: 42`` is the id "42",
-``heading: No`` the heading "No"), as the reference's YAML library does; ``null``/``~``
+``heading: No`` the heading "No"), as the reference's YAML library does
+(docs/architecture.md, "Numbers that must stay bit-identical"); ``null``/``~``
 means "absent" for optional fields and is a type error for required ones.
 
 Errors are GoldenError with one line and a hint: ``no golden file at {path}``;

@@ -8,20 +8,16 @@ silently would let a regression through. Hence:
 * bytes that were read but do not parse start a fresh history with a warning: they held
   no baseline;
 * saving re-reads the file under a lock (``.lock`` beside it), so concurrent runs each add
-  their run; it writes a temporary file, fsyncs it and renames it over the old one, so a
-  crash leaves either the old or the new file, never a mix (a temporary file a killed
-  writer left behind is removed by the next save, which holds the lock);
+  their run; it writes through groove.atomic (temporary file, fsync, rename, fsync of the
+  folder), so a crash leaves either the old or the new file, never a mix (a temporary file
+  a killed writer left behind is removed by the next save, which holds the lock);
 * the writer keeps under the same 64 MiB cap the reader enforces, dropping the oldest runs
   first and saying how many it kept.
 """
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
+from groove.atomic import remove_stale_temps, write_file
 from groove.errors import FileRefusedError, HistoryError
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import RunRecord
 from groove.fileguard import is_present, read_checked
+from groove.notes import Level, Note
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,13 +38,14 @@ if TYPE_CHECKING:
 HISTORY_FILE_NAME = ".groove-eval-history.json"
 MAX_HISTORY_FILE_BYTES = 64 * 1024 * 1024
 LOCK_TIMEOUT_SECONDS = 120.0
-_TEMP_SUFFIX = ".tmp"
+NOTE_HISTORY_CORRUPTED = "history-corrupted"
+NOTE_HISTORY_TRIMMED = "history-trimmed"
 
 
 @dataclass(frozen=True)
 class History:
     runs: tuple[RunRecord, ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
     @property
     def newest(self) -> RunRecord | None:
@@ -72,7 +71,7 @@ class History:
 class SaveResult:
     path: Path
     kept: int
-    warnings: tuple[str, ...]
+    warnings: tuple[Note, ...]
 
 
 def history_path(kb_path: Path) -> Path:
@@ -98,7 +97,13 @@ def load_history(path: Path) -> History:
         return History(runs=_parse(raw))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return History(warnings=(f"eval history corrupted ({reason}), starting fresh",))
+        corrupted = Note(
+            NOTE_HISTORY_CORRUPTED,
+            f"eval history corrupted ({reason}), starting fresh",
+            Level.WARNING,
+            {"path": str(path), "reason": reason},
+        )
+        return History(warnings=(corrupted,))
 
 
 def _parse(raw: bytes) -> tuple[RunRecord, ...]:
@@ -123,7 +128,7 @@ def append_run(
             current = load_history(path)
             runs = [record, *current.runs][: max(history_size, 1)]
             payload, kept, warnings = _fit(runs, history_size, cap)
-            _remove_stale_temps(path)
+            remove_stale_temps(path)
             _atomic_write(path, payload)
     except Timeout as exc:
         raise HistoryError(
@@ -142,7 +147,7 @@ def serialise(runs: Sequence[RunRecord]) -> bytes:
 
 def _fit(
     runs: Sequence[RunRecord], history_size: int, cap: int
-) -> tuple[bytes, int, tuple[str, ...]]:
+) -> tuple[bytes, int, tuple[Note, ...]]:
     payload = serialise(runs)
     if len(payload) <= cap:
         return payload, len(runs), ()
@@ -161,45 +166,21 @@ def _fit(
             low = middle
         else:
             high = middle - 1
-    warning = (
+    warning = Note(
+        NOTE_HISTORY_TRIMMED,
         f"eval history trimmed to {low} run(s) to stay under the {cap} byte cap; "
-        f"[eval].history_size asked for {history_size}"
+        f"[eval].history_size asked for {history_size}",
+        Level.WARNING,
+        {"kept": low, "cap_bytes": cap, "history_size": history_size},
     )
     return serialise(runs[:low]), low, (warning,)
 
 
-def _temp_prefix(path: Path) -> str:
-    return path.name + "."
-
-
-def _remove_stale_temps(path: Path) -> None:
-    """Delete temporary files of writers killed mid-save: only the lock holder makes one.
-
-    Best effort: a leftover that cannot be removed costs disk space, not baselines.
-    """
-    for stale in path.parent.glob(glob.escape(_temp_prefix(path)) + "*" + _TEMP_SUFFIX):
-        with contextlib.suppress(OSError):
-            stale.unlink()
-
-
 def _atomic_write(path: Path, payload: bytes) -> None:
     try:
-        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=_TEMP_SUFFIX, dir=path.parent)
+        write_file(path, payload)
     except OSError as exc:
         raise _write_error(path, exc) from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise _write_error(path, exc) from exc
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
 
 
 def _write_error(path: Path, exc: OSError) -> HistoryError:
@@ -207,17 +188,3 @@ def _write_error(path: Path, exc: OSError) -> HistoryError:
         f"could not write the eval history {path}: {exc.strerror or exc}",
         "free some space or fix the folder's permissions; the previous history is intact",
     )
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename itself durable (POSIX); harmless where directories cannot be opened."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

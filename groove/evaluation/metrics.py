@@ -8,7 +8,8 @@ Hit rule: expected ``e`` matches hit ``h`` iff ``e.path == h.path`` (exact strin
 never normalised) and either ``e.heading`` is None, or both headings are present and equal
 after ``str.strip()`` + ``str.lower()``. An expected heading never matches a hit without one.
 
-Heading normalisation versus the reference (Rust ``trim`` + ``to_lowercase``):
+Heading normalisation versus the reference (the Rust tool groove reproduces, see
+docs/architecture.md, "Numbers that must stay bit-identical"; Rust ``trim`` + ``to_lowercase``):
 ``str.lower()`` and ``to_lowercase`` both apply the full Unicode lowercase mapping, including
 the final-sigma rule, so ``"ΣΑΣ"`` lowers to ``"σας"`` in both. ``casefold()`` is deliberately
 not used: it would fold ``"ß"`` to ``"ss"`` where the reference keeps ``"ß"``. Rust trims the
@@ -261,7 +262,8 @@ def aggregate(
     over the queries whose expected list is non-empty (``query_count`` = n; a k missing from
     a query's maps reads as 0.0). With n == 0 the maps are empty and ``mrr`` is 0.0.
 
-    Sums run left to right in query order (no compensated summation), as the reference does.
+    Sums run left to right in query order (no compensated summation), as the reference does
+    (docs/architecture.md, "Numbers that must stay bit-identical").
     """
     counted = [m for expected, m in per_query if expected]
     n = len(counted)

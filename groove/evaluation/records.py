@@ -6,7 +6,7 @@ reads records written by this or an older version (absent optional parts default
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,10 +138,3 @@ def metric_pairs(
     pairs.append(("MRR", now.mrr, previous.mrr))
     pairs += [(f"nDCG@{k}", v, previous.ndcg_at_k.get(k, 0.0)) for k, v in now.ndcg_at_k.items()]
     return pairs
-
-
-def per_query_by_id(records: Sequence[QueryResult]) -> dict[str, QueryResult]:
-    out: dict[str, QueryResult] = {}
-    for q in records:
-        out.setdefault(q.id, q)
-    return out

@@ -10,15 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.evaluation.change import Change, classify
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import Finding
 from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.records import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
+from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.notes import Level, Note
 
 if TYPE_CHECKING:
     import pandas as pd
 
 DEFAULT_LIMIT = 10
+NOTE_DIFF_DISABLED = "diff-disabled"
+NOTE_CORPUS_CHANGED = "corpus-changed"
 
 
 @dataclass(frozen=True)
@@ -44,8 +48,10 @@ class EvalRun:
     kb_path: Path
     golden_path: Path
     history_path: Path | None  # the history read (None: history off)
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     history_saved: bool = False  # whether this run was appended to that history
+    # the aggregate metrics that fell beyond the threshold (set with --fail-on-regression)
+    regressed_metrics: tuple[str, ...] = ()
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -84,6 +90,19 @@ class EvalRun:
             return "golden changed since last run, diff disabled"
         return "config or metric version changed since last run, diff disabled"
 
+    def comparison_notes(self) -> tuple[Note, ...]:
+        """What to keep in mind when reading the diff: why it is off (``diff-disabled``)
+        and whether the corpus changed since the previous run (``corpus-changed``)."""
+        notes = []
+        if self.diff_note is not None:
+            data = {"golden_changed": self.golden_changed}
+            notes.append(Note(NOTE_DIFF_DISABLED, self.diff_note, Level.WARNING, data))
+        change = self.corpus_change
+        if change is not None:
+            message = f"corpus changed since last run ({change})"
+            notes.append(Note(NOTE_CORPUS_CHANGED, message, Level.WARNING, {"change": change}))
+        return tuple(notes)
+
     @property
     def corpus_changed(self) -> bool | None:
         """None when there is nothing to compare (distinct from False: unchanged)."""
@@ -118,7 +137,7 @@ class EvalRun:
         for q in self.per_query:
             now = q.metrics.recall_at_k.get(k_max, 0.0)
             prev = self.previous_recall(q.id)
-            regressed = prev is not None and prev - now > self.threshold
+            regressed = prev is not None and classify(now - prev, self.threshold) is Change.DOWN
             if q.is_miss or regressed:
                 flagged.append((q, prev))
         return flagged
@@ -156,6 +175,3 @@ class EvalRun:
         from groove.evaluation.frames import aggregate_frame
 
         return aggregate_frame(self)
-
-    def aggregate_dict(self) -> dict[str, Any]:
-        return aggregate_to_dict(self.record.aggregate)

@@ -23,13 +23,14 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search
 from groove.engine.session import open_engine
-from groove.evaluation.corpus import snapshot
+from groove.evaluation.change import regressed_metrics
+from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.findings import QuoteScanner
 from groove.evaluation.fingerprint import Fingerprint, search_parts
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.history import History, append_run, history_path, load_history
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
-from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.evaluation.records import QueryResult, RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.store.db import read_snapshot
@@ -105,53 +106,27 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
     notes = list(settings.notes)
     path = history_path(settings.kb_path) if settings.history else None
     history = load_history(path) if path is not None else History()
-    notes += [f"groove eval: warning: {w}" for w in history.warnings]
+    notes += history.warnings
     previous = history.newest if settings.diff else None
     compatible = history.previous_compatible(record.fingerprint) if settings.diff else None
-    regression = False
+    fell: tuple[str, ...] = ()
     if settings.fail_on_regression and compatible is not None:
-        regression = is_regression(record, compatible, settings.regression_threshold)
+        fell = regressed_metrics(
+            record.aggregate, compatible.aggregate, settings.regression_threshold
+        )
     if path is not None and settings.save_history:
         saved = append_run(path, record, settings.history_size)
-        notes += [f"groove eval: warning: {w}" for w in saved.warnings]
+        notes += saved.warnings
     return EvalRun(
         record=record,
         previous=previous,
         diff_enabled=compatible is not None,
-        regression=regression,
+        regression=bool(fell),
         threshold=settings.regression_threshold,
         kb_path=settings.kb_path,
         golden_path=settings.golden_path,
         history_path=path,
         notes=tuple(notes),
         history_saved=path is not None and settings.save_history,
-    )
-
-
-def is_regression(now: RunRecord, previous: RunRecord, threshold: float) -> bool:
-    """True when any aggregate metric fell by more than ``threshold`` (strictly)."""
-    import math
-
-    for _, value, before in metric_pairs(now.aggregate, previous.aggregate):
-        if not (math.isfinite(value) and math.isfinite(before)):
-            continue
-        if before - value > threshold:
-            return True
-    return False
-
-
-def regression_message(run: EvalRun, *, switch: str = "--fail-on-regression") -> str:
-    """The stderr line that explains exit code 1; ``switch`` is how the user asked for the
-    gate (the notebook runner passes ``-p fail_on_regression true``)."""
-    note = ""
-    change = run.corpus_change
-    if change is not None:
-        note = (
-            " The indexed corpus also changed since the compared run "
-            f"({change}), which shifts rankings on its own."
-        )
-    return (
-        "groove eval: retrieval-quality regression detected (delta > "
-        f"{run.threshold:.3f} on at least one of recall@k / MRR / nDCG@k).{note} "
-        f"Exiting with code 1 because {switch} was set."
+        regressed_metrics=fell,
     )

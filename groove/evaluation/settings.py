@@ -10,9 +10,11 @@ from groove.config import Config, SearchConfig
 from groove.engine.search import SearchOptions, build_options
 from groove.engine.session import check_kb_path
 from groove.evaluation.result import DEFAULT_LIMIT
+from groove.notes import Note
 from groove.settings import cap
 
 GOLDEN_FILE_NAME = ".groove-eval.yml"
+NOTE_LIMIT_CAPPED = "limit-capped"
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class EvalSettings:
     save_history: bool = True
     diff: bool = True
     fail_on_regression: bool = False
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     @property
     def depth(self) -> int:
@@ -77,11 +79,15 @@ def resolve_settings(
     golden_path = golden_path_for(config, kb, golden)
     raw_k = tuple(k_values) if k_values else config.eval.k_values
     wanted_limit = limit if limit is not None else max(raw_k, default=DEFAULT_LIMIT)
-    notes: list[str] = []
+    notes: list[Note] = []
     capped = cap(wanted_limit)
     if capped != wanted_limit:
         notes.append(
-            f"groove eval: note: limit {wanted_limit} exceeds the retrieval cap; using {capped}"
+            Note(
+                NOTE_LIMIT_CAPPED,
+                f"limit {wanted_limit} exceeds the retrieval cap; using {capped}",
+                data={"requested": wanted_limit, "used": capped},
+            )
         )
     ks = tuple(sorted({cap(k) for k in raw_k}))
     search_config: SearchConfig = config.search

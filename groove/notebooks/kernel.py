@@ -14,18 +14,14 @@ import inspect
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from groove.atomic import write_file
 from groove.errors import GrooveError
-from groove.notebooks.runner import (
-    RESULT_FILE,
-    SUMMARY_FILE,
-    error_document,
-    write_file,
-    write_result,
-)
+from groove.notebooks.outcome import Outcome
+from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
+from groove.notes import Level, Note
 from groove.report import plots
 from groove.settings import EVAL, TUNE, Setting
 
@@ -34,23 +30,7 @@ if TYPE_CHECKING:
     from groove.evaluation.result import EvalRun
     from groove.tune.result import TuneResult
 
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Outcome(Generic[T]):
-    """What the run cell got: the value (None when groove refused the input), the exit code
-    written to result.json, the refusal, the notes groove printed, and where it came from."""
-
-    value: T | None
-    exit_code: int
-    error: GrooveError | None = None
-    notes: tuple[str, ...] = ()
-    source: str = "measured"
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.value is not None
+NOTE_REGRESSION = "regression"
 
 
 # ---------------------------------------------------------------- run cells
@@ -79,6 +59,7 @@ def eval_report(
     from groove.evaluation import run as evaluation
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
+    from groove.report.notes import regression_message
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
@@ -117,7 +98,18 @@ def eval_report(
     write_file(summary, eval_markdown.render(run))
     notes = list(run.notes)
     if run.regression:
-        notes.append(evaluation.regression_message(run, switch=REGRESSION_SWITCH))
+        notes.append(
+            Note(
+                NOTE_REGRESSION,
+                regression_message(run, switch=REGRESSION_SWITCH),
+                Level.WARNING,
+                {
+                    "threshold": run.threshold,
+                    "metrics": list(run.regressed_metrics),
+                    "corpus_change": run.corpus_change,
+                },
+            )
+        )
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
@@ -140,7 +132,6 @@ def tune_explorer(
     from groove.tune import run as tune
     from groove.tune.settings import resolve_settings as tune_settings
 
-    log: list[str] = []
     plots.preload()
     try:
         given = _parameters(
@@ -158,22 +149,20 @@ def tune_explorer(
             result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
             settings = tune_settings(_config(given.pop("config")), **given)
-            result, source = tune.run(settings, log=log.append), "measured"
+            result, source = tune.run(settings), "measured"
     except GrooveError as exc:
         return _refused(exc, result_path)
-    # Keep the warnings and the effective-query count; drop the progress lines.
-    notes = result.notes + tuple(line for line in log if not line.rstrip().endswith("..."))
-    notes = tuple(line for line in notes if not line.startswith("  ["))
     document = export.to_document(result)  # tune's decision is its own field, "decision"
     error = None
     document["verdict"] = "passed"  # the same type and meaning as the eval report's
     if not result.ran_grid:
-        first, *rest = tune_text.render_no_effective(result).splitlines()
-        error = GrooveError(first, _runner_syntax(rest[0].strip()) if rest else None)
+        error = GrooveError(
+            tune_text.no_effective_message(result), _runner_syntax(tune_text.NO_EFFECTIVE_HINT)
+        )
         document.update(error_document(result.exit_code, error.message, error.hint))
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
-    return Outcome(result, result.exit_code, error, notes, source)
+    return Outcome(result, result.exit_code, error, result.notes, source)
 
 
 REGRESSION_SWITCH = "-p fail_on_regression true"

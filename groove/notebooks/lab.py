@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from groove.atomic import write_file
 from groove.errors import NotebookError
 from groove.notebooks import runner
 
@@ -37,7 +38,10 @@ class LabSetup:
     def missing(self) -> tuple[str, ...]:
         return tuple(
             name
-            for name, present in (("jupyterlab", self.jupyterlab), ("jupyterlab_widgets", self.widgets))
+            for name, present in (
+                ("jupyterlab", self.jupyterlab),
+                ("jupyterlab_widgets", self.widgets),
+            )
             if not present
         )
 
@@ -109,7 +113,7 @@ def write_copy(
         for cell in notebook.cells:
             if not cell.metadata.get("tags"):
                 cell.metadata.pop("tags", None)
-    runner.write_file(target, nbformat.writes(notebook) + "\n")
+    write_file(target, nbformat.writes(notebook) + "\n")
     return target
 
 

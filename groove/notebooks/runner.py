@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import groove
+from groove.atomic import write_file
 from groove.errors import (
     EXIT_BAD_INPUT,
     EXIT_NOTEBOOK_FAILED,
@@ -45,6 +45,7 @@ from groove.errors import (
     EXIT_REGRESSION,
     NotebookError,
 )
+from groove.notebooks.headless import HEADLESS_ENV
 
 NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
 RESULT_FILE = "result.json"
@@ -53,9 +54,7 @@ SUMMARY_FILE = "summary.md"  # eval-report's Markdown summary, beside result.jso
 KERNEL_NAME = "python3"
 PRIVATE_KERNEL_NAME = "groove"
 RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
-# Set in the kernel's environment: views that need a live front end (the condition picker)
-# show their text form instead of creating widgets nobody can use.
-HEADLESS_ENV = "GROOVE_NOTEBOOK_RUNNER"
+
 _EXIT_CODES = (EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED)
 _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
 
@@ -63,7 +62,7 @@ _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
 def notebook_dir() -> Path:
     """Where the notebooks are: the checkout's top-level ``notebooks/`` (editable installs)
     or ``<prefix>/share/groove/notebooks`` (where a wheel puts them)."""
-    checkout = Path(groove.__file__).resolve().parent.parent / "notebooks"
+    checkout = Path(__file__).resolve().parents[2] / "notebooks"  # <checkout>/groove/notebooks/
     installed = Path(sys.prefix) / "share" / "groove" / "notebooks"
     return checkout if checkout.is_dir() or not installed.is_dir() else installed
 
@@ -467,7 +466,7 @@ class _HtmlExporter:
             if not executed.is_file():
                 nbformat.write(notebook, str(executed))
             body, _ = self._exporter.from_notebook_node(widgets_as_text(notebook))
-            html.write_text(body, encoding="utf-8")
+            write_file(html, body)
         except (OSError, ValueError):
             return False
         finally:
@@ -529,15 +528,8 @@ def error_document(exit_code: int, message: str, hint: str | None = None) -> dic
 
 
 def write_result(path: Path, document: Mapping[str, Any]) -> None:
-    """Write result.json: ``document`` as sorted, indented JSON."""
+    """Write result.json (atomically): ``document`` as sorted, indented JSON."""
     write_file(path, json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-
-
-def write_file(path: Path, text: str) -> None:
-    """Write via a temporary file and a rename, so a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -65,7 +65,9 @@ def interactive(
 
     columns = list(frame.columns)
     numbers = [columns.index(c) for c in numeric if c in columns]
-    defs: list[dict[str, Any]] = [  # earlier definitions win: numbers right-aligned, everything else left
+    defs: list[
+        dict[str, Any]
+    ] = [  # earlier definitions win: numbers right-aligned, everything else left
         {"targets": numbers, "type": "num", "className": "dt-right"},
         {"targets": "_all", "className": "dt-left"},
     ]

@@ -1,6 +1,6 @@
 """What the notebooks' cells show: HTML blocks, DataFrames, PNG images and one widget.
 
-Every view takes the ``Outcome`` the run cell returned (groove.notebooks.kernel) and returns
+Every view takes the ``Outcome`` the run cell returned (groove.notebooks.outcome) and returns
 something a notebook displays (IPython HTML or Image, a DataFrame, a widget), or None when
 the run was refused: the cells after a refused run show nothing instead of raising. No
 view computes a metric; they format EvalRun / TuneResult and call groove.report.plots.
@@ -13,8 +13,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
-from groove.notebooks.kernel import Outcome
+from groove.evaluation.result import NOTE_CORPUS_CHANGED
+from groove.labels import location_label
+from groove.notebooks.outcome import Outcome
+from groove.notes import Level, Note
 from groove.report import plots
 
 if TYPE_CHECKING:
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
 
 OK, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
 SHADES = {"up": OK, "down": BAD, "noise": MUTED, "same": MUTED, "": MUTED}
+_NOTE_SHADES = {Level.WARNING: WARN, Level.NOTE: WARN, Level.INFO: MUTED}
 
 
 # ---------------------------------------------------------------- helpers
@@ -72,8 +77,13 @@ def status(outcome: Outcome[Any]) -> Any:
         words = "✔ passed" if passed else "✖ regression detected"
         text = f"<b>{words}</b> (exit {outcome.exit_code}); {_e(outcome.source)}"
         parts = [_box(OK if passed else BAD, text)]
-    parts += [_box(WARN, _e(note)) for note in outcome.notes]
+    parts += [_box(_NOTE_SHADES[note.level], _e(note_text(note))) for note in outcome.notes]
     return _html("".join(parts))
+
+
+def note_text(note: Note) -> str:
+    """A note as the notebook shows it: ``warning: <message>``; an info note bare."""
+    return note.message if note.level is Level.INFO else f"{note.level}: {note.message}"
 
 
 # ---------------------------------------------------------------- eval
@@ -113,31 +123,20 @@ def eval_header(outcome: Outcome[EvalRun]) -> Any:
     )
 
 
-def _shade(delta: float, threshold: float) -> str:
-    from groove.report.eval_text import SAME_EPS
-
-    if abs(delta) < SAME_EPS:
-        return "same"
-    return "up" if delta > threshold else "down" if delta < -threshold else "noise"
-
-
 def aggregate_rows(run: EvalRun) -> list[dict[str, Any]]:
     """metric, value, previous, change (arrow) and shade: "up" / "down" beyond the
-    regression threshold, "noise" within it, "same", or "" when there is no diff."""
-    deltas = {d.label: d for d in run.deltas()}
-    agg = run.record.aggregate
-    values = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()] + [("MRR", agg.mrr)]
-    values += [(f"nDCG@{k}", v) for k, v in agg.ndcg_at_k.items()]
-    rows = []
-    for label, value in values:
-        row = {"metric": label, "value": value, "previous": None, "change": "", "shade": ""}
-        d = deltas.get(label)
-        if d is not None:
-            shade = _shade(d.delta, run.threshold)
-            arrow = "—" if shade == "same" else f"{'↑' if d.delta > 0 else '↓'} {abs(d.delta):.3f}"
-            row.update(previous=d.previous, change=arrow, shade=shade)
-        rows.append(row)
-    return rows
+    regression threshold, "noise" within it, "same", or "" when there is no diff
+    (groove.evaluation.change decides; the same metrics as the text and Markdown reports)."""
+    return [
+        {
+            "metric": row.label,
+            "value": row.value,
+            "previous": row.previous,
+            "change": "" if row.delta is None else arrow(row.delta),
+            "shade": "" if row.change is None else str(row.change),
+        }
+        for row in metric_rows(run)
+    ]
 
 
 def aggregate_frame(run: EvalRun) -> pd.DataFrame:
@@ -176,22 +175,14 @@ def eval_notes(outcome: Outcome[EvalRun]) -> Any:
     if run is None:
         return None
     notes = []
-    if run.diff_note is not None:
-        notes.append(f"⚠ {run.diff_note}")
-    if run.corpus_change is not None:
-        notes.append(
-            f"⚠ corpus changed since last run ({run.corpus_change}): a delta may reflect "
-            "that, not retrieval"
-        )
+    for note in run.comparison_notes():
+        tail = ": a delta may reflect that, not retrieval"
+        notes.append(f"⚠ {note.message}{tail if note.kind == NOTE_CORPUS_CHANGED else ''}")
     if notes:
         return _html("".join(_box(WARN, _e(n)) for n in notes))
     if run.previous is None:
         return _html(_box(OK, "first run: nothing to compare with"))
     return _html(_box(OK, "no golden, config or corpus change since the previous run"))
-
-
-def _label(path: str, heading: str | None) -> str:
-    return f"{path} › {heading}" if heading else path
 
 
 TOP_HITS = 3
@@ -205,7 +196,7 @@ def _top_hits(
     def mark(h: RankedHit) -> str:
         return "✓ " if any(is_hit(e, h) for e in expected) else ""
 
-    return [f"{h.rank}. {mark(h)}{_label(h.path, h.heading)}" for h in hits[:n]]
+    return [f"{h.rank}. {mark(h)}{location_label(h.path, h.heading)}" for h in hits[:n]]
 
 
 def expected_marks(hits: Sequence[RankedHit], expected: Sequence[Expected]) -> list[str]:
@@ -215,7 +206,7 @@ def expected_marks(hits: Sequence[RankedHit], expected: Sequence[Expected]) -> l
     missing: list[str] = []
     for e in expected:
         ranks = [h.rank for h in hits if is_hit(e, h)]
-        label = _label(e.path, e.heading)
+        label = location_label(e.path, e.heading)
         if ranks:
             found.append((min(ranks), label))
         else:
@@ -560,8 +551,8 @@ def condition_rows(result: TuneResult, analysis: Analysis) -> list[dict[str, Any
     rows = np.asarray(result.effective_rows, dtype=np.intp)
     deltas = table[rows] - table[rows, DEFAULT_CONDITION.index][:, np.newaxis]
     means = deltas.mean(axis=0) if rows.size else np.zeros(table.shape[1])
-    improved = (deltas > plots.SAME_EPS).sum(axis=0)
-    degraded = (deltas < -plots.SAME_EPS).sum(axis=0)
+    improved = (deltas >= SAME_TOLERANCE).sum(axis=0)  # as change.direction counts
+    degraded = (deltas <= -SAME_TOLERANCE).sum(axis=0)
     picks = Counter(analysis.loo.folds)
     refit = analysis.loo.refit
     out = []
@@ -747,13 +738,11 @@ HEADLESS_PICKER_HINT = (
 def condition_picker(outcome: Outcome[TuneResult]) -> Any:
     """The picker widget; under the headless runner (no front end to draw or use it) its
     one-line text form instead, so no widget traffic runs for nothing."""
-    import os
-
-    from groove.notebooks.runner import HEADLESS_ENV
+    from groove.notebooks.headless import headless
 
     got = _tuned(outcome)
     if got is None:
         return None
-    if os.environ.get(HEADLESS_ENV):
+    if headless():
         return _html(_box(MUTED, _e(HEADLESS_PICKER_HINT)))
     return ConditionPicker(*got).widget

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from groove.evaluation.result import DEFAULT_LIMIT, EvalRun
-from groove.report.eval_text import SAME_EPS
+from groove.evaluation.change import Change, MetricRow, arrow, metric_rows
+from groove.evaluation.result import DEFAULT_LIMIT, NOTE_CORPUS_CHANGED, EvalRun
+from groove.notes import Level
 
 
 def render(run: EvalRun) -> str:
@@ -21,42 +22,34 @@ def render(run: EvalRun) -> str:
     lines += _flagged(run)
     lines += _findings(run)
     if run.regression:
-        lines += ["", f"**Regression**: a metric fell by more than {run.threshold:.3f}."]
+        fell = f" ({', '.join(run.regressed_metrics)})" if run.regressed_metrics else ""
+        lines += ["", f"**Regression**: a metric fell by more than {run.threshold:.3f}{fell}."]
     return "\n".join(lines) + "\n"
 
 
 def _notes(run: EvalRun) -> list[str]:
     notes = []
-    if run.diff_note is not None:
-        notes.append(f"> ⚠️ {run.diff_note}")
-    if run.corpus_change is not None:
-        notes.append(
-            f"> ⚠️ corpus changed since last run ({run.corpus_change}): "
-            "a delta below may reflect that, not retrieval"
-        )
+    for note in run.comparison_notes():
+        tail = ": a delta below may reflect that, not retrieval"
+        notes.append(f"> ⚠️ {note.message}{tail if note.kind == NOTE_CORPUS_CHANGED else ''}")
+    for note in run.notes:
+        mark = "⚠️ " if note.level is Level.WARNING else ""
+        notes.append(f"> {mark}{note.level}: {note.message}")
     return [*notes, ""] if notes else []
 
 
 def _table(run: EvalRun) -> list[str]:
-    agg = run.record.aggregate
-    deltas = {d.label: d.delta for d in run.deltas()}
-    rows = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()]
-    rows.append(("MRR", agg.mrr))
-    rows += [(f"nDCG@{k}", v) for k, v in agg.ndcg_at_k.items()]
     lines = ["| metric | value | change |", "|---|---:|---|"]
-    for label, value in rows:
-        lines.append(f"| {label} | {value:.3f} | {_change(deltas.get(label), run.threshold)} |")
+    for row in metric_rows(run):
+        lines.append(f"| {row.label} | {row.value:.3f} | {_change(row)} |")
     return lines
 
 
-def _change(delta: float | None, threshold: float) -> str:
-    if delta is None:
+def _change(row: MetricRow) -> str:
+    if row.delta is None:
         return ""
-    if abs(delta) < SAME_EPS:
-        return "—"
-    arrow = "↑" if delta > 0 else "↓"
-    mark = " 🟢" if delta > threshold else " 🔴" if delta < -threshold else ""
-    return f"{arrow} {abs(delta):.3f}{mark}"
+    mark = {Change.UP: " 🟢", Change.DOWN: " 🔴"}.get(row.change or Change.SAME, "")
+    return arrow(row.delta) + mark
 
 
 def _flagged(run: EvalRun) -> list[str]:

@@ -10,19 +10,19 @@
     Per-query (regressions and misses, 1 of 2)
       ✗ some-query-id            recall@10: 0.00
 
-Arrows are green / red beyond ``regression_threshold`` and grey inside it; colour only when
-asked for (a terminal, and no ``--no-color``).
+Arrows are green / red beyond ``regression_threshold`` and grey inside it (the rule is
+groove.evaluation.change); colour only when asked for (a terminal, and no ``--no-color``).
 """
 
 from __future__ import annotations
 
+from groove.evaluation.change import Change, arrow, classify, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"
 GRAY = "\x1b[90m"
 RESET = "\x1b[0m"
-SAME_EPS = 1e-9
 
 
 def render(run: EvalRun, *, color: bool = False) -> str:
@@ -60,26 +60,21 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
         lines += [f"⚠️ {run.diff_note}", "Aggregate"]
     else:
         lines.append("Aggregate")
-    deltas = {d.label: d for d in run.deltas()}
-    agg = run.record.aggregate
-    rows = [(f"recall@{k}", v) for k, v in agg.recall_at_k.items()]
-    rows.append(("MRR", agg.mrr))
-    if agg.ndcg_at_k:
-        k_max = max(agg.ndcg_at_k)
-        rows.append((f"nDCG@{k_max}", agg.ndcg_at_k[k_max]))
-    for label, value in rows:
-        suffix = _arrow(deltas[label], run.threshold, color) if label in deltas else ""
-        lines.append(f"  {label:<11}{value:.3f}{suffix}")
+    for row in metric_rows(run):
+        suffix = ""
+        if row.previous is not None:
+            suffix = _arrow(MetricDelta(row.label, row.value, row.previous), run.threshold, color)
+        lines.append(f"  {row.label:<11}{row.value:.3f}{suffix}")
     return lines
 
 
 def _arrow(delta: MetricDelta, threshold: float, color: bool) -> str:
-    d = delta.delta
-    if abs(d) < SAME_EPS:
+    change = classify(delta.delta, threshold)
+    if change is Change.SAME:
         return "  (—       )"
-    shade = RED if d < -threshold else GREEN if d > threshold else GRAY
+    shade = RED if change is Change.DOWN else GREEN if change is Change.UP else GRAY
     start, end = (shade, RESET) if color else ("", "")
-    return f"  ({start}{'↑' if d > 0 else '↓'} {abs(d):.3f}{end})"
+    return f"  ({start}{arrow(delta.delta)}{end})"
 
 
 def _per_query(run: EvalRun) -> list[str]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from groove.evaluation.change import SAME_TOLERANCE, direction
 from groove.evaluation.records import RunRecord
 from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
 from groove.tune.grid import (
@@ -60,7 +61,6 @@ CJK_FONTS = (
 )
 UP, DOWN, FLAT = "#2e7d32", "#c62828", "#9e9e9e"
 HIGHLIGHT = "#1565c0"
-SAME_EPS = 1e-12
 FLAT_SPREAD = 1e-9  # a grid whose means differ by less than this has no variation to colour
 MAX_TIME_LABELS = 12
 
@@ -202,7 +202,7 @@ def _change_markers(ax: Axes, ordered: Sequence[RunRecord]) -> None:
 
 
 def _shade(delta: float) -> str:
-    return UP if delta > SAME_EPS else DOWN if delta < -SAME_EPS else FLAT
+    return {1: UP, -1: DOWN}.get(direction(delta), FLAT)
 
 
 LABELLED = 5  # queries named in a distribution figure: the N most improved and most degraded
@@ -226,16 +226,16 @@ def _sorted_curve(ax: Axes, deltas: Sequence[float]) -> None:
     a figure of fixed size whatever the number of queries, the ties the flat middle."""
     ordered = np.sort(np.asarray(deltas, dtype=np.float64))[::-1]
     x = np.arange(1, len(ordered) + 1)
-    gains = np.where(ordered > SAME_EPS, ordered, 0.0)
-    losses = np.where(ordered < -SAME_EPS, ordered, 0.0)
+    gains = np.where(ordered >= SAME_TOLERANCE, ordered, 0.0)  # as direction() counts
+    losses = np.where(ordered <= -SAME_TOLERANCE, ordered, 0.0)
     # Filled areas and one line: vectorised limits, unlike a step patch per query.
     ax.fill_between(x, gains, step="mid", color=UP, linewidth=0)
     ax.fill_between(x, losses, step="mid", color=DOWN, linewidth=0)
     ax.plot(x, ordered, drawstyle="steps-mid", color="black", linewidth=0.6, label=SORTED_LINE)
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xlim(0.5, len(ordered) + 0.5)
-    improved = int((ordered > SAME_EPS).sum())
-    degraded = int((ordered < -SAME_EPS).sum())
+    improved = int((gains != 0).sum())
+    degraded = int((losses != 0).sum())
     ax.text(
         0.01,
         0.01,
@@ -249,8 +249,8 @@ def extremes(labelled: Sequence[tuple[str, float]], n: int = LABELLED) -> list[t
     """The ``n`` most improved and ``n`` most degraded (label, delta) pairs, best first;
     ties (delta 0) are never listed."""
     ordered = sorted(labelled, key=lambda pair: -pair[1])
-    best = [p for p in ordered[:n] if p[1] > SAME_EPS]
-    worst = [p for p in ordered[-n:] if p[1] < -SAME_EPS] if n else []
+    best = [p for p in ordered[:n] if direction(p[1]) > 0]
+    worst = [p for p in ordered[-n:] if direction(p[1]) < 0] if n else []
     return best + [p for p in worst if p not in best]
 
 

@@ -166,17 +166,26 @@ def _verdict(analysis: Analysis, style: _Style) -> list[str]:
     return lines
 
 
-def render_no_effective(result: TuneResult) -> str:
-    """The stderr diagnostic when no query can be moved by the fusion parameters."""
-    lines = [
+NO_EFFECTIVE_HINT = (
+    "groove splits each query into per-token phrases joined by OR over a trigram "
+    "tokenizer, so a query reaches FTS when any of its tokens occurs in the text. Queries "
+    "whose tokens are all shorter than three characters fall back to matching the query "
+    "verbatim. Add queries with distinctive terms (proper nouns, API names, command names) "
+    "to the golden set and re-run."
+)
+
+
+def no_effective_message(result: TuneResult) -> str:
+    """Why the grid did not run, in one line (the hint is NO_EFFECTIVE_HINT)."""
+    return (
         f"groove tune: none of the {len(result.queries)} golden queries is sensitive to the "
         "fusion parameters (every query has fewer than 2 FTS candidates), so the grid was "
-        "not run.",
-        "  groove splits each query into per-token phrases joined by OR over a trigram "
-        "tokenizer, so a query reaches FTS when any of its tokens occurs in the text. Queries "
-        "whose tokens are all shorter than three characters fall back to matching the query "
-        "verbatim. Add queries with distinctive terms (proper nouns, API names, command names) "
-        "to the golden set and re-run.",
-    ]
+        "not run."
+    )
+
+
+def render_no_effective(result: TuneResult) -> str:
+    """The stderr diagnostic when no query can be moved by the fusion parameters."""
+    lines = [no_effective_message(result), f"  {NO_EFFECTIVE_HINT}"]
     lines += [f"    {d.id}: FTS candidates = {d.fts_candidates}" for d in result.diagnostics]
     return "\n".join(lines)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.engine.chunking import Chunk, ParsedDocument
+from groove.store.documents import Chunk, ParsedDocument
 from groove.store.sqlite import Connection
 
 
@@ -77,7 +77,8 @@ def insert_document(
 ) -> int:
     """Insert one document with its chunks; ``embeddings[i]`` belongs to ``parsed.chunks[i]``.
 
-    ``token_count`` is the byte length of the content // 4 (the reference's estimate).
+    ``token_count`` is the byte length of the content // 4 (the reference's estimate,
+    docs/architecture.md, "Numbers that must stay bit-identical").
     """
     cursor = conn.execute(
         "INSERT INTO documents(path, title, topic, category, depth, tags, date, content_hash, "

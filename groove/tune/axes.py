@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from groove.evaluation.change import SAME_TOLERANCE
 from groove.tune.grid import BM25_WEIGHT_GRID, RRF_K_GRID
 from groove.tune.table import MetricTable
 
@@ -23,7 +24,6 @@ AXES: dict[str, tuple[int, tuple[float, ...]]] = {
     "content weight": (2, BM25_WEIGHT_GRID),
     "rrf_k": (3, RRF_K_GRID),
 }
-SAME_EPS = 1e-12
 
 
 def grid_view(primary: np.ndarray) -> np.ndarray:
@@ -43,7 +43,7 @@ def inert_axes(table: MetricTable, rows: Sequence[int]) -> tuple[str, ...]:
     for name, (position, _) in AXES.items():
         axis = position + 1  # after the query axis
         spread = grid.max(axis=axis) - grid.min(axis=axis)
-        if float(spread.max()) <= SAME_EPS:
+        if float(spread.max()) < SAME_TOLERANCE:  # what groove.evaluation.change calls same
             inert.append(name)
     return tuple(inert)
 

@@ -10,7 +10,7 @@ saved form adds, next to the keys of that report:
               zlib-compressed, base64 text (``encoding`` names this); absent when the grid
               did not run. Files written before the encoding existed hold nested lists of
               floats instead (no ``encoding``); both are read.
-    notes     the run's stderr notes
+    notes     the run's notes (groove.notes.Note.to_dict)
     decision  the tune verdict object of ``groove tune --format json`` (adopt with the
               condition and snippet, or keep_default with the reasons); older files
               call it ``verdict``, a name result.json now keeps for the run's outcome
@@ -33,9 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from groove.atomic import write_file
 from groove.errors import ConfigError
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import Expected
+from groove.notes import Note
 from groove.tune.analysis import analyse
 from groove.tune.document import to_dict
 from groove.tune.result import QueryDiagnostics, TuneResult
@@ -53,7 +55,7 @@ def to_document(result: TuneResult) -> dict[str, Any]:
     if "verdict" in document:
         document["decision"] = document.pop("verdict")
     document["queries"] = [_query_to_dict(q) for q in result.queries]
-    document["notes"] = list(result.notes)
+    document["notes"] = [note.to_dict() for note in result.notes]
     if result.analysis is not None:
         document["table"] = _table_to_dict(result.analysis.table)
     return document
@@ -73,8 +75,8 @@ def dumps(document: Mapping[str, Any]) -> str:
 
 
 def save_tune(result: TuneResult, path: Path) -> Path:
-    """Write ``result`` (with its full metric table) to ``path``; return the path."""
-    path.write_text(dumps(to_document(result)), encoding="utf-8")
+    """Write ``result`` (with its full metric table) to ``path`` atomically; return the path."""
+    write_file(path, dumps(to_document(result)))
     return path
 
 
@@ -116,7 +118,7 @@ def from_document(document: Mapping[str, Any]) -> TuneResult:
         queries=tuple(_query_from_dict(q) for q in document["queries"]),
         diagnostics=diagnostics,
         analysis=analysis,
-        notes=tuple(str(n) for n in document.get("notes", [])),
+        notes=tuple(Note.from_dict(n) for n in document.get("notes", [])),
     )
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from groove.evaluation.change import direction
 from groove.tune import stats
 from groove.tune.grid import DEFAULT_CONDITION, Condition
 from groove.tune.select import LooResult, Rows
@@ -29,7 +30,6 @@ from groove.tune.table import MetricTable
 ADOPT_MIN_MEAN_DELTA = 0.02
 ADOPT_SE_MULTIPLIER = 3.0
 STABILITY_MIN = 0.5
-IMPACT_EPS = 1e-12
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,9 @@ def decide(
 
 @dataclass(frozen=True)
 class Impact:
-    """Refit vs default per usable query: counts beyond +-1e-12 and the most negative delta
-    (0.0 and no row when no delta is negative)."""
+    """Refit vs default per usable query: how many improved / degraded (the rule is
+    groove.evaluation.change.direction) and the most negative delta (0.0 and no row when no
+    delta is negative)."""
 
     improved: int
     degraded: int
@@ -162,8 +163,8 @@ def per_query_impact(table: MetricTable, all_rows: Rows, refit: Condition) -> Im
     worst, worst_row = 0.0, None
     for r in rows:
         d = float(primary[r, refit.index] - primary[r, DEFAULT_CONDITION.index])
-        improved += d > IMPACT_EPS
-        degraded += d < -IMPACT_EPS
+        improved += direction(d) > 0
+        degraded += direction(d) < 0
         if d < worst:
             worst, worst_row = d, r
     return Impact(improved=improved, degraded=degraded, worst_delta=worst, worst_row=worst_row)

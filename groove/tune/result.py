@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import AggregateMetrics
+from groove.notes import Note
 from groove.tune.gates import Impact, Verdict
 from groove.tune.select import LooResult, PhaseScores
 from groove.tune.table import MetricTable
@@ -16,6 +17,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 EXIT_NO_EFFECTIVE_QUERIES = 2
+
+# The kinds of the notes a tune result carries (groove.notes.Note.kind).
+NOTE_STAGE_SETTINGS_IGNORED = "stage-settings-ignored"
+NOTE_FUSION_CUSTOMISED = "fusion-customised"
+NOTE_CONTEXT_AXIS_NOOP = "context-axis-noop"
+NOTE_EFFECTIVE_QUERIES = "effective-queries"
+NOTE_INSENSITIVE_QUERY = "insensitive-query"
+NOTE_FEW_EFFECTIVE_QUERIES = "few-effective-queries"
 
 
 @dataclass(frozen=True)
@@ -66,7 +75,7 @@ class TuneResult:
     queries: tuple[GoldenQuery, ...]  # the golden queries, in file order: the table's rows
     diagnostics: tuple[QueryDiagnostics, ...]
     analysis: Analysis | None  # None when no query was effective (grid not run)
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[Note, ...] = field(default=())
 
     @property
     def effective_rows(self) -> tuple[int, ...]:

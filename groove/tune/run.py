@@ -19,25 +19,47 @@ from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.search import excluded_chunks, fts_leg, vector_leg
 from groove.engine.session import open_engine
 from groove.evaluation.golden import GoldenQuery, load_golden
+from groove.notes import Level, Note
 from groove.store import chunks as rows
 from groove.store import legs
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
 from groove.tune.analysis import analyse
 from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS
-from groove.tune.result import QueryDiagnostics, TuneResult
+from groove.tune.result import (
+    NOTE_CONTEXT_AXIS_NOOP,
+    NOTE_EFFECTIVE_QUERIES,
+    NOTE_FEW_EFFECTIVE_QUERIES,
+    NOTE_INSENSITIVE_QUERY,
+    QueryDiagnostics,
+    TuneResult,
+)
 from groove.tune.settings import SMALL_N_WARN, TuneSettings
 from groove.tune.sweep import sweep_query
 from groove.tune.table import MetricTable
 
 Log = Callable[[str], None]
+OnNote = Callable[[Note], None]
 
 
 def run(
-    settings: TuneSettings, *, embedder: Embedder | None = None, log: Log | None = None
+    settings: TuneSettings,
+    *,
+    embedder: Embedder | None = None,
+    log: Log | None = None,
+    on_note: OnNote | None = None,
 ) -> TuneResult:
-    """Pre-flight, sweep, select, cross-validate, gate. ``log`` receives progress lines."""
+    """Pre-flight, sweep, select, cross-validate, gate. ``log`` receives progress lines and
+    ``on_note`` each note as it arises (both in run order); the notes are also in the
+    result (after the settings' notes)."""
     say = log or (lambda _line: None)
+    notes: list[Note] = []
+
+    def note(item: Note) -> None:
+        notes.append(item)
+        if on_note is not None:
+            on_note(item)
+
     # load_golden refuses a query without an expected hit, so every query is a table row.
     usable = load_golden(settings.golden_path, check_query=compile_query).queries
     with open_engine(
@@ -59,7 +81,8 @@ def run(
             effective = sum(d.effective for d in diagnostics)
             analysis = None
             if effective:
-                _announce(say, diagnostics, noop)
+                _announce(note, diagnostics, noop)
+                say("groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values...")
                 table, diagnostics = _sweep(
                     conn, settings, usable, compiled, vectors, diagnostics, say
                 )
@@ -77,7 +100,7 @@ def run(
         queries=usable,
         diagnostics=tuple(diagnostics),
         analysis=analysis,
-        notes=settings.notes,
+        notes=settings.notes + tuple(notes),
     )
 
 
@@ -106,30 +129,47 @@ def _preflight(
     )
 
 
-def _announce(say: Log, diagnostics: Sequence[QueryDiagnostics], noop: bool) -> None:
+def _announce(note: OnNote, diagnostics: Sequence[QueryDiagnostics], noop: bool) -> None:
     if noop:
-        say(
-            "groove tune: WARNING: every chunk has an empty context column, so the "
-            "bm25_context_weight axis is a no-op on this KB (contextual retrieval is off). "
-            'Its rows below mean "not measured", not "has no effect".'
+        note(
+            Note(
+                NOTE_CONTEXT_AXIS_NOOP,
+                "every chunk has an empty context column, so the bm25_context_weight axis is "
+                "a no-op on this KB (contextual retrieval is off). "
+                'Its rows below mean "not measured", not "has no effect".',
+                Level.WARNING,
+            )
         )
     effective = sum(d.effective for d in diagnostics)
-    say(
-        f"groove tune: {effective} of {len(diagnostics)} golden queries are effective "
-        "(FTS candidates >= 2)"
+    note(
+        Note(
+            NOTE_EFFECTIVE_QUERIES,
+            f"{effective} of {len(diagnostics)} golden queries are effective (FTS candidates >= 2)",
+            Level.INFO,
+            {"effective": effective, "usable": len(diagnostics)},
+        )
     )
     for d in diagnostics:
         if not d.effective:
-            say(
-                f"  insensitive: {d.id} (FTS candidates = {d.fts_candidates}; fusion "
-                "parameters cannot move it)"
+            note(
+                Note(
+                    NOTE_INSENSITIVE_QUERY,
+                    f"insensitive: {d.id} (FTS candidates = {d.fts_candidates}; fusion "
+                    "parameters cannot move it)",
+                    Level.INFO,
+                    {"id": d.id, "fts_candidates": d.fts_candidates},
+                )
             )
     if effective < SMALL_N_WARN:
-        say(
-            f"groove tune: WARNING: effective N = {effective} is below the IR convention of "
-            f"{SMALL_N_WARN} topics. Treat the numbers below as suggestive, not conclusive."
+        note(
+            Note(
+                NOTE_FEW_EFFECTIVE_QUERIES,
+                f"effective N = {effective} is below the IR convention of {SMALL_N_WARN} "
+                "topics. Treat the numbers below as suggestive, not conclusive.",
+                Level.WARNING,
+                {"effective": effective, "convention": SMALL_N_WARN},
+            )
         )
-    say("groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values...")
 
 
 def _sweep(

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from groove.config import Config, FusionConfig
+from groove.config import Config
 from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
-from groove.evaluation.settings import golden_path_for
+from groove.evaluation.settings import NOTE_LIMIT_CAPPED, golden_path_for
+from groove.notes import Note
 from groove.settings import cap
 from groove.tune.grid import PRIMARY_K
+from groove.tune.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
 SMALL_N_WARN = 50
 
@@ -25,7 +27,7 @@ class TuneSettings:
     db_path: Path | None = None
     model: str | None = None
     model_path: Path | None = None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     @property
     def candidate_pool(self) -> int:
@@ -48,22 +50,33 @@ def resolve_settings(
     raw_k = tuple(k_values) if k_values else config.eval.k_values
     # The same rule as eval (groove.settings): k and the limit are capped at LIMIT_MAX.
     ks = tuple(sorted({cap(k) for k in raw_k if k > 0} | {PRIMARY_K}))
-    notes = []
+    notes: list[Note] = []
     if limit is not None and cap(limit) != limit:
         notes.append(
-            f"groove tune: note: limit {limit} exceeds the retrieval cap; using {cap(limit)}"
+            Note(
+                NOTE_LIMIT_CAPPED,
+                f"limit {limit} exceeds the retrieval cap; using {cap(limit)}",
+                data={"requested": limit, "used": cap(limit)},
+            )
         )
         limit = cap(limit)
     search = config.search
     if search.mmr.enabled or search.parent_retriever.enabled:
         notes.append(
-            "groove tune: note: [search.mmr] / [search.parent_retriever] are enabled in "
-            "groove.toml but tune measures the plain RRF stage only."
+            Note(
+                NOTE_STAGE_SETTINGS_IGNORED,
+                "[search.mmr] / [search.parent_retriever] are enabled in groove.toml but tune "
+                "measures the plain RRF stage only.",
+            )
         )
-    if search.fusion != FusionConfig():
+    if not search.fusion.is_default:
         notes.append(
-            "groove tune: note: [search.fusion] is already customised in groove.toml; tune "
-            "still measures deltas against the BUILT-IN defaults, not your values."
+            Note(
+                NOTE_FUSION_CUSTOMISED,
+                "[search.fusion] is already customised in groove.toml; tune still measures "
+                "deltas against the BUILT-IN defaults, not your values.",
+                data={"fusion": search.fusion.to_dict()},
+            )
         )
     return TuneSettings(
         kb_path=kb,

@@ -13,7 +13,9 @@ One stream per setting, seeded once and consumed across replications in order.
 
 AU-16 (first 300 replications, settings 1-4) compares the reported paired SE with the true
 spread of the mean delta; AU-68 (2,000 replications, settings 1-5) counts adoptions over a
-grid of SE multipliers x mean-delta floors.
+grid of SE multipliers x mean-delta floors. The names and the numbers these runs must keep
+reproducing: docs/architecture.md, "Numbers that must stay bit-identical", and
+docs/tune.md, "Why 3 × SE and not 2".
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Statistics over the held-out deltas d_j of nested leave-one-query-out CV.
 
 Sums accumulate sequentially in input order (never pairwise), so every number matches the
-reference implementation bit for bit.
+reference implementation bit for bit (docs/architecture.md, "Numbers that must stay bit-identical").
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import comb
 
-SIGN_EPS = 1e-12
+from groove.evaluation.change import direction
 
 
 def _seq_sum(xs: Iterable[float]) -> float:
@@ -55,10 +55,10 @@ class SignTest:
 
 
 def sign_test(xs: Sequence[float]) -> SignTest:
-    """pos = #(d > 1e-12), neg = #(d < -1e-12), n = pos + neg;
+    """pos = #(d improved), neg = #(d degraded) (groove.evaluation.change.direction), n = pos + neg;
     ``p = min(1, 2 * sum_{i=0}^{min(pos, neg)} C(n, i) / 2^n)``, 1.0 when n = 0."""
-    pos = sum(1 for x in xs if x > SIGN_EPS)
-    neg = sum(1 for x in xs if x < -SIGN_EPS)
+    pos = sum(1 for x in xs if direction(x) > 0)
+    neg = sum(1 for x in xs if direction(x) < 0)
     n = pos + neg
     if n == 0:
         p = 1.0

@@ -1,0 +1,29 @@
+"""Take a ``CorpusSnapshot`` of the index: one pass over every chunk row (see corpus.py for
+the digest's encoding)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from groove.evaluation.corpus import CorpusSnapshot, encode_field
+from groove.store import chunks as rows
+from groove.store.sqlite import Connection
+
+ChunkRowFn = Callable[[str, int, str | None, str, str | None], None]
+
+
+def snapshot(conn: Connection, on_row: ChunkRowFn | None = None) -> CorpusSnapshot:
+    """Counts and digest, read in the caller's transaction (the run's snapshot).
+
+    ``on_row(path, chunk_index, heading, content, context)`` sees every chunk row of the
+    same pass, so other whole-corpus checks need no second scan.
+    """
+    digest = hashlib.sha256()
+    for path, chunk_index, heading, content, context in rows.chunk_texts_in_order(conn):
+        for value in (path, str(chunk_index), heading, content, context):
+            digest.update(encode_field(value))
+        if on_row is not None:
+            on_row(path, chunk_index, heading, content, context)
+    documents, chunks = rows.counts(conn)
+    return CorpusSnapshot(documents, chunks, digest.hexdigest())

@@ -1,0 +1,47 @@
+"""Notes as the terminal shows them, and the sentence that explains a failed CI gate.
+
+The library hands back ``groove.notes.Note`` values; this is the one place that turns them
+into stderr lines (``groove eval: warning: eval history corrupted (...)``). Two of tune's
+warnings are shouted (``WARNING``) because they change how every number below them reads,
+and the per-query detail of the effective-query count is indented under it.
+"""
+
+from __future__ import annotations
+
+from groove.evaluation.result import EvalRun
+from groove.notes import Level, Note
+from groove.tune.result import (
+    NOTE_CONTEXT_AXIS_NOOP,
+    NOTE_FEW_EFFECTIVE_QUERIES,
+    NOTE_INSENSITIVE_QUERY,
+)
+
+_SHOUTED = {NOTE_CONTEXT_AXIS_NOOP, NOTE_FEW_EFFECTIVE_QUERIES}
+_INDENTED = {NOTE_INSENSITIVE_QUERY}
+
+
+def cli_line(command: str, note: Note) -> str:
+    """The stderr line of ``note`` for ``groove <command>``."""
+    if note.kind in _INDENTED:
+        return f"  {note.message}"
+    if note.level is Level.INFO:
+        return f"groove {command}: {note.message}"
+    label = str(note.level).upper() if note.kind in _SHOUTED else str(note.level)
+    return f"groove {command}: {label}: {note.message}"
+
+
+def regression_message(run: EvalRun, *, switch: str = "--fail-on-regression") -> str:
+    """The stderr line that explains exit code 1; ``switch`` is how the user asked for the
+    gate (the notebook runner passes ``-p fail_on_regression true``)."""
+    note = ""
+    change = run.corpus_change
+    if change is not None:
+        note = (
+            " The indexed corpus also changed since the compared run "
+            f"({change}), which shifts rankings on its own."
+        )
+    return (
+        "groove eval: retrieval-quality regression detected (delta > "
+        f"{run.threshold:.3f} on at least one of recall@k / MRR / nDCG@k).{note} "
+        f"Exiting with code 1 because {switch} was set."
+    )
