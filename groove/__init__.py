@@ -40,6 +40,7 @@ else:
 if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
     from groove.engine.search import Hit, SearchResult
+    from groove.evaluation.compare import compare
     from groove.evaluation.history import History
     from groove.evaluation.records import QueryResult, RunRecord
     from groove.evaluation.result import EvalRun
@@ -67,6 +68,7 @@ __all__ = [
     "SearchResult",
     "TuneResult",
     "__version__",
+    "compare",
     "evaluate",
     "index",
     "load_history",
@@ -87,6 +89,8 @@ _LAZY_TYPES = {
     "RunRecord": "groove.evaluation.records",
     "EvalRun": "groove.evaluation.result",
     "TuneResult": "groove.tune.result",
+    # a function, loaded like the types: it needs numpy (groove.evaluation.significance)
+    "compare": "groove.evaluation.compare",
 }
 
 

@@ -154,6 +154,7 @@ def evaluate(
     save_history: bool = False,
     diff: bool = True,
     fail_on_regression: bool = False,
+    regression_gate: str | None = None,
     config: PathArg | None = None,
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
@@ -184,6 +185,7 @@ def evaluate(
         save_history=save_history,
         diff=diff,
         fail_on_regression=fail_on_regression,
+        regression_gate=regression_gate,
     )
     settings = resolve_settings(_config(config), **given)
     return evaluation.run(settings)

@@ -85,6 +85,8 @@ class EvalConfig:
     history_size: int = 10
     k_values: tuple[int, ...] = (1, 5, 10)
     regression_threshold: float = 0.05
+    regression_gate: str = "threshold"
+    alpha: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -306,7 +308,10 @@ class _Reader:
         return parent
 
     def eval(self, data: Any) -> EvalConfig:
-        keys = {"golden", "history_size", "k_values", "regression_threshold"}
+        keys = {
+            "golden", "history_size", "k_values", "regression_threshold", "regression_gate",
+            "alpha",
+        }  # fmt: skip
         table = self.table(data, "eval", keys)
         cfg = EvalConfig()
         if "golden" in table:
@@ -319,6 +324,18 @@ class _Reader:
         if "regression_threshold" in table:
             threshold = self.number(table, "eval.regression_threshold", 0.0, 1.0)
             cfg = replace(cfg, regression_threshold=threshold)
+        if "regression_gate" in table:
+            gate = table["regression_gate"]
+            if gate not in ("threshold", "significant"):
+                raise self.bad_value(
+                    "eval.regression_gate", gate, 'must be "threshold" or "significant"'
+                )
+            cfg = replace(cfg, regression_gate=gate)
+        if "alpha" in table:
+            alpha = self.number(table, "eval.alpha", 0.0, 1.0)
+            if not 0.0 < alpha < 1.0:
+                raise self.bad_value("eval.alpha", table["alpha"], "must be above 0 and below 1")
+            cfg = replace(cfg, alpha=alpha)
         return cfg
 
     def k_values(self, value: Any) -> tuple[int, ...]:

@@ -29,7 +29,9 @@ from groove.errors import ConfigError
 #: The most hits one search returns (and so the largest useful --limit or k).
 LIMIT_MAX = 1000
 
-Kind = Literal["path", "file", "folder", "text", "whole", "fraction", "bool", "k_list"]
+Kind = Literal["path", "file", "folder", "text", "whole", "fraction", "bool", "k_list", "gate"]
+#: The values of a ``gate`` setting (the regression gate's modes).
+GATE_MODES = ("threshold", "significant")
 Surface = Literal["cli", "api", "notebook"]
 ALL: frozenset[Surface] = frozenset({"cli", "api", "notebook"})
 
@@ -42,6 +44,7 @@ _WANTED = {
     "fraction": "a number from 0 to 1",
     "bool": "true or false",
     "k_list": "a list of whole numbers like [1, 5, 10]",
+    "gate": '"threshold" or "significant"',
 }
 
 
@@ -120,6 +123,10 @@ def _parse(kind: Kind, value: Any) -> Any:
         return float(value)
     if kind == "bool":
         if not isinstance(value, bool):
+            raise _Refused(value, _WANTED[kind])
+        return value
+    if kind == "gate":
+        if value not in GATE_MODES:
             raise _Refused(value, _WANTED[kind])
         return value
     return _k_list(value)
@@ -293,6 +300,13 @@ EVAL = _table(
         flag="--fail-on-regression",
         switch=True,
         default=False,
+    ),
+    Setting(
+        "regression_gate",
+        "gate",
+        "threshold: any fall beyond regression_threshold; significant: such a fall whose "
+        "Holm-corrected paired p-value is below [eval].alpha (default: [eval].regression_gate).",
+        flag="--regression-gate",
     ),
     MMR,
     MMR_LAMBDA,

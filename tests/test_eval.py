@@ -221,8 +221,10 @@ def test_json_document_has_the_spec_keys_sorted(kb: Path, golden: Path) -> None:
         "diff",
         "findings",
         "fingerprint",
+        "gate",
         "per_query",
         "previous",
+        "significance",
         "timestamp",
     ]
     assert document["findings"] == []

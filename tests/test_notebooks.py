@@ -270,9 +270,10 @@ def test_eval_report_notebook_regression_is_exit_1(
     )
     assert (report.exit_code, report.result["verdict"]) == (1, "regression")
     assert report.result["diff"]["recall_at_k"]["10"] == pytest.approx(-0.2)
-    assert _pngs(report.notebook) == 1
+    assert _pngs(report.notebook) == 2  # the interval bars of the diff, the history trend
+    assert report.result["significance"]["recall_at_k"]["10"]["p_value"] == 0.5  # 2 of 10 fell
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
-    assert "| recall@10 | 0.800 | ↓ 0.200 🔴 |" in summary
+    assert "| recall@10 | 0.800 | ↓ 0.200 🔴 95% CI [-0.50, +0.00] p=0.50 |" in summary
     assert (
         "**Regression**: a metric fell by more than 0.050 (recall@1, recall@5, recall@10,"
         in summary

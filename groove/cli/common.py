@@ -35,6 +35,8 @@ def setting_option(setting: Setting) -> Callable[[F], F]:
         kw["type"] = click.FloatRange(0, 1)
     elif setting.kind == "bool":
         kw["type"] = click.BOOL
+    elif setting.kind == "gate":
+        kw["type"] = click.Choice(settings.GATE_MODES)
     if setting.metavar is not None:
         kw["metavar"] = setting.metavar
     return click.option(setting.flag, setting.param, **kw)

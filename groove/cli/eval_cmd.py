@@ -18,6 +18,7 @@ from groove.settings import EVAL
 @setting_options(
     EVAL,
     "fail_on_regression",
+    "regression_gate",
     "mmr",
     "mmr_lambda",
     "mmr_same_doc_penalty",
@@ -39,6 +40,7 @@ def eval_cmd(
     no_diff: bool,
     no_color: bool,
     fail_on_regression: bool,
+    regression_gate: str | None,
     mmr: bool | None,
     mmr_lambda: float | None,
     mmr_same_doc_penalty: float | None,
@@ -71,6 +73,7 @@ def eval_cmd(
         history=not no_history,
         diff=not no_diff,
         fail_on_regression=fail_on_regression,
+        regression_gate=regression_gate,
     )
     result = evaluation.run(settings)
     for note in result.notes:

@@ -14,7 +14,9 @@ from groove.evaluation.change import Change, classify
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import Finding
 from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.gate import GateDecision
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.evaluation.significance import Significance
 from groove.notes import Level, Note
 
 if TYPE_CHECKING:
@@ -52,6 +54,8 @@ class EvalRun:
     history_saved: bool = False  # whether this run was appended to that history
     # the aggregate metrics that fell beyond the threshold (set with --fail-on-regression)
     regressed_metrics: tuple[str, ...] = ()
+    significance: Significance | None = None
+    gate: GateDecision | None = None
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -160,6 +164,12 @@ class EvalRun:
                     str(k): v - prev.ndcg_at_k.get(k, 0.0) for k, v in now.ndcg_at_k.items()
                 },
             }
+        out["significance"] = (
+            self.significance.to_dict()
+            if out["diff"] is not None and self.significance is not None
+            else None
+        )
+        out["gate"] = self.gate.to_dict() if self.gate is not None else None
         return out
 
     def per_query_frame(self) -> pd.DataFrame:

@@ -27,12 +27,14 @@ from groove.evaluation.change import regressed_metrics
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.findings import QuoteScanner
 from groove.evaluation.fingerprint import Fingerprint, search_parts
+from groove.evaluation.gate import decide as decide_gate
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.history import History, append_run, history_path, load_history
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
 from groove.evaluation.records import QueryResult, RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
+from groove.evaluation.significance import compare_records
 from groove.store.db import read_snapshot
 
 
@@ -109,11 +111,26 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
     notes += history.warnings
     previous = history.newest if settings.diff else None
     compatible = history.previous_compatible(record.fingerprint) if settings.diff else None
-    fell: tuple[str, ...] = ()
-    if settings.fail_on_regression and compatible is not None:
-        fell = regressed_metrics(
-            record.aggregate, compatible.aggregate, settings.regression_threshold
+    significance = None
+    gate = None
+    if compatible is not None:
+        significance = compare_records(record, compatible)
+        gate = decide_gate(
+            record,
+            compatible,
+            significance,
+            mode=settings.regression_gate,
+            threshold=settings.regression_threshold,
+            alpha=settings.alpha,
         )
+    fell: tuple[str, ...] = ()
+    if settings.fail_on_regression and compatible is not None and gate is not None:
+        if settings.regression_gate == "threshold":
+            fell = regressed_metrics(
+                record.aggregate, compatible.aggregate, settings.regression_threshold
+            )
+        else:
+            fell = tuple(m.label for m in gate.metrics if m.regressed)
     if path is not None and settings.save_history:
         saved = append_run(path, record, settings.history_size)
         notes += saved.warnings
@@ -129,4 +146,6 @@ def _compare_and_save(settings: EvalSettings, record: RunRecord) -> EvalRun:
         notes=tuple(notes),
         history_saved=path is not None and settings.save_history,
         regressed_metrics=fell,
+        significance=significance,
+        gate=gate,
     )

@@ -32,6 +32,8 @@ class EvalSettings:
     reranker: str | None = None
     history_size: int = 10
     regression_threshold: float = 0.05
+    regression_gate: str = "threshold"
+    alpha: float = 0.05
     history: bool = True
     save_history: bool = True
     diff: bool = True
@@ -68,6 +70,7 @@ def resolve_settings(
     diff: bool = True,
     fail_on_regression: bool = False,
     save_history: bool | None = None,
+    regression_gate: str | None = None,
 ) -> EvalSettings:
     """CLI values win over groove.toml, which wins over the built-in defaults.
 
@@ -107,6 +110,8 @@ def resolve_settings(
         reranker=None if chosen_reranker in (None, "none") else chosen_reranker,
         history_size=config.eval.history_size,
         regression_threshold=config.eval.regression_threshold,
+        regression_gate=regression_gate or config.eval.regression_gate,
+        alpha=config.eval.alpha,
         history=history,
         save_history=history if save_history is None else history and save_history,
         diff=diff,

@@ -50,6 +50,7 @@ def eval_report(
     parent_retriever: Any = None,
     history: Any = True,
     fail_on_regression: Any = False,
+    regression_gate: Any = None,
     config: Any = None,
     result_path: Any = RESULT_FILE,
 ) -> Outcome[EvalRun]:
@@ -77,6 +78,7 @@ def eval_report(
             parent_retriever=parent_retriever,
             history=history,
             fail_on_regression=fail_on_regression,
+            regression_gate=regression_gate,
             config=config,
         )
         settings = resolve_settings(

@@ -9,6 +9,7 @@ view computes a metric; they format EvalRun / TuneResult and call groove.report.
 from __future__ import annotations
 
 import html
+import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -132,11 +133,17 @@ def aggregate_rows(run: EvalRun) -> list[dict[str, Any]]:
             "metric": row.label,
             "value": row.value,
             "previous": row.previous,
-            "change": "" if row.delta is None else arrow(row.delta),
+            "change": "" if row.delta is None else arrow(row.delta) + _interval(run, row.label),
             "shade": "" if row.change is None else str(row.change),
         }
         for row in metric_rows(run)
     ]
+
+
+def _interval(run: EvalRun, label: str) -> str:
+    """`` [-0.09, -0.01] p=0.02`` beside the arrow, when a query moved."""
+    test = run.significance.get(label) if run.significance is not None else None
+    return f" {test.compact()}" if test is not None and test.moved else ""
 
 
 def aggregate_frame(run: EvalRun) -> pd.DataFrame:
@@ -165,8 +172,45 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
     else:
         caption = "no comparable previous run, so no diff"
     caption += f"; regression threshold {run.threshold:.3f}"
+    if run.significance is not None:
+        caption += "; [95% paired bootstrap interval] and sign-flip p where a query moved"
+    if run.gate is not None and run.gate.mode == "significant":
+        reason = run.gate.reason()
+        caption += f"; gate: significant (alpha {run.gate.alpha:g})"
+        if reason is not None:
+            caption += f"; {reason}"
     head = "<tr><th>metric</th><th>value</th><th>previous</th><th>change</th></tr>"
     return _html(f"<p>{_e(caption)}</p><table>{head}{body}</table>")
+
+
+def significance_plot(outcome: Outcome[EvalRun]) -> Any:
+    """The diff as interval bars (mean delta and its 95% interval per metric, with p);
+    nothing when there is no diff."""
+    run = _run(outcome)
+    if run is None or run.significance is None or run.previous is None:
+        return None
+    holm = None
+    if run.gate is not None:
+        holm = {m.label: m.p_holm for m in run.gate.metrics if m.p_holm is not None}
+    fig = plots.significance_intervals(run.significance, threshold=run.threshold, holm=holm)
+    return image(fig)
+
+
+def history_comparison(outcome: Outcome[EvalRun], last: int = 5) -> Any:
+    """The last comparable runs of the history (same fingerprint as this run, newest
+    first, up to ``last``), each against the oldest of them: mean, delta, interval, p."""
+    from groove.evaluation.compare import comparable_chain, compare_frame
+
+    run = _run(outcome)
+    if run is None:
+        return None
+    chain = comparable_chain(history_runs(run), run.record, last)
+    if len(chain) < 2:
+        return _html(
+            _box(MUTED, "fewer than two comparable runs in the history: nothing to compare")
+        )
+    frame = compare_frame(list(reversed(chain)), baseline=0)
+    return frame
 
 
 def eval_notes(outcome: Outcome[EvalRun]) -> Any:
@@ -465,6 +509,7 @@ def loo_summary(outcome: Outcome[TuneResult]) -> Any:
             ("refit (all effective queries)", loo.refit.label),
             ("mean held-out delta", f"{loo.mean_delta:+.4f} (floor {ADOPT_MIN_MEAN_DELTA:.2f})"),
             ("paired SE (SD / sqrt(N))", f"{loo.paired_se:.4f}; 3 x SE = {bound:.4f}"),
+            ("calibrated SE (bootstrap of selection + LOO)", _calibrated(got[1])),
             (
                 "sign test",
                 f"{sign.improved} improved / {sign.degraded} degraded / {sign.tied} tied, "
@@ -472,6 +517,16 @@ def loo_summary(outcome: Outcome[TuneResult]) -> Any:
             ),
             ("selection stability", f"{plots.stability_text(loo)} picked the refit"),
         ]
+    )
+
+
+def _calibrated(analysis: Analysis) -> str:
+    cal = analysis.calibrated
+    if cal is None or not math.isfinite(cal.se):
+        return "undefined (fewer than 2 effective queries)"
+    return (
+        f"{cal.se:.4f} (±{100 * cal.relative_precision:.0f}%, {cal.replicates} resamples; "
+        "information only, the gates use the paired SE)"
     )
 
 

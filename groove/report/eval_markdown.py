@@ -21,10 +21,31 @@ def render(run: EvalRun) -> str:
     lines += _table(run)
     lines += _flagged(run)
     lines += _findings(run)
+    lines += _gate(run)
     if run.regression:
         fell = f" ({', '.join(run.regressed_metrics)})" if run.regressed_metrics else ""
-        lines += ["", f"**Regression**: a metric fell by more than {run.threshold:.3f}{fell}."]
+        rule = f"a metric fell by more than {run.threshold:.3f}"
+        if run.gate is not None and run.gate.mode == "significant":
+            rule += f" with Holm-corrected p < {run.gate.alpha:g}"
+        lines += ["", f"**Regression**: {rule}{fell}."]
     return "\n".join(lines) + "\n"
+
+
+def _gate(run: EvalRun) -> list[str]:
+    """In the significant mode, what the gate made of each metric that fell too far."""
+    gate = run.gate
+    if gate is None or gate.mode != "significant" or not gate.fell:
+        return []
+    lines = [
+        "",
+        f"Gate `significant`: a fall beyond {gate.threshold:.3f} counts only with "
+        f"Holm-corrected p < {gate.alpha:g}.",
+        "",
+    ]
+    for m in gate.fell:
+        verdict = "regression" if m.regressed else "within noise, not a regression"
+        lines.append(f"- {_cell(m.describe())}: {verdict}")
+    return lines
 
 
 def _notes(run: EvalRun) -> list[str]:
@@ -40,8 +61,13 @@ def _notes(run: EvalRun) -> list[str]:
 
 def _table(run: EvalRun) -> list[str]:
     lines = ["| metric | value | change |", "|---|---:|---|"]
+    significance = run.significance
     for row in metric_rows(run):
-        lines.append(f"| {row.label} | {row.value:.3f} | {_change(row)} |")
+        change = _change(row)
+        test = significance.get(row.label) if significance is not None else None
+        if test is not None and test.moved and row.delta is not None:
+            change += f" 95% CI {test.compact()}"
+        lines.append(f"| {row.label} | {row.value:.3f} | {change} |")
     return lines
 
 

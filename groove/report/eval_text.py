@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from groove.evaluation.change import Change, arrow, classify, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
+from groove.evaluation.significance import PairedTest
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"
@@ -60,21 +61,43 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
         lines += [f"⚠️ {run.diff_note}", "Aggregate"]
     else:
         lines.append("Aggregate")
+    significance = run.significance
     for row in metric_rows(run):
         suffix = ""
         if row.previous is not None:
-            suffix = _arrow(MetricDelta(row.label, row.value, row.previous), run.threshold, color)
+            test = significance.get(row.label) if significance is not None else None
+            delta = MetricDelta(row.label, row.value, row.previous)
+            suffix = _arrow(delta, run.threshold, color, test)
         lines.append(f"  {row.label:<11}{row.value:.3f}{suffix}")
+    lines += _gate(run)
     return lines
 
 
-def _arrow(delta: MetricDelta, threshold: float, color: bool) -> str:
+def _arrow(
+    delta: MetricDelta, threshold: float, color: bool, test: PairedTest | None = None
+) -> str:
+    """``(↓ 0.050 [-0.09, -0.01] p=0.02)``: the interval and p only when a query moved."""
+    extra = f" {test.compact()}" if test is not None and test.moved else ""
     change = classify(delta.delta, threshold)
     if change is Change.SAME:
-        return "  (—       )"
+        return f"  (—       {extra})" if extra else "  (—       )"
     shade = RED if change is Change.DOWN else GREEN if change is Change.UP else GRAY
     start, end = (shade, RESET) if color else ("", "")
-    return f"  ({start}{arrow(delta.delta)}{end})"
+    return f"  ({start}{arrow(delta.delta)}{end}{extra})"
+
+
+def _gate(run: EvalRun) -> list[str]:
+    """In the significant mode, what the gate made of each metric that fell too far."""
+    gate = run.gate
+    if gate is None or gate.mode != "significant" or not gate.fell:
+        return []
+    lines = [
+        f"Gate (significant: fell by more than {gate.threshold:.3f} and Holm p < {gate.alpha:g})"
+    ]
+    for m in gate.fell:
+        verdict = "regression" if m.regressed else "within noise, not a regression"
+        lines.append(f"  {m.describe()}: {verdict}")
+    return lines
 
 
 def _per_query(run: EvalRun) -> list[str]:

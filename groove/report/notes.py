@@ -40,8 +40,19 @@ def regression_message(run: EvalRun, *, switch: str = "--fail-on-regression") ->
             " The indexed corpus also changed since the compared run "
             f"({change}), which shifts rankings on its own."
         )
+    gate = run.gate
+    if gate is not None and gate.mode == "significant":
+        rule = (
+            f"fell by more than {run.threshold:.3f} with Holm-corrected p < {gate.alpha:g} on "
+            "at least one of recall@k / MRR / nDCG@k"
+        )
+    else:
+        rule = f"delta > {run.threshold:.3f} on at least one of recall@k / MRR / nDCG@k"
+    details = ""
+    if gate is not None and any(m.regressed for m in gate.metrics):
+        listed = "; ".join(m.describe() for m in gate.metrics if m.regressed)
+        details = f" Regressed: {listed}."
     return (
-        "groove eval: retrieval-quality regression detected (delta > "
-        f"{run.threshold:.3f} on at least one of recall@k / MRR / nDCG@k).{note} "
+        f"groove eval: retrieval-quality regression detected ({rule}).{note}{details} "
         f"Exiting with code 1 because {switch} was set."
     )

@@ -20,13 +20,14 @@ import math
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from groove.evaluation.change import SAME_TOLERANCE, direction
 from groove.evaluation.records import RunRecord
+from groove.evaluation.significance import Significance, format_p, p_text
 from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
 from groove.tune.grid import (
     BM25_WEIGHT_GRID,
@@ -196,6 +197,47 @@ def _change_markers(ax: Axes, ordered: Sequence[RunRecord]) -> None:
         if now.corpus is not None and before.corpus is not None and now.corpus != before.corpus:
             ax.axvline(edge, color=FLAT, linestyle=":", linewidth=2, label=corpus_label)
             corpus_label = "_"
+
+
+def significance_intervals(
+    significance: Significance,
+    *,
+    threshold: float,
+    holm: Mapping[str, float] | None = None,
+    title: str = "Change since the previous run: mean delta with its 95% interval",
+) -> Figure:
+    """One row per metric of the diff: the mean per-query delta (dot) and its 95% paired
+    bootstrap interval (bar), red when the interval lies below zero, green above, grey
+    across it; the label carries the sign-flip p (and the Holm-corrected p when given).
+    Dashed lines mark the regression threshold on either side of zero."""
+    rows = [(label, t) for label, t in significance.tests.items() if t is not None]
+    fig = _figure(9, 1.6 + 0.45 * max(len(rows), 1))
+    ax = fig.add_subplot()
+    ax.set_title(title)
+    ax.set_xlabel(f"delta over {significance.paired_queries} paired queries (now − previous)")
+    if not rows:
+        _empty(ax, "no paired queries")
+        return fig
+    rows.reverse()  # barh-style: the first metric on top
+    y = np.arange(len(rows))
+    for i, (_, t) in enumerate(rows):
+        colour = DOWN if t.ci_high < 0 else UP if t.ci_low > 0 else FLAT
+        ax.plot([t.ci_low, t.ci_high], [i, i], color=colour, linewidth=6, solid_capstyle="butt")
+        ax.plot([t.delta], [i], marker="o", color="black")
+    labels = []
+    for label, t in rows:
+        text = f"{label}  {p_text(t.p_value)}"
+        if holm is not None and label in holm:
+            text += f" (Holm {format_p(holm[label])})"
+        labels.append(text)
+    ax.set_yticks(y, labels)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    for edge in (-threshold, threshold):
+        ax.axvline(edge, color=FLAT, linestyle="--", linewidth=1)
+    reach = max(threshold * 1.5, *(max(abs(t.ci_low), abs(t.ci_high)) for _, t in rows)) * 1.1
+    ax.set_xlim(-reach, reach)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    return fig
 
 
 # ---------------------------------------------------------------- tune

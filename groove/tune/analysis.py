@@ -12,6 +12,7 @@ import numpy as np
 
 from groove.evaluation.metrics import AggregateMetrics
 from groove.tune import stats
+from groove.tune.calibrated import calibrated_se
 from groove.tune.gates import decide, non_degradation, per_query_impact
 from groove.tune.grid import DEFAULT_CONDITION, Condition
 from groove.tune.result import Analysis, Secondary
@@ -36,6 +37,7 @@ def analyse(table: MetricTable, effective_rows: Sequence[int]) -> Analysis:
         secondary=secondary,
         impact=per_query_impact(table, all_rows, loo.refit),
         verdict=decide(table, loo, all_rows),
+        calibrated=calibrated_se(table.primary, effective_rows),
     )
 
 

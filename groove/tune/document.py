@@ -77,6 +77,9 @@ def _analysis(result: TuneResult, analysis: Analysis) -> dict[str, Any]:
             "held_out_diffs": list(loo.held_out_diffs),
             "mean_delta": loo.mean_delta,
             "paired_se": loo.paired_se if math.isfinite(loo.paired_se) else None,
+            "calibrated_se": (
+                analysis.calibrated.to_dict() if analysis.calibrated is not None else None
+            ),
             "selection_stability": loo.stability,
             "sign_test": {
                 "improved": loo.sign_test.improved,

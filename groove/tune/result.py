@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import AggregateMetrics
 from groove.notes import Note
+from groove.tune.calibrated import CalibratedSe
 from groove.tune.gates import Impact, Verdict
 from groove.tune.select import LooResult, PhaseScores
 from groove.tune.table import MetricTable
@@ -60,6 +61,8 @@ class Analysis:
     secondary: Secondary
     impact: Impact
     verdict: Verdict
+    # Information beside the seed's paired SE (never used by the gates): tune/calibrated.py
+    calibrated: CalibratedSe | None = None
 
 
 @dataclass(frozen=True)

@@ -303,3 +303,40 @@ def headline(runs: Sequence[SettingRun]) -> Headline:
         floor_null_n26=pct(2, 2.0, HEADLINE_FLOOR),
         floor_power=pct(4, 2.0, HEADLINE_FLOOR),
     )
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    """One setting: each SE over the true spread (SD) of the held-out mean delta."""
+
+    setting: Setting
+    reps: int
+    replicates: int
+    true_sd: float
+    paired_ratio: float
+    calibrated_ratio: float
+
+
+def calibration_row(setting: Setting, reps: int, replicates: int) -> CalibrationRow:
+    """The first ``reps`` replications of ``setting``'s stream (the AU-16 tables), each with
+    its paired SE and its calibrated SE from ``replicates`` bootstrap resamples."""
+    from groove.tune.calibrated import calibrated_se
+
+    stream = LcgStream(setting.seed)
+    rows = np.arange(setting.n_queries)
+    means, paired, calibrated = [], [], []
+    for _ in range(reps):
+        primary = draw_table(stream, setting)
+        loo = nested_loo(primary, rows)
+        means.append(loo.mean_delta)
+        paired.append(loo.paired_se)
+        calibrated.append(calibrated_se(primary, rows, replicates=replicates).se)
+    true_sd = stats.sample_sd(means)
+    return CalibrationRow(
+        setting=setting,
+        reps=reps,
+        replicates=replicates,
+        true_sd=true_sd,
+        paired_ratio=stats.mean(paired) / true_sd,
+        calibrated_ratio=stats.mean(calibrated) / true_sd,
+    )

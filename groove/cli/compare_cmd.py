@@ -1,0 +1,87 @@
+"""``groove compare``: eval runs from the history or saved files against a baseline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from groove.cli.common import config_from, kb_option
+
+
+@click.command("compare")
+@click.argument("refs", nargs=-1)
+@kb_option
+@click.option(
+    "--baseline",
+    default=None,
+    metavar="REF",
+    help="The run the others are compared with (default: the first REF).",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=None,
+    help="Level of the significance marks (default: [eval].alpha).",
+)
+@click.option("--last", type=click.IntRange(min=2), default=5, help="Runs shown without REFS.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
+@click.pass_context
+def compare_cmd(
+    ctx: click.Context,
+    refs: tuple[str, ...],
+    kb_path: Path | None,
+    baseline: str | None,
+    alpha: float | None,
+    last: int,
+    fmt: str,
+) -> None:
+    """Compare eval runs with paired statistics per metric.
+
+    Each REF is a position in the eval history (1 = the newest run), a timestamp (or a
+    unique prefix of one) or a saved run (`groove eval --format json` output, an
+    eval-report result.json). Without REFS: the last comparable runs of the history,
+    the oldest of them as the baseline.
+    """
+    from groove.errors import HistoryError
+    from groove.evaluation.compare import compare_runs, default_runs, resolve_refs
+    from groove.evaluation.history import history_path, load_history
+    from groove.report import compare as report
+
+    config = config_from(ctx)
+    kb = kb_path if kb_path is not None else config.kb_path
+    wanted = [*refs] + ([baseline] if baseline is not None else [])
+    needs_history = not wanted or any(not Path(r).expanduser().is_file() for r in wanted)
+    history: tuple = ()
+    if needs_history:
+        if kb is None:
+            raise HistoryError(
+                "no knowledge base given, so no eval history to read",
+                "pass --kb-path (or set kb_path in groove.toml), or pass saved run files",
+            )
+        history = load_history(history_path(Path(kb))).runs
+    runs = resolve_refs(refs, history) if refs else default_runs(history, last)
+    index = 0
+    if baseline is not None:
+        chosen = resolve_refs([baseline], history)[0]
+        same = [i for i, r in enumerate(runs) if r.record is chosen.record or r == chosen]
+        if same:
+            index = same[0]
+        else:
+            runs.insert(0, chosen)
+    if len(runs) < 2:
+        raise HistoryError(
+            f"{len(runs)} run(s) to compare: need at least two",
+            "run `groove eval` again, or pass two REFS (history positions or saved files)",
+        )
+    comparison = compare_runs(runs, index, alpha=alpha if alpha is not None else config.eval.alpha)
+    if fmt == "json":
+        click.echo(report.render_json(comparison), nl=False)
+    elif fmt == "markdown":
+        click.echo(report.render_markdown(comparison), nl=False)
+    else:
+        click.echo(report.render_text(comparison), nl=False)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(compare_cmd)

@@ -1,0 +1,331 @@
+"""Compare many eval runs against one baseline, with paired statistics per metric.
+
+Each run is compared with the baseline over the queries both scored (matched by id): the
+mean delta, its 95% paired bootstrap interval and the sign-flip p-value, as for the diff
+(groove.evaluation.significance), plus the Holm-corrected p over the run's metrics and a
+mark when that is below ``alpha``. Runs come from the history (by position, 1 = newest,
+or by timestamp), from saved files (``groove eval --format json`` output or a notebook's
+result.json), or as RunRecord / EvalRun objects.
+
+Runs with another fingerprint are compared too (that is what comparing a config change
+means); ``same_config`` says whether a run's fingerprint matches the baseline's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from groove.errors import HistoryError
+from groove.evaluation.gate import DEFAULT_ALPHA
+from groove.evaluation.records import RunRecord
+from groove.evaluation.significance import (
+    PairedTest,
+    holm,
+    metric_labels,
+    paired_test,
+    paired_values,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MAX_RESULT_FILE_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LabelledRun:
+    """A run and where it came from (``#2`` = second newest in the history, or a file)."""
+
+    label: str
+    record: RunRecord
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One metric of one run against the baseline (test is None for the baseline itself
+    or when no query is paired)."""
+
+    label: str
+    value: float | None
+    test: PairedTest | None
+    p_holm: float | None
+    significant: bool
+
+    @property
+    def mark(self) -> str:
+        """▲ / ▼ when the Holm-corrected p is below alpha, else empty."""
+        if not self.significant or self.test is None:
+            return ""
+        return "▲" if self.test.delta > 0 else "▼"
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    run: LabelledRun
+    is_baseline: bool
+    same_config: bool
+    paired_queries: int
+    metrics: tuple[MetricComparison, ...]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    baseline: LabelledRun
+    alpha: float
+    runs: tuple[RunComparison, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline.label,
+            "alpha": self.alpha,
+            "runs": [
+                {
+                    "label": r.run.label,
+                    "timestamp": r.run.record.timestamp,
+                    "baseline": r.is_baseline,
+                    "same_config": r.same_config,
+                    "paired_queries": r.paired_queries,
+                    "metrics": {
+                        m.label: {
+                            "value": m.value,
+                            "delta": m.test.delta if m.test else None,
+                            "ci": list(m.test.ci) if m.test else None,
+                            "p_value": m.test.p_value if m.test else None,
+                            "p_holm": m.p_holm,
+                            "significant": m.significant,
+                        }
+                        for m in r.metrics
+                    },
+                }
+                for r in self.runs
+            ],
+        }
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per (run, metric): value, delta, ci_low, ci_high, p, p_holm, mark."""
+        import pandas as pd
+
+        rows = []
+        for r in self.runs:
+            for m in r.metrics:
+                t = m.test
+                rows.append(
+                    {
+                        "run": r.run.label,
+                        "timestamp": r.run.record.timestamp,
+                        "baseline": r.is_baseline,
+                        "same config": r.same_config,
+                        "metric": m.label,
+                        "value": m.value,
+                        "delta": t.delta if t else None,
+                        "ci_low": t.ci_low if t else None,
+                        "ci_high": t.ci_high if t else None,
+                        "p": t.p_value if t else None,
+                        "p_holm": m.p_holm,
+                        "mark": m.mark,
+                    }
+                )
+        return pd.DataFrame(rows)
+
+
+def _value(record: RunRecord, label: str) -> float | None:
+    agg = record.aggregate
+    if label == "MRR":
+        return agg.mrr
+    name, _, k = label.partition("@")
+    values = agg.recall_at_k if name == "recall" else agg.ndcg_at_k
+    return values.get(int(k))
+
+
+def _labels(runs: Sequence[LabelledRun]) -> list[str]:
+    recall = sorted({k for r in runs for k in r.record.aggregate.recall_at_k})
+    ndcg = sorted({k for r in runs for k in r.record.aggregate.ndcg_at_k})
+    return metric_labels(recall, ndcg)
+
+
+def compare_runs(
+    runs: Sequence[LabelledRun], baseline: int = 0, *, alpha: float = DEFAULT_ALPHA
+) -> Comparison:
+    """Every run against ``runs[baseline]``; Holm over each run's metrics."""
+    if not runs:
+        raise ValueError("nothing to compare")
+    base = runs[baseline]
+    labels = _labels(runs)
+    out = []
+    for i, run in enumerate(runs):
+        tests: list[PairedTest | None] = []
+        paired = 0
+        for label in labels:
+            if i == baseline or _value(run.record, label) is None:
+                tests.append(None)
+                continue
+            ids, now, before = paired_values(run.record.per_query, base.record.per_query, label)
+            paired = max(paired, len(ids))
+            tests.append(paired_test(now - before) if ids else None)
+        present = [t.p_value for t in tests if t is not None]
+        adjusted = iter(holm(present))
+        metrics = []
+        for label, test in zip(labels, tests, strict=True):
+            p_holm = next(adjusted) if test is not None else None
+            metrics.append(
+                MetricComparison(
+                    label=label,
+                    value=_value(run.record, label),
+                    test=test,
+                    p_holm=p_holm,
+                    significant=p_holm is not None and p_holm < alpha,
+                )
+            )
+        out.append(
+            RunComparison(
+                run=run,
+                is_baseline=i == baseline,
+                same_config=run.record.fingerprint.compatible_with(base.record.fingerprint),
+                paired_queries=len(run.record.per_query) if i == baseline else paired,
+                metrics=tuple(metrics),
+            )
+        )
+    return Comparison(baseline=base, alpha=alpha, runs=tuple(out))
+
+
+# ---------------------------------------------------------------- where runs come from
+
+
+def record_from_document(data: Any, source: str) -> RunRecord:
+    """A RunRecord from a ``groove eval --format json`` document or a notebook result.json."""
+    if not isinstance(data, Mapping) or "per_query" not in data or "fingerprint" not in data:
+        raise HistoryError(
+            f"{source} is not a saved eval run",
+            "pass the output of `groove eval --format json` or an eval-report result.json",
+        )
+    try:
+        return RunRecord.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise HistoryError(
+            f"{source} holds an eval run groove cannot read ({type(exc).__name__}: {exc})",
+            "pass the output of `groove eval --format json` or an eval-report result.json",
+        ) from exc
+
+
+def load_run_file(path: Path) -> RunRecord:
+    try:
+        if path.stat().st_size > MAX_RESULT_FILE_BYTES:
+            raise HistoryError(
+                f"{path} is larger than {MAX_RESULT_FILE_BYTES} bytes",
+                "pass a single saved eval run",
+            )
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise HistoryError(
+            f"cannot read {path} ({exc.strerror or exc})", "check the path and its permissions"
+        ) from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise HistoryError(
+            f"{path} is not JSON", "pass the output of `groove eval --format json`"
+        ) from exc
+    return record_from_document(data, str(path))
+
+
+def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[LabelledRun]:
+    """Each ref: an existing file, a history position (1 = newest) or a timestamp (prefix)."""
+    out = []
+    for ref in refs:
+        path = Path(ref).expanduser()
+        if path.is_file():
+            out.append(LabelledRun(path.name, load_run_file(path)))
+        elif ref.isdigit():
+            position = int(ref)
+            if not 1 <= position <= len(history):
+                raise HistoryError(
+                    f"no run #{position} in the eval history ({len(history)} stored)",
+                    "positions count from 1 = the newest run",
+                )
+            out.append(LabelledRun(f"#{position}", history[position - 1]))
+        else:
+            matches = [i for i, r in enumerate(history) if r.timestamp.startswith(ref)]
+            if len(matches) != 1:
+                found = "no" if not matches else f"{len(matches)}"
+                raise HistoryError(
+                    f"{found} run(s) in the eval history match {ref!r}",
+                    "pass a history position (1 = newest), a unique timestamp or a saved file",
+                )
+            out.append(LabelledRun(f"#{matches[0] + 1}", history[matches[0]]))
+    return out
+
+
+def comparable_chain(
+    runs: Sequence[RunRecord], current: RunRecord, last: int = 5
+) -> list[RunRecord]:
+    """The newest runs (newest first, up to ``last``) comparable with ``current``: the
+    history read back from its newest entry until the first run of another fingerprint."""
+    chain: list[RunRecord] = []
+    for record in runs:
+        if not record.fingerprint.compatible_with(current.fingerprint):
+            break
+        chain.append(record)
+        if len(chain) == last:
+            break
+    return chain
+
+
+def default_runs(history: Sequence[RunRecord], last: int = 5) -> list[LabelledRun]:
+    """No refs given: the last comparable runs of the history, oldest first."""
+    if not history:
+        return []
+    chain = comparable_chain(history, history[0], last)
+    return [LabelledRun(f"#{i + 1}", r) for i, r in reversed(list(enumerate(chain)))]
+
+
+def _coerce(run: Any, index: int) -> LabelledRun:
+    from groove.evaluation.result import EvalRun
+
+    if isinstance(run, LabelledRun):
+        return run
+    if isinstance(run, EvalRun):
+        return LabelledRun(run.record.timestamp, run.record)
+    if isinstance(run, RunRecord):
+        return LabelledRun(run.timestamp, run)
+    if isinstance(run, str | Path):
+        record = load_run_file(Path(run).expanduser())
+        return LabelledRun(Path(run).name, record)
+    if isinstance(run, Mapping):
+        record = record_from_document(run, f"runs[{index}]")
+        return LabelledRun(record.timestamp, record)
+    raise TypeError(f"runs[{index}] is a {type(run).__name__}, not an eval run")
+
+
+def compare_frame(runs: Sequence[Any], baseline: int = 0) -> pd.DataFrame:
+    """``compare`` over runs of any accepted kind, baseline given by position."""
+    labelled = [_coerce(r, i) for i, r in enumerate(runs)]
+    return compare_runs(labelled, baseline).to_dataframe()
+
+
+def compare(
+    runs: Sequence[Any], baseline: int | str = 0, *, alpha: float = DEFAULT_ALPHA
+) -> pd.DataFrame:
+    """Compare eval runs against a baseline; one row per (run, metric).
+
+    ``runs``: EvalRun, RunRecord, a saved eval JSON document (dict) or a path to one.
+    ``baseline``: a position in ``runs`` or the timestamp (or label) of one of them.
+    Columns: run, timestamp, baseline, same config, metric, value, delta, ci_low, ci_high,
+    p (sign-flip), p_holm (over the run's metrics) and mark (▲ / ▼ when p_holm < alpha).
+    """
+    labelled = [_coerce(r, i) for i, r in enumerate(runs)]
+    if isinstance(baseline, str):
+        found = [
+            i
+            for i, r in enumerate(labelled)
+            if baseline in (r.label, r.record.timestamp) or r.record.timestamp.startswith(baseline)
+        ]
+        if len(found) != 1:
+            raise ValueError(f"baseline {baseline!r} matches {len(found)} of the runs")
+        index = found[0]
+    else:
+        index = baseline
+    if not -len(labelled) <= index < len(labelled):
+        raise IndexError(f"baseline {baseline} is not a position in runs")
+    return compare_runs(labelled, index % len(labelled), alpha=alpha).to_dataframe()

@@ -1,0 +1,89 @@
+"""``groove compare``: the runs against the baseline as text, Markdown or JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from groove.evaluation.compare import Comparison, MetricComparison, RunComparison
+from groove.evaluation.significance import format_p
+
+
+def _change(m: MetricComparison) -> str:
+    t = m.test
+    if t is None:
+        return ""
+    if not t.moved:
+        return "—"
+    arrow = "↑" if t.delta > 0 else "↓" if t.delta < 0 else "—"
+    holm = f" (Holm {format_p(m.p_holm)})" if m.p_holm is not None else ""
+    mark = f" {m.mark}" if m.mark else ""
+    return f"{arrow} {abs(t.delta):.3f} {t.compact()}{holm}{mark}"
+
+
+def _title(r: RunComparison) -> str:
+    fp = r.run.record.fingerprint
+    role = "baseline" if r.is_baseline else f"{r.paired_queries} paired queries"
+    config = "" if r.same_config or r.is_baseline else ", other config than the baseline"
+    return (
+        f"{r.run.label}  {r.run.record.timestamp}  ({role}{config}; model {fp.model}, "
+        f"reranker {fp.reranker or 'none'}, limit {fp.limit})"
+    )
+
+
+def render_text(comparison: Comparison) -> str:
+    lines = [
+        f"groove compare — baseline {comparison.baseline.label} "
+        f"({comparison.baseline.record.timestamp})",
+        f"  95% paired bootstrap intervals, sign-flip p, Holm over each run's metrics; "
+        f"▲ / ▼ = Holm p < {comparison.alpha:g}",
+    ]
+    for r in comparison.runs:
+        lines += ["", _title(r)]
+        for m in r.metrics:
+            value = "  n/a" if m.value is None else f"{m.value:.3f}"
+            change = _change(m)
+            lines.append(f"  {m.label:<11}{value}" + (f"  ({change})" if change else ""))
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(comparison: Comparison) -> str:
+    base = comparison.baseline
+    labels = [m.label for m in comparison.runs[0].metrics]
+    lines = [
+        "## groove compare",
+        "",
+        f"Baseline {base.label} (`{base.record.timestamp}`); change = mean delta over paired "
+        f"queries, 95% paired bootstrap interval, sign-flip p (Holm over each run's metrics); "
+        f"▲ / ▼ = Holm p < {comparison.alpha:g}.",
+        "",
+        "| run | " + " | ".join(labels) + " |",
+        "|---|" + "---|" * len(labels),
+    ]
+    for r in comparison.runs:
+        cells = []
+        for m in r.metrics:
+            value = "n/a" if m.value is None else f"{m.value:.3f}"
+            change = _change(m)
+            cells.append(value + (f" {change}" if change and change != "—" else ""))
+        name = f"{r.run.label} `{r.run.record.timestamp}`" + (
+            " (baseline)" if r.is_baseline else ""
+        )
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def render_json(comparison: Comparison) -> str:
+    document = _clean(comparison.to_dict())
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,195 @@
+"""groove.compare and `groove compare`: runs against a baseline, paired per query; the gate."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from groove.cli import cli
+from groove.errors import HistoryError
+from groove.evaluation.compare import comparable_chain, compare, resolve_refs
+from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.gate import decide
+from groove.evaluation.history import append_run, history_path
+from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, aggregate
+from groove.evaluation.records import QueryResult, RunRecord
+from groove.evaluation.significance import compare_records, holm, paired_test
+
+
+def make_run(stamp: str, scores: Sequence[float], golden_hash: str = "g") -> RunRecord:
+    """A run whose every metric of query i equals scores[i] (ids q0, q1, ...)."""
+    per_query = tuple(
+        QueryResult(
+            f"q{i}",
+            f"query {i}",
+            (Expected("a.md"),),
+            (),
+            QueryMetrics({1: s, 5: s, 10: s}, s, {1: s, 5: s, 10: s}),
+        )
+        for i, s in enumerate(scores)
+    )
+    return RunRecord(
+        timestamp=stamp,
+        fingerprint=Fingerprint("m", None, 10, (1, 5, 10), golden_hash, 2, 3),
+        corpus=None,
+        per_query=per_query,
+        aggregate=aggregate([(q.expected, q.metrics) for q in per_query], (1, 5, 10)),
+        findings=(),
+    )
+
+
+BASE = [1.0, 1.0, 0.5, 1.0, 0.0, 1.0, 0.5, 1.0, 1.0, 1.0, 0.5, 1.0, 1.0, 0.0]
+ONE_DOWN = [0.0, *BASE[1:]]
+BROAD_DOWN = [s * 0.0 if i < 10 else s for i, s in enumerate(BASE)]
+
+
+def test_compare_frame_has_a_row_per_run_and_metric_with_paired_statistics() -> None:
+    runs = [
+        make_run("2026-01-01T00:00:00+00:00", BASE),
+        make_run("2026-01-02T00:00:00+00:00", ONE_DOWN),
+        make_run("2026-01-03T00:00:00+00:00", BROAD_DOWN),
+    ]
+    frame = compare(runs, baseline="2026-01-01")
+    assert list(frame.columns) == [
+        "run", "timestamp", "baseline", "same config", "metric", "value", "delta",
+        "ci_low", "ci_high", "p", "p_holm", "mark",
+    ]  # fmt: skip
+    assert len(frame) == 3 * 7
+    base_rows = frame[frame["baseline"]]
+    assert base_rows["delta"].isna().all() and (base_rows["mark"] == "").all()
+    mrr = frame[frame["metric"] == "MRR"].set_index("timestamp")
+    expected = paired_test(np.array(BROAD_DOWN) - np.array(BASE))
+    broad = mrr.loc["2026-01-03T00:00:00+00:00"]
+    assert broad["delta"] == pytest.approx(expected.delta)
+    assert (broad["ci_low"], broad["ci_high"]) == pytest.approx(expected.ci)
+    assert broad["p"] == pytest.approx(expected.p_value)
+    assert broad["p_holm"] == pytest.approx(holm([expected.p_value] * 7)[0])
+    assert broad["mark"] == "▼"  # 9 of 14 fell: exact p = 2/512, Holm x7 < 0.05
+    one = mrr.loc["2026-01-02T00:00:00+00:00"]
+    assert one["p"] == 1.0 and one["mark"] == ""
+
+
+def test_compare_accepts_saved_documents_and_flags_another_config(tmp_path: Path) -> None:
+    first = make_run("2026-01-01T00:00:00+00:00", BASE)
+    other = make_run("2026-01-02T00:00:00+00:00", BASE, golden_hash="changed")
+    saved = tmp_path / "run.json"
+    saved.write_text(json.dumps(other.to_dict()), encoding="utf-8")
+    frame = compare([first.to_dict(), saved])
+    assert frame[frame["run"] == "run.json"]["same config"].eq(False).all()
+    assert frame[frame["run"] == "run.json"]["delta"].eq(0.0).all()
+    with pytest.raises(TypeError):
+        compare([first, 3])
+
+
+def test_refs_resolve_positions_timestamps_and_files(tmp_path: Path) -> None:
+    history = (
+        make_run("2026-01-03T00:00:00+00:00", BASE),
+        make_run("2026-01-02T00:00:00+00:00", BASE),
+    )
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps(history[1].to_dict()), encoding="utf-8")
+    got = resolve_refs(["1", "2026-01-02", str(saved)], history)
+    assert [r.label for r in got] == ["#1", "#2", "saved.json"]
+    assert got[0].record is history[0] and got[2].record == history[1]
+    with pytest.raises(HistoryError, match="no run #3"):
+        resolve_refs(["3"], history)
+    with pytest.raises(HistoryError, match="2 run"):
+        resolve_refs(["2026-01"], history)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"runs": []}', encoding="utf-8")
+    with pytest.raises(HistoryError, match="not a saved eval run"):
+        resolve_refs([str(bad)], history)
+
+
+def test_comparable_chain_stops_at_another_fingerprint() -> None:
+    runs = [
+        make_run("2026-01-04T00:00:00+00:00", BASE),
+        make_run("2026-01-03T00:00:00+00:00", BASE),
+        make_run("2026-01-02T00:00:00+00:00", BASE, golden_hash="old"),
+        make_run("2026-01-01T00:00:00+00:00", BASE),
+    ]
+    assert [r.timestamp[:10] for r in comparable_chain(runs, runs[0])] == [
+        "2026-01-04",
+        "2026-01-03",
+    ]
+    assert len(comparable_chain(runs, runs[0], last=1)) == 1
+
+
+def test_gate_modes_on_one_query_and_broad_drops() -> None:
+    base = make_run("2026-01-01T00:00:00+00:00", BASE)
+    for scores, significant_regressed in ((ONE_DOWN, False), (BROAD_DOWN, True)):
+        now = make_run("2026-01-02T00:00:00+00:00", scores)
+        stats = compare_records(now, base)
+        threshold = decide(now, base, stats, mode="threshold", threshold=0.05)
+        significant = decide(now, base, stats, mode="significant", threshold=0.05, alpha=0.05)
+        assert threshold.regressed  # both fall by more than 0.05
+        assert significant.regressed is significant_regressed
+        if not significant_regressed:
+            reason = significant.reason()
+            assert reason is not None and "not significant" in reason
+            assert "recall@1 ↓ 0.071 [" in reason and "p=1.00 (Holm 1.00)" in reason
+    with pytest.raises(ValueError):
+        decide(base, base, None, mode="loose")
+
+
+def test_significance_is_shaped_like_the_diff() -> None:
+    base = make_run("2026-01-01T00:00:00+00:00", BASE)
+    now = make_run("2026-01-02T00:00:00+00:00", ONE_DOWN)
+    doc = compare_records(now, base).to_dict()
+    assert set(doc) == {"recall_at_k", "mrr", "ndcg_at_k"}
+    assert set(doc["recall_at_k"]) == {"1", "5", "10"}
+    assert set(doc["mrr"]) == {"delta", "ci", "p_value"}
+    assert doc["mrr"]["delta"] == pytest.approx(-1 / 14)
+
+
+def test_cli_compare_history_positions_in_text_markdown_and_json(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    for stamp, scores in (
+        ("2026-01-01", BASE),
+        ("2026-01-02", ONE_DOWN),
+        ("2026-01-03", BROAD_DOWN),
+    ):
+        append_run(history_path(kb), make_run(f"{stamp}T00:00:00+00:00", scores), 10)
+    runner = CliRunner()
+    text = runner.invoke(cli, ["compare", "--kb-path", str(kb)])
+    assert text.exit_code == 0, text.stderr
+    assert text.stdout.startswith("groove compare — baseline #3 (2026-01-01T00:00:00+00:00)\n")
+    assert (
+        "  MRR        0.179  (↓ 0.571 [-0.79, -0.32] p=0.0039 (Holm 0.03) ▼)" in text.stdout
+        and "▼" in text.stdout
+    )
+    markdown = runner.invoke(
+        cli, ["compare", "3", "1", "--kb-path", str(kb), "--format", "markdown"]
+    )
+    assert markdown.exit_code == 0
+    assert "| #3 `2026-01-01T00:00:00+00:00` (baseline) |" in markdown.stdout
+    as_json = runner.invoke(
+        cli, ["compare", "2", "1", "--baseline", "3", "--kb-path", str(kb), "--format", "json"]
+    )
+    doc = json.loads(as_json.stdout)
+    assert doc["baseline"] == "#3"
+    assert [r["label"] for r in doc["runs"]] == ["#3", "#2", "#1"]
+    assert doc["runs"][2]["metrics"]["MRR"]["significant"] is True
+    missing = runner.invoke(cli, ["compare", "9", "--kb-path", str(kb)])
+    assert missing.exit_code == 2 and "no run #9 in the eval history" in missing.stderr
+
+
+def test_holm_marks_use_each_runs_own_family() -> None:
+    agg = AggregateMetrics({1: 0.0}, 0.0, {}, 0)
+    assert agg.query_count == 0  # a run with no scored query pairs nothing
+    empty = RunRecord(
+        "2026-01-05T00:00:00+00:00",
+        Fingerprint("m", None, 10, (1,), "g", 2, 3),
+        None,
+        (),
+        agg,
+        (),
+    )
+    frame = compare([make_run("2026-01-01T00:00:00+00:00", BASE), empty])
+    assert frame[frame["run"] == empty.timestamp]["p"].isna().all()
