@@ -407,6 +407,7 @@ def test_reports_of_a_large_golden_set_keep_every_image_bounded(kb: Path, tmp_pa
     from helpers.golden_gen import generated_golden
 
     golden = generated_golden(kb, LARGE_GOLDEN, tmp_path / "large.yml")
+    # at least these figures and tables (other views may add figures; each is bounded)
     for name, images, tables in (("eval-report", 1, 1), ("tune-explorer", 5, 3)):
         out = tmp_path / name
         report = runner.run_notebook(
@@ -414,7 +415,7 @@ def test_reports_of_a_large_golden_set_keep_every_image_bounded(kb: Path, tmp_pa
         )
         assert report.exit_code == 0, report.line
         sizes = _png_sizes(report.notebook)
-        assert len(sizes) == images
+        assert len(sizes) >= images
         assert max(height for _, height in sizes) <= IMAGE_BOUND, sizes
         page = (out / f"{name}.html").read_text(encoding="utf-8")
         assert page.count("new ITable(") == tables  # paged, sortable tables...
