@@ -33,6 +33,7 @@ EVAL_PARAMETERS = (
     "parent_retriever",
     "history",
     "fail_on_regression",
+    "regression_gate",
     "config",
     "result_path",
 )
