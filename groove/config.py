@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from groove.errors import ConfigError
 from groove.settings import LIMIT_MAX
@@ -77,6 +77,8 @@ class SearchConfig:
     fusion: FusionConfig = field(default_factory=FusionConfig)
     mmr: MmrConfig = field(default_factory=MmrConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
+    # [search] lexical: "auto", "trigram" or "porter"; None: the index's mode
+    lexical: Literal["auto", "trigram", "porter"] | None = None
 
 
 @dataclass(frozen=True)
@@ -248,9 +250,11 @@ class _Reader:
         return cfg
 
     def search(self, data: Any) -> SearchConfig:
-        allowed = {"fusion", "mmr", "parent_retriever"}
+        allowed = {"fusion", "mmr", "parent_retriever", "lexical"}
         table = self.table(data, "search", allowed)
         search = SearchConfig()
+        if "lexical" in table:
+            search = replace(search, lexical=self.lexical(table["lexical"]))
         if "fusion" in table:
             search = replace(search, fusion=self.fusion(table["fusion"]))
         if "mmr" in table:
@@ -258,6 +262,11 @@ class _Reader:
         if "parent_retriever" in table:
             search = replace(search, parent_retriever=self.parent(table["parent_retriever"]))
         return search
+
+    def lexical(self, value: Any) -> Literal["auto", "trigram", "porter"]:
+        if value == "auto" or value == "trigram" or value == "porter":
+            return value
+        raise self.bad_value("search.lexical", value, 'must be "auto", "trigram" or "porter"')
 
     def fusion(self, data: Any) -> FusionConfig:
         weights = ("bm25_heading_weight", "bm25_context_weight", "bm25_content_weight")

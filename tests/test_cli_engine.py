@@ -264,7 +264,10 @@ def test_search_json_is_a_list_of_hits(tmp_path: Path, models: dict[str, Path]) 
     assert (result.exit_code, result.stderr) == (0, "")
     hits = json.loads(result.stdout)
     assert [h["rank"] for h in hits] == [1, 2, 3]
-    assert all(list(h) == ["rank", "path", "heading", "score", "chunk_id"] for h in hits)
+    keys = ["rank", "path", "heading", "score", "chunk_id", "lexical_leg"]
+    assert all(list(h) == keys for h in hits)
+    # An English query on a new index reads the porter table ([search] lexical = "auto").
+    assert {h["lexical_leg"] for h in hits} == {"porter"}
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
     assert all(isinstance(h["chunk_id"], int) and h["path"].endswith(".md") for h in hits)
 

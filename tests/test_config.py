@@ -238,12 +238,12 @@ def test_bad_values_name_the_file_the_key_and_the_rule(text: str, message: str) 
     [
         ("kbpath = 'x'", "kbpath", TOP_KEYS),
         ("[contextual]\nenable = true", "contextual.enable", "enabled"),
-        ("[search]\nlimit = 3", "search.limit", "fusion, mmr, parent_retriever"),
+        ("[search]\nlimit = 3", "search.limit", "fusion, lexical, mmr, parent_retriever"),
         # read by the Rust tool for its own search; groove never used it
         (
             "[search]\nmin_confidence_ratio = 2",
             "search.min_confidence_ratio",
-            "fusion, mmr, parent_retriever",
+            "fusion, lexical, mmr, parent_retriever",
         ),
         (
             "[search.fusion]\nrrfk = 3",

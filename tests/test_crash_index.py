@@ -39,10 +39,12 @@ from helpers.crash_worker import Outcome, Worker
 from helpers.kbgen import kb_v1, kb_v2, write_kb
 
 from groove.engine.embed import HashingEmbedder
+from groove.engine.lexical import compile_porter
 from groove.engine.query import compile_query
 from groove.engine.session import open_engine
 from groove.errors import IndexMissingError
 from groove.store.db import connect
+from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
 
 QUERIES = ("rollback canary", "golden baseline regression", "trigram shard", "Section 12.1")
@@ -54,9 +56,9 @@ ChunkRow = tuple[object, ...]
 class IndexState:
     """Everything an index holds, keyed by path so that row ids do not matter.
 
-    ``matches`` maps each of QUERIES to the chunks its FTS expression matches, as
-    (path, content_hash, chunk_index): the FTS table is contentless, so this is how its
-    terms are compared with the chunks they should index.
+    ``matches`` maps each of QUERIES, on each FTS table (trigram and porter), to the chunks
+    its FTS expression matches, as (path, content_hash, chunk_index): the FTS tables are
+    contentless, so this is how their terms are compared with the chunks they should index.
     """
 
     documents: dict[str, DocRow]  # path -> (content_hash, title, topic, ..., size_bytes)
@@ -76,9 +78,10 @@ def _table_exists(conn: Connection, name: str) -> bool:
 def _check_consistent(conn: Connection) -> None:
     """SQLite and FTS5 integrity, and one FTS row and one vector per chunk, no more."""
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-    conn.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('integrity-check')")
     chunk_ids = {r[0] for r in conn.execute("SELECT id FROM chunks")}
-    assert {r[0] for r in conn.execute("SELECT rowid FROM fts_chunks")} == chunk_ids
+    for table in FTS_TABLES.values():  # trigram and porter: one row per chunk in each
+        conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+        assert {r[0] for r in conn.execute(f"SELECT rowid FROM {table}")} == chunk_ids, table
     vectors = set()
     if _table_exists(conn, "vec_chunks"):
         vectors = {r[0] for r in conn.execute("SELECT chunk_id FROM vec_chunks")}
@@ -86,15 +89,18 @@ def _check_consistent(conn: Connection) -> None:
 
 
 def _matches(conn: Connection) -> dict[str, frozenset[tuple[str, str, int]]]:
+    """Each query's FTS hits on each table, keyed ``"<leg>: <query>"``."""
     found = {}
     for query in QUERIES:
-        rows = conn.execute(
-            "SELECT d.path, d.content_hash, c.chunk_index FROM fts_chunks f "
-            "JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id "
-            "WHERE fts_chunks MATCH ?",
-            (compile_query(query).match,),
-        )
-        found[query] = frozenset((p, h, i) for p, h, i in rows)
+        compiled = {"trigram": compile_query(query), "porter": compile_porter(query)}
+        for leg, table in FTS_TABLES.items():
+            rows = conn.execute(
+                f"SELECT d.path, d.content_hash, c.chunk_index FROM {table} f "
+                "JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id "
+                f"WHERE {table} MATCH ?",
+                (compiled[leg].match,),
+            )
+            found[f"{leg}: {query}"] = frozenset((p, h, i) for p, h, i in rows)
     return found
 
 
@@ -146,7 +152,8 @@ def _whole_documents(*states: IndexState) -> dict[tuple[str, str], tuple[DocRow,
 
 
 def _all_matches(*states: IndexState) -> dict[str, frozenset[tuple[str, str, int]]]:
-    return {q: frozenset().union(*(s.matches[q] for s in states)) for q in QUERIES}
+    keys = states[0].matches if states else {}
+    return {q: frozenset().union(*(s.matches[q] for s in states)) for q in keys}
 
 
 def index_args(kb: Path, db: Path) -> list[str]:

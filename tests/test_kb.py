@@ -508,7 +508,10 @@ def test_kb_en_oncall_has_nested_sections() -> None:
     ]
 
 
-@pytest.mark.parametrize(("kb", "golden"), [("kb_en", "golden_en.yml"), ("kb_ja", "golden_ja.yml")])
+@pytest.mark.parametrize(
+    ("kb", "golden"),
+    [("kb_en", "golden_en.yml"), ("kb_ja", "golden_ja.yml"), ("kb_ja", "golden_ja_mixed.yml")],
+)
 def test_golden_answers_exist_in_the_fixture_kb(kb: str, golden: str) -> None:
     headings = _headings_by_path(FIXTURES / kb)
     queries = yaml.safe_load((FIXTURES / golden).read_text(encoding="utf-8"))["queries"]
@@ -525,7 +528,10 @@ def test_golden_answers_exist_in_the_fixture_kb(kb: str, golden: str) -> None:
     assert with_heading >= 1
 
 
-@pytest.mark.parametrize(("kb", "golden"), [("kb_en", "golden_en.yml"), ("kb_ja", "golden_ja.yml")])
+@pytest.mark.parametrize(
+    ("kb", "golden"),
+    [("kb_en", "golden_en.yml"), ("kb_ja", "golden_ja.yml"), ("kb_ja", "golden_ja_mixed.yml")],
+)
 def test_no_fixture_note_quotes_a_golden_query(kb: str, golden: str) -> None:
     queries = yaml.safe_load((FIXTURES / golden).read_text(encoding="utf-8"))["queries"]
     for path in (FIXTURES / kb).rglob("*.md"):

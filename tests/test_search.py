@@ -19,6 +19,7 @@ from groove.engine import search as search_mod
 from groove.engine.chunking import parse_markdown
 from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
+from groove.engine.lexical import LexicalMode, lexical_query
 from groove.engine.query import compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import (
@@ -244,9 +245,9 @@ class _Recorder:
             self.asked.append(("vector", n))
             return real_vec(conn, vector, n, exclude)
 
-        def fts(conn, match, weights, n):  # type: ignore[no-untyped-def]
+        def fts(conn, match, weights, n, table="trigram"):  # type: ignore[no-untyped-def]
             self.asked.append(("fts", n))
-            return real_fts(conn, match, weights, n)
+            return real_fts(conn, match, weights, n, table)
 
         monkeypatch.setattr(search_mod, "vector_leg", vec)
         monkeypatch.setattr(search_mod, "fts_leg", fts)
@@ -271,19 +272,22 @@ def _run(conn: Connection, embedder: HashingEmbedder, query: str, **kw: object):
     return search(conn, query, vector, SearchOptions(**kw), reranker)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("mode", ["trigram", "porter"])
 def test_plain_search_fetches_the_pool_from_each_leg_and_returns_the_fused_top(
-    en: tuple[Connection, HashingEmbedder], monkeypatch: pytest.MonkeyPatch
+    en: tuple[Connection, HashingEmbedder], monkeypatch: pytest.MonkeyPatch, mode: LexicalMode
 ) -> None:
     conn, embedder = en
     query = "restore from backup"
     vector = embedder.embed([query])[0]
+    lexical = lexical_query(query, mode)
     fused = rrf_fuse(
-        [vector_leg(conn, vector, 50), fts_leg(conn, compile_query(query).match, WEIGHTS, 50)],
+        [vector_leg(conn, vector, 50), fts_leg(conn, lexical.match, WEIGHTS, 50, lexical.leg)],
         60.0,
         4,
     )
     recorder = _Recorder(monkeypatch)
-    result = _run(conn, embedder, query, limit=4)
+    result = _run(conn, embedder, query, limit=4, lexical=mode)
+    assert {h.lexical_leg for h in result.hits} == {mode}
     assert recorder.asked == [("vector", 50), ("fts", 50)]
     assert [(h.chunk_id, h.score) for h in result.hits] == fused
     assert [h.rank for h in result.hits] == [1, 2, 3, 4]
@@ -304,17 +308,19 @@ def test_limit_is_clamped_to_one_thousand(
     assert len(result.hits) == 33  # every chunk of kb_en
 
 
+@pytest.mark.parametrize("mode", ["trigram", "porter"])
 def test_reranker_rescores_a_pool_fetched_five_times_deeper(
-    en: tuple[Connection, HashingEmbedder], monkeypatch: pytest.MonkeyPatch
+    en: tuple[Connection, HashingEmbedder], monkeypatch: pytest.MonkeyPatch, mode: LexicalMode
 ) -> None:
     conn, embedder = en
     query = "restore from backup"
     vector = embedder.embed([query])[0]
-    match = compile_query(query).match
-    pool = rrf_fuse([vector_leg(conn, vector, 250), fts_leg(conn, match, WEIGHTS, 250)], 60.0, 50)
+    lexical = lexical_query(query, mode)
+    fts_ids = fts_leg(conn, lexical.match, WEIGHTS, 250, lexical.leg)
+    pool = rrf_fuse([vector_leg(conn, vector, 250), fts_ids], 60.0, 50)
     recorder = _Recorder(monkeypatch)
     reranker = _LengthReranker()
-    result = _run(conn, embedder, query, limit=3, reranker=reranker)
+    result = _run(conn, embedder, query, limit=3, reranker=reranker, lexical=mode)
     assert recorder.asked == [("vector", 250), ("fts", 250)]
     found = rows.chunk_rows(conn, [cid for cid, _ in pool])
     assert reranker.seen == [found[cid].content for cid, _ in pool]

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from groove.cli import cli
 from groove.config import Config, parse_config
+from groove.engine.lexical import LexicalMode, lexical_query
 from groove.engine.query import compile_query
 from groove.engine.search import rrf_fuse
 from groove.evaluation.golden import load_golden
@@ -42,10 +43,12 @@ def test_numpy_fusion_equals_rrf_fuse_for_every_k(
         assert scores.tolist() == [score for _, score in plain]
 
 
+@pytest.mark.parametrize("mode", ["trigram", "porter"])
 @pytest.mark.parametrize("name", ["kb_en", "kb_ja"])
 def test_fast_table_equals_per_condition_sql_cell_by_cell(
-    name: str, indexed_kb, real_embedder
+    name: str, mode: LexicalMode, indexed_kb, real_embedder
 ) -> None:  # type: ignore[no-untyped-def]
+    """Both FTS tables: every query forced onto ``mode``'s table, fast sweep vs plain SQL."""
     kb = indexed_kb(name)
     golden = load_golden(Path(__file__).parent / "fixtures" / f"golden_{name[3:]}.yml")
     conn = connect(default_db_path(kb))
@@ -59,9 +62,11 @@ def test_fast_table_equals_per_condition_sql_cell_by_cell(
     checked = 0
     for q in golden.queries:
         compiled = compile_query(q.query)
+        routed = lexical_query(q.query, mode, compiled)
+        assert routed.leg == mode
         vector = real_embedder.embed([compiled.positive_text])[0]
-        fast = sweep_query(conn, compiled, vector, q.expected, labels, 50, 10, ks, 226)
-        slow = sweep_query_per_condition(conn, compiled, vector, q.expected, labels, 50, 10, ks)
+        fast = sweep_query(conn, routed, vector, q.expected, labels, 50, 10, ks, 226)
+        slow = sweep_query_per_condition(conn, routed, vector, q.expected, labels, 50, 10, ks)
         assert fast.metrics == slow, q.id
         checked += len(slow)
     assert checked == 384 * len(golden.queries)
@@ -209,3 +214,13 @@ def test_table_arrays_are_finite_and_in_range(tuned) -> None:  # type: ignore[no
     table = result.analysis.table
     for array in [table.rr, *table.ndcg.values(), *table.recall.values()]:
         assert np.all((array >= 0.0) & (array <= 1.0))
+
+
+def test_tune_sweeps_the_table_each_query_is_routed_to(tuned) -> None:  # type: ignore[no-untyped-def]
+    """A new index routes by script ([search] lexical = "auto"): English goes to porter."""
+    result, _ = tuned
+    assert result.lexical == "auto"
+    assert {d.lexical_leg for d in result.diagnostics} == {"porter"}
+    document = json.loads(tune_json.render(result))
+    assert document["lexical"] == "auto"
+    assert {d["lexical_leg"] for d in document["diagnostics"]} == {"porter"}

@@ -200,6 +200,12 @@ def compile_query(text: str) -> CompiledQuery:
     )
 
 
+def scan_segments(text: str) -> tuple[tuple[str, bool, bool], ...]:
+    """Step 1 of ``text`` as ``(text, quoted, excluded)`` segments: the syntax (quotes and
+    ``-term``) that the porter compiler (``engine.lexical``) reads the same way."""
+    return tuple((s.text, s.quoted, s.excluded) for s in _scan(text).segments)
+
+
 def _phrases(segments: tuple[_Segment, ...]) -> tuple[list[str], list[str], list[str]]:
     """Positive phrases, excluded phrases, and the exclusion terms that gave no phrase."""
     positive: list[str] = []

@@ -1,5 +1,8 @@
 """Hybrid search: a vector leg and a bm25 leg fused with Reciprocal Rank Fusion.
 
+The bm25 leg reads one of two FTS tables, trigram or porter, chosen per query by
+``[search] lexical`` (``engine.lexical``); ``SearchResult.lexical`` says which.
+
 Pipeline, in order: candidates from both legs -> RRF -> optional cross-encoder reranker ->
 optional MMR -> optional parent retriever (which only rewrites ``content``).
 
@@ -17,13 +20,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, SearchConfig
+from groove.engine.lexical import LexicalMode, LexicalQuery, lexical_query, mode_for_index
 from groove.engine.mmr import mmr_select
 from groove.engine.parent import expand_parents
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import Reranker
 from groove.settings import LIMIT_MAX
 from groove.store import chunks as rows
-from groove.store.legs import bm25_ranked, matching_chunks, nearest_chunks
+from groove.store.legs import TRIGRAM, LexicalTable, bm25_ranked, matching_chunks, nearest_chunks
+from groove.store.meta import read_meta
 from groove.store.sqlite import Connection
 
 SEARCH_LIMIT_MAX = LIMIT_MAX  # declared in groove.settings, with eval's and tune's limits
@@ -40,15 +45,19 @@ class Hit:
     score: float
     content: str
     context: str | None
+    lexical_leg: LexicalTable | None = None  # the FTS table the query read
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "rank": self.rank,
             "path": self.path,
             "heading": self.heading,
             "score": self.score,
             "chunk_id": self.chunk_id,
         }
+        if self.lexical_leg is not None:
+            out["lexical_leg"] = self.lexical_leg
+        return out
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,8 @@ class SearchOptions:
     fusion: FusionConfig = field(default_factory=FusionConfig)
     mmr: MmrConfig = field(default_factory=MmrConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
+    # "auto", "trigram" or "porter"; None: the index's mode (engine.lexical.mode_for_index)
+    lexical: LexicalMode | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,7 @@ class SearchResult:
     compiled: CompiledQuery
     hits: tuple[Hit, ...]
     warnings: tuple[str, ...] = ()
+    lexical: LexicalQuery | None = None  # the bm25 leg's table and expression
 
 
 def candidate_pool(limit: int) -> int:
@@ -83,22 +95,31 @@ def vector_leg(
 
 
 def fts_leg(
-    conn: Connection, match: str | None, weights: tuple[float, float, float], n: int
+    conn: Connection,
+    match: str | None,
+    weights: tuple[float, float, float],
+    n: int,
+    table: LexicalTable = TRIGRAM,
 ) -> list[int]:
-    """Chunk ids matching ``match``, best bm25 first (bm25 is negative: lower is better).
+    """Chunk ids matching ``match`` in ``table``, best bm25 first (bm25 is negative: lower
+    is better).
 
     Equal scores fall back to the lower chunk id, so the order is fully determined (tune
     reproduces it from one pass over all weight sets)."""
     if match is None or n <= 0:
         return []
-    return bm25_ranked(conn, match, weights, n)
+    return bm25_ranked(conn, match, weights, n, table)
 
 
-def excluded_chunks(conn: Connection, compiled: CompiledQuery) -> frozenset[int]:
-    """Chunks that a ``-term`` in the query rules out; the vector leg drops them too."""
-    if compiled.negative_match is None:
+def excluded_chunks(conn: Connection, query: CompiledQuery | LexicalQuery) -> frozenset[int]:
+    """Chunks that a ``-term`` in the query rules out; the vector leg drops them too.
+
+    A ``CompiledQuery`` is read on the trigram table, a ``LexicalQuery`` on its own table.
+    """
+    if query.negative_match is None:
         return frozenset()
-    return frozenset(matching_chunks(conn, compiled.negative_match))
+    table = query.leg if isinstance(query, LexicalQuery) else TRIGRAM
+    return frozenset(matching_chunks(conn, query.negative_match, table))
 
 
 def rrf_fuse(
@@ -144,21 +165,24 @@ def search(
       when the index has no context), and its top ``limit`` are returned with its scores;
     * neither: each leg fetches ``pool`` and the fused top ``limit`` are returned.
 
-    Chunks matching a ``-term`` of the query are dropped from both legs first.
+    Chunks matching a ``-term`` of the query are dropped from both legs first. The bm25
+    leg's table follows ``options.lexical`` (the index's mode when None).
     """
     options = options or SearchOptions()
     compiled = compiled or compile_query(query)
+    mode = options.lexical or mode_for_index(None, read_meta(conn))
+    lexical = lexical_query(query, mode, compiled)
     limit = max(1, min(options.limit, SEARCH_LIMIT_MAX))
     pool = candidate_pool(limit)
-    excluded = excluded_chunks(conn, compiled)
+    excluded = excluded_chunks(conn, lexical)
     if options.mmr.enabled:
         per_leg = pool
-        fused = _fused(conn, compiled, query_vector, options.fusion, per_leg, excluded, None)
+        fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, None)
     elif reranker is not None:
         per_leg = candidate_pool(pool)
-        fused = _fused(conn, compiled, query_vector, options.fusion, per_leg, excluded, pool)
+        fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, pool)
     else:
-        fused = _fused(conn, compiled, query_vector, options.fusion, pool, excluded, limit)
+        fused = _fused(conn, lexical, query_vector, options.fusion, pool, excluded, limit)
     found = rows.chunk_rows(conn, [chunk_id for chunk_id, _ in fused])
     candidates = [(found[cid], score) for cid, score in fused if cid in found]
     if reranker is not None and candidates:
@@ -169,17 +193,17 @@ def search(
     if options.mmr.enabled:
         candidates = _apply_mmr(conn, candidates, options.mmr, limit, query_vector.shape[-1])
     hits = [
-        Hit(i + 1, row.id, row.path, row.heading, score, row.content, row.context)
+        Hit(i + 1, row.id, row.path, row.heading, score, row.content, row.context, lexical.leg)
         for i, (row, score) in enumerate(candidates[:limit])
     ]
     if options.parent_retriever.enabled:
         hits = expand_parents(conn, hits, options.parent_retriever)
-    return SearchResult(query, compiled, tuple(hits), compiled.warnings)
+    return SearchResult(query, compiled, tuple(hits), lexical.warnings, lexical)
 
 
 def _fused(
     conn: Connection,
-    compiled: CompiledQuery,
+    lexical: LexicalQuery,
     query_vector: np.ndarray,
     fusion: FusionConfig,
     per_leg: int,
@@ -187,7 +211,7 @@ def _fused(
     limit: int | None,
 ) -> list[tuple[int, float]]:
     vec_ids = vector_leg(conn, query_vector, per_leg, excluded)
-    fts_ids = fts_leg(conn, compiled.match, fusion.weights, per_leg)
+    fts_ids = fts_leg(conn, lexical.match, fusion.weights, per_leg, lexical.leg)
     return rrf_fuse([vec_ids, fts_ids], fusion.rrf_k, limit)
 
 
@@ -230,4 +254,4 @@ def build_options(
     parent = config.parent_retriever
     if parent_retriever is not None:
         parent = replace(parent, enabled=parent_retriever)
-    return SearchOptions(limit, config.fusion, mmr_config, parent)
+    return SearchOptions(limit, config.fusion, mmr_config, parent, config.lexical)

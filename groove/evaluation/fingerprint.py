@@ -4,6 +4,11 @@ Two runs are compatible when their fingerprints are equal as a whole. Optional p
 (mmr, parent_retriever, fusion, context) are present only when they differ from the
 built-in behaviour, so switching any of them on breaks compatibility on purpose, while a
 run that never touched them stays comparable with older history.
+
+``lexical`` (the mode of the bm25 leg: "auto", "trigram" or "porter") is always recorded:
+the same query reads a different FTS table under another mode, so its scores are not
+comparable. A run saved before the mode existed was made with the trigram table and reads
+as ``"trigram"``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ class Fingerprint:
     parent_retriever: Mapping[str, int] | None = None
     fusion: Mapping[str, float] | None = None
     context: Mapping[str, str] | None = None
+    lexical: str = "trigram"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -41,6 +47,7 @@ class Fingerprint:
             "golden_hash": self.golden_hash,
             "metric_version": self.metric_version,
             "fts_query_version": self.fts_query_version,
+            "lexical": self.lexical,
         }
         for key in ("mmr", "parent_retriever", "fusion", "context"):
             value = getattr(self, key)
@@ -63,6 +70,7 @@ class Fingerprint:
             parent_retriever=_frozen(data.get("parent_retriever")),
             fusion=_frozen(data.get("fusion")),
             context=_frozen(data.get("context")),
+            lexical=str(data.get("lexical", "trigram")),
         )
 
     def compatible_with(self, other: Fingerprint) -> bool:

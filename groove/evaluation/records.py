@@ -42,6 +42,10 @@ def aggregate_from_dict(data: Mapping[str, Any]) -> AggregateMetrics:
     )
 
 
+def _leg(value: Any) -> str | None:
+    return value if value in ("trigram", "porter") else None
+
+
 @dataclass(frozen=True)
 class QueryResult:
     id: str
@@ -49,6 +53,9 @@ class QueryResult:
     expected: tuple[Expected, ...]
     top_k: tuple[RankedHit, ...]
     metrics: QueryMetrics
+    # The FTS table the query's bm25 leg read ("trigram" or "porter"); None in runs saved
+    # before groove had two (those read "trigram").
+    lexical_leg: str | None = None
 
     @property
     def is_miss(self) -> bool:
@@ -59,7 +66,7 @@ class QueryResult:
         return self.metrics.recall_at_k.get(k_max, 0.0) == 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "query": self.query,
             "expected": [{"path": e.path, "heading": e.heading} for e in self.expected],
@@ -73,6 +80,9 @@ class QueryResult:
                 "ndcg_at_k": _k_map(self.metrics.ndcg_at_k),
             },
         }
+        if self.lexical_leg is not None:
+            out["lexical_leg"] = self.lexical_leg
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QueryResult:
@@ -90,6 +100,7 @@ class QueryResult:
                 reciprocal_rank=float(metrics.get("reciprocal_rank", 0.0)),
                 ndcg_at_k=_int_map(metrics.get("ndcg_at_k", {})),
             ),
+            lexical_leg=_leg(data.get("lexical_leg")),
         )
 
 

@@ -92,6 +92,9 @@ class EvalRun:
             return None
         if self.golden_changed:
             return "golden changed since last run, diff disabled"
+        before, now = self.previous.fingerprint.lexical, self.fingerprint.lexical
+        if before != now:
+            return f"lexical mode changed since last run ({before} -> {now}), diff disabled"
         return "config or metric version changed since last run, diff disabled"
 
     def comparison_notes(self) -> tuple[Note, ...]:

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from groove.engine.embed import Embedder
+from groove.engine.lexical import mode_for_index
 from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search
@@ -52,20 +53,23 @@ def run(settings: EvalSettings, *, embedder: Embedder | None = None) -> EvalRun:
         compiled = [compile_query(q.query) for q in golden.queries]
         # Exclusions are stripped before embedding so they do not pull the vector leg.
         vectors = engine.embed_queries([c.positive_text for c in compiled])
-        options = replace(settings.search, limit=settings.depth)
+        lexical = mode_for_index(settings.search.lexical, engine.meta)
+        options = replace(settings.search, limit=settings.depth, lexical=lexical)
         scanner = QuoteScanner(golden.queries)
         with read_snapshot(engine.conn) as conn:
-            tops = [
-                search(conn, q.query, vectors[i], options, reranker, compiled[i]).hits
+            results = [
+                search(conn, q.query, vectors[i], options, reranker, compiled[i])
                 for i, q in enumerate(golden.queries)
             ]
             corpus = snapshot(conn, scanner.visit)
+        tops = [r.hits for r in results]
         context_static = engine.meta.context_static
         model_id = engine.embedder.model_id
-    per_query = _score(golden, tops, settings.k_values)
+    legs = [r.lexical.leg if r.lexical is not None else None for r in results]
+    per_query = _score(golden, tops, settings.k_values, legs)
     record = RunRecord(
         timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
-        fingerprint=_fingerprint(settings, golden, model_id, reranker, context_static),
+        fingerprint=_fingerprint(settings, golden, model_id, reranker, context_static, lexical),
         corpus=corpus,
         per_query=per_query,
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
@@ -75,13 +79,16 @@ def run(settings: EvalSettings, *, embedder: Embedder | None = None) -> EvalRun:
 
 
 def _score(
-    golden: GoldenSet, tops: Sequence[Sequence[Any]], k_values: Sequence[int]
+    golden: GoldenSet,
+    tops: Sequence[Sequence[Any]],
+    k_values: Sequence[int],
+    legs: Sequence[str | None],
 ) -> tuple[QueryResult, ...]:
     results = []
-    for q, hits in zip(golden.queries, tops, strict=True):
+    for q, hits, leg in zip(golden.queries, tops, legs, strict=True):
         ranked = tuple(RankedHit(h.rank, h.path, h.heading, h.score) for h in hits)
         metrics = query_metrics(q.expected, ranked, k_values)
-        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics))
+        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics, leg))
     return tuple(results)
 
 
@@ -91,6 +98,7 @@ def _fingerprint(
     model_id: str,
     reranker: Any,
     context_static: bool,
+    lexical: str,
 ) -> Fingerprint:
     return Fingerprint(
         model=model_id,
@@ -100,6 +108,7 @@ def _fingerprint(
         golden_hash=golden.sha256,
         metric_version=METRIC_VERSION,
         fts_query_version=FTS_QUERY_VERSION,
+        lexical=lexical,
         **search_parts(settings.search, context_static),
     )
 

@@ -1,4 +1,4 @@
-"""Rows of documents and chunks, with their FTS and vector twins kept in step.
+"""Rows of documents and chunks, with their FTS (both tables) and vector twins kept in step.
 
 Every function here runs inside the caller's transaction: a document and all of its chunk,
 FTS and vector rows are written or removed together, or not at all.
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from groove.store.documents import Chunk, ParsedDocument
+from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
 
 
@@ -96,9 +97,10 @@ def insert_document(
         chunk_id = _insert_chunk(conn, document_id, chunk, context)
         fts_rows.append((chunk_id, chunk.heading, context, chunk.content))
         vec_rows.append((chunk_id, vector.tobytes()))
-    conn.executemany(
-        "INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?, ?, ?, ?)", fts_rows
-    )
+    for table in FTS_TABLES.values():
+        conn.executemany(
+            f"INSERT INTO {table}(rowid, heading, context, content) VALUES (?, ?, ?, ?)", fts_rows
+        )
     conn.executemany("INSERT INTO vec_chunks(chunk_id, embedding) VALUES (?, ?)", vec_rows)
     return document_id
 
@@ -125,7 +127,8 @@ def delete_document(conn: Connection, document_id: int) -> None:
         row[0]
         for row in conn.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,))
     ]
-    conn.executemany("DELETE FROM fts_chunks WHERE rowid = ?", [(i,) for i in ids])
+    for table in FTS_TABLES.values():
+        conn.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(i,) for i in ids])
     conn.executemany("DELETE FROM vec_chunks WHERE chunk_id = ?", [(i,) for i in ids])
     conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
     conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
@@ -235,7 +238,8 @@ def chunk_texts_in_order(conn: Connection) -> Iterator[ChunkText]:
 def clear_all(conn: Connection) -> None:
     """Empty the index (rows, FTS, index_meta) and drop the vector table, whose dimension
     belongs to the old model. Runs in the caller's transaction."""
-    conn.execute("DELETE FROM fts_chunks")
+    for table in FTS_TABLES.values():
+        conn.execute(f"DELETE FROM {table}")
     conn.execute("DELETE FROM chunks")
     conn.execute("DELETE FROM documents")
     conn.execute("DELETE FROM index_meta")

@@ -1,4 +1,4 @@
-"""index_meta: which embedding model built the index, and the context mode."""
+"""index_meta: which embedding model built the index, the context mode, the lexical default."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from groove.errors import ModelError
+from groove.store.schema import FTS_TABLES, KEY_LEXICAL_DEFAULT
 from groove.store.sqlite import Connection
 
 KEY_MODEL = "embedding_model"
@@ -22,6 +23,8 @@ class IndexMeta:
     dim: int | None
     model_path: str | None
     context_mode: str | None  # "off", "static", or None when never recorded
+    # "trigram" for an index built before the porter table existed; None: groove's default
+    lexical_default: str | None = None
 
     @property
     def context_static(self) -> bool:
@@ -32,11 +35,13 @@ def read_meta(conn: Connection) -> IndexMeta:
     rows = dict(conn.execute("SELECT key, value FROM index_meta").fetchall())
     dim = rows.get(KEY_DIM)
     mode = rows.get(KEY_CONTEXT_MODE)
+    lexical = rows.get(KEY_LEXICAL_DEFAULT)
     return IndexMeta(
         model=rows.get(KEY_MODEL),
         dim=int(dim) if dim is not None and dim.isdigit() else None,
         model_path=rows.get(KEY_MODEL_PATH),
         context_mode=mode if mode in (CONTEXT_OFF, CONTEXT_STATIC) else None,
+        lexical_default=lexical if lexical in FTS_TABLES else None,
     )
 
 

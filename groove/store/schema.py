@@ -3,17 +3,29 @@
 Each migration runs in its own transaction, so a crash leaves the database at the previous
 version and the next open applies the rest. Tables, in the order data flows:
 ``documents`` (one row per indexed file) -> ``chunks`` (heading-delimited pieces) ->
-``fts_chunks`` (contentless FTS5 over heading, context, content; rowid = chunks.id) and
-``vec_chunks`` (sqlite-vec, created once the embedding dimension is known).
+``fts_chunks`` (contentless FTS5 over heading, context, content; rowid = chunks.id; trigram
+tokenizer), its twin ``fts_chunks_porter`` (same columns and rowids; ``porter unicode61``:
+whole words, English stems; added by migration 2) and ``vec_chunks`` (sqlite-vec, created
+once the embedding dimension is known). Both FTS tables are written in the same
+transactions as the chunk rows (``store.chunks``).
 """
 
 from __future__ import annotations
 
 from groove.store.sqlite import Connection
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 FTS_TOKENIZER = "trigram remove_diacritics 1 case_sensitive 0"
+PORTER_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+#: The FTS table of each lexical leg.
+FTS_TABLES = {"trigram": "fts_chunks", "porter": "fts_chunks_porter"}
+
+#: index_meta key: the lexical mode an index uses when groove.toml names none. Migration 2
+#: writes "trigram" into an index that already had documents, so an index built before the
+#: porter table existed keeps the behaviour (and the eval history) it was built with.
+KEY_LEXICAL_DEFAULT = "lexical_default"
 
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
@@ -52,6 +64,19 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
             tokenize='{FTS_TOKENIZER}'
         )""",
     ),
+    (
+        f"""CREATE VIRTUAL TABLE fts_chunks_porter USING fts5(
+            heading, context, content,
+            content='', contentless_delete=1,
+            tokenize='{PORTER_TOKENIZER}'
+        )""",
+        # An existing index gains the table from the text its chunk rows already hold (the
+        # trigram table was written from the same three values): nothing is re-embedded.
+        "INSERT INTO fts_chunks_porter(rowid, heading, context, content) "
+        "SELECT id, heading, context_text, content FROM chunks",
+        f"INSERT INTO index_meta(key, value) SELECT '{KEY_LEXICAL_DEFAULT}', 'trigram' "
+        "WHERE EXISTS (SELECT 1 FROM documents)",
+    ),
 )
 
 
@@ -88,9 +113,10 @@ def has_vector_table(conn: Connection) -> bool:
 
 
 def optimize_fts(conn: Connection) -> None:
-    """Merge the FTS index into one segment and drop deleted rows' entries.
+    """Merge each FTS index into one segment and drop deleted rows' entries.
 
     Each write transaction adds a segment, and a bm25 query reads every segment: on
     Cranfield a merged index answers OR-of-phrases queries about a third faster.
     """
-    conn.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('optimize')")
+    for table in FTS_TABLES.values():
+        conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")

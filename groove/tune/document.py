@@ -18,6 +18,7 @@ def to_dict(result: TuneResult) -> dict[str, Any]:
         "reranker": None,
         "limit": result.limit,
         "candidate_pool": result.candidate_pool,
+        "lexical": result.lexical,
         "primary_k": PRIMARY_K,
         "k_values": list(result.k_values),
         "chunk_total": result.chunk_total,
@@ -34,6 +35,7 @@ def to_dict(result: TuneResult) -> dict[str, Any]:
                 "idf_clamped": d.idf_clamped,
                 "rrf_ties": d.rrf_ties,
                 "effective": d.effective,
+                "lexical_leg": d.lexical_leg,
             }
             for d in result.diagnostics
         ],

@@ -119,6 +119,7 @@ def from_document(document: Mapping[str, Any]) -> TuneResult:
         diagnostics=diagnostics,
         analysis=analysis,
         notes=tuple(Note.from_dict(n) for n in document.get("notes", [])),
+        lexical=str(document.get("lexical", "trigram")),
     )
 
 
@@ -179,6 +180,7 @@ def _diagnostics_from_dict(data: Mapping[str, Any]) -> QueryDiagnostics:
         idf_clamped=bool(data["idf_clamped"]),
         bm25_sensitive=bool(data["bm25_sensitive"]),
         rrf_ties=int(data["rrf_ties"]),
+        lexical_leg=str(data.get("lexical_leg", "trigram")),
     )
 
 

@@ -37,6 +37,7 @@ class QueryDiagnostics:
     idf_clamped: bool
     bm25_sensitive: bool = False
     rrf_ties: int = 0
+    lexical_leg: str = "trigram"  # the FTS table the query was swept on
 
     @property
     def effective(self) -> bool:
@@ -79,6 +80,9 @@ class TuneResult:
     diagnostics: tuple[QueryDiagnostics, ...]
     analysis: Analysis | None  # None when no query was effective (grid not run)
     notes: tuple[Note, ...] = field(default=())
+    # [search] lexical the sweep ran under: a condition found under one mode says nothing
+    # about another, since the bm25 weights act on a different table
+    lexical: str = "trigram"
 
     @property
     def effective_rows(self) -> tuple[int, ...]:

@@ -15,7 +15,8 @@ import numpy as np
 
 from groove.config import FusionConfig
 from groove.engine.embed import Embedder
-from groove.engine.query import CompiledQuery, compile_query
+from groove.engine.lexical import LexicalQuery, lexical_query, mode_for_index
+from groove.engine.query import compile_query
 from groove.engine.search import excluded_chunks, fts_leg, vector_leg
 from groove.engine.session import open_engine
 from groove.evaluation.golden import GoldenQuery, load_golden
@@ -71,12 +72,15 @@ def run(
     ) as engine:
         compiled = [compile_query(q.query) for q in usable]
         vectors = engine.embed_queries([c.positive_text for c in compiled])
+        mode = mode_for_index(settings.lexical, engine.meta)
+        # Each query's bm25 leg reads the table the search would route it to.
+        routed = [lexical_query(q.query, mode, c) for q, c in zip(usable, compiled, strict=True)]
         with read_snapshot(engine.conn) as conn:
             say("groove tune: pre-flight (measuring FTS candidates per query)...")
             chunk_total, noop = _index_facts(conn)
             diagnostics = [
                 _preflight(conn, q.id, c, v, settings.candidate_pool, chunk_total)
-                for q, c, v in zip(usable, compiled, vectors, strict=True)
+                for q, c, v in zip(usable, routed, vectors, strict=True)
             ]
             effective = sum(d.effective for d in diagnostics)
             analysis = None
@@ -84,7 +88,7 @@ def run(
                 _announce(note, diagnostics, noop)
                 say("groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values...")
                 table, diagnostics = _sweep(
-                    conn, settings, usable, compiled, vectors, diagnostics, say
+                    conn, settings, usable, routed, vectors, diagnostics, say
                 )
                 analysis = analyse(table, [i for i, d in enumerate(diagnostics) if d.effective])
         model_id = engine.embedder.model_id
@@ -101,6 +105,7 @@ def run(
         diagnostics=tuple(diagnostics),
         analysis=analysis,
         notes=settings.notes + tuple(notes),
+        lexical=mode,
     )
 
 
@@ -112,20 +117,22 @@ def _index_facts(conn: Connection) -> tuple[int, bool]:
 def _preflight(
     conn: Connection,
     query_id: str,
-    compiled: CompiledQuery,
+    lexical: LexicalQuery,
     vector: np.ndarray,
     pool: int,
     chunk_total: int,
 ) -> QueryDiagnostics:
-    total = 0 if compiled.match is None else legs.match_count(conn, compiled.match)
-    fts_ids = fts_leg(conn, compiled.match, FusionConfig().weights, pool)
-    vec_ids = set(vector_leg(conn, vector, pool, excluded_chunks(conn, compiled)))
+    match, leg = lexical.match, lexical.leg
+    total = 0 if match is None else legs.match_count(conn, match, leg)
+    fts_ids = fts_leg(conn, match, FusionConfig().weights, pool, leg)
+    vec_ids = set(vector_leg(conn, vector, pool, excluded_chunks(conn, lexical)))
     return QueryDiagnostics(
         id=query_id,
         fts_candidates=len(fts_ids),
         fts_total_matches=total,
         vec_fts_overlap=sum(1 for i in fts_ids if i in vec_ids),
         idf_clamped=chunk_total > 0 and 2 * total >= chunk_total,
+        lexical_leg=leg,
     )
 
 
@@ -176,7 +183,7 @@ def _sweep(
     conn: Connection,
     settings: TuneSettings,
     usable: Sequence[GoldenQuery],
-    compiled: Sequence[CompiledQuery],
+    routed: Sequence[LexicalQuery],
     vectors: np.ndarray,
     diagnostics: Sequence[QueryDiagnostics],
     say: Log,
@@ -188,7 +195,7 @@ def _sweep(
     recall = {k: np.zeros(shape) for k in ks}
     rr = np.zeros(shape)
     updated = []
-    for i, (q, c, d) in enumerate(zip(usable, compiled, diagnostics, strict=True)):
+    for i, (q, c, d) in enumerate(zip(usable, routed, diagnostics, strict=True)):
         say(f"  [{i + 1}/{len(usable)}] sweeping 64 weight conditions for {q.id}")
         row = sweep_query(
             conn,
@@ -215,6 +222,7 @@ def _sweep(
                 d.idf_clamped,
                 row.bm25_sensitive,
                 row.rrf_ties,
+                d.lexical_leg,
             )
         )
     return MetricTable(k_values=ks, ndcg=ndcg, recall=recall, rr=rr), updated

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from groove.config import Config
+from groove.engine.lexical import LexicalMode
 from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
 from groove.evaluation.settings import NOTE_LIMIT_CAPPED, golden_path_for
@@ -28,6 +29,8 @@ class TuneSettings:
     model: str | None = None
     model_path: Path | None = None
     notes: tuple[Note, ...] = ()
+    # [search] lexical: which FTS table each query's bm25 leg reads; None: the index's mode
+    lexical: LexicalMode | None = None
 
     @property
     def candidate_pool(self) -> int:
@@ -87,4 +90,5 @@ def resolve_settings(
         model=model or config.model,
         model_path=model_path or config.model_path,
         notes=tuple(notes),
+        lexical=search.lexical,
     )

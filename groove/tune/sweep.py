@@ -5,7 +5,9 @@ rrf_k only touches fusion and the bm25 weights only touch the FTS leg, so per qu
 * the vector leg runs once (it depends on neither);
 * the FTS leg runs once: one ``SELECT`` returns ``bm25()`` for all 64 weight sets over the
   query's matches, and numpy ranks each weight set's column (ties to the lower chunk id,
-  exactly as the search's ``ORDER BY bm25(...), rowid``);
+  exactly as the search's ``ORDER BY bm25(...), rowid``). It reads the FTS table the query
+  is routed to (``engine.lexical``: trigram or porter), so the weights are swept on the leg
+  the search would use;
 * fusion for the six rrf_k values is a few float32 array operations per distinct FTS list
   (many weight sets yield the same list, and each distinct one is fused once).
 
@@ -20,10 +22,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from groove.engine.lexical import LexicalQuery, trigram_query
 from groove.engine.query import CompiledQuery
 from groove.engine.search import excluded_chunks, fts_leg, rrf_fuse, vector_leg
 from groove.evaluation.metrics import Expected, ExpectedMatcher, QueryMetrics, metrics_from_matches
 from groove.store import legs
+from groove.store.legs import TRIGRAM, LexicalTable
 from groove.store.sqlite import Connection
 from groove.tune.grid import N_CONDITIONS, RRF_K_GRID, all_conditions, weight_sets
 
@@ -46,11 +50,13 @@ class QuerySweep:
     rrf_ties: int
 
 
-def fts_rankings(conn: Connection, match: str | None, pool: int) -> list[tuple[int, ...]]:
+def fts_rankings(
+    conn: Connection, match: str | None, pool: int, leg: LexicalTable = TRIGRAM
+) -> list[tuple[int, ...]]:
     """The top-``pool`` FTS id list for each of the 64 weight sets, from one SQL pass."""
     if match is None:
         return [()] * len(_WEIGHTS)
-    found = legs.bm25_columns(conn, match, _WEIGHTS)
+    found = legs.bm25_columns(conn, match, _WEIGHTS, leg)
     if not found:
         return [()] * len(_WEIGHTS)
     table = np.array(found, dtype=np.float64)
@@ -96,9 +102,14 @@ def _gains(ranks: np.ndarray, k: float) -> np.ndarray:
     return gains
 
 
+def _lexical(query: CompiledQuery | LexicalQuery) -> LexicalQuery:
+    """A routed query as given; a bare CompiledQuery is the seed's trigram query."""
+    return query if isinstance(query, LexicalQuery) else trigram_query(query)
+
+
 def sweep_query(
     conn: Connection,
-    compiled: CompiledQuery,
+    query: CompiledQuery | LexicalQuery,
     query_vector: np.ndarray,
     expected: Sequence[Expected],
     labels: ChunkLabels,
@@ -108,9 +119,10 @@ def sweep_query(
     default_condition: int,
 ) -> QuerySweep:
     """Metrics for all 384 conditions of one query, the fast way."""
-    excluded = excluded_chunks(conn, compiled)
+    lexical = _lexical(query)
+    excluded = excluded_chunks(conn, lexical)
     vec_ids = vector_leg(conn, query_vector, pool, excluded)
-    rankings = fts_rankings(conn, compiled.match, pool)
+    rankings = fts_rankings(conn, lexical.match, pool, lexical.leg)
     matcher = ExpectedMatcher(expected)
     metrics: list[QueryMetrics | None] = [None] * N_CONDITIONS
     by_list: dict[tuple[int, ...], list[QueryMetrics]] = {}
@@ -146,7 +158,7 @@ def _metrics(
 
 def sweep_query_per_condition(
     conn: Connection,
-    compiled: CompiledQuery,
+    query: CompiledQuery | LexicalQuery,
     query_vector: np.ndarray,
     expected: Sequence[Expected],
     labels: ChunkLabels,
@@ -155,17 +167,18 @@ def sweep_query_per_condition(
     k_values: Sequence[int],
 ) -> tuple[QueryMetrics, ...]:
     """The plain path: both legs and the fusion from the search module, per condition."""
+    lexical = _lexical(query)
     matcher = ExpectedMatcher(expected)
     out = []
     for condition in all_conditions():
-        excluded = excluded_chunks(conn, compiled)
+        excluded = excluded_chunks(conn, lexical)
         vec_ids = vector_leg(conn, query_vector, pool, excluded)
         weights = (
             condition.heading_weight,
             condition.context_weight,
             condition.content_weight,
         )
-        fts_ids = fts_leg(conn, compiled.match, weights, pool)
+        fts_ids = fts_leg(conn, lexical.match, weights, pool, lexical.leg)
         fused = rrf_fuse([vec_ids, fts_ids], condition.rrf_k, limit)
         ids = np.array([chunk_id for chunk_id, _ in fused], dtype=np.int64)
         out.append(_metrics(ids, labels, matcher, len(expected), k_values))

@@ -1,0 +1,282 @@
+"""The two lexical legs: routing by script, the porter compiler, the second FTS table (its
+migration into an existing index), the mode in eval's fingerprint and per-query records,
+and the Japanese fixture under ``auto`` against ``trigram``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, copy_kb
+
+from groove.config import Config, SearchConfig, parse_config
+from groove.engine.embed import HashingEmbedder
+from groove.engine.index import build
+from groove.engine.lexical import (
+    DEFAULT_LEXICAL,
+    compile_porter,
+    lexical_query,
+    mode_for_index,
+    route,
+)
+from groove.engine.query import compile_query
+from groove.engine.search import SearchOptions
+from groove.engine.session import open_engine
+from groove.errors import ConfigError, QueryError
+from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.run import run as eval_run
+from groove.evaluation.settings import resolve_settings
+from groove.store.db import connect, default_db_path
+from groove.store.meta import IndexMeta, read_meta
+from groove.store.schema import FTS_TABLES, KEY_LEXICAL_DEFAULT
+
+# ---------------------------------------------------------------- routing
+
+
+@pytest.mark.parametrize(
+    ("query", "leg"),
+    [
+        ("restore from backup", "porter"),
+        ("Café au lait", "porter"),  # Latin letters with diacritics are Latin
+        ("rollback 2024-03", "porter"),  # digits do not decide
+        ("再ランキングの評価", "trigram"),
+        ("カナリアリリース", "trigram"),
+        ("RRF の定数 k の意味は？", "trigram"),  # mixed Latin + Japanese: trigram
+        ("Ωmega σύνολο", "trigram"),  # another script: the seed's leg
+        ("2024 0001", "trigram"),  # no letter at all
+        ("backup -ロールバック", "porter"),  # exclusions do not decide
+        ("バックアップ -backup", "trigram"),
+    ],
+)
+def test_auto_routes_by_the_script_of_the_positive_text(query: str, leg: str) -> None:
+    assert route(compile_query(query), "auto") == leg
+    assert lexical_query(query, "auto").leg == leg
+
+
+def test_fixed_modes_route_every_query_to_their_table() -> None:
+    for query in ("restore from backup", "再ランキング"):
+        assert lexical_query(query, "trigram").leg == "trigram"
+        assert lexical_query(query, "porter").leg == "porter"
+
+
+def test_trigram_mode_is_the_seed_compiler_unchanged() -> None:
+    for query in ("restore from backup", 'snapshots -retention "point in time"', "検索の設定"):
+        compiled = compile_query(query)
+        routed = lexical_query(query, "trigram")
+        assert routed.terms == compiled
+        assert (routed.match, routed.negative_match) == (compiled.match, compiled.negative_match)
+        assert routed.warnings == compiled.warnings
+
+
+def test_the_index_decides_when_the_config_names_no_mode() -> None:
+    old = IndexMeta("m", 384, None, None, lexical_default="trigram")
+    new = IndexMeta("m", 384, None, None)
+    assert mode_for_index(None, old) == "trigram"
+    assert mode_for_index(None, new) == DEFAULT_LEXICAL == "auto"
+    assert mode_for_index("porter", old) == "porter"
+    assert mode_for_index("trigram", new) == "trigram"
+
+
+def test_config_reads_the_lexical_mode_and_refuses_others(tmp_path: Path) -> None:
+    source = tmp_path / "groove.toml"
+    assert parse_config("", source).search.lexical is None
+    assert parse_config('[search]\nlexical = "porter"', source).search.lexical == "porter"
+    with pytest.raises(ConfigError, match=re.escape('search.lexical = "stem": must be "auto"')):
+        parse_config('[search]\nlexical = "stem"', source)
+
+
+# ---------------------------------------------------------------- the porter compiler
+
+
+def test_porter_words_are_lowered_deduplicated_quoted_and_ored() -> None:
+    porter = compile_porter("Restore from a backup, restore it")
+    assert porter.positive == ("restore", "from", "a", "backup", "it")
+    assert porter.match == '"restore" OR "from" OR "a" OR "backup" OR "it"'
+    assert porter.negative_match is None
+
+
+def test_porter_keeps_quoted_regions_as_phrases() -> None:
+    porter = compile_porter('"point in time" recovery "!!"')
+    assert porter.positive == ("point in time", "recovery")
+
+
+@pytest.mark.parametrize(
+    ("query", "negative", "unenforced"),
+    [
+        ("snapshots -retention", ("retention",), ()),
+        ("snapshots -ai", ("ai",), ()),  # no 3-character floor on words
+        ("snapshots -foo-bar", ("foo-bar",), ()),  # one phrase: foo then bar
+        ("snapshots -foo,bar", ("foo", "bar"), ()),
+        ('snapshots -"point in time"', ("point in time",), ()),
+        ("snapshots -___", (), ("___",)),
+    ],
+)
+def test_porter_exclusions(query: str, negative: tuple[str, ...], unenforced: tuple) -> None:
+    porter = compile_porter(query)
+    assert porter.positive == ("snapshots",)
+    assert porter.negative == negative
+    assert porter.dropped_negative == unenforced
+    routed = lexical_query(query, "porter")
+    assert len(routed.warnings) == len(unenforced)
+    assert all("porter index" in w for w in routed.warnings)
+
+
+def test_porter_rejects_what_the_trigram_compiler_rejects() -> None:
+    for query in ("", "   ", "-only -exclusions"):
+        with pytest.raises(QueryError):
+            compile_porter(query)
+
+
+def test_porter_caps_words_with_the_same_warning() -> None:
+    query = " ".join(f"word{i}" for i in range(40))
+    routed = lexical_query(query, "porter")
+    assert len(routed.terms.positive) == 32
+    assert routed.warnings == ("query has more than 32 phrases: the last 8 were not searched",)
+
+
+# ---------------------------------------------------------------- the second table
+
+
+def _rowids(conn, table: str) -> set[int]:  # type: ignore[no-untyped-def]
+    return {r[0] for r in conn.execute(f"SELECT rowid FROM {table}")}
+
+
+def test_both_fts_tables_hold_every_chunk_and_follow_updates(tmp_path: Path) -> None:
+    kb = copy_kb("kb_en", tmp_path)
+    embedder = HashingEmbedder()
+    build(kb, embedder)
+    (kb / "data" / "restore.md").unlink()
+    (kb / "ops" / "canary.md").write_text("# Canary\n\nA canary gets five percent.\n")
+    build(kb, embedder)
+    conn = connect(default_db_path(kb))
+    try:
+        chunk_ids = {r[0] for r in conn.execute("SELECT id FROM chunks")}
+        for table in FTS_TABLES.values():
+            assert _rowids(conn, table) == chunk_ids
+        porter = compile_porter("canaries percentages").match
+        found = conn.execute(
+            "SELECT count(*) FROM fts_chunks_porter WHERE fts_chunks_porter MATCH ?", (porter,)
+        ).fetchone()[0]
+        assert found >= 1  # stems: canaries -> canari, percentages -> percentag
+        assert read_meta(conn).lexical_default is None  # a new index: groove's default
+    finally:
+        conn.close()
+
+
+def _make_pre_porter(db: Path) -> None:
+    """Turn ``db`` into what the previous groove left: schema 1, no porter table."""
+    conn = connect(db)
+    try:
+        conn.execute("DROP TABLE fts_chunks_porter")
+        conn.execute("DELETE FROM index_meta WHERE key = ?", (KEY_LEXICAL_DEFAULT,))
+        conn.execute("PRAGMA user_version = 1")
+    finally:
+        conn.close()
+
+
+def test_an_index_built_before_the_porter_table_gains_it_without_reembedding(
+    tmp_path: Path,
+) -> None:
+    kb = copy_kb("kb_en", tmp_path)
+    db = default_db_path(kb)
+    embedder = HashingEmbedder()
+    build(kb, embedder)
+    with open_engine(kb, embedder=embedder) as engine:
+        before = engine.search("restore from backup", SearchOptions(lexical="trigram")).hits
+    _make_pre_porter(db)
+
+    summary = build(kb, embedder)
+    assert (summary.indexed, summary.chunks_embedded) == (0, 0)
+    conn = connect(db)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        chunk_ids = {r[0] for r in conn.execute("SELECT id FROM chunks")}
+        assert _rowids(conn, "fts_chunks_porter") == chunk_ids
+        assert read_meta(conn).lexical_default == "trigram"
+    finally:
+        conn.close()
+    with open_engine(kb, embedder=embedder) as engine:
+        kept = engine.search("restore from backup")  # no [search] lexical: the index's mode
+        assert kept.hits == before and kept.lexical is not None
+        assert kept.lexical.leg == "trigram"
+        assert engine.search("restore", SearchOptions(lexical="porter")).hits
+
+    build(kb, embedder, force=True)  # a rebuild is a new index: groove's default
+    conn = connect(db)
+    try:
+        assert read_meta(conn).lexical_default is None
+    finally:
+        conn.close()
+
+
+def test_porter_exclusions_drop_chunks_from_both_legs(tmp_path: Path) -> None:
+    kb = copy_kb("kb_en", tmp_path)
+    embedder = HashingEmbedder()
+    build(kb, embedder)
+    with open_engine(kb, embedder=embedder) as engine:
+        plain = engine.search("backup snapshots", SearchOptions(limit=50, lexical="porter"))
+        excluded = engine.search(
+            "backup snapshots -retention", SearchOptions(limit=50, lexical="porter")
+        )
+    assert any("retention" in h.content.lower() for h in plain.hits)
+    assert excluded.hits and all("retention" not in h.content.lower() for h in excluded.hits)
+    assert {h.lexical_leg for h in excluded.hits} == {"porter"}
+
+
+# ---------------------------------------------------------------- eval
+
+
+def test_an_old_fingerprint_reads_as_trigram_and_modes_are_never_compared() -> None:
+    new = Fingerprint("m", None, 10, (1, 5, 10), "g", 2, 3, lexical="auto")
+    stored = new.to_dict()
+    assert stored["lexical"] == "auto"
+    old = dict(stored)
+    del old["lexical"]
+    assert Fingerprint.from_dict(old).lexical == "trigram"
+    trigram_now = Fingerprint.from_dict({**stored, "lexical": "trigram"})
+    assert Fingerprint.from_dict(old).compatible_with(trigram_now)
+    assert not Fingerprint.from_dict(old).compatible_with(new)
+
+
+def test_eval_records_the_mode_and_each_querys_leg_and_says_why_runs_differ(
+    tmp_path: Path,
+) -> None:
+    kb = copy_kb("kb_ja", tmp_path)
+    embedder = HashingEmbedder()
+    build(kb, embedder)
+    golden = FIXTURES / "golden_ja.yml"
+
+    def evaluate(mode: str):  # type: ignore[no-untyped-def]
+        config = Config(search=SearchConfig(lexical=mode))  # type: ignore[arg-type]
+        return eval_run(resolve_settings(config, kb_path=kb, golden=golden), embedder=embedder)
+
+    first = evaluate("trigram")
+    assert {q.lexical_leg for q in first.per_query} == {"trigram"}
+    second = evaluate("auto")
+    assert second.fingerprint.lexical == "auto"
+    legs = {q.id: q.lexical_leg for q in second.per_query}
+    assert legs["embeddings-japanese"] == "porter" and legs["rrf-constant"] == "trigram"
+    assert not second.diff_enabled
+    note = "lexical mode changed since last run (trigram -> auto), diff disabled"
+    assert second.diff_note == note
+    document = json.loads(json.dumps(second.to_dict()))
+    assert {q["lexical_leg"] for q in document["per_query"]} == {"trigram", "porter"}
+
+
+@pytest.mark.parametrize("golden", ["golden_ja.yml", "golden_ja_mixed.yml"])
+def test_auto_equals_or_beats_trigram_on_the_japanese_fixture(
+    golden: str, indexed_kb, real_embedder
+) -> None:  # type: ignore[no-untyped-def]
+    kb = indexed_kb("kb_ja")
+    runs = {}
+    for mode in ("trigram", "auto"):
+        config = Config(search=SearchConfig(lexical=mode))  # type: ignore[arg-type]
+        settings = resolve_settings(config, kb_path=kb, golden=FIXTURES / golden, history=False)
+        runs[mode] = eval_run(settings, embedder=real_embedder).record.aggregate
+    trigram, auto = runs["trigram"], runs["auto"]
+    assert auto.mrr >= trigram.mrr
+    for k in (1, 5, 10):
+        assert auto.recall_at_k[k] >= trigram.recall_at_k[k]
+        assert auto.ndcg_at_k[k] >= trigram.ndcg_at_k[k]
