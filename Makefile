@@ -42,6 +42,7 @@ bench: model
 	$(BIN)/python bench/eval.py
 	$(BIN)/python bench/explain.py
 	$(BIN)/python bench/tune.py
+	$(BIN)/python bench/retriever_http.py
 
 clean:
 	rm -rf $(VENV) .groove.db .groove.db-wal .groove.db-shm build *.egg-info

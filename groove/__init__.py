@@ -28,6 +28,7 @@ from groove.errors import (
     ModelError,
     NotebookError,
     QueryError,
+    RetrieverError,
 )
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ __all__ = [
     "NotebookError",
     "QueryError",
     "QueryResult",
+    "RetrieverError",
     "RunRecord",
     "SearchResult",
     "TuneResult",

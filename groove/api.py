@@ -157,6 +157,8 @@ def evaluate(
     regression_gate: str | None = None,
     explain: bool = False,
     config: PathArg | None = None,
+    retriever: str | None = None,
+    retriever_options: Mapping[str, Any] | None = None,
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -165,8 +167,12 @@ def evaluate(
     appends this run to it (what ``groove eval`` always does). ``explain=True`` attributes
     every miss to a cause (``groove eval --explain``). The result's ``per_query_frame()``,
     ``aggregate_frame()`` and ``attribution_frame()`` are pandas views of it.
+    ``retriever`` measures another system instead of groove's engine, as ``--retriever``
+    does (``kb_path`` may then be None; docs/retrievers.md), read with
+    ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
     """
     from groove.evaluation import run as evaluation
+    from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
     from groove.tune.reach import PROBE
 
@@ -188,10 +194,15 @@ def evaluate(
         save_history=save_history,
         diff=diff,
         fail_on_regression=fail_on_regression,
+        retriever=retriever,
+        retriever_options=retriever_options,
         regression_gate=regression_gate,
         explain=explain,
     )
-    settings = resolve_settings(_config(config), **given)
+    spec = spec_from_mapping(
+        given.pop("retriever"), given.pop("retriever_options"), source="keyword"
+    )
+    settings = resolve_settings(_config(config), retriever=spec, **given)
     return evaluation.run(settings, grid=PROBE if explain else None)
 
 

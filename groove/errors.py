@@ -10,6 +10,7 @@
     +-- GoldenError             the golden YAML is absent, unreadable or breaks the schema
     +-- HistoryError            the eval history cannot be read or written safely
     +-- NotebookError           the notebook runner was given something it cannot run
+    +-- RetrieverError          an external retriever failed, hung or broke its contract
 
 The CLI catches GrooveError once, prints ``Error: <message>`` and ``hint: <hint>`` on stderr
 and exits with ``exit_code``. Anything else is a bug and keeps its traceback.
@@ -75,3 +76,7 @@ class HistoryError(GrooveError):
 
 class NotebookError(GrooveError):
     pass
+
+
+class RetrieverError(GrooveError):
+    """An external retriever (``--retriever``) failed: the message names the query id."""

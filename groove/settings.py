@@ -29,7 +29,21 @@ from groove.errors import ConfigError
 #: The most hits one search returns (and so the largest useful --limit or k).
 LIMIT_MAX = 1000
 
-Kind = Literal["path", "file", "folder", "text", "whole", "fraction", "bool", "k_list", "gate"]
+Kind = Literal[
+    "path",
+    "file",
+    "folder",
+    "text",
+    "whole",
+    "fraction",
+    "bool",
+    "k_list",
+    "seconds",
+    "count",
+    "texts",
+    "mapping",
+    "gate",
+]
 #: The values of a ``gate`` setting (the regression gate's modes).
 GATE_MODES = ("threshold", "significant")
 Surface = Literal["cli", "api", "notebook"]
@@ -44,6 +58,10 @@ _WANTED = {
     "fraction": "a number from 0 to 1",
     "bool": "true or false",
     "k_list": "a list of whole numbers like [1, 5, 10]",
+    "seconds": "a number of seconds > 0",
+    "count": "a whole number >= 0",
+    "texts": "a list of texts",
+    "mapping": "a mapping (a dict)",
     "gate": '"threshold" or "significant"',
 }
 
@@ -125,6 +143,23 @@ def _parse(kind: Kind, value: Any) -> Any:
         if not isinstance(value, bool):
             raise _Refused(value, _WANTED[kind])
         return value
+    if kind == "seconds":
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            raise _Refused(value, _WANTED[kind])
+        return float(value)
+    if kind == "count":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise _Refused(value, _WANTED[kind])
+        return value
+    if kind == "texts":
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list | tuple) or not all(isinstance(v, str) for v in items):
+            raise _Refused(value, _WANTED[kind])
+        return tuple(items)
+    if kind == "mapping":
+        if not isinstance(value, Mapping):
+            raise _Refused(value, _WANTED[kind])
+        return dict(value)
     if kind == "gate":
         if value not in GATE_MODES:
             raise _Refused(value, _WANTED[kind])
@@ -322,6 +357,102 @@ EVAL = _table(
     PARENT_RETRIEVER,
     DB_PATH,
     CONFIG,
+    # Another retriever instead of groove's engine (docs/retrievers.md). The CLI spells
+    # its options out as flags; the API and the notebook take them as one mapping.
+    Setting(
+        "retriever",
+        "text",
+        "Measure another retriever: command:PROGRAM [ARGS...], http(s)://URL or run:FILE "
+        "(docs/retrievers.md).",
+        flag="--retriever",
+        metavar="SPEC",
+    ),
+    Setting(
+        "retriever_options",
+        "mapping",
+        "How to reach and read the retriever: name, headers, timeout, concurrency, "
+        "retries, body, hits, fields.",
+        surfaces=frozenset({"api", "notebook"}),
+    ),
+    Setting(
+        "retriever_name",
+        "text",
+        "Its name in the fingerprint (default: the program, URL or file name).",
+        flag="--retriever-name",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_headers",
+        "texts",
+        "HTTP header; $VAR takes the value from the environment (repeatable).",
+        flag="--retriever-header",
+        dest="retriever_headers",
+        metavar="'NAME: VALUE'",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_timeout",
+        "seconds",
+        "Per-query answer timeout (default 30).",
+        flag="--retriever-timeout",
+        metavar="SECONDS",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_concurrency",
+        "whole",
+        "HTTP requests in flight (default 4).",
+        flag="--retriever-concurrency",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_retries",
+        "count",
+        "HTTP retries on connection errors and 5xx (default 3).",
+        flag="--retriever-retries",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_body",
+        "text",
+        'HTTP request template with "{{query}}", "{{limit}}", "{{id}}" values.',
+        flag="--retriever-body",
+        metavar="JSON",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_hits",
+        "text",
+        "Where the hit list is in an HTTP answer (default hits; OpenSearch: hits.hits).",
+        flag="--retriever-hits",
+        metavar="PATH",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_fields",
+        "texts",
+        "Where path / heading / score sit in a hit, e.g. path=_source.path (repeatable).",
+        flag="--retriever-field",
+        dest="retriever_fields",
+        metavar="NAME=PATH",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "export_run",
+        "file",
+        "Also write the run as a TREC run file (for trec_eval, ranx, ir_measures).",
+        flag="--export-run",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "export_run_headings",
+        "bool",
+        "TREC doc ids path#heading for every hit (default: path, first hit per document).",
+        flag="--export-run-headings",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
 )
 
 # ---------------------------------------------------------------- groove tune
@@ -347,6 +478,14 @@ TUNE = _table(
         "file",
         "A saved tune result to show instead of measuring (the tune explorer).",
         surfaces=frozenset({"notebook"}),
+    ),
+    Setting(
+        "retriever",
+        "text",
+        "Not supported: tune sweeps groove's own fusion (use groove eval --retriever).",
+        flag="--retriever",
+        metavar="SPEC",
+        surfaces=frozenset({"cli"}),
     ),
 )
 

@@ -76,3 +76,19 @@ def golden_en() -> Path:
 @pytest.fixture
 def golden_ja() -> Path:
     return FIXTURES / "golden_ja.yml"
+
+
+@pytest.fixture(autouse=True)
+def _result_json_follows_the_schema(request):  # type: ignore[no-untyped-def]
+    """After each test that had a tmp_path: every result.json it left there (any file that
+    is a JSON object with an exit_code) validates against groove's published schema."""
+    if "tmp_path" not in request.fixturenames:
+        yield
+        return
+    root = request.getfixturevalue("tmp_path")  # set up now, so torn down after this check
+    yield
+    from helpers.result_schema import problems, result_documents
+
+    for path, document in result_documents(root):
+        found = problems(document)
+        assert not found, f"{path} breaks result.schema.json: {found[:3]}"

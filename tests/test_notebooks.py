@@ -96,9 +96,17 @@ def test_eval_views_show_the_run(kb: Path, golden_en: Path, tmp_path: Path) -> N
     assert list(frame["shade"]) == [""] * 5  # first run: nothing to compare with
     assert "first run: nothing to compare with" in notebook_views.eval_notes(outcome).data
     per_query = notebook_views.per_query_frame(run)
-    assert list(per_query.index) == [q.id for q in run.per_query]  # no miss: golden order
-    assert per_query.loc["restore-pitr", "expected"] == "data/restore.md › Point-in-time recovery"
-    assert "✓ data/restore.md › Point-in-time recovery" in per_query.loc["restore-pitr", "top hits"]
+    lowest_first = sorted(
+        run.per_query, key=lambda q: (q.metrics.recall_at_k[10], q.metrics.ndcg_at_k[10])
+    )  # no miss, no regression: ascending recall@10, golden order among equals
+    assert list(per_query.index) == [q.id for q in lowest_first]
+    pitr = next(q for q in run.per_query if q.id == "restore-pitr")
+    rank = min(h.rank for h in pitr.top_k if h.path == "data/restore.md" and
+               h.heading == "Point-in-time recovery")  # fmt: skip
+    label = "data/restore.md › Point-in-time recovery"
+    assert per_query.loc["restore-pitr", "expected"] == f"✓ #{rank} {label}"
+    assert per_query.loc["restore-pitr", "found"] == "1 of 1"
+    assert f"✓ {label}" in per_query.loc["restore-pitr", "top hits"]
     assert "no findings" in notebook_views.findings(outcome).data
     assert notebook_views.history_plot(outcome).data[:4] == b"\x89PNG"
 
@@ -120,10 +128,13 @@ def test_regression_is_exit_1_with_misses_first(
     regression = outcome.notes[-1]
     assert (regression.kind, regression.level) == ("regression", "warning")
     assert regression.message.startswith("groove eval: retrieval-quality regression detected")
+    assert regression.message.endswith("because -p fail_on_regression true was set.")
     assert "recall@10" in regression.data["metrics"]
+    assert set(written["previous"]) == {"timestamp", "fingerprint", "aggregate"}
     per_query = notebook_views.per_query_frame(run)
     assert list(per_query.index[:2]) == ["restore-pitr", "restore-drill"]
     assert list(per_query["status"][:2]) == ["✗ miss", "✗ miss"]
+    assert per_query.loc["restore-pitr", "expected"].startswith("✗ data/restore.md")
     shades = dict(zip(notebook_views.aggregate_frame(run)["metric"],
                       notebook_views.aggregate_frame(run)["shade"], strict=True))  # fmt: skip
     assert shades["recall@10"] == "down"
@@ -141,7 +152,7 @@ def test_refused_input_is_exit_2_and_the_views_stay_empty(kb: Path, tmp_path: Pa
         "verdict": "error",
         "exit_code": 2,
         "error": f"no golden file at {missing}",
-        "hint": "pass --golden or create <kb>/.groove-eval.yml",
+        "hint": "pass -p golden PATH or create <kb>/.groove-eval.yml",  # the runner's syntax
     }
     assert f"no golden file at {missing}" in notebook_views.status(outcome).data
     views = (notebook_views.eval_header, notebook_views.aggregate_table,
@@ -195,12 +206,30 @@ def test_tune_cell_saves_a_loadable_result_and_the_picker_redraws(
     checklist = notebook_views.gates(outcome).data
     assert checklist.count("<li") == 5
     picker = notebook_views.ConditionPicker(result, result.analysis)
-    assert picker.dropdown.value == result.analysis.loo.refit.index
+    refit = result.analysis.loo.refit
+    assert picker.dropdown.value == refit.index
     assert len(picker.dropdown.options) == 384
+    means = [row["mean ΔnDCG@5"] for row in picker.matching()]
+    assert means == sorted(means, reverse=True)  # best mean delta first
     other = Condition(0, 0, 3, 1)
     picker.dropdown.value = other.index
     assert picker.figure is not None
-    assert picker.figure.axes[0].get_title() == f"Per-query impact: {other.label} vs the default"
+    assert picker.figure.get_suptitle() == f"Per-query impact: {other.label} vs the default"
+    picker.filter.value = "k=10 h=0.5"  # k=10 only (not k=100), heading weight 0.5
+    assert len(picker.dropdown.options) == 16
+    assert all(" k=10 " in f"{label} " and label.startswith("h=0.5")
+               for label, _ in picker.dropdown.options)  # fmt: skip
+    assert picker.dropdown.value == other.index  # still listed: still chosen
+    picker.filter.value = ""
+    picker.picked_only.value = True
+    assert picker.shown and all(row["fold picks"] > 0 for row in picker.matching())
+    assert picker.drawn == picker.dropdown.value  # the choice moved to a listed condition
+    picker.picked_only.value = False
+    picker.sort.value = "fold picks, most first"
+    assert picker.shown[0] == max(picker.rows, key=lambda r: r["fold picks"])["index"]
+    assert repr(picker.widget) == notebook_views.PICKER_HINT  # no VBox(...) repr
+    bundle = picker.widget._repr_mimebundle_()
+    assert bundle["text/plain"] == notebook_views.PICKER_HINT
     again = notebook_run.tune_explorer(tune_json=path, result_path=tmp_path / "again.json")
     assert again.source == f"loaded from {path}"
     assert again.value is not None and again.value.analysis is not None
@@ -260,11 +289,12 @@ def test_eval_report_notebook_missing_golden_is_exit_2(kb: Path, tmp_path: Path)
     )
     assert report.exit_code == 2
     assert report.line == (
-        f"groove notebook: eval-report: no golden file at {missing}; hint: pass --golden or "
-        f"create <kb>/.groove-eval.yml (see {out / 'eval-report.html'})"
+        f"groove notebook: eval-report: no golden file at {missing}; hint: pass -p golden PATH "
+        f"or create <kb>/.groove-eval.yml (see {out / 'eval-report.html'})"
     )
-    shown = [o for o in _outputs(report.notebook) if o.output_type != "stream"]
-    assert len(shown) == 1  # the status box; every later view shows nothing
+    shown = [o for o in _outputs(report.notebook) if o.output_type != "stream"
+             and "_itables_" not in o.get("data", {}).get("text/html", "")]  # fmt: skip
+    assert len(shown) == 1  # the status box (after the table scripts); later views: nothing
     assert (out / "eval-report.html").is_file()
 
 
@@ -283,7 +313,9 @@ def test_tune_explorer_notebook_on_japanese_kb_then_reloaded(
     assert _stderr_streams(report.notebook) == []  # no missing-glyph warnings either
     widgets = [o for o in _outputs(report.notebook)
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]  # fmt: skip
-    assert len(widgets) == 1
+    assert widgets == []  # headless: the picker's text form, no widget traffic
+    hint = notebook_views.HEADLESS_PICKER_HINT.split(" (")[0]
+    assert any(hint in o.get("data", {}).get("text/html", "") for o in _outputs(report.notebook))
     saved = load_tune(out / "result.json")
     assert saved.analysis is not None
     again = runner.run_notebook(
@@ -292,7 +324,10 @@ def test_tune_explorer_notebook_on_japanese_kb_then_reloaded(
         out_dir=tmp_path / "again",
     )
     assert again.exit_code == 0
-    assert again.result["verdict"] == report.result["verdict"]
+    assert again.result["verdict"] == report.result["verdict"] == "passed"
+    assert again.result["decision"] == report.result["decision"]
+    page = (out / "tune-explorer.html").read_text(encoding="utf-8")
+    assert hint in page and "VBox(" not in page
     assert again.result["loo"] == report.result["loo"]
 
 
@@ -346,3 +381,46 @@ def test_tune_without_effective_queries_is_exit_2_with_the_diagnostics(
     assert written["diagnostics"][0]["fts_candidates"] == 0
     assert "nowhere" in notebook_views.diagnostics_frame(outcome)["id"].tolist()
     assert notebook_views.gates(outcome) is None
+
+
+# ---------------------------------------------------------------- many queries
+
+LARGE_GOLDEN = 300  # queries: enough to overflow every per-query figure the old way
+IMAGE_BOUND = 1000  # px, at the default resolution
+
+
+def _png_sizes(notebook: Path) -> list[tuple[int, int]]:
+    import base64
+    import io
+
+    from PIL import Image
+
+    return [
+        Image.open(io.BytesIO(base64.b64decode(o["data"]["image/png"]))).size
+        for o in _outputs(notebook)
+        if "image/png" in o.get("data", {})
+    ]
+
+
+@pytest.mark.slow
+def test_reports_of_a_large_golden_set_keep_every_image_bounded(kb: Path, tmp_path: Path) -> None:
+    from helpers.golden_gen import generated_golden
+
+    golden = generated_golden(kb, LARGE_GOLDEN, tmp_path / "large.yml")
+    # at least these figures and tables (other views may add figures; each is bounded)
+    for name, images, tables in (("eval-report", 1, 1), ("tune-explorer", 5, 3)):
+        out = tmp_path / name
+        report = runner.run_notebook(
+            name, kb_path=kb, parameters={"golden": str(golden)}, out_dir=out
+        )
+        assert report.exit_code == 0, report.line
+        sizes = _png_sizes(report.notebook)
+        assert len(sizes) >= images
+        assert max(height for _, height in sizes) <= IMAGE_BOUND, sizes
+        page = (out / f"{name}.html").read_text(encoding="utf-8")
+        assert page.count("new ITable(") == tables  # paged, sortable tables...
+        assert "unpkg" not in page  # ...whose scripts are in the page: they work offline
+        assert "VBox(" not in page
+    tune_page = (tmp_path / "tune-explorer" / "tune-explorer.html").read_text(encoding="utf-8")
+    hint = notebook_views.HEADLESS_PICKER_HINT.split(" (")[0]
+    assert hint in tune_page  # the picker's one-line hint, not a blank widget box

@@ -102,21 +102,35 @@ def test_history_trend_without_runs_says_so() -> None:
     assert [t.get_text() for t in fig.axes[0].texts] == ["no stored runs yet"]
 
 
-def test_held_out_deltas_bars_and_gate_lines() -> None:
+def _steps(ax) -> list[float]:  # type: ignore[no-untyped-def]
+    """The sorted-delta curve's values, left to right."""
+    (line,) = [line for line in ax.get_lines() if line.get_label() == plots.SORTED_LINE]
+    return list(line.get_ydata())
+
+
+def _names(ax) -> list[str]:  # type: ignore[no-untyped-def]
+    """The labelled bars of the extremes panel, top to bottom."""
+    return [t.get_text() for t in ax.get_yticklabels()][::-1]
+
+
+def test_held_out_deltas_sorted_with_gate_lines_and_the_extremes_named() -> None:
     table = _winner_table()
     loo = _loo(table)
     ids = [f"q{i}" for i in range(12)]
     fig = plots.held_out_deltas(loo, ids)
     _labels_complete(fig)
-    ax = fig.axes[0]
-    heights = [bar.get_height() for bar in ax.patches]
-    assert heights == pytest.approx(list(loo.held_out_diffs))
-    lines = _horizontal_lines(ax)
+    curve, named = fig.axes
+    assert _steps(curve) == pytest.approx(sorted(loo.held_out_diffs, reverse=True))
+    lines = _horizontal_lines(curve)
     assert lines[f"mean d = {loo.mean_delta:+.4f}"] == pytest.approx(loo.mean_delta)
     assert lines["floor 0.02 (gate 2)"] == pytest.approx(0.02)
     bound = 3.0 * loo.paired_se
     assert lines[f"3 x SE = {bound:.4f}"] == pytest.approx(bound)
-    assert [t.get_text() for t in ax.get_xticklabels()] == ids
+    assert curve.get_xticklabels() == [] or all(
+        t.get_text() not in ids for t in curve.get_xticklabels()
+    )  # no query names on the crowded axis
+    best = sorted(zip(loo.held_out_diffs, ids, strict=True), key=lambda p: -p[0])[:5]
+    assert _names(named) == [name for _, name in best]
 
 
 def test_held_out_deltas_with_one_fold_has_no_se_line() -> None:
@@ -126,6 +140,7 @@ def test_held_out_deltas_with_one_fold_has_no_se_line() -> None:
     lines = _horizontal_lines(fig.axes[0])
     assert not any(label.startswith("3 x SE") for label in lines)
     assert fig.axes[0].get_legend().get_title().get_text().endswith("(fewer than 2 folds)")
+    assert [t.get_text() for t in fig.axes[1].texts] == ["no held-out query changed"]
 
 
 def test_selection_stability_counts_folds_and_highlights_the_refit() -> None:
@@ -137,7 +152,67 @@ def test_selection_stability_counts_folds_and_highlights_the_refit() -> None:
     assert [bar.get_width() for bar in ax.patches] == [12]
     assert ax.patches[0].get_facecolor() == matplotlib.colors.to_rgba(plots.HIGHLIGHT)
     assert [t.get_text() for t in ax.get_yticklabels()] == [WINNER.label + "  (refit)"]
-    assert fig.axes[0].get_title() == "Selection stability: 1.00 of 12 folds picked the refit"
+    assert ax.get_title() == "Selection stability: 12 of 12 folds (1.000) picked the refit"
+
+
+def test_stability_says_the_count_and_the_share() -> None:
+    folds = (WINNER,) * 224 + (DEFAULT_CONDITION,)
+    loo = LooResult(tuple(range(225)), WINNER, folds, (0.0,) * 225, 0.0, 0.0, 224 / 225, None)  # type: ignore[arg-type]
+    assert plots.stability_text(loo) == "224 of 225 folds (0.996)"
+
+
+def test_selection_stability_sums_the_rarely_picked_conditions() -> None:
+    picks = [Condition.from_index(i) for i in range(40)]
+    folds = tuple(picks[i % 40] for i in range(400)) + (WINNER,) * 100
+    loo = LooResult(tuple(range(500)), WINNER, folds, (0.0,) * 500, 0.0, 0.0, 0.2, None)  # type: ignore[arg-type]
+    fig = plots.selection_stability(loo)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert len(labels) == plots.MAX_BARS + 1
+    assert labels[0] == f"{40 - (plots.MAX_BARS - 1)} other conditions"  # drawn bottom-up
+    assert labels[-1] == WINNER.label + "  (refit)"
+    assert _png_height(fig) <= 1000
+
+
+def _png_height(fig) -> int:  # type: ignore[no-untyped-def]
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(plots.png_bytes(fig))).size[1]
+
+
+def test_figures_keep_their_size_for_a_thousand_queries() -> None:
+    rng = np.random.default_rng(3)
+    values = rng.random((1000, N_CONDITIONS))
+    table = MetricTable.uniform(values)
+    ids = [f"query-{i:04d}" for i in range(1000)]
+    loo = _loo(table)
+    for fig in (
+        plots.per_query_deltas(table, ids, WINNER),
+        plots.held_out_deltas(loo, ids),
+        plots.selection_stability(loo),
+        plots.bm25_heatmaps(table, range(1000)),
+        plots.rrf_k_sweep(table, range(1000), WINNER),
+    ):
+        assert _png_height(fig) <= 1000
+        for ax in fig.axes:
+            assert len(ax.get_yticklabels()) <= 2 * plots.LABELLED + 1 or ax.images
+
+
+def test_flat_grid_says_so_and_draws_no_colour_bar() -> None:
+    values = np.full((5, N_CONDITIONS), 6 / 7)
+    values[:, 1::2] += 1e-15  # rounding noise, as summing in another order gives
+    fig = plots.bm25_heatmaps(MetricTable.uniform(values), range(5))
+    assert "no variation: every weight set gives 0.857" in fig.get_suptitle()
+    assert not [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+
+
+def test_inert_axes_are_named_in_the_heatmap_title() -> None:
+    values = np.zeros((2, N_CONDITIONS))
+    for c in range(N_CONDITIONS):
+        values[:, c] = Condition.from_index(c).content / 10  # only content moves
+    fig = plots.bm25_heatmaps(MetricTable.uniform(values), [0, 1], inert=("heading weight",))
+    assert "heading weight: no effect on any query here (not measured)" in fig.get_suptitle()
 
 
 def test_bm25_heatmaps_one_panel_per_context_weight_at_rrf_k_60() -> None:
@@ -181,7 +256,7 @@ def test_rrf_k_sweep_means_and_standard_errors() -> None:
     assert spans[1] == pytest.approx((0.4, 0.4))  # every other rrf_k: no spread
 
 
-def test_per_query_deltas_sorted_worst_on_top() -> None:
+def test_per_query_deltas_sorted_with_the_extremes_named() -> None:
     values = np.full((3, N_CONDITIONS), 0.5)
     values[:, WINNER.index] = [0.9, 0.1, 0.5]  # +0.4, -0.4, 0
     table = MetricTable.uniform(values)
@@ -192,11 +267,26 @@ def test_per_query_deltas_sorted_worst_on_top() -> None:
     ]
     fig = plots.per_query_deltas(table, ["a", "b", "c"], WINNER)
     _labels_complete(fig)
-    ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "c", "b"]  # bottom-up
-    assert [bar.get_width() for bar in ax.patches] == pytest.approx([0.4, 0.0, -0.4])
-    assert ax.get_title() == f"Per-query impact: {WINNER.label} vs the default"
-    assert ax.texts[0].get_text() == "improved 1 · degraded 1"
+    curve, named = fig.axes
+    assert _steps(curve) == pytest.approx([0.4, 0.0, -0.4])
+    assert fig.get_suptitle() == f"Per-query impact: {WINNER.label} vs the default"
+    assert curve.texts[0].get_text() == "improved 1 · tied 1 · degraded 1"
+    assert _names(named) == ["a", "b"]  # the tie is not named
+    assert [bar.get_width() for bar in named.patches] == pytest.approx([-0.4, 0.4])
+
+
+def test_extremes_lists_each_side_once() -> None:
+    pairs = [(f"q{i}", d) for i, d in enumerate([0.3, 0.2, 0.0, -0.1, 0.0, 0.1])]
+    assert plots.extremes(pairs, 2) == [("q0", 0.3), ("q1", 0.2), ("q3", -0.1)]
+    assert plots.extremes([("x", 0.5)], 5) == [("x", 0.5)]
+
+
+def test_history_trend_names_at_most_a_dozen_runs() -> None:
+    runs = [_record(f"2026-01-{d:02d}T00:00:00+00:00", 0.5) for d in range(28, 0, -1)]
+    fig = plots.history_trend(runs)
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert len(labels) <= plots.MAX_TIME_LABELS
+    assert labels[-1] == "2026-01-28 00:00:00"  # the newest run is always named
 
 
 def test_png_bytes_is_a_png() -> None:

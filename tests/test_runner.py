@@ -36,6 +36,8 @@ EVAL_PARAMETERS = (
     "regression_gate",
     "explain",
     "config",
+    "retriever",
+    "retriever_options",
     "result_path",
 )
 TUNE_PARAMETERS = (
@@ -308,3 +310,166 @@ def test_no_result_json_exits_3_and_a_stale_one_is_never_read(tmp_path: Path) ->
     report = runner.run_notebook(None, notebook=source, out_dir=out)
     assert report.exit_code == 3
     assert report.result["error"] == "the notebook finished without writing a valid result.json"
+
+
+# ---------------------------------------------------------------- earlier outputs
+
+
+@pytest.mark.slow
+def test_a_refused_run_leaves_no_file_of_an_earlier_run(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    source = _notebook(
+        tmp_path / "report.ipynb",
+        "import json, pathlib\n"
+        "pathlib.Path(result_path).write_text(json.dumps({'exit_code': 0, 'verdict': 'passed'}))\n"
+        "pathlib.Path(result_path).with_name('summary.md').write_text('## earlier run')",
+    )
+    earlier = runner.run_notebook(None, notebook=source, out_dir=out)
+    assert earlier.exit_code == 0
+    names = ["report.html", "report.ipynb", "result.json", "summary.md"]
+    assert sorted(p.name for p in out.iterdir()) == names
+    with pytest.raises(NotebookError, match="unknown parameter 'limt'"):
+        runner.run_notebook(None, notebook=source, out_dir=out, parameters={"limt": 5})
+    assert sorted(p.name for p in out.iterdir()) == ["result.json"]
+    document = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert (document["verdict"], document["exit_code"]) == ("error", 2)
+
+
+def test_an_output_that_cannot_be_replaced_is_refused_before_anything_runs(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    (out / "eval-report.html").mkdir(parents=True)  # a folder where the page goes
+    result = CliRunner().invoke(cli, ["notebook", "run", "eval-report", "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: cannot replace {out / 'eval-report.html'}: it is a folder\n"
+
+
+def test_widget_outputs_export_as_their_text(tmp_path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("picker")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={
+                runner.WIDGET_VIEW: {"model_id": "abc", "version_major": 2, "version_minor": 0},
+                "text/plain": "the hint",
+            },
+        )
+    ]
+    nb.cells = [cell]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    page = runner.widgets_as_text(nb)
+    assert page.cells[0].outputs[0]["data"] == {"text/plain": "the hint"}
+    assert "widgets" not in page.metadata  # no CDN script to render a saved state
+    assert "widgets" in nb.metadata
+    assert runner.WIDGET_VIEW in nb.cells[0].outputs[0]["data"]  # the notebook keeps it
+
+
+# ---------------------------------------------------------------- messages and result.json
+
+
+@pytest.mark.parametrize(
+    ("hint", "expected"),
+    [
+        ("pass --golden or create <kb>/.groove-eval.yml", "pass -p golden PATH or create "
+         "<kb>/.groove-eval.yml"),
+        ("run with --no-history", "run with -p history false"),
+        ("pass --model NAME", "pass -p model NAME"),
+        ("pass --kb-path or set kb_path", "pass --kb-path or set kb_path"),  # the runner's own
+        ("use --format json", "use --format json"),  # no such parameter: left alone
+    ],
+)  # fmt: skip
+def test_hints_use_the_runners_syntax(hint: str, expected: str) -> None:
+    from groove.notebooks.kernel import _runner_syntax
+
+    assert _runner_syntax(hint) == expected
+
+
+def test_result_schema_accepts_each_kind_and_refuses_the_old_tune_verdict() -> None:
+    from helpers.result_schema import problems
+
+    assert problems({"verdict": "passed", "exit_code": 0}) == []
+    assert problems({"verdict": "error", "exit_code": 2, "error": "x", "hint": None}) == []
+    assert problems({"exit_code": 1, "types": []}) == []  # your own notebook: exit_code only
+    old = {"exit_code": 0, "verdict": {"decision": "keep_default", "reasons": []}}
+    assert problems(old)
+    assert problems({"verdict": "passed", "exit_code": 2, "error": "x"})
+    previous = {"timestamp": "t", "fingerprint": {}, "aggregate": {}, "per_query": []}
+    assert problems({"verdict": "passed", "exit_code": 0, "previous": previous})
+
+
+# ---------------------------------------------------------------- groove notebook open
+
+
+def test_open_writes_a_parameterised_copy_and_prints_the_lab_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groove.notebooks import lab
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.yml").write_text("queries: []\n", encoding="utf-8")
+    monkeypatch.setattr(lab, "lab_setup", lambda: lab.LabSetup(jupyterlab=True, widgets=True))
+    args = ["notebook", "open", "tune-explorer", "--kb-path", "kb", "-p", "golden", "g.yml",
+            "-p", "limit", "20", "--dir", "work", "--no-start", "--", "--allow-root"]  # fmt: skip
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.stderr
+    copy = tmp_path / "work" / "tune_explorer.ipynb"
+    assert result.stderr == f"tune-explorer: wrote {Path('work') / 'tune_explorer.ipynb'}\n"
+    assert result.stdout == (
+        f"cd work && {sys.executable} -m jupyterlab tune_explorer.ipynb --allow-root\n"
+    )
+    notebook = nbformat.read(str(copy), as_version=4)
+    injected = [c for c in notebook.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1
+    namespace: dict[str, object] = {}
+    exec(injected[0].source, namespace)  # the values the kernel will see
+    assert namespace["golden"] == str(tmp_path / "g.yml")  # absolute: the kernel runs in work/
+    assert namespace["kb_path"] == str(tmp_path / "kb")
+    assert namespace["limit"] == 20
+    assert notebook.metadata.kernelspec.name == runner.kernel_name()
+    again = CliRunner().invoke(cli, args)
+    assert again.exit_code == 2
+    assert again.stderr.startswith(f"Error: {Path('work') / 'tune_explorer.ipynb'} exists")
+    assert CliRunner().invoke(cli, [*args[:-2], "--overwrite"]).exit_code == 0
+
+
+def test_open_without_jupyterlab_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groove.notebooks import lab
+
+    monkeypatch.setattr(lab, "lab_setup", lambda: lab.LabSetup(jupyterlab=False, widgets=False))
+    result = CliRunner().invoke(
+        cli, ["notebook", "open", "eval-report", "--dir", str(tmp_path / "w")]
+    )
+    assert result.exit_code == 2
+    error, hint = result.stderr.splitlines()[-2:]
+    assert error.startswith(f"Error: JupyterLab is not installed in {sys.prefix}")
+    assert hint == f"hint: {lab.INSTALL_HINT}"
+    assert (tmp_path / "w" / "eval_report.ipynb").is_file()  # ready for the Jupyter you have
+
+
+def test_open_without_the_widget_front_end_warns_and_still_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groove.notebooks import lab
+
+    monkeypatch.setattr(lab, "lab_setup", lambda: lab.LabSetup(jupyterlab=True, widgets=False))
+    started: list[list[str]] = []
+    monkeypatch.setattr(lab, "start_lab", lambda copy, command: started.append(command) or 0)
+    result = CliRunner().invoke(
+        cli, ["notebook", "open", "tune-explorer", "--dir", str(tmp_path), "--no-browser"]
+    )
+    assert result.exit_code == 0
+    assert "jupyterlab_widgets is missing: the condition picker will show a hint" in result.stderr
+    assert started == [[sys.executable, "-m", "jupyterlab", "tune_explorer.ipynb", "--no-browser"]]
+
+
+def test_open_refuses_an_unknown_parameter_before_writing(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["notebook", "open", "eval-report", "--dir", str(tmp_path / "w"), "-p", "limt", "5"]
+    )
+    assert result.exit_code == 2
+    assert "unknown parameter 'limt' for eval-report" in result.stderr
+    assert not (tmp_path / "w").exists()

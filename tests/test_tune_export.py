@@ -96,8 +96,10 @@ def test_saved_document_is_the_json_report_plus_queries_table_and_notes() -> Non
     result = _result()
     document = json.loads(dumps(to_document(result)))
     report = json.loads(json.dumps(to_dict(result)))
+    decision = report.pop("verdict")  # result.json's "verdict" is the run's outcome
+    assert document["decision"] == decision
     assert {k: v for k, v in document.items() if k in report} == report
-    assert set(document) - set(report) == {"queries", "table", "notes"}
+    assert set(document) - set(report) == {"queries", "table", "notes", "decision"}
     assert document["queries"][1] == {
         "id": "質問-1",
         "query": "バックアップは何日保持する？ 1",
@@ -105,7 +107,51 @@ def test_saved_document_is_the_json_report_plus_queries_table_and_notes() -> Non
         "tags": [],
         "line": 7,
     }
-    assert len(document["table"]["ndcg"]["5"][0]) == N_CONDITIONS
+    assert document["table"]["shape"] == [12, N_CONDITIONS]
+    assert document["table"]["encoding"] == "float64-le-zlib-base64"
+
+
+def _legacy_document(result: TuneResult) -> dict:
+    """The saved form before result.json 2: the decision under "verdict", the table as
+    nested lists of floats."""
+    assert result.analysis is not None
+    document = to_document(result)
+    document["verdict"] = document.pop("decision")
+    table = result.analysis.table
+    document["table"] = {
+        "k_values": list(table.k_values),
+        "ndcg": {str(k): table.ndcg[k].tolist() for k in table.k_values},
+        "recall": {str(k): table.recall[k].tolist() for k in table.k_values},
+        "rr": table.rr.tolist(),
+    }
+    return document
+
+
+def test_files_written_before_the_compact_table_still_load_bit_for_bit(tmp_path: Path) -> None:
+    result = _result()
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(_legacy_document(result)), encoding="utf-8")
+    loaded = load_tune(path)
+    assert loaded.analysis is not None and result.analysis is not None
+    _same_table(loaded.analysis.table, result.analysis.table)
+    assert loaded.analysis.verdict == result.analysis.verdict
+
+
+def test_compact_table_is_a_fraction_of_the_list_form() -> None:
+    result = _result(n=60)
+    compact = len(dumps(to_document(result)))
+    lists = len(json.dumps(_legacy_document(result)))
+    assert compact < lists / 2  # random noise compresses worst; real tables far better
+
+
+def test_unknown_table_encoding_is_refused(tmp_path: Path) -> None:
+    document = to_document(_result())
+    document["table"]["encoding"] = "float16"
+    path = tmp_path / "odd.json"
+    path.write_text(dumps(document), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_tune(path)
+    assert "unknown table encoding 'float16'" in caught.value.message
 
 
 def test_table_is_one_compact_line() -> None:

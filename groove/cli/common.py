@@ -35,6 +35,12 @@ def setting_option(setting: Setting) -> Callable[[F], F]:
         kw["type"] = click.FloatRange(0, 1)
     elif setting.kind == "bool":
         kw["type"] = click.BOOL
+    elif setting.kind == "seconds":
+        kw["type"] = click.FloatRange(min=0, min_open=True)
+    elif setting.kind == "count":
+        kw["type"] = click.IntRange(min=0)
+    elif setting.kind == "texts":
+        kw.update(multiple=True, default=())
     elif setting.kind == "gate":
         kw["type"] = click.Choice(settings.GATE_MODES)
     if setting.metavar is not None:

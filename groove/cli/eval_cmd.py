@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from groove.cli.common import config_from, setting_options, use_color, warn
+from groove.cli.retriever_flags import RETRIEVER_FLAGS
 from groove.settings import EVAL
 
 
@@ -26,6 +28,7 @@ from groove.settings import EVAL
     "parent_retriever",
     "db_path",
 )
+@setting_options(EVAL, *RETRIEVER_FLAGS, "export_run", "export_run_headings")
 @click.pass_context
 def eval_cmd(
     ctx: click.Context,
@@ -48,8 +51,12 @@ def eval_cmd(
     mmr_same_doc_penalty: float | None,
     parent_retriever: bool | None,
     db_path: Path | None,
+    export_run: Path | None,
+    export_run_headings: bool,
+    **retriever_flags: Any,
 ) -> None:
     """Evaluate retrieval against golden queries: recall@k, MRR, nDCG@k, diff, CI gate."""
+    from groove.cli.retriever_flags import ProgressBar, spec_from_flags
     from groove.config import parse_k_list
     from groove.evaluation import run as evaluation
     from groove.evaluation.findings import warning_texts
@@ -59,6 +66,7 @@ def eval_cmd(
     from groove.tune.reach import PROBE
 
     config = config_from(ctx)
+    retriever = spec_from_flags(**retriever_flags)
     settings = resolve_settings(
         config,
         kb_path=kb_path,
@@ -76,10 +84,20 @@ def eval_cmd(
         history=not no_history,
         diff=not no_diff,
         fail_on_regression=fail_on_regression,
+        retriever=retriever,
         regression_gate=regression_gate,
         explain=explain,
     )
-    result = evaluation.run(settings, grid=PROBE if explain else None)
+    bar = ProgressBar()
+    try:
+        result = evaluation.run(settings, progress=bar.update, grid=PROBE if explain else None)
+    finally:
+        bar.close()
+    if export_run is not None:
+        from groove.evaluation.trec import run_lines, write_atomic
+
+        by = "heading" if export_run_headings else "path"
+        write_atomic(export_run, run_lines(result.per_query, by=by))
     for note in result.notes:
         warn(cli_line("eval", note))
     if fmt == "json":

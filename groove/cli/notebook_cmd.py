@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -13,7 +14,8 @@ NOTEBOOK_NAMES = ("eval-report", "tune-explorer")
 
 @click.group("notebook")
 def notebook_group() -> None:
-    """Run the report notebooks (eval-report, tune-explorer) headless, e.g. in CI."""
+    """Run the report notebooks (eval-report, tune-explorer) headless, e.g. in CI, or open
+    one in JupyterLab."""
 
 
 @notebook_group.command("run")
@@ -68,6 +70,86 @@ def run_cmd(
     )
     click.echo(report.line, err=not report.ok)
     ctx.exit(report.exit_code)
+
+
+@notebook_group.command("open")
+@click.argument("name", type=click.Choice(NOTEBOOK_NAMES))
+@click.argument("lab_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LAB_OPTION...]")
+@kb_option
+@click.option(
+    "-p",
+    "--parameter",
+    "parameters",
+    nargs=2,
+    multiple=True,
+    metavar="NAME VALUE",
+    help="Notebook parameter; VALUE is read as YAML (20, false, [1,5,10]). Repeatable.",
+)
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Working folder for the copy (default: ./groove-notebooks).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an earlier copy in the folder.")
+@click.option("--no-browser", is_flag=True, help="Start JupyterLab without opening a browser.")
+@click.option("--port", type=int, default=None, help="Port for JupyterLab.")
+@click.option(
+    "--no-start", is_flag=True, help="Write the copy and print the command; do not start."
+)
+@click.pass_context
+def open_cmd(
+    ctx: click.Context,
+    name: str,
+    lab_args: tuple[str, ...],
+    kb_path: Path | None,
+    parameters: tuple[tuple[str, str], ...],
+    folder: Path | None,
+    overwrite: bool,
+    no_browser: bool,
+    port: int | None,
+    no_start: bool,
+) -> None:
+    """Write NAME with its parameters into a working folder and open it in JupyterLab.
+
+    Options after `--` go to JupyterLab as they are (e.g. `-- --allow-root`).
+    """
+    import shlex
+
+    from groove.errors import NotebookError
+    from groove.notebooks import lab, runner
+
+    config_path = (ctx.obj or {}).get("config_path")
+    copy = lab.write_copy(
+        name,
+        folder=folder or lab.DEFAULT_FOLDER,
+        kb_path=kb_path.resolve() if kb_path else None,
+        parameters=runner.parse_parameters(parameters),
+        config=Path(config_path).resolve() if config_path else None,
+        overwrite=overwrite,
+    )
+    setup = lab.lab_setup()
+    command = lab.lab_command(copy, browser=not no_browser, port=port, extra=lab_args)
+    click.echo(f"{name}: wrote {copy}", err=True)
+    if not setup.jupyterlab:
+        raise NotebookError(
+            f"JupyterLab is not installed in {sys.prefix}; {copy} is ready for any Jupyter "
+            "that runs this environment's kernel",
+            lab.INSTALL_HINT,
+        )
+    if not setup.widgets:
+        click.echo(
+            "groove notebook: jupyterlab_widgets is missing: the condition picker will show a "
+            f"hint instead of the widget; {lab.INSTALL_HINT}",
+            err=True,
+        )
+    shown = f"cd {shlex.quote(str(copy.parent))} && {shlex.join(command)}"
+    if no_start:
+        click.echo(shown)
+        return
+    click.echo(f"starting JupyterLab: {shown}", err=True)
+    ctx.exit(lab.start_lab(copy, command))
 
 
 def register(cli: click.Group) -> None:

@@ -14,7 +14,7 @@ from groove.settings import TUNE
 @setting_options(TUNE, "kb_path", "golden", "model", "model_path", "k_values", "limit")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--no-color", is_flag=True, help="No ANSI styles in the text report.")
-@setting_options(TUNE, "db_path")
+@setting_options(TUNE, "db_path", "retriever")
 @click.pass_context
 def tune_cmd(
     ctx: click.Context,
@@ -27,8 +27,17 @@ def tune_cmd(
     fmt: str,
     no_color: bool,
     db_path: Path | None,
+    retriever: str | None,
 ) -> None:
     """Measure whether rrf_k and the bm25 weights can move nDCG@5; recommend only if guarded."""
+    if retriever is not None:
+        from groove.errors import ConfigError
+
+        raise ConfigError(
+            "groove tune sweeps groove's own fusion (rrf_k and the bm25 weights) and cannot "
+            "tune an external retriever",
+            "measure it with `groove eval --retriever SPEC`; tune its fusion in that system",
+        )
     from groove.config import parse_k_list
     from groove.report import tune_json, tune_text
     from groove.report.notes import cli_line

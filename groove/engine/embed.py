@@ -352,21 +352,28 @@ def resolve_model_name(model: str) -> str | None:
 
 
 def load_embedder(
-    model: str | None = None, model_path: Path | None = None, batch_size: int = BATCH_SIZE
+    model: str | None = None,
+    model_path: Path | None = None,
+    batch_size: int = BATCH_SIZE,
+    threads: int | None = None,
 ) -> Embedder:
-    """The embedder for a model name and/or a local folder (see the module docstring)."""
+    """The embedder for a model name and/or a local folder (see the module docstring).
+
+    ``threads`` caps onnxruntime's threads (None: its default, one per core). One thread
+    pays no synchronisation per call, which small batches on a busy machine feel most."""
+    extra: dict[str, Any] = {} if threads is None else {"threads": threads}
     if model_path is not None:
         known = resolve_model_name(model) if model is not None else None
-        return _load_local_embedder(model, known, Path(model_path), batch_size)
+        return _load_local_embedder(model, known, Path(model_path), batch_size, extra)
     name = resolve_model_name(model) if model is not None else DEFAULT_MODEL
     if name == DEFAULT_MODEL:
-        return _load_default(batch_size)
+        return _load_default(batch_size, extra)
     if name is None:
         raise ModelError(
             f"unknown embedding model {model!r}",
             hint=f"{USE_DEFAULT_HINT}, or name a fastembed model such as BAAI/bge-small-en-v1.5",
         )
-    return _load_hub_model(name, batch_size)
+    return _load_hub_model(name, batch_size, extra)
 
 
 def _text_embedding(name: str, **kwargs: Any) -> TextEmbedding:
@@ -375,11 +382,11 @@ def _text_embedding(name: str, **kwargs: Any) -> TextEmbedding:
     return TextEmbedding(name, cache_dir=str(hub_cache_dir()), **kwargs)
 
 
-def _load_default(batch_size: int) -> Embedder:
+def _load_default(batch_size: int, extra: dict[str, Any] | None = None) -> Embedder:
     folder = _ensure_default_model()
 
     def factory() -> TextEmbedding:
-        return _text_embedding(DEFAULT_MODEL, specific_model_path=str(folder))
+        return _text_embedding(DEFAULT_MODEL, specific_model_path=str(folder), **(extra or {}))
 
     hint = f"{PREPARE_COMMAND} --force"
     return FastEmbedder(
@@ -387,16 +394,20 @@ def _load_default(batch_size: int) -> Embedder:
     )
 
 
-def _load_hub_model(name: str, batch_size: int) -> Embedder:
+def _load_hub_model(name: str, batch_size: int, extra: dict[str, Any] | None = None) -> Embedder:
     def factory(**kwargs: Any) -> TextEmbedding:
-        return _text_embedding(name, **kwargs)
+        return _text_embedding(name, **kwargs, **(extra or {}))
 
     model = load_from_hub(factory, name, "embedding model", USE_DEFAULT_HINT)
     return FastEmbedder(model, name, batch_size)
 
 
 def _load_local_embedder(
-    model: str | None, name: str | None, folder: Path, batch_size: int
+    model: str | None,
+    name: str | None,
+    folder: Path,
+    batch_size: int,
+    extra: dict[str, Any] | None = None,
 ) -> Embedder:
     """A folder read as a model fastembed knows (``name``), or as a custom mean-pooled one."""
     onnx_file = find_onnx_file(folder, "embedding model")
@@ -405,13 +416,13 @@ def _load_local_embedder(
         known = name
 
         def factory() -> TextEmbedding:
-            return _text_embedding(known, specific_model_path=str(folder))
+            return _text_embedding(known, specific_model_path=str(folder), **(extra or {}))
 
         return FastEmbedder(load_local(factory, folder, "embedding model", hint), name, batch_size)
     custom = _register_custom(folder, onnx_file)
 
     def custom_factory() -> TextEmbedding:
-        return _text_embedding(custom, specific_model_path=str(folder))
+        return _text_embedding(custom, specific_model_path=str(folder), **(extra or {}))
 
     model_id = model or folder.resolve().name
     loaded = load_local(custom_factory, folder, "embedding model", hint)

@@ -80,8 +80,10 @@ def open_engine(
     model_path: Path | None = None,
     config: Config | None = None,
     embedder: Embedder | None = None,
+    threads: int | None = None,
 ) -> Engine:
-    """Open the index of ``kb_path`` and an embedder that matches it."""
+    """Open the index of ``kb_path`` and an embedder that matches it (``threads``: see
+    ``load_embedder``)."""
     config = config or Config()
     kb = check_kb_path(kb_path)
     db = db_path or default_db_path(kb)
@@ -96,7 +98,7 @@ def open_engine(
                 f"run `groove index --kb-path {kb}` to build it",
             )
         if embedder is None:
-            embedder = _load_for_index(meta, model, model_path, config)
+            embedder = _load_for_index(meta, model, model_path, config, threads)
         check_model(meta, embedder.model_id, embedder.dim, kb)
     except BaseException:
         conn.close()
@@ -105,20 +107,24 @@ def open_engine(
 
 
 def _load_for_index(
-    meta: IndexMeta, model: str | None, model_path: Path | None, config: Config
+    meta: IndexMeta,
+    model: str | None,
+    model_path: Path | None,
+    config: Config,
+    threads: int | None = None,
 ) -> Embedder:
     if model is not None or model_path is not None:
-        return load_embedder(model, model_path)
+        return load_embedder(model, model_path, threads=threads)
     if config.model is not None or config.model_path is not None:
-        return load_embedder(config.model, config.model_path)
-    return _load_recorded(meta)
+        return load_embedder(config.model, config.model_path, threads=threads)
+    return _load_recorded(meta, threads)
 
 
-def _load_recorded(meta: IndexMeta) -> Embedder:
+def _load_recorded(meta: IndexMeta, threads: int | None = None) -> Embedder:
     """The model the index records (its folder too, when it was built from one)."""
     if meta.model_path is not None:
-        return load_embedder(meta.model, Path(meta.model_path))
-    return load_embedder(meta.model or DEFAULT_MODEL, None)
+        return load_embedder(meta.model, Path(meta.model_path), threads=threads)
+    return load_embedder(meta.model or DEFAULT_MODEL, None, threads=threads)
 
 
 class LazyEmbedder:

@@ -8,7 +8,12 @@ run that never touched them stays comparable with older history.
 ``lexical`` (the mode of the bm25 leg: "auto", "trigram" or "porter") is always recorded:
 the same query reads a different FTS table under another mode, so its scores are not
 comparable. A run saved before the mode existed was made with the trigram table and reads
-as ``"trigram"``.
+as ``"trigram"``; an external retriever's run records ``None`` (no groove FTS leg ran).
+
+``retriever`` (``{"kind", "name"}``) is present only for an external retriever (``--retriever``),
+so that runs of different retrievers are never compared, and a stored run without it reads as
+groove's own engine. For such a run ``model`` holds the retriever's name and
+``fts_query_version`` is 0 (groove's query syntax played no part).
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ class Fingerprint:
     parent_retriever: Mapping[str, int] | None = None
     fusion: Mapping[str, float] | None = None
     context: Mapping[str, str] | None = None
-    lexical: str = "trigram"
+    lexical: str | None = "trigram"
+    retriever: Mapping[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -49,7 +55,7 @@ class Fingerprint:
             "fts_query_version": self.fts_query_version,
             "lexical": self.lexical,
         }
-        for key in ("mmr", "parent_retriever", "fusion", "context"):
+        for key in ("mmr", "parent_retriever", "fusion", "context", "retriever"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = dict(value)
@@ -70,7 +76,8 @@ class Fingerprint:
             parent_retriever=_frozen(data.get("parent_retriever")),
             fusion=_frozen(data.get("fusion")),
             context=_frozen(data.get("context")),
-            lexical=str(data.get("lexical", "trigram")),
+            lexical=_lexical(data.get("lexical", "trigram")),
+            retriever=_frozen(data.get("retriever")),
         )
 
     def compatible_with(self, other: Fingerprint) -> bool:
@@ -105,3 +112,8 @@ def search_parts(
         "fusion": None if fusion == FusionConfig() else fusion.to_dict(),
         "context": {"mode": "static"} if context_static else None,
     }
+
+
+def _lexical(value: Any) -> str | None:
+    """A stored mode; null is an external retriever's run (no groove FTS leg)."""
+    return None if value is None else str(value)

@@ -48,7 +48,7 @@ class EvalRun:
     diff_enabled: bool
     regression: bool
     threshold: float
-    kb_path: Path
+    kb_path: Path | None
     golden_path: Path
     history_path: Path | None  # the history read (None: history off)
     notes: tuple[Note, ...] = ()
@@ -94,6 +94,8 @@ class EvalRun:
             return None
         if self.golden_changed:
             return "golden changed since last run, diff disabled"
+        if self.previous.fingerprint.retriever != self.fingerprint.retriever:
+            return "retriever changed since last run, diff disabled"
         before, now = self.previous.fingerprint.lexical, self.fingerprint.lexical
         if before != now:
             return f"lexical mode changed since last run ({before} -> {now}), diff disabled"

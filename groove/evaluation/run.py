@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from groove.engine.embed import Embedder
@@ -37,6 +38,7 @@ from groove.evaluation.history import History, append_run, history_path, load_hi
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
 from groove.evaluation.records import QueryResult, RunRecord
 from groove.evaluation.result import EvalRun
+from groove.evaluation.retrievers.base import ProgressFn, Retriever
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.significance import compare_records
 from groove.store.db import read_snapshot
@@ -47,12 +49,22 @@ def run(
     settings: EvalSettings,
     *,
     embedder: Embedder | None = None,
+    retriever: Retriever | None = None,
+    progress: ProgressFn | None = None,
     grid: GridProbe | None = None,
 ) -> EvalRun:
     """Evaluate, compare with the history, save the run (when ``save_history``).
 
-    ``grid`` (``groove.tune.reach.PROBE``) adds, with ``settings.explain``, the tune-grid
-    conditions that would have found each missed answer; eval cannot import tune itself."""
+    With ``settings.retriever`` or a ``retriever`` object the golden queries go to that
+    retriever instead of groove's engine (groove.evaluation.external); ``progress(done, total)``
+    is called as its answers arrive. ``grid`` (``groove.tune.reach.PROBE``) adds, with
+    ``settings.explain``, the tune-grid conditions that would have found each missed
+    answer (eval cannot import tune itself); ``--explain`` needs groove's own engine.
+    """
+    if retriever is not None or settings.retriever is not None:
+        from groove.evaluation.external import run_external
+
+        return run_external(settings, retriever, progress)
     golden = load_golden(settings.golden_path, check_query=compile_query)
     with open_engine(
         settings.kb_path,
@@ -145,7 +157,7 @@ def _compare_and_save(
     settings: EvalSettings, record: RunRecord, attribution: Attributions | None = None
 ) -> EvalRun:
     notes = list(settings.notes)
-    path = history_path(settings.kb_path) if settings.history else None
+    path = history_file(settings) if settings.history else None
     history = load_history(path) if path is not None else History()
     notes += history.warnings
     previous = history.newest if settings.diff else None
@@ -189,3 +201,10 @@ def _compare_and_save(
         gate=gate,
         attribution=attribution,
     )
+
+
+def history_file(settings: EvalSettings) -> Path:
+    """The KB's history file; without a KB (an external retriever), the one beside the golden."""
+    if settings.kb_path is not None:
+        return history_path(settings.kb_path)
+    return history_path(settings.golden_path.parent)

@@ -5,13 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from groove.config import Config, SearchConfig
 from groove.engine.search import SearchOptions, build_options
 from groove.engine.session import check_kb_path
+from groove.errors import ConfigError, GoldenError
 from groove.evaluation.result import DEFAULT_LIMIT
 from groove.notes import Note
 from groove.settings import cap
+
+if TYPE_CHECKING:
+    from groove.evaluation.retrievers.spec import RetrieverSpec
 
 GOLDEN_FILE_NAME = ".groove-eval.yml"
 NOTE_LIMIT_CAPPED = "limit-capped"
@@ -19,9 +24,13 @@ NOTE_LIMIT_CAPPED = "limit-capped"
 
 @dataclass(frozen=True)
 class EvalSettings:
-    """Every input of one eval, already resolved from flags, groove.toml and defaults."""
+    """Every input of one eval, already resolved from flags, groove.toml and defaults.
 
-    kb_path: Path
+    With an external ``retriever`` the KB is optional: when given (and indexed) it supplies
+    the corpus snapshot and the golden-leak check, and holds the history.
+    """
+
+    kb_path: Path | None
     golden_path: Path
     k_values: tuple[int, ...] = (1, 5, 10)
     limit: int = DEFAULT_LIMIT
@@ -39,6 +48,7 @@ class EvalSettings:
     diff: bool = True
     fail_on_regression: bool = False
     notes: tuple[Note, ...] = ()
+    retriever: RetrieverSpec | None = None
     explain: bool = False  # attribute every miss to a cause (groove eval --explain)
     exclude_dirs: tuple[str, ...] | None = None  # the index's, to say why a path is absent
 
@@ -72,6 +82,7 @@ def resolve_settings(
     diff: bool = True,
     fail_on_regression: bool = False,
     save_history: bool | None = None,
+    retriever: RetrieverSpec | None = None,
     regression_gate: str | None = None,
     explain: bool = False,
 ) -> EvalSettings:
@@ -81,8 +92,31 @@ def resolve_settings(
     False, appends the run to it; ``save_history`` defaults to ``history`` (the CLI's and
     the notebook's rule; the API passes False unless asked).
     """
-    kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
-    golden_path = golden_path_for(config, kb, golden)
+    kb: Path | None
+    if retriever is None:
+        kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
+        golden_path = golden_path_for(config, kb, golden)
+    else:
+        _refuse_engine_flags(
+            model=model,
+            model_path=model_path,
+            reranker=reranker,
+            mmr=mmr,
+            mmr_lambda=mmr_lambda,
+            mmr_same_doc_penalty=mmr_same_doc_penalty,
+            parent_retriever=parent_retriever,
+        )
+        wanted_kb = kb_path if kb_path is not None else config.kb_path
+        kb = check_kb_path(wanted_kb) if wanted_kb is not None else None
+        if kb is not None:
+            golden_path = golden_path_for(config, kb, golden)
+        elif golden is not None or config.eval.golden is not None:
+            golden_path = golden or config.eval.golden  # type: ignore[assignment]
+        else:
+            raise GoldenError(
+                "with --retriever and no --kb-path, groove needs --golden",
+                "pass --golden FILE (the history is kept beside it)",
+            )
     raw_k = tuple(k_values) if k_values else config.eval.k_values
     wanted_limit = limit if limit is not None else max(raw_k, default=DEFAULT_LIMIT)
     notes: list[Note] = []
@@ -120,6 +154,18 @@ def resolve_settings(
         diff=diff,
         fail_on_regression=fail_on_regression,
         notes=tuple(notes),
+        retriever=retriever,
         explain=explain,
         exclude_dirs=config.exclude_dirs,
     )
+
+
+def _refuse_engine_flags(**given: object) -> None:
+    """Options of groove's own engine mean nothing to an external retriever: refuse them."""
+    for name, value in given.items():
+        if value is not None:
+            flag = "--db" if name == "db_path" else "--" + name.replace("_", "-")
+            raise ConfigError(
+                f"{flag} configures groove's own engine and cannot be combined with --retriever",
+                f"drop {flag}, or drop --retriever to measure groove's engine",
+            )

@@ -10,7 +10,9 @@ the notebook ends cleanly; anything else raises, and the runner reports exit cod
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,11 +54,14 @@ def eval_report(
     explain: Any = False,
     config: Any = None,
     result_path: Any = RESULT_FILE,
+    retriever: Any = None,
+    retriever_options: Any = None,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression") and ``exit_code``; summary.md beside it = its
     ``--format markdown`` report (for a CI page)."""
     from groove.evaluation import run as evaluation
+    from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
     from groove.report.notes import regression_message
@@ -81,11 +86,15 @@ def eval_report(
             regression_gate=regression_gate,
             explain=explain,
             config=config,
+            retriever=retriever,
+            retriever_options=retriever_options,
         )
+        spec = spec_from_mapping(given.pop("retriever"), given.pop("retriever_options"))
         settings = resolve_settings(
             _config(given.pop("config")),
             history=given.pop("history") is not False,
             fail_on_regression=given.pop("fail_on_regression") is True,
+            retriever=spec,
             explain=given.pop("explain") is True,
             **given,
         )
@@ -93,6 +102,7 @@ def eval_report(
     except GrooveError as exc:
         return _refused(exc, result_path)
     document = json.loads(eval_json.render(run))
+    document["previous"] = previous_summary(document.get("previous"))
     document["verdict"] = "regression" if run.regression else "passed"
     document["exit_code"] = run.exit_code
     write_result(Path(result_path), document)
@@ -104,7 +114,7 @@ def eval_report(
         notes.append(
             Note(
                 NOTE_REGRESSION,
-                regression_message(run),
+                regression_message(run, switch=REGRESSION_SWITCH),
                 Level.WARNING,
                 {
                     "threshold": run.threshold,
@@ -155,17 +165,63 @@ def tune_explorer(
             result, source = tune.run(settings), "measured"
     except GrooveError as exc:
         return _refused(exc, result_path)
-    document = export.to_document(result)
+    document = export.to_document(result)  # tune's decision is its own field, "decision"
     error = None
+    document["verdict"] = "passed"  # the same type and meaning as the eval report's
     if not result.ran_grid:
-        error = GrooveError(tune_text.no_effective_message(result), tune_text.NO_EFFECTIVE_HINT)
+        error = GrooveError(
+            tune_text.no_effective_message(result), _runner_syntax(tune_text.NO_EFFECTIVE_HINT)
+        )
         document.update(error_document(result.exit_code, error.message, error.hint))
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 
+REGRESSION_SWITCH = "-p fail_on_regression true"
+# What a reader of the eval report's result.json needs of the compared run.
+PREVIOUS_KEYS = ("timestamp", "fingerprint", "aggregate")
+# CLI options in groove's hints, as the runner spells them (-p NAME VALUE).
+_CLI_OPTION = re.compile(r"--(no-)?([a-z][a-z-]*)( [A-Z][A-Z_]*\b)?")
+_PATH_PARAMETERS = frozenset({"golden", "config", "tune_json"})
+_RUNNER_OPTIONS = frozenset({"kb_path"})  # the runner has --kb-path itself
+
+
+def previous_summary(previous: Any) -> dict[str, Any] | None:
+    """The compared run as result.json keeps it: its timestamp, fingerprint and aggregate
+    (not its per-query results, which would double the file with every run)."""
+    if not isinstance(previous, dict):
+        return None
+    return {key: previous[key] for key in PREVIOUS_KEYS if key in previous}
+
+
+def _parameter_names() -> frozenset[str]:
+    names = set(inspect.signature(eval_report).parameters)
+    names |= set(inspect.signature(tune_explorer).parameters)
+    return frozenset(names - {"result_path"})
+
+
+def _runner_syntax(text: str | None) -> str | None:
+    """A hint written for the CLI (``--golden``) in the notebook runner's own syntax
+    (``-p golden PATH``); options that are no parameter are left as they are."""
+    if text is None:
+        return None
+    names = _parameter_names()
+
+    def swap(match: re.Match[str]) -> str:
+        negated, name = match.group(1), match.group(2).replace("-", "_")
+        if name in _RUNNER_OPTIONS or name not in names:
+            return match.group(0)
+        if negated:
+            return f"-p {name} false"
+        placeholder = (match.group(3) or "").strip()
+        return f"-p {name} {placeholder or ('PATH' if name in _PATH_PARAMETERS else 'VALUE')}"
+
+    return _CLI_OPTION.sub(swap, text)
+
+
 def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
+    exc.hint = _runner_syntax(exc.hint)
     write_result(Path(result_path), error_document(exc.exit_code, exc.message, exc.hint))
     return Outcome(None, exc.exit_code, exc)
 

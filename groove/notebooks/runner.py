@@ -45,13 +45,16 @@ from groove.errors import (
     EXIT_REGRESSION,
     NotebookError,
 )
+from groove.notebooks.headless import HEADLESS_ENV
 
 NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
 RESULT_FILE = "result.json"
+RESULT_SCHEMA = Path(__file__).with_name("result.schema.json")  # the result.json contract
 SUMMARY_FILE = "summary.md"  # eval-report's Markdown summary, beside result.json
 KERNEL_NAME = "python3"
 PRIVATE_KERNEL_NAME = "groove"
 RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
+
 _EXIT_CODES = (EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED)
 _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
 
@@ -176,6 +179,7 @@ def _kernel_manager(stderr: IO[bytes]) -> type:
 
         async def start_kernel(self, **kw: Any) -> None:  # type: ignore[override]
             kw.setdefault("stderr", stderr)
+            kw["env"] = {**kw.get("env", os.environ), HEADLESS_ENV: "1"}
             await super().start_kernel(**kw)
 
     return QuietIpcKernelManager
@@ -249,6 +253,19 @@ def prepare_out(out_dir: Path) -> Path:
     return out_dir
 
 
+def remove_earlier_outputs(*paths: Path) -> None:
+    """Delete what an earlier run left in the output folder before anything runs: a run
+    refused now must not leave the last run's page or notebook beside its own result.json
+    (CI uploads the folder), and an old result must never pass for this run's."""
+    for path in paths:
+        try:
+            path.unlink(missing_ok=True)
+        except IsADirectoryError as exc:
+            raise NotebookError(f"cannot replace {path}: it is a folder") from exc
+        except OSError as exc:
+            raise NotebookError(f"cannot remove {path}: {exc.strerror or exc}") from exc
+
+
 def run_notebook(
     name: str | None,
     *,
@@ -268,8 +285,8 @@ def run_notebook(
     label, source = resolve_notebook(name, notebook)
     out = prepare_out(out_dir)
     result_path = (out / RESULT_FILE).resolve()
-    for stale in (result_path, result_path.with_name(SUMMARY_FILE)):
-        stale.unlink(missing_ok=True)  # an old result must never pass for this run's
+    executed, html = out / f"{label}.ipynb", out / f"{label}.html"
+    remove_earlier_outputs(executed, html, result_path, result_path.with_name(SUMMARY_FILE))
     given = dict(parameters or {})
     try:
         check_parameters(given, allowed_parameters(source), label)
@@ -281,7 +298,6 @@ def run_notebook(
     if config is not None:
         given["config"] = str(config.resolve())
     given["result_path"] = str(result_path)
-    executed, html = out / f"{label}.ipynb", out / f"{label}.html"
     timings = {"prepare": time.perf_counter() - started}
     exporter = _HtmlExporter()  # loads nbconvert while the kernel works
     failure = _execute(source, executed, given, cwd or Path.cwd(), timings)
@@ -449,13 +465,36 @@ class _HtmlExporter:
             notebook = nbformat.read(str(executed if executed.is_file() else source), 4)
             if not executed.is_file():
                 nbformat.write(notebook, str(executed))
-            body, _ = self._exporter.from_notebook_node(notebook)
+            body, _ = self._exporter.from_notebook_node(widgets_as_text(notebook))
             write_file(html, body)
         except (OSError, ValueError):
             return False
         finally:
             timings["html"] = time.perf_counter() - started
         return True
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def widgets_as_text(notebook: Any) -> Any:
+    """A copy of ``notebook`` whose widget outputs keep only their plain text.
+
+    A widget needs a live kernel to do anything; exported, it is at best a frozen box
+    drawn by a script nbconvert loads from a CDN (so blank offline). Its text form (for the
+    condition picker: what to install and where) says more, and without the saved widget
+    state the page loads no script from the network.
+    """
+    import copy
+
+    page = copy.deepcopy(notebook)
+    page.metadata.pop("widgets", None)
+    for cell in page.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW in data and "text/plain" in data:
+                del data[WIDGET_VIEW]
+    return page
 
 
 def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
@@ -470,9 +509,11 @@ def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
 def _outcome_words(document: Mapping[str, Any]) -> str:
     if document["exit_code"] == EXIT_REGRESSION:
         return "regression detected"
-    verdict = document.get("verdict")
-    if isinstance(verdict, Mapping):  # tune: {"decision": ...}
-        if verdict.get("decision") == "adopt":
+    decision = document.get("decision")
+    if not isinstance(decision, Mapping):  # written before tune's decision had its own key
+        decision = document.get("verdict")
+    if isinstance(decision, Mapping):  # tune: {"decision": "adopt" | "keep_default", ...}
+        if decision.get("decision") == "adopt":
             return "tune recommends a [search.fusion] change"
         return "tune recommends keeping the built-in defaults"
     return "passed"

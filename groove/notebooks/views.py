@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import html
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
-from groove.evaluation.change import arrow, metric_rows
+from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
 from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, PathFinding
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.evaluation.result import NOTE_CORPUS_CHANGED
@@ -230,22 +231,47 @@ def eval_notes(outcome: Outcome[EvalRun]) -> Any:
     return _html(_box(OK, "no golden, config or corpus change since the previous run"))
 
 
-def _top_hits(hits: Sequence[RankedHit], expected: Sequence[Expected], n: int = 3) -> str:
+TOP_HITS = 3
+
+
+def _top_hits(
+    hits: Sequence[RankedHit], expected: Sequence[Expected], n: int = TOP_HITS
+) -> list[str]:
+    """The first ``n`` hits as "rank. ✓ path › heading" (✓: the hit counts)."""
+
     def mark(h: RankedHit) -> str:
         return "✓ " if any(is_hit(e, h) for e in expected) else ""
 
-    return "; ".join(f"{h.rank}. {mark(h)}{location_label(h.path, h.heading)}" for h in hits[:n])
+    return [f"{h.rank}. {mark(h)}{location_label(h.path, h.heading)}" for h in hits[:n]]
+
+
+def expected_marks(hits: Sequence[RankedHit], expected: Sequence[Expected]) -> list[str]:
+    """Each expected answer marked found ("✓ #3 path": its best rank in the hits) or not
+    ("✗ path"); found ones first, by rank, then the others in golden order."""
+    found: list[tuple[int, str]] = []
+    missing: list[str] = []
+    for e in expected:
+        ranks = [h.rank for h in hits if is_hit(e, h)]
+        label = location_label(e.path, e.heading)
+        if ranks:
+            found.append((min(ranks), label))
+        else:
+            missing.append(f"✗ {label}")
+    return [f"✓ #{rank} {label}" for rank, label in sorted(found)] + missing
 
 
 def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
-    """One row per golden query, misses first, then regressions, then the rest (golden
-    order within each): recall@max(k) now and before, RR, nDCG@max(k), expected and the
-    top 3 hits (✓ marks a hit that counts)."""
+    """One row per golden query: misses first, then regressions, then the rest by ascending
+    recall@max(k) (then nDCG@max(k), then golden order): the worst query is always near the
+    top. Columns: recall@max(k) now and before, RR, nDCG@max(k), how many expected answers
+    were found, each expected answer marked found (with its rank) or not, the top 3 hits."""
     k = max(run.fingerprint.k_values, default=10)
     regressed = {q.id for q, _ in run.flagged_queries() if not q.is_miss}
     rows = []
     for q in run.per_query:
         status = "✗ miss" if q.is_miss else "↓ regressed" if q.id in regressed else "ok"
+        marks = expected_marks(q.top_k, q.expected)
+        found = sum(1 for m in marks if m.startswith("✓"))
         rows.append(
             {
                 "id": q.id,
@@ -255,15 +281,17 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
                 "previous": run.previous_recall(q.id),
                 "RR": q.metrics.reciprocal_rank,
                 f"nDCG@{k}": q.metrics.ndcg_at_k.get(k, 0.0),
-                "expected": "; ".join(location_label(e.path, e.heading) for e in q.expected)
-                or "(none)",
-                "top hits": _top_hits(q.top_k, q.expected) or "(no hits)",
+                "found": f"{found} of {len(q.expected)}",
+                "expected": "; ".join(marks) or "(none)",
+                "top hits": "; ".join(_top_hits(q.top_k, q.expected)) or "(no hits)",
             }
         )
         if run.attribution is not None:
             rows[-1]["cause"] = _causes(run.attribution.get(q.id, ()))
     order = {"✗ miss": 0, "↓ regressed": 1, "ok": 2}
-    return sorted(rows, key=lambda row: order[row["status"]])  # stable: golden order kept
+    recall, ndcg = f"recall@{k}", f"nDCG@{k}"
+    # stable sort: golden order kept among equals
+    return sorted(rows, key=lambda row: (order[row["status"]], row[recall], row[ndcg]))
 
 
 def _causes(answers: Sequence[Attribution]) -> str:
@@ -338,20 +366,57 @@ def _cell(value: object) -> str:
     return f"{value:.3f}" if isinstance(value, float) else _e(value)
 
 
+def _items(parts: Sequence[str]) -> str:
+    """Items that wrap between each other, never inside one."""
+    return " ".join(f"<span class='item'>{_e(p)}</span>" for p in parts)
+
+
+def _lines(parts: Sequence[str]) -> str:
+    """One item per line; a long one is cut with an ellipsis (the full text on hover)."""
+    return "".join(f"<div class='line' title='{_e(p)}'>{_e(p)}</div>" for p in parts)
+
+
+def per_query_html_frame(run: EvalRun) -> pd.DataFrame:
+    """per_query_rows with HTML cells, in the same order, for the interactive table:
+    "#" is the default order (click it to get back to it), the expected answers wrap
+    between entries, one hit per line."""
+    import pandas as pd
+
+    cells = []
+    by_id = {q.id: q for q in run.per_query}
+    for position, row in enumerate(per_query_rows(run), start=1):
+        q = by_id[row["id"]]
+        html_row: dict[str, str] = {"#": str(position)}
+        for key, value in row.items():
+            if key == "expected":
+                html_row[key] = _items(expected_marks(q.top_k, q.expected)) or "(none)"
+            elif key == "top hits":
+                html_row[key] = _lines(_top_hits(q.top_k, q.expected)) or "(no hits)"
+            else:
+                html_row[key] = _cell(value)
+        cells.append(html_row)
+    return pd.DataFrame(cells)
+
+
 def per_query_table(outcome: Outcome[EvalRun]) -> Any:
-    """per_query_rows as an HTML table, text in full and left-aligned."""
+    """per_query_rows as a paged, sortable, searchable table (groove.notebooks.tables)."""
+    from groove.notebooks import tables
+
     run = _run(outcome)
     if run is None:
         return None
-    rows = per_query_rows(run)
-    if not rows:
+    if not run.per_query:
         return _html(_box(MUTED, "the golden file holds no query"))
-    cell = "<td style='text-align:left'>{}</td>"
-    head = "".join(f"<th style='text-align:left'>{_e(key)}</th>" for key in rows[0])
-    body = "".join(
-        "<tr>" + "".join(cell.format(_cell(v)) for v in row.values()) + "</tr>" for row in rows
-    )
-    return _html(f"<table><tr>{head}</tr>{body}</table>")
+    frame = per_query_html_frame(run)
+    numeric = [c for c in frame.columns if c in ("#", "previous", "RR") or "@" in c]
+    return tables.interactive(frame, numeric=numeric)
+
+
+def table_scripts() -> None:
+    """Show the offline table scripts (once, before the first table of a notebook)."""
+    from groove.notebooks import tables
+
+    tables.scripts()
 
 
 def history_runs(run: EvalRun) -> tuple[Any, ...]:
@@ -426,7 +491,25 @@ def tune_header(outcome: Outcome[TuneResult]) -> Any:
     ]
     if result.context_axis_noop:
         rows.append(("context axis", "⚠ every chunk has an empty context: not measured here"))
+    for axis in inert_axes(result):
+        if not (axis == "context weight" and result.context_axis_noop):
+            rows.append((axis, axis_warning(axis)))
     return _facts(rows)
+
+
+def inert_axes(result: TuneResult) -> tuple[str, ...]:
+    """The grid axes that move no effective query's nDCG@5 (groove.tune.axes)."""
+    from groove.tune.axes import inert_axes as find
+
+    if result.analysis is None:
+        return ()
+    return find(result.analysis.table, result.effective_rows)
+
+
+def axis_warning(axis: str) -> str:
+    from groove.tune.axes import axis_warning as sentence
+
+    return sentence(axis)
 
 
 def diagnostics_frame(outcome: Outcome[TuneResult]) -> Any:
@@ -437,6 +520,29 @@ def diagnostics_frame(outcome: Outcome[TuneResult]) -> Any:
     if result is None:
         return None
     return pd.DataFrame([vars(d) | {"effective": d.effective} for d in result.diagnostics])
+
+
+def diagnostics_table(outcome: Outcome[TuneResult]) -> Any:
+    """diagnostics_frame as a paged, sortable table (no row index)."""
+    from groove.notebooks import tables
+
+    frame = diagnostics_frame(outcome)
+    if frame is None or frame.empty:
+        return None
+    numeric = [c for c in frame.columns if frame[c].dtype.kind in "iuf"]
+    return tables.interactive(frame.map(tables.cell_html), numeric=numeric)
+
+
+def folds_table(outcome: Outcome[TuneResult]) -> Any:
+    """folds_frame as a paged, sortable table, most degraded held-out query first."""
+    from groove.notebooks import tables
+
+    frame = folds_frame(outcome)
+    if frame is None or frame.empty:
+        return None
+    frame = frame.sort_values("d_j (ΔnDCG@5)", kind="stable")
+    cells = frame.map(lambda v: tables.cell_html(v, 4))
+    return tables.interactive(cells, numeric=["d_j (ΔnDCG@5)"])
 
 
 def folds_frame(outcome: Outcome[TuneResult]) -> Any:
@@ -480,7 +586,7 @@ def loo_summary(outcome: Outcome[TuneResult]) -> Any:
                 f"{sign.improved} improved / {sign.degraded} degraded / {sign.tied} tied, "
                 f"two-sided p = {sign.p_value:.4f}",
             ),
-            ("selection stability", f"{loo.stability:.2f} of {len(loo.folds)} folds"),
+            ("selection stability", f"{plots.stability_text(loo)} picked the refit"),
         ]
     )
 
@@ -509,7 +615,10 @@ def stability_plot(outcome: Outcome[TuneResult]) -> Any:
 
 
 def heatmaps(outcome: Outcome[TuneResult]) -> Any:
-    return _figure(outcome, lambda r, a: plots.bm25_heatmaps(a.table, r.effective_rows))
+    return _figure(
+        outcome,
+        lambda r, a: plots.bm25_heatmaps(a.table, r.effective_rows, inert=inert_axes(r)),
+    )
 
 
 def rrf_k_plot(outcome: Outcome[TuneResult]) -> Any:
@@ -556,43 +665,210 @@ def verdict(outcome: Outcome[TuneResult]) -> Any:
     return _html(_box(MUTED, body))
 
 
+def condition_rows(result: TuneResult, analysis: Analysis) -> list[dict[str, Any]]:
+    """One row per grid condition (384), best mean ΔnDCG@5 against the default first:
+    the condition, its four settings, the mean delta over the effective queries, how many
+    of them it improved and degraded, and how many LOO folds picked it."""
+    import numpy as np
+
+    from groove.tune.grid import DEFAULT_CONDITION, all_conditions
+
+    table = analysis.table.primary
+    rows = np.asarray(result.effective_rows, dtype=np.intp)
+    deltas = table[rows] - table[rows, DEFAULT_CONDITION.index][:, np.newaxis]
+    means = deltas.mean(axis=0) if rows.size else np.zeros(table.shape[1])
+    improved = (deltas >= SAME_TOLERANCE).sum(axis=0)  # as change.direction counts
+    degraded = (deltas <= -SAME_TOLERANCE).sum(axis=0)
+    picks = Counter(analysis.loo.folds)
+    refit = analysis.loo.refit
+    out = []
+    for c in all_conditions():
+        marks = [
+            m for m, hit in (("refit", c == refit), ("default", c == DEFAULT_CONDITION)) if hit
+        ]
+        out.append(
+            {
+                "condition": c.label,
+                "rrf_k": c.rrf_k,
+                "heading": c.heading_weight,
+                "context": c.context_weight,
+                "content": c.content_weight,
+                "mean ΔnDCG@5": float(means[c.index]),
+                "improved": int(improved[c.index]),
+                "degraded": int(degraded[c.index]),
+                "fold picks": picks.get(c, 0),
+                "mark": ", ".join(marks),
+                "index": c.index,
+            }
+        )
+    return sorted(out, key=lambda row: (-row["mean ΔnDCG@5"], -row["fold picks"], row["index"]))
+
+
+def conditions_table(outcome: Outcome[TuneResult]) -> Any:
+    """The 384 conditions as a paged table, best mean delta first; sort by any column
+    (fold picks, degraded...), filter with the search box (e.g. "k=60", "refit")."""
+    import pandas as pd
+
+    from groove.notebooks import tables
+
+    got = _tuned(outcome)
+    if got is None:
+        return None
+    rows = condition_rows(*got)
+    frame = pd.DataFrame([{k: v for k, v in row.items() if k != "index"} for row in rows])
+    cells = frame.map(tables.cell_html)
+    for setting in ("rrf_k", "heading", "context", "content"):
+        cells[setting] = frame[setting].map(lambda v: f"{v:g}")
+    cells["mean ΔnDCG@5"] = frame["mean ΔnDCG@5"].map(lambda v: f"{v:+.4f}")
+    numeric = ["rrf_k", "heading", "context", "content", "mean ΔnDCG@5", "improved", "degraded"]
+    return tables.interactive(cells, numeric=[*numeric, "fold picks"])
+
+
+PICKER_HINT = (
+    "Condition picker: needs a live kernel and the widget front end where the Jupyter "
+    "server runs (pip install 'groove[lab]'); the table above lists every condition."
+)
+SORTS = {
+    "mean Δ, best first": lambda row: (-row["mean ΔnDCG@5"], row["index"]),
+    "mean Δ, worst first": lambda row: (row["mean ΔnDCG@5"], row["index"]),
+    "fold picks, most first": lambda row: (-row["fold picks"], -row["mean ΔnDCG@5"], row["index"]),
+    "most degraded queries first": lambda row: (-row["degraded"], row["index"]),
+    "grid order": lambda row: row["index"],
+}
+
+
+def _token_match(word: str, row: dict[str, Any]) -> bool:
+    """``k=10`` matches k=10 but not k=100, ``h=4`` matches h=4.0, ``refit`` the refit."""
+    tokens = f"{row['condition']} {row['mark'].replace(',', ' ')}".lower().split()
+    return any(t == word or t.startswith(word + ".") for t in tokens)
+
+
+def _picker_box(children: list[Any]) -> Any:
+    """A VBox whose plain-text form (what a front end without the widget extension shows
+    instead of the widget, and the HTML export) is a one-line hint, not its repr."""
+    import ipywidgets as widgets
+
+    class PickerBox(widgets.VBox):
+        def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+            bundle = super()._repr_mimebundle_(**kwargs)
+            if isinstance(bundle, tuple):
+                bundle = bundle[0]
+            if isinstance(bundle, dict):
+                bundle["text/plain"] = PICKER_HINT
+            return bundle
+
+        def __repr__(self) -> str:
+            return PICKER_HINT
+
+    return PickerBox(children)
+
+
 class ConditionPicker:
-    """A dropdown over the 384 grid conditions; choosing one redraws its per-query ΔnDCG@5
-    against the default at once, from the metric table already in memory (no search)."""
+    """The 384 grid conditions, sortable (mean ΔnDCG@5, fold picks, degraded queries, grid
+    order) and filterable (text such as "k=60" or "h=4.0", or only those a fold picked);
+    choosing one redraws its per-query ΔnDCG@5 against the default at once, from the metric
+    table already in memory (no search). The plot has the same bounded size as the others."""
 
     def __init__(self, result: TuneResult, analysis: Analysis) -> None:
         import ipywidgets as widgets
 
-        from groove.tune.grid import DEFAULT_CONDITION, all_conditions
-
         self._table = analysis.table
         self._ids = _ids(result)
+        self._rows = result.effective_rows or None
+        self.rows = condition_rows(result, analysis)
         refit = analysis.loo.refit
-        marks = {refit: " (refit)", DEFAULT_CONDITION: " (default)"}
-        if refit == DEFAULT_CONDITION:
-            marks = {refit: " (default = refit)"}
-        options = [(c.label + marks.get(c, ""), c.index) for c in all_conditions()]
-        self.dropdown = widgets.Dropdown(
-            options=options, value=refit.index, description="condition"
+        self.sort = widgets.Dropdown(options=list(SORTS), description="sort by")
+        self.filter = widgets.Text(  # applied on Enter: no redraw per keystroke
+            description="filter",
+            placeholder="e.g. k=60 h=4 (Enter)",
+            continuous_update=False,
         )
-        self.dropdown.layout.width = "520px"
+        self.picked_only = widgets.Checkbox(description="only conditions a fold picked")
+        self.dropdown = widgets.Dropdown(description="condition")
+        for control, width in ((self.sort, "280px"), (self.filter, "340px")):
+            control.layout.width = width
+        self.dropdown.layout.width = "720px"
         self.output = widgets.Output()
         self.figure: Figure | None = None
-        self.dropdown.observe(lambda change: self.draw(change["new"]), names="value")
-        self.widget = widgets.VBox([self.dropdown, self.output])
+        self.drawn: int | None = None
+        self.shown: list[int] = []
+        self._updating = False
+        self._refresh_options(keep=refit.index)
+        self.dropdown.observe(self._on_pick, names="value")
+        for control in (self.sort, self.filter, self.picked_only):
+            control.observe(lambda _change: self._refresh_options(), names="value")
+        controls = widgets.HBox([self.sort, self.filter, self.picked_only])
+        self.widget = _picker_box([controls, self.dropdown, self.output])
         self.draw(refit.index)
+
+    @staticmethod
+    def option_label(row: dict[str, Any]) -> str:
+        mark = f" ({row['mark']})" if row["mark"] else ""
+        return (
+            f"{row['condition']}{mark} · mean Δ {row['mean ΔnDCG@5']:+.4f} · "
+            f"↑{row['improved']} ↓{row['degraded']} · {row['fold picks']} fold picks"
+        )
+
+    def matching(self) -> list[dict[str, Any]]:
+        """The rows the sort and filter controls select, in their order."""
+        words = self.filter.value.lower().split()
+        rows = [
+            row
+            for row in self.rows
+            if all(_token_match(w, row) for w in words)
+            and (row["fold picks"] > 0 or not self.picked_only.value)
+        ]
+        return sorted(rows, key=SORTS[self.sort.value])
+
+    def _refresh_options(self, keep: int | None = None) -> None:
+        """Re-list the conditions the controls select; keep the chosen one if it is still
+        listed, else choose the first listed (and redraw)."""
+        current = self.dropdown.value if keep is None else keep
+        rows = self.matching()
+        self.shown = [row["index"] for row in rows]
+        chosen = current if current in self.shown else (self.shown[0] if self.shown else None)
+        self._updating = True
+        try:  # a new options list resets the value: set it back without drawing twice
+            self.dropdown.options = [(self.option_label(row), row["index"]) for row in rows]
+            self.dropdown.value = chosen
+        finally:
+            self._updating = False
+        if chosen is not None and chosen != self.drawn and self.figure is not None:
+            self.draw(chosen)
+
+    def _on_pick(self, change: dict[str, Any]) -> None:
+        if change["new"] is not None and not self._updating:
+            self.draw(change["new"])
 
     def draw(self, index: int) -> None:
         from IPython.display import display
 
         from groove.tune.grid import Condition
 
-        self.figure = plots.per_query_deltas(self._table, self._ids, Condition.from_index(index))
+        self.figure = plots.per_query_deltas(
+            self._table, self._ids, Condition.from_index(index), self._rows
+        )
+        picture = image(self.figure)
+        self.drawn = index
         self.output.clear_output(wait=True)
         with self.output:
-            display(image(self.figure))
+            display(picture)
+
+
+HEADLESS_PICKER_HINT = (
+    "Condition picker: in a live kernel only (groove notebook open tune-explorer, with "
+    "groove[lab]); the table above lists every condition."
+)
 
 
 def condition_picker(outcome: Outcome[TuneResult]) -> Any:
+    """The picker widget; under the headless runner (no front end to draw or use it) its
+    one-line text form instead, so no widget traffic runs for nothing."""
+    from groove.notebooks.headless import headless
+
     got = _tuned(outcome)
-    return None if got is None else ConditionPicker(*got).widget
+    if got is None:
+        return None
+    if headless():
+        return _html(_box(MUTED, _e(HEADLESS_PICKER_HINT)))
+    return ConditionPicker(*got).widget

@@ -30,8 +30,9 @@ def cli_line(command: str, note: Note) -> str:
     return f"groove {command}: {label}: {note.message}"
 
 
-def regression_message(run: EvalRun) -> str:
-    """The stderr line that explains exit code 1."""
+def regression_message(run: EvalRun, *, switch: str = "--fail-on-regression") -> str:
+    """The stderr line that explains exit code 1; ``switch`` is how the user asked for the
+    gate (the notebook runner passes ``-p fail_on_regression true``)."""
     note = ""
     change = run.corpus_change
     if change is not None:
@@ -53,5 +54,5 @@ def regression_message(run: EvalRun) -> str:
         details = f" Regressed: {listed}."
     return (
         f"groove eval: retrieval-quality regression detected ({rule}).{note}{details} "
-        "Exiting with code 1 because --fail-on-regression was set."
+        f"Exiting with code 1 because {switch} was set."
     )

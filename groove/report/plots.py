@@ -18,13 +18,14 @@ import functools
 import io
 import math
 import threading
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from groove.evaluation.change import direction
+from groove.evaluation.change import SAME_TOLERANCE, direction
 from groove.evaluation.records import RunRecord
 from groove.evaluation.significance import Significance, format_p, p_text
 from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
@@ -43,6 +44,7 @@ from groove.tune.table import MetricTable
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.image import AxesImage
 
 BASE_FONT = "DejaVu Sans"
 CJK_FONTS = (
@@ -60,6 +62,8 @@ CJK_FONTS = (
 )
 UP, DOWN, FLAT = "#2e7d32", "#c62828", "#9e9e9e"
 HIGHLIGHT = "#1565c0"
+FLAT_SPREAD = 1e-9  # a grid whose means differ by less than this has no variation to colour
+MAX_TIME_LABELS = 12
 
 
 @functools.cache
@@ -105,11 +109,23 @@ def _first_cjk(font_manager: object) -> str | None:
     return next((name for name in CJK_FONTS if name in names), None)
 
 
-def _figure(width: float, height: float) -> Figure:
+def _figure(
+    width: float, height: float, *, layout: Literal["constrained"] | None = "constrained"
+) -> Figure:
     configure_fonts()
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(width, height), layout="constrained")
+    return Figure(figsize=(width, height), layout=layout)
+
+
+def _distribution_axes(fig: Figure) -> tuple[Axes, Axes]:
+    """The sorted-curve panel and the named-extremes panel at fixed places (10 x 4.4 in,
+    narrower than a JupyterLab output area): no layout engine, which would double the
+    drawing time the condition picker waits on; labels of 22 columns fit on the right."""
+    curve = fig.add_axes((0.075, 0.13, 0.50, 0.74))
+    named = fig.add_axes((0.64, 0.13, 0.16, 0.74))
+    named.yaxis.tick_right()  # the names take the right margin, away from the curve
+    return curve, named
 
 
 def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
@@ -158,7 +174,9 @@ def history_trend(runs: Sequence[RunRecord]) -> Figure:
     for label in _metric_labels(ordered):
         ax.plot(x, [_metric_value(r, label) for r in ordered], marker="o", label=label)
     _change_markers(ax, ordered)
-    ax.set_xticks(x, [r.timestamp[:19].replace("T", " ") for r in ordered])
+    step = math.ceil(len(ordered) / MAX_TIME_LABELS)  # every run drawn, a readable few named
+    named = x[::-1][::step][::-1]  # the newest run is always named
+    ax.set_xticks(named, [ordered[i - 1].timestamp[:19].replace("T", " ") for i in named])
     ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlim(0.5, len(ordered) + 0.5)
     ax.set_ylim(-0.02, 1.05)
@@ -229,28 +247,102 @@ def _shade(delta: float) -> str:
     return {1: UP, -1: DOWN}.get(direction(delta), FLAT)
 
 
+LABELLED = 5  # queries named in a distribution figure: the N most improved and most degraded
+MAX_BARS = 12  # conditions drawn one bar each in the stability figure; the rest are summed
+MAX_LABEL_CHARS = 22
+SORTED_LINE = "_sorted deltas"  # the curve's line (underscore: not in the legend)
+
+
+def _short(text: str, limit: int = MAX_LABEL_CHARS) -> str:
+    """``text`` cut to ``limit`` columns (a CJK character takes two), with an ellipsis."""
+    width = 0
+    for position, char in enumerate(text):
+        width += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        if width > limit:
+            return text[: max(position - 1, 1)] + "…"
+    return text
+
+
+def _sorted_curve(ax: Axes, deltas: Sequence[float]) -> None:
+    """Every delta as one step, sorted from most improved (left) to most degraded (right):
+    a figure of fixed size whatever the number of queries, the ties the flat middle."""
+    ordered = np.sort(np.asarray(deltas, dtype=np.float64))[::-1]
+    x = np.arange(1, len(ordered) + 1)
+    gains = np.where(ordered >= SAME_TOLERANCE, ordered, 0.0)  # as direction() counts
+    losses = np.where(ordered <= -SAME_TOLERANCE, ordered, 0.0)
+    # Filled areas and one line: vectorised limits, unlike a step patch per query.
+    ax.fill_between(x, gains, step="mid", color=UP, linewidth=0)
+    ax.fill_between(x, losses, step="mid", color=DOWN, linewidth=0)
+    ax.plot(x, ordered, drawstyle="steps-mid", color="black", linewidth=0.6, label=SORTED_LINE)
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.set_xlim(0.5, len(ordered) + 0.5)
+    improved = int((gains != 0).sum())
+    degraded = int((losses != 0).sum())
+    ax.text(
+        0.01,
+        0.01,
+        f"improved {improved} · tied {len(ordered) - improved - degraded} · degraded {degraded}",
+        transform=ax.transAxes,
+        fontsize="small",
+    )
+
+
+def extremes(labelled: Sequence[tuple[str, float]], n: int = LABELLED) -> list[tuple[str, float]]:
+    """The ``n`` most improved and ``n`` most degraded (label, delta) pairs, best first;
+    ties (delta 0) are never listed."""
+    ordered = sorted(labelled, key=lambda pair: -pair[1])
+    best = [p for p in ordered[:n] if direction(p[1]) > 0]
+    worst = [p for p in ordered[-n:] if direction(p[1]) < 0] if n else []
+    return best + [p for p in worst if p not in best]
+
+
+def _extremes_panel(
+    ax: Axes, labelled: Sequence[tuple[str, float]], n: int, what: str, one: str
+) -> None:
+    """The ``n`` most improved and ``n`` most degraded items as labelled bars (top: best)."""
+    ax.set_title(f"{n} most improved, {n} most degraded", fontsize="medium")
+    ax.set_xlabel(f"ΔnDCG@{PRIMARY_K} (0–1 scale)")
+    ax.set_ylabel(what)
+    chosen = extremes(labelled, n)
+    if not chosen:
+        ax.set_yticks([])
+        _empty(ax, f"no {one} changed")
+        return
+    chosen.reverse()  # barh draws bottom-up: the most improved ends on top
+    y = np.arange(len(chosen))
+    values = [d for _, d in chosen]
+    ax.barh(y, values, color=[_shade(d) for d in values])
+    ax.set_yticks(y, [_short(label) for label, _ in chosen])
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    reach = max(0.05, max(abs(d) for d in values) * 1.15)
+    ax.set_xlim(-reach, reach)
+    ax.set_ylim(-0.6, max(len(chosen), 2 * n) - 0.4)  # same bar height whatever the count
+
+
 def held_out_deltas(
     loo: LooResult,
     query_ids: Sequence[str],
     *,
     floor: float = ADOPT_MIN_MEAN_DELTA,
     multiplier: float = ADOPT_SE_MULTIPLIER,
+    labelled: int = LABELLED,
 ) -> Figure:
-    """One bar per LOO fold: d_j = nDCG@5(fold's pick, q_j) - nDCG@5(default, q_j), with the
-    mean, the ``floor`` (gate 2) and ``multiplier`` x paired SE (gate 3) as lines.
-    ``query_ids[row]`` names the table row each fold held out."""
-    fig = _figure(10, 4.5)
-    ax = fig.add_subplot()
-    ax.set_title(f"Held-out ΔnDCG@{PRIMARY_K} per leave-one-query-out fold")
-    ax.set_xlabel("held-out query (one fold each)")
+    """Every LOO fold's d_j = nDCG@5(fold's pick, q_j) - nDCG@5(default, q_j), sorted (left
+    panel, with the mean, the ``floor`` of gate 2 and ``multiplier`` x paired SE of gate 3
+    as lines), and the ``labelled`` most improved and most degraded held-out queries by name
+    (right). ``query_ids[row]`` names the table row each fold held out."""
+    fig = _figure(10, 4.4, layout=None)
+    ax, named = _distribution_axes(fig)
+    fig.suptitle(f"Held-out ΔnDCG@{PRIMARY_K} per leave-one-query-out fold")
+    ax.set_title(f"all {len(loo.folds)} folds, sorted", fontsize="medium")
+    ax.set_xlabel("folds, from most improved to most degraded (count)")
     ax.set_ylabel(f"ΔnDCG@{PRIMARY_K}: fold's pick − default (0–1 scale)")
     diffs = list(loo.held_out_diffs)
     if not diffs:
         _empty(ax, "no folds: no query is effective")
+        _extremes_panel(named, [], labelled, "held-out queries", "held-out query")
         return fig
-    x = np.arange(len(diffs))
-    ax.bar(x, diffs, color=[_shade(d) for d in diffs])
-    ax.axhline(0.0, color="black", linewidth=0.8)
+    _sorted_curve(ax, diffs)
     ax.axhline(loo.mean_delta, color=HIGHLIGHT, label=f"mean d = {loo.mean_delta:+.4f}")
     ax.axhline(floor, color="black", linestyle="--", label=f"floor {floor:.2f} (gate 2)")
     if math.isfinite(loo.paired_se):
@@ -259,40 +351,57 @@ def held_out_deltas(
         se_text = f"paired SE {loo.paired_se:.4f}"
     else:
         se_text = "paired SE undefined (fewer than 2 folds)"
-    ax.set_xticks(x, [query_ids[row] for row in loo.rows])
-    ax.tick_params(axis="x", labelrotation=45)
-    ax.legend(title=se_text, fontsize="small", loc="best")
+    ax.legend(title=se_text, fontsize="small", loc="upper right")
+    names = [(query_ids[row], d) for row, d in zip(loo.rows, diffs, strict=True)]
+    _extremes_panel(named, names, labelled, "held-out queries", "held-out query")
     return fig
 
 
-def selection_stability(loo: LooResult) -> Figure:
-    """How many folds selected each condition; the refit's bar is highlighted, and the line
-    marks the majority the stability gate needs (more than half of the folds)."""
+def stability_text(loo: LooResult) -> str:
+    """ "224 of 225 folds (0.996)": the count and the share, never a rounded 1.00 alone."""
     folds = len(loo.folds)
-    fig = _figure(9, 1.6 + 0.4 * max(len(set(loo.folds)), 1))
+    agree = sum(1 for c in loo.folds if c == loo.refit)
+    return f"{agree} of {folds} folds ({loo.stability:.3f})"
+
+
+def selection_stability(loo: LooResult, *, shown: int = MAX_BARS) -> Figure:
+    """How many folds selected each condition, most chosen first (at most ``shown`` bars,
+    the rest summed into one); the refit's bar is highlighted, and the line marks the
+    majority the stability gate needs (more than half of the folds)."""
+    folds = len(loo.folds)
+    counts = sorted(Counter(loo.folds).items(), key=lambda item: (-item[1], item[0].index))
+    bars: list[tuple[str, int, str]] = []
+    for c, n in counts[:shown]:
+        refit = c == loo.refit
+        bars.append((c.label + ("  (refit)" if refit else ""), n, HIGHLIGHT if refit else FLAT))
+    rest = counts[shown:]
+    if rest:
+        bars.append((f"{len(rest)} other conditions", sum(n for _, n in rest), FLAT))
+    fig = _figure(9, 1.6 + 0.4 * max(len(bars), 1))
     ax = fig.add_subplot()
-    ax.set_title(f"Selection stability: {loo.stability:.2f} of {folds} folds picked the refit")
+    ax.set_title(f"Selection stability: {stability_text(loo)} picked the refit")
     ax.set_xlabel(f"folds that selected the condition (count, of {folds})")
     ax.set_ylabel("grid condition")
     if not folds:
         _empty(ax, "no folds: no query is effective")
         return fig
-    counts = sorted(Counter(loo.folds).items(), key=lambda item: (-item[1], item[0].index))
-    counts.reverse()  # barh draws bottom-up: the most chosen ends on top
-    y = np.arange(len(counts))
-    colours = [HIGHLIGHT if c == loo.refit else FLAT for c, _ in counts]
-    ax.barh(y, [n for _, n in counts], color=colours)
-    labels = [c.label + ("  (refit)" if c == loo.refit else "") for c, _ in counts]
-    ax.set_yticks(y, labels)
+    bars.reverse()  # barh draws bottom-up: the most chosen ends on top
+    y = np.arange(len(bars))
+    ax.barh(y, [n for _, n, _ in bars], color=[colour for _, _, colour in bars])
+    ax.set_yticks(y, [label for label, _, _ in bars])
+    for position, (_, n, _) in zip(y, bars, strict=True):
+        ax.text(n, float(position), f" {n}", va="center", fontsize="small")
     ax.axvline(STABILITY_MIN * folds, color=DOWN, linestyle="--", label="gate: more than half")
-    ax.set_xlim(0, folds + 0.5)
+    ax.set_xlim(0, folds * 1.08 + 0.5)
     ax.legend(fontsize="small", loc="lower right")
     return fig
 
 
-def bm25_heatmaps(table: MetricTable, rows: Sequence[int]) -> Figure:
+def bm25_heatmaps(table: MetricTable, rows: Sequence[int], *, inert: Sequence[str] = ()) -> Figure:
     """Mean nDCG@5 over ``rows`` for the 64 bm25 weight sets at rrf_k 60: one panel per
-    context weight, heading weight down, content weight across; the default is boxed."""
+    context weight, heading weight down, content weight across; the default is boxed.
+    A grid with no variation says so instead of colouring rounding noise; ``inert`` names
+    the axes the data cannot move (groove.tune.axes), said in the title."""
     means = condition_means(table.primary, rows)
     n = len(BM25_WEIGHT_GRID)
     grids = [
@@ -306,15 +415,25 @@ def bm25_heatmaps(table: MetricTable, rows: Sequence[int]) -> Figure:
     ]
     low = min(float(g.min()) for g in grids)
     high = max(float(g.max()) for g in grids)
+    flat = high - low <= FLAT_SPREAD
     fig = _figure(14, 4.2)
-    fig.suptitle(
+    title = (
         f"Mean nDCG@{PRIMARY_K} over the bm25 weight grid at rrf_k = "
         f"{RRF_K_GRID[DEFAULT_K_INDEX]:.0f} ({len(rows)} effective queries)"
     )
+    if flat:  # a colour scale over rounding noise would invent differences
+        title += f"\nno variation: every weight set gives {high:.3f}"
+    elif inert:
+        title += f"\n{' and '.join(inert)}: no effect on any query here (not measured)"
+    fig.suptitle(title)
     axes = fig.subplots(1, n)
-    image = None
+    image: AxesImage | None = None
     for ctx, (ax, grid) in enumerate(zip(axes, grids, strict=True)):
-        image = ax.imshow(grid, cmap="viridis", vmin=low, vmax=max(high, low + 1e-9))
+        if flat:
+            image = None
+            ax.imshow(np.zeros_like(grid), cmap="Greys", vmin=0.0, vmax=4.0)
+        else:
+            image = ax.imshow(grid, cmap="viridis", vmin=low, vmax=high)
         ax.set_title(f"context weight {BM25_WEIGHT_GRID[ctx]:g}")
         ax.set_xlabel("bm25 content weight")
         ax.set_ylabel("bm25 heading weight")
@@ -324,12 +443,14 @@ def bm25_heatmaps(table: MetricTable, rows: Sequence[int]) -> Figure:
         middle = (low + high) / 2
         for h in range(n):
             for c in range(n):
-                ink = "black" if grid[h, c] > middle else "white"  # readable on viridis
+                ink = "black" if flat or grid[h, c] > middle else "white"  # readable on viridis
                 ax.text(c, h, f"{grid[h, c]:.3f}", ha="center", va="center", fontsize=7, color=ink)
         if ctx == DEFAULT_CONDITION.ctx:
             _box(ax, DEFAULT_CONDITION.content, DEFAULT_CONDITION.h)
     if image is not None:
-        fig.colorbar(image, ax=axes, label=f"mean nDCG@{PRIMARY_K} (0–1)", shrink=0.9)
+        fig.colorbar(
+            image, ax=axes, label=f"mean nDCG@{PRIMARY_K} (0–1)", shrink=0.9, format="%.3f"
+        )
     return fig
 
 
@@ -409,32 +530,27 @@ def per_query_deltas(
     query_ids: Sequence[str],
     condition: Condition,
     rows: Sequence[int] | None = None,
+    *,
+    labelled: int = LABELLED,
 ) -> Figure:
-    """ΔnDCG@5 of ``condition`` against the built-in default for each query, sorted so the
-    most degraded query is on top (read them before adopting a better mean)."""
+    """ΔnDCG@5 of ``condition`` against the built-in default for every query, as a sorted
+    distribution (left: most improved to most degraded, the ties flat in the middle), and
+    the ``labelled`` most improved and most degraded queries by name (right): read them
+    before adopting a better mean. Same size for 10 queries or 10,000."""
     pairs = condition_deltas(table, condition, rows)
-    fig = _figure(9, 1.6 + 0.32 * max(len(pairs), 1))
-    ax = fig.add_subplot()
-    ax.set_title(f"Per-query impact: {condition.label} vs the default")
-    ax.set_xlabel(f"ΔnDCG@{PRIMARY_K} (condition − default, 0–1 scale)")
-    ax.set_ylabel("golden query")
+    fig = _figure(10, 4.4, layout=None)
+    ax, named = _distribution_axes(fig)
+    fig.suptitle(f"Per-query impact: {condition.label} vs the default")
+    ax.set_title(f"all {len(pairs)} queries, sorted", fontsize="medium")
+    ax.set_xlabel("queries, from most improved to most degraded (count)")
+    ax.set_ylabel(f"ΔnDCG@{PRIMARY_K} (condition − default, 0–1 scale)")
     if not pairs:
         _empty(ax, "no usable golden query")
+        _extremes_panel(named, [], labelled, "queries", "query")
         return fig
-    y = np.arange(len(pairs))
     deltas = [d for _, d in pairs]
-    ax.barh(y, deltas, color=[_shade(d) for d in deltas])
-    ax.set_yticks(y, [query_ids[r] for r, _ in pairs])
-    ax.axvline(0.0, color="black", linewidth=0.8)
+    _sorted_curve(ax, deltas)
     reach = max(0.05, max(abs(d) for d in deltas) * 1.1)
-    ax.set_xlim(-reach, reach)
-    improved = sum(direction(d) > 0 for d in deltas)
-    degraded = sum(direction(d) < 0 for d in deltas)
-    ax.text(
-        0.01,
-        0.01,
-        f"improved {improved} · degraded {degraded}",
-        transform=ax.transAxes,
-        fontsize="small",
-    )
+    ax.set_ylim(-reach, reach)
+    _extremes_panel(named, [(query_ids[r], d) for r, d in pairs], labelled, "queries", "query")
     return fig

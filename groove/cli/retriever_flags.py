@@ -1,0 +1,89 @@
+"""The ``--retriever`` family of ``groove eval`` flags, and the progress bar of its run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from groove.cli.common import stderr_is_terminal
+
+if TYPE_CHECKING:
+    from groove.evaluation.retrievers.spec import RetrieverSpec
+
+
+# The --retriever family of flags (declared in groove.settings.EVAL), in --help order.
+RETRIEVER_FLAGS = (
+    "retriever",
+    "retriever_name",
+    "retriever_headers",
+    "retriever_timeout",
+    "retriever_concurrency",
+    "retriever_retries",
+    "retriever_body",
+    "retriever_hits",
+    "retriever_fields",
+)
+
+
+def spec_from_flags(
+    retriever: str | None,
+    retriever_name: str | None,
+    retriever_headers: tuple[str, ...],
+    retriever_timeout: float | None,
+    retriever_concurrency: int | None,
+    retriever_retries: int | None,
+    retriever_body: str | None,
+    retriever_hits: str | None,
+    retriever_fields: tuple[str, ...],
+) -> RetrieverSpec | None:
+    from groove.errors import ConfigError
+    from groove.evaluation.retrievers.spec import RetrieverOptions, field_map, parse_spec
+
+    if retriever is None:
+        given = [
+            name
+            for name, value in (
+                ("--retriever-name", retriever_name),
+                ("--retriever-header", retriever_headers or None),
+                ("--retriever-timeout", retriever_timeout),
+                ("--retriever-concurrency", retriever_concurrency),
+                ("--retriever-retries", retriever_retries),
+                ("--retriever-body", retriever_body),
+                ("--retriever-hits", retriever_hits),
+                ("--retriever-field", retriever_fields or None),
+            )
+            if value is not None
+        ]
+        if given:
+            raise ConfigError(f"{given[0]} needs --retriever", "pass --retriever SPEC as well")
+        return None
+    defaults = RetrieverOptions()
+    options = RetrieverOptions(
+        headers=retriever_headers,
+        timeout=retriever_timeout if retriever_timeout is not None else defaults.timeout,
+        concurrency=retriever_concurrency or defaults.concurrency,
+        retries=retriever_retries if retriever_retries is not None else defaults.retries,
+        body=retriever_body,
+        fields=field_map(retriever_hits, retriever_fields),
+    )
+    return parse_spec(retriever, name=retriever_name, options=options)
+
+
+class ProgressBar:
+    """A tqdm bar over queries answered, on a terminal only (as ``groove index`` shows)."""
+
+    def __init__(self) -> None:
+        self.enabled = stderr_is_terminal()
+        self.bar: Any = None
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled or total == 0:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="query", desc="retrieving", leave=False)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

@@ -1,0 +1,99 @@
+"""``groove eval --retriever``: the golden queries answered by a retriever groove did not build.
+
+Everything after retrieval is the eval of groove's own engine: the hit rule, the metrics,
+the history, the diff and the gate. What needs groove's index (the corpus snapshot behind
+the drift warning, and the golden-leak check) is taken from ``--kb-path`` when it points at
+an indexed copy of the same documents, and is otherwise reported as not available. The
+history is written only after every query was answered: a retriever that fails stops the
+run with a RetrieverError and leaves the history as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from groove.errors import IndexMissingError
+from groove.evaluation.corpus import CorpusSnapshot
+from groove.evaluation.corpus_scan import snapshot
+from groove.evaluation.findings import Finding, QuoteScanner
+from groove.evaluation.fingerprint import Fingerprint
+from groove.evaluation.golden import GoldenSet, load_golden
+from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate
+from groove.evaluation.records import RunRecord
+from groove.evaluation.result import EvalRun
+from groove.evaluation.retrievers.base import ProgressFn, Retriever, RetrieverQuery
+from groove.evaluation.retrievers.spec import open_retriever
+from groove.evaluation.run import _compare_and_save, _score
+from groove.evaluation.settings import EvalSettings
+from groove.notes import Note
+
+NOTE_INDEX_CHECKS = "retriever-index-checks-unavailable"
+NOT_AVAILABLE = (
+    "corpus drift and the golden-leak check are not available with --retriever ({why}); "
+    "pass --kb-path with an indexed copy of the same documents"
+)
+
+
+def run_external(
+    settings: EvalSettings, retriever: Retriever | None, progress: ProgressFn | None
+) -> EvalRun:
+    golden = load_golden(settings.golden_path)
+    queries = [RetrieverQuery(q.id, q.query, settings.depth) for q in golden.queries]
+    owned = retriever is None
+    if retriever is None:
+        assert settings.retriever is not None
+        retriever = open_retriever(settings.retriever)
+    try:
+        tops = retriever.retrieve(queries, progress)
+    finally:
+        if owned:
+            retriever.close()
+    tops = [tuple(hits[: settings.depth]) for hits in tops]
+    notes = list(getattr(retriever, "notes", ()))
+    corpus, findings, why = _index_checks(settings, golden, tops)
+    if why is not None:
+        notes.append(Note(NOTE_INDEX_CHECKS, NOT_AVAILABLE.format(why=why), data={"why": why}))
+    per_query = _score(golden, tops, settings.k_values, [None] * len(tops))
+    record = RunRecord(
+        timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
+        fingerprint=Fingerprint(
+            model=retriever.name,
+            reranker=None,
+            limit=settings.limit,
+            k_values=settings.k_values,
+            golden_hash=golden.sha256,
+            metric_version=METRIC_VERSION,
+            fts_query_version=0,
+            lexical=None,
+            retriever={"kind": retriever.kind, "name": retriever.name},
+        ),
+        corpus=corpus,
+        per_query=per_query,
+        aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
+        findings=findings,
+    )
+    return _compare_and_save(replace(settings, notes=(*settings.notes, *notes)), record)
+
+
+def _index_checks(
+    settings: EvalSettings, golden: GoldenSet, tops: Sequence[Sequence[RankedHit]]
+) -> tuple[CorpusSnapshot | None, tuple[Finding, ...], str | None]:
+    """(corpus, findings, None) from the KB's index, or (None, (), why not)."""
+    from groove.store.db import default_db_path, open_existing, read_snapshot
+
+    if settings.kb_path is None:
+        return None, (), "no --kb-path"
+    db = settings.db_path or default_db_path(settings.kb_path)
+    try:
+        conn = open_existing(db, settings.kb_path)
+    except IndexMissingError:
+        return None, (), f"no index at {db}"
+    scanner = QuoteScanner(golden.queries)
+    try:
+        with read_snapshot(conn) as snap:
+            corpus = snapshot(snap, scanner.visit)
+    finally:
+        conn.close()
+    return corpus, scanner.findings([[h.path for h in hits] for hits in tops]), None

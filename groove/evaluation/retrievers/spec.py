@@ -1,0 +1,199 @@
+"""``--retriever SPEC``: which retriever, its name in the fingerprint, and its options.
+
+``command:PROGRAM [ARGS...]`` (split like a shell would), ``http://...`` / ``https://...``,
+``run:FILE``. The name recorded in the fingerprint is ``--retriever-name`` when given, else
+the program, the URL without user, password, query string or fragment, or the run file's
+name. Header values are kept as written (``$VAR`` unexpanded) and expanded only when the
+retriever opens, so a token never reaches the fingerprint, the history or a report.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from groove.errors import ConfigError
+from groove.evaluation.retrievers.base import FieldMap, Retriever
+
+KINDS = ("command", "http", "run")
+SPEC_HINT = "use command:PROGRAM [ARGS...], http(s)://HOST/PATH or run:FILE"
+FIELD_NAMES = ("path", "heading", "score")
+
+
+@dataclass(frozen=True)
+class RetrieverOptions:
+    """How to talk to the retriever; none of it is part of the fingerprint."""
+
+    headers: tuple[str, ...] = ()  # "Name: value", $VAR expanded at open time
+    timeout: float = 30.0  # seconds per query (an HTTP request, or a command's answer)
+    concurrency: int = 4  # HTTP requests in flight
+    retries: int = 3  # HTTP retries on connection errors and 5xx
+    body: str | None = None  # HTTP request template (JSON with "{{query}}", "{{limit}}")
+    fields: FieldMap = field(default_factory=FieldMap)
+
+
+@dataclass(frozen=True)
+class RetrieverSpec:
+    kind: str
+    target: str  # the command line, the URL, or the run file path
+    name: str
+    options: RetrieverOptions = field(default_factory=RetrieverOptions)
+
+    def fingerprint(self) -> dict[str, str]:
+        return {"kind": self.kind, "name": self.name}
+
+
+def parse_spec(
+    text: str, *, name: str | None = None, options: RetrieverOptions | None = None
+) -> RetrieverSpec:
+    """Check ``text`` and the options; ConfigError (exit 2) for anything unusable."""
+    text = text.strip()
+    options = options or RetrieverOptions()
+    _check_options(options)
+    if text.startswith("command:"):
+        line = text.removeprefix("command:").strip()
+        try:
+            argv = shlex.split(line)
+        except ValueError as exc:
+            raise ConfigError(f"--retriever {text!r}: {exc}", SPEC_HINT) from None
+        if not argv:
+            raise ConfigError("--retriever command: names no program", SPEC_HINT)
+        return RetrieverSpec("command", line, name or argv[0], options)
+    if text.startswith(("http://", "https://")):
+        parts = urlsplit(text)
+        if not parts.hostname:
+            raise ConfigError(f"--retriever {text!r}: the URL names no host", SPEC_HINT)
+        return RetrieverSpec("http", text, name or public_url(text), options)
+    if text.startswith("run:"):
+        path = text.removeprefix("run:").strip()
+        if not path:
+            raise ConfigError("--retriever run: names no file", SPEC_HINT)
+        return RetrieverSpec("run", path, name or Path(path).name, options)
+    raise ConfigError(f"unknown retriever {text!r}", SPEC_HINT)
+
+
+def public_url(url: str) -> str:
+    """The URL without credentials: no user or password, no query string, no fragment."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _check_options(options: RetrieverOptions) -> None:
+    if not options.timeout > 0:
+        raise ConfigError(f"retriever timeout must be > 0, got {options.timeout}", None)
+    if options.concurrency < 1:
+        raise ConfigError(f"retriever concurrency must be >= 1, got {options.concurrency}", None)
+    if options.retries < 0:
+        raise ConfigError(f"retriever retries must be >= 0, got {options.retries}", None)
+    for header in options.headers:
+        if ":" not in header or not header.split(":", 1)[0].strip():
+            raise ConfigError(
+                f"retriever header {header.split(':', 1)[0]!r} is not 'Name: value'",
+                "pass --retriever-header 'Authorization: Bearer $TOKEN'",
+            )
+    if options.body is not None:
+        try:
+            json.loads(options.body)
+        except ValueError as exc:
+            raise ConfigError(
+                f"--retriever-body is not JSON: {exc}",
+                'write it like {"size": "{{limit}}", "query": {"match": {"body": "{{query}}"}}}',
+            ) from None
+
+
+def field_map(hits: str | None, fields: Sequence[str] | Mapping[str, str]) -> FieldMap:
+    """``--retriever-hits`` and ``--retriever-field NAME=PATH`` as a FieldMap."""
+    pairs: dict[str, str] = {}
+    items = fields.items() if isinstance(fields, Mapping) else [_pair(f) for f in fields]
+    for key, value in items:
+        if key not in FIELD_NAMES:
+            raise ConfigError(
+                f"--retriever-field {key!r}: not one of {', '.join(FIELD_NAMES)}",
+                "write it like --retriever-field path=_source.path",
+            )
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"--retriever-field {key}: empty path", None)
+        pairs[key] = value
+    return FieldMap(hits=hits or "hits", **pairs)
+
+
+def _pair(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise ConfigError(
+            f"--retriever-field {text!r} is not NAME=PATH",
+            "write it like --retriever-field path=_source.path",
+        )
+    return key.strip(), value.strip()
+
+
+def options_from_mapping(data: Mapping[str, Any] | None) -> tuple[str | None, RetrieverOptions]:
+    """The notebook's ``retriever_options`` dict: (name, options)."""
+    if not data:
+        return None, RetrieverOptions()
+    known = {"name", "headers", "timeout", "concurrency", "retries", "body", "hits", "fields"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(
+            f"retriever_options: unknown key {unknown[0]!r}",
+            f"known keys: {', '.join(sorted(known))}",
+        )
+    body = data.get("body")
+    if body is not None and not isinstance(body, str):
+        body = json.dumps(body)
+    defaults = RetrieverOptions()
+    headers = data.get("headers") or ()
+    if isinstance(headers, str):
+        headers = (headers,)
+    return data.get("name"), RetrieverOptions(
+        headers=tuple(str(h) for h in headers),
+        timeout=float(data.get("timeout", defaults.timeout)),
+        concurrency=int(data.get("concurrency", defaults.concurrency)),
+        retries=int(data.get("retries", defaults.retries)),
+        body=body,
+        fields=field_map(data.get("hits"), data.get("fields") or {}),
+    )
+
+
+def spec_from_mapping(
+    spec: str | None, options: Mapping[str, Any] | None, *, source: str = "parameter"
+) -> RetrieverSpec | None:
+    """``retriever`` and ``retriever_options`` of the notebook and of ``groove.evaluate``:
+    the spec as ``--retriever`` takes it, the options as a mapping with ``name``,
+    ``headers``, ``timeout``, ``concurrency``, ``retries``, ``body``, ``hits``, ``fields``."""
+    if spec is None:
+        if options:
+            raise ConfigError(f"{source} retriever_options needs retriever", None)
+        return None
+    try:
+        name, parsed = options_from_mapping(options)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"{source} retriever_options has a value of the wrong type ({exc})",
+            "timeout is seconds, concurrency and retries whole numbers, fields a mapping",
+        ) from None
+    return parse_spec(spec, name=name, options=parsed)
+
+
+def open_retriever(spec: RetrieverSpec) -> Retriever:
+    """Start (or open) the retriever ``spec`` names; close it when done."""
+    if spec.kind == "command":
+        from groove.evaluation.retrievers.command import CommandRetriever
+
+        return CommandRetriever(spec)
+    if spec.kind == "http":
+        from groove.evaluation.retrievers.http import HttpRetriever
+
+        return HttpRetriever(spec)
+    from groove.evaluation.retrievers.runfile import RunFileRetriever
+
+    return RunFileRetriever(spec)

@@ -1,0 +1,89 @@
+"""Interactive tables for hundreds of rows: sortable, filterable, paged, and offline.
+
+A notebook shows a table with ``interactive(frame, ...)``; once per notebook, before the
+first table, a cell shows ``scripts()``: the DataTables bundle of the ``itables`` package,
+embedded in the output (about 1 MB, base64) so that both a live JupyterLab and the HTML
+export page work without a network (a CDN would leave the exported page blank offline).
+Without JavaScript (an untrusted notebook, a text viewer) each table falls back to its
+first page as plain HTML, which itables writes next to the script.
+
+Cells may hold HTML (marks, line breaks): the caller escapes the text it puts into them,
+``cell_html`` does it for plain values.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+PAGE_LENGTH = 10
+PAGE_CHOICES = (10, 25, 100, -1)
+# Long text wraps between items, never inside one; the search box and pager stay compact.
+CSS = (
+    ".groove-table td{white-space:normal;vertical-align:top;text-align:left}"
+    ".groove-table th{text-align:left}"
+    ".groove-table .item{white-space:nowrap;display:inline-block;margin-right:.6em}"
+    ".groove-table .line{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;"
+    "max-width:34em}"
+)
+
+
+def scripts() -> None:
+    """Display the offline DataTables bundle (once per notebook, before the first table).
+
+    itables' own offline mode; ``all_interactive=False`` leaves other DataFrames alone.
+    """
+    from itables import init_notebook_mode
+
+    init_notebook_mode(all_interactive=False, connected=False)
+
+
+def cell_html(value: object, digits: int = 3) -> str:
+    """A plain value as escaped cell text; floats to ``digits`` places, None as a dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return html.escape(str(value))
+
+
+def interactive(
+    frame: pd.DataFrame,
+    *,
+    caption: str | None = None,
+    page_length: int = PAGE_LENGTH,
+    numeric: Sequence[str] = (),
+) -> Any:
+    """``frame`` (cells already HTML) as a paged, sortable, searchable table, in the order
+    of its rows. ``numeric`` columns sort as numbers (their cells hold the number as text)."""
+    from IPython.display import HTML
+    from itables import to_html_datatable
+
+    columns = list(frame.columns)
+    numbers = [columns.index(c) for c in numeric if c in columns]
+    defs: list[
+        dict[str, Any]
+    ] = [  # earlier definitions win: numbers right-aligned, everything else left
+        {"targets": numbers, "type": "num", "className": "dt-right"},
+        {"targets": "_all", "className": "dt-left"},
+    ]
+    body = to_html_datatable(
+        frame,
+        caption=caption,
+        connected=False,
+        allow_html=True,
+        showIndex=False,
+        maxBytes=0,  # never downsample: the table must hold every query
+        pageLength=page_length,
+        lengthMenu=list(PAGE_CHOICES),
+        order=[],  # the frame's own order first; a click on a header sorts
+        columnDefs=defs,
+        classes="display compact groove-table",
+        style="table-layout:auto;width:100%;margin:0;caption-side:top",
+        css=CSS,
+    )
+    return HTML(body)

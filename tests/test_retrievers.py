@@ -1,0 +1,475 @@
+"""``groove eval --retriever``: command, HTTP and run-file retrievers, and their faults.
+
+The retrievers here are real: a subprocess speaking JSON lines (tests/helpers/adapter.py),
+HTTP servers on 127.0.0.1 (free ports only) and run files on disk. Their hits are made up
+so that the metrics are known in advance: every golden query's answer sits at rank 2 under
+a decoy, so MRR is exactly 0.5 and recall@1 exactly 0. Every fault must exit 2 with a
+one-line message naming the query and leave the history file byte for byte as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from groove.cli import cli
+
+ADAPTER = Path(__file__).parent / "helpers" / "adapter.py"
+DECOY = "team/postmortem.md"
+
+
+def invoke(*args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+@pytest.fixture
+def golden(tmp_path: Path, golden_en: Path) -> Path:
+    """A private copy of golden_en: without --kb-path the history is kept beside it."""
+    path = tmp_path / "golden.yml"
+    path.write_bytes(golden_en.read_bytes())
+    return path
+
+
+def made_up_hits(golden: Path) -> dict[str, list[dict[str, Any]]]:
+    """Per query: a decoy first, the expected answer second, then one more decoy."""
+    out = {}
+    for q in yaml.safe_load(golden.read_text())["queries"]:
+        expected = q["expected"][0]
+        out[q["id"]] = [
+            {"path": DECOY, "heading": None, "score": 0.9},
+            {"path": expected["path"], "heading": expected.get("heading"), "score": 0.8},
+            {"path": "archive/old.md", "score": 0.1},
+        ]
+    return out
+
+
+@pytest.fixture
+def run_jsonl(tmp_path: Path, golden: Path) -> Path:
+    path = tmp_path / "run.jsonl"
+    lines = [json.dumps({"id": qid, "hits": hits}) for qid, hits in made_up_hits(golden).items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def assert_known_metrics(doc: dict[str, Any]) -> None:
+    agg = doc["aggregate"]
+    assert agg["query_count"] == 10
+    assert agg["mrr"] == 0.5
+    assert agg["recall_at_k"] == {"1": 0.0, "5": 1.0, "10": 1.0}
+    assert math.isclose(agg["ndcg_at_k"]["10"], 1 / math.log2(3))
+
+
+def command_spec(run: Path, *extra: str) -> str:
+    return f"command:{sys.executable} {ADAPTER} {run} {' '.join(extra)}".strip()
+
+
+# ------------------------------------------------------------------- spec and fingerprint
+
+
+def test_spec_names_hide_credentials_and_headers_expand_only_at_open() -> None:
+    from groove.errors import ConfigError
+    from groove.evaluation.retrievers.http import expand_headers
+    from groove.evaluation.retrievers.spec import parse_spec
+
+    spec = parse_spec("https://bob:s3cret@search.example.com:9200/idx/_search?api_key=k#x")
+    assert (spec.kind, spec.name) == ("http", "https://search.example.com:9200/idx/_search")
+    assert parse_spec("command:python 'my adapter.py' --fast").name == "python"
+    assert parse_spec("run:out/bm25.trec").name == "bm25.trec"
+    assert parse_spec("run:x", name="bm25 baseline").fingerprint() == {
+        "kind": "run",
+        "name": "bm25 baseline",
+    }
+    with pytest.raises(ConfigError, match="unknown retriever 'ftp://x'"):
+        parse_spec("ftp://x")
+    assert expand_headers(["Authorization: Bearer $TOKEN"], {"TOKEN": "t0k"}) == {
+        "Authorization": "Bearer t0k"
+    }
+    with pytest.raises(ConfigError, match=r"uses \$TOKEN, which is not set"):
+        expand_headers(["Authorization: Bearer ${TOKEN}"], {})
+
+
+def test_old_history_entries_read_as_groove_engine() -> None:
+    from groove.evaluation.fingerprint import Fingerprint
+
+    old = {
+        "model": "m",
+        "reranker": None,
+        "limit": 10,
+        "k_values": [1, 5, 10],
+        "golden_hash": "h",
+        "metric_version": 2,
+        "fts_query_version": 1,
+    }
+    engine = Fingerprint.from_dict(old)
+    # The lexical mode (issue 14) is always written; an old entry reads as the trigram leg.
+    assert engine.retriever is None and engine.to_dict() == {**old, "lexical": "trigram"}
+    external = Fingerprint.from_dict({**old, "retriever": {"kind": "http", "name": "u"}})
+    assert not external.compatible_with(engine)
+
+
+# ------------------------------------------------------------ real retrievers, known metrics
+
+
+def test_command_adapter_and_both_run_file_formats_score_the_same(
+    tmp_path: Path, golden: Path, run_jsonl: Path
+) -> None:
+    docs = {}
+    trec = tmp_path / "run.trec"
+    for kind, spec in (
+        ("command", command_spec(run_jsonl)),
+        ("jsonl", f"run:{run_jsonl}"),
+    ):
+        result = invoke("eval", "--retriever", spec, "--golden", str(golden), "--no-history",
+                        "--format", "json", "--export-run", str(trec),
+                        "--export-run-headings")  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        docs[kind] = json.loads(result.stdout)
+    result = invoke("eval", "--retriever", f"run:{trec}", "--golden", str(golden),
+                    "--no-history", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    docs["trec"] = json.loads(result.stdout)
+    for doc in docs.values():
+        assert_known_metrics(doc)
+    assert docs["command"]["fingerprint"]["retriever"] == {
+        "kind": "command",
+        "name": sys.executable,
+    }
+    assert docs["trec"]["fingerprint"]["retriever"] == {"kind": "run", "name": "run.trec"}
+    tops = {k: [q["top_k"] for q in d["per_query"]] for k, d in docs.items()}
+    assert tops["command"] == tops["jsonl"] == tops["trec"]
+    assert "corpus drift and the golden-leak check are not available" in result.stderr
+    assert docs["trec"]["corpus"] is None
+
+
+def test_trec_run_orders_by_rank_and_reads_escaped_ids(tmp_path: Path, golden: Path) -> None:
+    from groove.evaluation.trec import docid
+
+    assert docid("my notes/a#b.md", "Set up 100%") == "my%20notes/a%23b.md#Set%20up%20100%25"
+    run = tmp_path / "run.trec"
+    lines = []
+    for qid, hits in made_up_hits(golden).items():
+        for rank, hit in reversed(list(enumerate(hits, start=1))):  # file order != rank order
+            lines.append(f"{qid} Q0 {docid(hit['path'], hit.get('heading'))} {rank} 1.0 t")
+    run.write_text("\n".join(lines) + "\n")
+    result = invoke("eval", "--retriever", f"run:{run}", "--golden", str(golden),
+                    "--no-history", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert_known_metrics(json.loads(result.stdout))
+
+
+def test_retriever_runs_share_history_only_with_the_same_retriever(
+    golden: Path, run_jsonl: Path, tmp_path: Path
+) -> None:
+    history = golden.parent / ".groove-eval-history.json"
+    first = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden))
+    assert first.exit_code == 0, first.stderr
+    assert history.is_file()
+    same = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden))
+    assert "Aggregate (previous run:" in same.stdout
+    other = invoke("eval", "--retriever", command_spec(run_jsonl), "--golden", str(golden))
+    assert other.exit_code == 0, other.stderr
+    assert "retriever changed since last run, diff disabled" in other.stdout
+    runs = json.loads(history.read_text())["runs"]
+    assert [r["fingerprint"]["retriever"]["kind"] for r in runs] == [
+        "command",
+        "run",
+        "run",
+    ]  # newest first
+
+
+def test_engine_flags_and_tune_refuse_a_retriever(golden: Path, run_jsonl: Path) -> None:
+    mixed = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden), "--mmr",
+                   "true")  # fmt: skip
+    assert mixed.exit_code == 2
+    assert "--mmr configures groove's own engine and cannot be combined with --retriever" in (
+        mixed.stderr
+    )
+    lonely = invoke("eval", "--retriever-timeout", "3", "--golden", str(golden))
+    assert lonely.exit_code == 2 and "--retriever-timeout needs --retriever" in lonely.stderr
+    no_golden = invoke("eval", "--retriever", f"run:{run_jsonl}")
+    assert no_golden.exit_code == 2
+    assert "with --retriever and no --kb-path, groove needs --golden" in no_golden.stderr
+    tune = invoke("tune", "--retriever", "http://127.0.0.1:9/search", "--golden", str(golden))
+    assert tune.exit_code == 2
+    assert "cannot tune an external retriever" in tune.stderr
+
+
+def test_notebook_kernel_takes_a_retriever(tmp_path: Path, golden: Path, run_jsonl: Path) -> None:
+    from groove.notebooks import kernel
+
+    outcome = kernel.eval_report(
+        golden=str(golden),
+        retriever=f"run:{run_jsonl}",
+        retriever_options={"name": "baseline"},
+        history=False,
+        result_path=str(tmp_path / "result.json"),
+    )
+    assert outcome.ok, outcome.error
+    document = json.loads((tmp_path / "result.json").read_text())
+    assert document["fingerprint"]["retriever"] == {"kind": "run", "name": "baseline"}
+    assert_known_metrics(document)
+    refused = kernel.eval_report(
+        golden=str(golden),
+        retriever=f"run:{run_jsonl}",
+        retriever_options={"colour": "red"},
+        result_path=str(tmp_path / "refused.json"),
+    )
+    assert refused.exit_code == 2 and "unknown key 'colour'" in str(refused.error)
+
+
+# ------------------------------------------------------------------------ command faults
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        (
+            "exit",
+            "retriever command exited with code 3 before answering query 'canary-first-share'",
+        ),
+        ("hang", "retriever command gave no answer for query 'canary-first-share' within 1s"),
+        (
+            "malformed",
+            "retriever answer for query 'canary-first-share': the answer line is not JSON",
+        ),
+        ("no-path", "retriever answer for query 'canary-first-share': hit 1 has no `path`"),
+        (
+            "wrong-id",
+            "retriever answer for query 'canary-first-share': answered id 'someone-else', "
+            "which was not asked",
+        ),
+    ],
+)
+def test_command_faults_exit_2_and_keep_the_history(
+    golden: Path, run_jsonl: Path, fault: str, message: str
+) -> None:
+    history = golden.parent / ".groove-eval-history.json"
+    first = invoke("eval", "--retriever", command_spec(run_jsonl), "--golden", str(golden))
+    assert first.exit_code == 0, first.stderr
+    before = history.read_bytes()
+    spec = command_spec(run_jsonl, "--fault", fault, "--at", "3")
+    result = invoke("eval", "--retriever", spec, "--golden", str(golden),
+                    "--retriever-timeout", "1")  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[0] == f"Error: {message}" or (
+        result.stderr.splitlines()[0].startswith(f"Error: {message}")
+    )
+    assert history.read_bytes() == before
+
+
+def test_a_program_that_cannot_start_is_a_one_line_error(golden: Path) -> None:
+    result = invoke("eval", "--retriever", "command:/nonexistent/adapter", "--golden", str(golden))
+    assert result.exit_code == 2
+    assert "Error: cannot start the retriever command '/nonexistent/adapter'" in result.stderr
+
+
+# --------------------------------------------------------------------------- HTTP faults
+
+
+class QuietServer(ThreadingHTTPServer):
+    """A client that gave up (groove stopping at a fault) is no error worth printing: it
+    would land in the stderr of whichever command CliRunner is capturing at that moment."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
+class FakeService:
+    """A loopback HTTP retriever whose answers the test decides, one query at a time."""
+
+    def __init__(self, answer: Callable[[dict[str, Any], int], tuple[int, bytes]]) -> None:
+        self.answer = answer
+        self.calls: dict[str, int] = {}
+        self.headers: list[str | None] = []
+        self.lock = threading.Lock()
+        service = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                key = json.dumps(body["query"])
+                with service.lock:
+                    n = service.calls[key] = service.calls.get(key, 0) + 1
+                    service.headers.append(self.headers.get("Authorization"))
+                status, payload = service.answer(body, n)
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/search"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def fake_service(golden: Path) -> Iterator[Callable[..., FakeService]]:
+    made: list[FakeService] = []
+    hits = made_up_hits(golden)
+    by_query = {q["query"]: q["id"] for q in yaml.safe_load(golden.read_text())["queries"]}
+
+    def make(fault: Callable[[str, int], tuple[int, bytes] | None] | None = None) -> FakeService:
+        def answer(body: dict[str, Any], n: int) -> tuple[int, bytes]:
+            qid = by_query[body["query"]]
+            if fault is not None:
+                faulty = fault(qid, n)
+                if faulty is not None:
+                    return faulty
+            return 200, json.dumps({"hits": hits[qid][: body["limit"]]}).encode()
+
+        service = FakeService(answer)
+        made.append(service)
+        return service
+
+    yield make
+    for service in made:
+        service.close()
+
+
+SLOW = threading.Event()  # never set: a wait on it is a server slower than any timeout
+
+
+def _slow(qid: str, n: int) -> tuple[int, bytes] | None:
+    if qid == "canary-first-share":
+        SLOW.wait(5)
+    return None
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        (_slow, "retriever gave no answer for query 'canary-first-share' within 1s"),
+        (
+            lambda qid, n: (200, b"{oops") if qid == "canary-first-share" else None,
+            "retriever answer for query 'canary-first-share': the answer is not JSON",
+        ),
+        (
+            lambda qid, n: (
+                (200, b'{"hits": [{"score": 1}]}') if qid == "canary-first-share" else None
+            ),
+            "retriever answer for query 'canary-first-share': hit 1 has no `path`",
+        ),
+        (
+            lambda qid, n: (503, b"busy") if qid == "canary-first-share" else None,
+            "retriever request for query 'canary-first-share' failed after 2 attempt(s): "
+            "HTTP 503 Service Unavailable",
+        ),
+        (
+            lambda qid, n: (404, b"") if qid == "canary-first-share" else None,
+            "retriever request for query 'canary-first-share' failed: HTTP 404 Not Found",
+        ),
+    ],
+    ids=["slower-than-timeout", "malformed-json", "hit-without-path", "5xx-exhausted", "4xx"],
+)
+def test_http_faults_exit_2_and_keep_the_history(
+    golden: Path,
+    run_jsonl: Path,
+    fake_service: Callable[..., FakeService],
+    fault: Any,
+    message: str,
+) -> None:
+    history = golden.parent / ".groove-eval-history.json"
+    service = fake_service(fault)
+    first = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden),
+                   "--retriever-name", service.url)  # fmt: skip
+    assert first.exit_code == 0, first.stderr
+    before = history.read_bytes()
+    result = invoke("eval", "--retriever", service.url, "--golden", str(golden),
+                    "--retriever-timeout", "1", "--retriever-retries", "1")  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[0].startswith(f"Error: {message}"), result.stderr
+    assert len(result.stderr.splitlines()) == 2  # the message and its hint
+    assert history.read_bytes() == before
+
+
+def test_http_5xx_then_success_is_retried_and_headers_stay_out_of_history(
+    golden: Path, fake_service: Callable[..., FakeService]
+) -> None:
+    service = fake_service(lambda qid, n: (502, b"") if n == 1 else None)
+    result = invoke("eval", "--retriever", service.url, "--golden", str(golden),
+                    "--retriever-header", "Authorization: Bearer $GROOVE_TEST_TOKEN",
+                    "--format", "json", env={"GROOVE_TEST_TOKEN": "tok-123"})  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert_known_metrics(json.loads(result.stdout))
+    assert set(service.calls.values()) == {2}  # every query: one 502, then the answer
+    assert set(service.headers) == {"Bearer tok-123"}
+    history = (golden.parent / ".groove-eval-history.json").read_text()
+    assert "tok-123" not in history and "GROOVE_TEST_TOKEN" not in history
+
+
+def test_http_connection_refused_exits_2_and_keeps_the_history(golden: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again at once: nothing listens there
+    result = invoke("eval", "--retriever", f"http://127.0.0.1:{port}/search", "--golden",
+                    str(golden), "--retriever-retries", "1")  # fmt: skip
+    assert result.exit_code == 2
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("Error: retriever request for query '")
+    assert "failed after 2 attempt(s): cannot connect" in first
+    assert not (golden.parent / ".groove-eval-history.json").exists()
+
+
+def test_opensearch_answers_are_read_through_the_field_map(
+    golden: Path, fake_service: Callable[..., FakeService]
+) -> None:
+    hits = made_up_hits(golden)
+    by_query = {q["query"]: q["id"] for q in yaml.safe_load(golden.read_text())["queries"]}
+    seen: list[dict[str, Any]] = []
+
+    def opensearch(body: dict[str, Any], n: int) -> tuple[int, bytes]:
+        seen.append(body)
+        qid = by_query[body["query"]["match"]["body"]]
+        found = [{"_score": h["score"], "_source": {"file": h["path"], "section": h.get(
+            "heading")}} for h in hits[qid]]  # fmt: skip
+        return 200, json.dumps({"took": 1, "hits": {"total": 3, "hits": found}}).encode()
+
+    service = FakeService(opensearch)
+    try:
+        result = invoke("eval", "--retriever", service.url, "--golden", str(golden),
+                        "--retriever-body", '{"size": "{{limit}}", "query": {"match": {"body": '
+                        '"{{query}}"}}}', "--retriever-hits", "hits.hits", "--retriever-field",
+                        "path=_source.file", "--retriever-field", "heading=_source.section",
+                        "--retriever-field", "score=_score", "--format", "json")  # fmt: skip
+    finally:
+        service.close()
+    assert result.exit_code == 0, result.stderr
+    assert_known_metrics(json.loads(result.stdout))
+    assert {b["size"] for b in seen} == {10}
+
+
+def test_groove_evaluate_takes_a_retriever(golden: Path, run_jsonl: Path) -> None:
+    import groove
+
+    run = groove.evaluate(
+        None,
+        golden,
+        retriever=f"run:{run_jsonl}",
+        retriever_options={"name": "baseline", "timeout": 5},
+    )
+    assert run.fingerprint.retriever == {"kind": "run", "name": "baseline"}
+    assert run.record.aggregate.mrr == 0.5
+    assert not (golden.parent / ".groove-eval-history.json").exists()  # save_history=False
+    with pytest.raises(groove.ConfigError, match="keyword retriever_options needs retriever"):
+        groove.evaluate(None, golden, retriever_options={"name": "x"})
