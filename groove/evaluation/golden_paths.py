@@ -98,13 +98,15 @@ def near_matches(path: str, indexed: Iterable[str]) -> tuple[NearMatch, ...]:
 class PathDoctor:
     """Diagnoses unindexed paths against one KB; walks the KB only when first needed."""
 
-    kb_path: Path
+    kb_path: Path | None  # None: no KB folder to look in (only the index is known)
     indexed: frozenset[str]
     exclude_dirs: Sequence[str] | None = None
     _cache: dict[str, PathDiagnosis] = field(default_factory=dict)
 
     @cached_property
     def _scan(self) -> KbScan | None:
+        if self.kb_path is None:
+            return None
         try:
             return scan_kb(self.kb_path, self.exclude_dirs)
         except GrooveError:
@@ -132,7 +134,7 @@ class PathDoctor:
                 return "not-indexed-yet", REASONS["not-indexed-yet"]
         parts = PurePosixPath(path).parts
         inside = bool(parts) and not path.startswith("/") and ".." not in parts
-        if not inside or not os.path.lexists(self.kb_path / path):
+        if self.kb_path is None or not inside or not os.path.lexists(self.kb_path / path):
             return "missing", REASONS["missing"]
         names = DEFAULT_EXCLUDE_DIRS if self.exclude_dirs is None else tuple(self.exclude_dirs)
         folded = {n.casefold() for n in names} | set(ALWAYS_EXCLUDED_DIRS)
@@ -146,6 +148,8 @@ class PathDoctor:
         return "missing", REASONS["missing"]
 
     def _ignored(self, parts: tuple[str, ...]) -> bool:
+        if self.kb_path is None:
+            return False
         spec, _ = load_ignore(self.kb_path)
         if spec is None:
             return False
