@@ -24,6 +24,7 @@ import contextlib
 import glob
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -35,6 +36,9 @@ def write_file(path: Path, data: bytes | str) -> None:
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
     try:
+        # mkstemp makes the file owner-only; the result must read like any file the user
+        # writes (CI uploads it, a teammate opens it), so take the old file's mode or the umask's.
+        os.fchmod(fd, _plain_mode(path))
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
@@ -44,6 +48,16 @@ def write_file(path: Path, data: bytes | str) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     fsync_folder(path.parent)
+
+
+def _plain_mode(path: Path) -> int:
+    """The mode ``path`` has now, else the one ``open(path, "w")`` would give it."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def remove_stale_temps(path: Path) -> None:

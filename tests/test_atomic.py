@@ -73,3 +73,25 @@ def test_replace_folder_publishes_a_complete_folder_over_an_old_one(tmp_path: Pa
     atomic.replace_folder(tmp, target)
     assert [p.name for p in target.iterdir()] == ["model.onnx"]
     assert [p.name for p in tmp_path.iterdir()] == ["model"]
+
+
+def test_a_new_file_gets_the_umask_mode_and_a_replaced_file_keeps_its_mode(tmp_path):
+    import os
+    import stat
+
+    from groove.atomic import write_file
+
+    umask = os.umask(0o022)
+    try:
+        fresh = tmp_path / "fresh.json"
+        write_file(fresh, "{}")
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
+
+        kept = tmp_path / "kept.json"
+        kept.write_text("old")
+        kept.chmod(0o600)
+        write_file(kept, "new")
+        assert kept.read_text() == "new"
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    finally:
+        os.umask(umask)
