@@ -322,7 +322,8 @@ def test_notebook_views_show_the_causes(kb: Path, golden: Path, tmp_path: Path) 
     assert rows["found"]["cause"] == ""
     assert "misses by cause: not-indexed 5, " in views.attribution_summary(outcome).data
     table = views.attribution_table(outcome).data
-    assert "<td style='text-align:left'>fusion-buried</td>" in table
+    assert "groove-table" in table  # paged and sortable like the per-query table
+    assert "fusion-buried" in table
     assert "1 of " in table  # the FTS rank of the buried answer
     written = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert written["misses_by_cause"]["not-indexed"] == 5

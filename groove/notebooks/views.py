@@ -337,19 +337,21 @@ def _of(rank: int | None, total: int) -> str | None:
 
 
 def attribution_table(outcome: Outcome[EvalRun]) -> Any:
-    """attribution_rows as an HTML table (nothing without ``explain = True``)."""
+    """attribution_rows as a paged, sortable table (nothing without ``explain = True``).
+
+    Paged like the per-query table: Cranfield's misses give about 1,500 rows."""
+    import pandas as pd
+
+    from groove.notebooks import tables
+
     run = _run(outcome)
     if run is None or run.attribution is None:
         return None
     rows = attribution_rows(run)
     if not rows:
         return _html(_box(OK, "every expected answer was found within the largest k"))
-    cell = "<td style='text-align:left'>{}</td>"
-    head = "".join(f"<th style='text-align:left'>{_e(key)}</th>" for key in rows[0])
-    body = "".join(
-        "<tr>" + "".join(cell.format(_cell(v)) for v in row.values()) + "</tr>" for row in rows
-    )
-    return _html(f"<table><tr>{head}</tr>{body}</table>")
+    frame = pd.DataFrame(rows).map(tables.cell_html)
+    return tables.interactive(frame, numeric=["fused rank", "final rank"])
 
 
 def per_query_frame(run: EvalRun) -> pd.DataFrame:
