@@ -193,3 +193,18 @@ def test_holm_marks_use_each_runs_own_family() -> None:
     )
     frame = compare([make_run("2026-01-01T00:00:00+00:00", BASE), empty])
     assert frame[frame["run"] == empty.timestamp]["p"].isna().all()
+
+
+def test_the_notebook_comparison_table_puts_the_interval_in_one_cell() -> None:
+    from groove.notebooks.views import _comparison_table
+
+    runs = [
+        make_run("2026-01-01T00:00:00+00:00", BASE),
+        make_run("2026-01-03T00:00:00+00:00", BROAD_DOWN),
+    ]
+    frame = compare(runs, baseline=0)
+    table = _comparison_table(frame).data
+    broad = frame[(frame["metric"] == "MRR") & ~frame["baseline"]].iloc[0]
+    assert "groove-table" in table  # paged and sortable, not a 14-row pandas repr
+    assert f"[{broad['ci_low']:+.3f}, {broad['ci_high']:+.3f}]" in table
+    assert '"nan"' not in table and ">nan<" not in table  # missing values show as dashes

@@ -212,7 +212,38 @@ def history_comparison(outcome: Outcome[EvalRun], last: int = 5) -> Any:
             _box(MUTED, "fewer than two comparable runs in the history: nothing to compare")
         )
     frame = compare_frame(list(reversed(chain)), baseline=0)
-    return frame
+    return _comparison_table(frame)
+
+
+def _comparison_table(frame: pd.DataFrame) -> Any:
+    """compare_frame for reading: one row per run and metric, the interval in one cell,
+    the baseline's own rows without statistics."""
+    import pandas as pd
+
+    from groove.notebooks import tables
+
+    def interval(low: float, high: float) -> str | None:
+        return None if pd.isna(low) else f"[{low:+.3f}, {high:+.3f}]"
+
+    def number(value: float, text: str) -> str | None:
+        return None if pd.isna(value) else text.format(value)
+
+    cells = pd.DataFrame(
+        {
+            "run (UTC)": frame["timestamp"].astype(str),
+            "role": ["baseline" if b else "" for b in frame["baseline"]],
+            "metric": frame["metric"],
+            "value": [f"{v:.3f}" for v in frame["value"]],
+            "delta": [number(v, "{:+.3f}") for v in frame["delta"]],
+            "95% interval": [
+                interval(lo, hi) for lo, hi in zip(frame["ci_low"], frame["ci_high"], strict=True)
+            ],
+            "p (Holm)": [number(v, "{:.2f}") for v in frame["p_holm"]],
+            "": frame["mark"].fillna(""),
+        },
+        dtype=object,
+    )
+    return tables.interactive(cells.map(tables.cell_html), numeric=["value", "delta"])
 
 
 def eval_notes(outcome: Outcome[EvalRun]) -> Any:
@@ -350,7 +381,8 @@ def attribution_table(outcome: Outcome[EvalRun]) -> Any:
     rows = attribution_rows(run)
     if not rows:
         return _html(_box(OK, "every expected answer was found within the largest k"))
-    frame = pd.DataFrame(rows).map(tables.cell_html)
+    # object dtype: a missing rank stays None (shown as a dash), a rank stays an integer
+    frame = pd.DataFrame(rows, dtype=object).map(tables.cell_html)
     return tables.interactive(frame, numeric=["fused rank", "final rank"])
 
 
