@@ -330,6 +330,10 @@ def test_graded_relevance_is_rejected_with_its_own_hint(tmp_path: Path) -> None:
             "queries: []\n<<: {a: 1}\n",
             "line 2: unknown field `<<`, expected `defaults` or `queries`",
         ),
+        (  # a key with a line break (found by the fuzzer) stays on one line
+            'queries: []\n"\\n": 1\n',
+            "line 2: unknown field `\\n`, expected `defaults` or `queries`",
+        ),
     ],
 )
 def test_unknown_fields_at_every_level(tmp_path: Path, text: str, expected: str) -> None:

@@ -193,6 +193,11 @@ def _quote(text: str, limit: int = 60) -> str:
     return json.dumps(short, ensure_ascii=False)
 
 
+def _printable(name: str) -> str:
+    """A field name as it can stand in a one-line message: control characters escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
+
+
 def _invalid_type(node: Node, expected: str) -> _Problem:
     return _Problem(_line(node), f"invalid type: {_describe(node)}, expected {expected}")
 
@@ -215,10 +220,10 @@ def _fields(node: Node, allowed: tuple[str, ...]) -> dict[str, Node]:
         name = str(key.value)
         if name not in allowed:
             hint = _RELEVANCE_HINT if name == "relevance" else None
-            what = f"unknown field `{name}`, expected {_one_of(allowed)}"
+            what = f"unknown field `{_printable(name)}`, expected {_one_of(allowed)}"
             raise _Problem(_line(key), what, hint)
         if name in found:
-            raise _Problem(_line(key), f"duplicate field `{name}`")
+            raise _Problem(_line(key), f"duplicate field `{_printable(name)}`")
         found[name] = value
     return found
 
