@@ -41,6 +41,7 @@ bench: model
 	$(BIN)/python bench/index_search.py
 	$(BIN)/python bench/eval.py
 	$(BIN)/python bench/explain.py
+	$(BIN)/python bench/lexical.py
 	$(BIN)/python bench/tune.py
 	$(BIN)/python bench/retriever_http.py
 
