@@ -12,6 +12,18 @@ from groove.cli.common import kb_option
 NOTEBOOK_NAMES = ("eval-report", "tune-explorer")
 
 
+# `-p NAME VALUE`, the same for a headless run and a live JupyterLab copy.
+parameter_option = click.option(
+    "-p",
+    "--parameter",
+    "parameters",
+    nargs=2,
+    multiple=True,
+    metavar="NAME VALUE",
+    help="Notebook parameter; VALUE is read as YAML (20, false, [1,5,10]). Repeatable.",
+)
+
+
 @click.group("notebook")
 def notebook_group() -> None:
     """Run the report notebooks (eval-report, tune-explorer) headless, e.g. in CI, or open
@@ -21,15 +33,7 @@ def notebook_group() -> None:
 @notebook_group.command("run")
 @click.argument("name", required=False, type=click.Choice(NOTEBOOK_NAMES))
 @kb_option
-@click.option(
-    "-p",
-    "--parameter",
-    "parameters",
-    nargs=2,
-    multiple=True,
-    metavar="NAME VALUE",
-    help="Notebook parameter; VALUE is read as YAML (20, false, [1,5,10]). Repeatable.",
-)
+@parameter_option
 @click.option(
     "--out",
     "out_dir",
@@ -76,15 +80,7 @@ def run_cmd(
 @click.argument("name", type=click.Choice(NOTEBOOK_NAMES))
 @click.argument("lab_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LAB_OPTION...]")
 @kb_option
-@click.option(
-    "-p",
-    "--parameter",
-    "parameters",
-    nargs=2,
-    multiple=True,
-    metavar="NAME VALUE",
-    help="Notebook parameter; VALUE is read as YAML (20, false, [1,5,10]). Repeatable.",
-)
+@parameter_option
 @click.option(
     "--dir",
     "folder",
