@@ -19,9 +19,9 @@ from _cranfield import indexed_cranfield
 
 from groove.config import Config
 from groove.engine.embed import load_embedder
-from groove.tune import run as tune
-from groove.tune.calibrated import CALIBRATION_REPLICATES, calibrated_se
-from groove.tune.settings import resolve_settings
+from groove.tuning import run as tune
+from groove.tuning.calibrated import CALIBRATION_REPLICATES, calibrated_se
+from groove.tuning.settings import resolve_settings
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from groove.tune.simulation import (
+from groove.tuning.simulation import (
     AU16_REPS,
     AU68_REPS,
     HEADLINE_FLOOR,

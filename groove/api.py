@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from groove.engine.search import SearchResult
     from groove.evaluation.history import History
     from groove.evaluation.result import EvalRun
-    from groove.tune.result import TuneResult
+    from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
 
@@ -174,7 +174,7 @@ def evaluate(
     from groove.evaluation import run as evaluation
     from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
-    from groove.tune.reach import PROBE
+    from groove.tuning.reach import PROBE
 
     given = _keywords(
         EVAL,
@@ -236,8 +236,8 @@ def tune(
     are pandas views of it; ``save_tune`` writes it for ``load_tune``.
     """
     from groove.report.notes import cli_line
-    from groove.tune import run as tune_run
-    from groove.tune.settings import resolve_settings
+    from groove.tuning import run as tune_run
+    from groove.tuning.settings import resolve_settings
 
     given = _keywords(
         TUNE,
@@ -258,7 +258,7 @@ def tune(
 
 def save_tune(result: TuneResult, path: PathArg) -> Path:
     """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
-    from groove.tune import export
+    from groove.tuning import export
 
     return export.save_tune(result, _path(path))
 
@@ -266,7 +266,7 @@ def save_tune(result: TuneResult, path: PathArg) -> Path:
 def load_tune(path: PathArg) -> TuneResult:
     """A tune result saved by ``save_tune`` or by the tune-explorer notebook (its
     result.json). The selection and the gates are recomputed from the saved table."""
-    from groove.tune import export
+    from groove.tuning import export
 
     return export.load_tune(_path(path))
 

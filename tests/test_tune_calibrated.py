@@ -10,18 +10,18 @@ import pytest
 
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import Expected
-from groove.tune.analysis import analyse
-from groove.tune.calibrated import (
+from groove.tuning.analysis import analyse
+from groove.tuning.calibrated import (
     CALIBRATION_REPLICATES,
     CALIBRATION_SEED,
     calibrated_se,
     held_out_mean,
 )
-from groove.tune.document import to_dict
-from groove.tune.result import QueryDiagnostics, TuneResult
-from groove.tune.select import nested_loo
-from groove.tune.simulation import SETTINGS, LcgStream, calibration_row, draw_table
-from groove.tune.table import MetricTable
+from groove.tuning.document import to_dict
+from groove.tuning.result import QueryDiagnostics, TuneResult
+from groove.tuning.select import nested_loo
+from groove.tuning.simulation import SETTINGS, LcgStream, calibration_row, draw_table
+from groove.tuning.table import MetricTable
 
 
 def _table(setting_index: int = 0) -> np.ndarray:
@@ -39,8 +39,8 @@ def test_a_duplicated_query_is_held_out_with_all_its_copies() -> None:
     sample = np.array([0, 0, 1, 2, 3, 4, 5, 5, 5, 6])
     # Its folds equal a weighted LOO in which query 5 never trains the fold that scores it.
     rows, counts = np.unique(sample, return_counts=True)
-    from groove.tune.grid import DEFAULT_CONDITION
-    from groove.tune.select import select_from_means
+    from groove.tuning.grid import DEFAULT_CONDITION
+    from groove.tuning.select import select_from_means
 
     expected = 0.0
     for row, count in zip(rows, counts, strict=True):
@@ -102,8 +102,8 @@ def test_the_calibrated_se_tracks_the_spread_the_paired_se_understates() -> None
 
 
 def test_vectorised_selection_equals_select_from_means() -> None:
-    from groove.tune.calibrated import select_many
-    from groove.tune.select import select_from_means
+    from groove.tuning.calibrated import select_many
+    from groove.tuning.select import select_from_means
 
     rng = np.random.default_rng(4)
     smooth = rng.normal(0.4, 0.05, size=(300, 384))

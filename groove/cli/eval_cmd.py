@@ -63,7 +63,7 @@ def eval_cmd(
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown, eval_text
     from groove.report.notes import cli_line, regression_message
-    from groove.tune.reach import PROBE
+    from groove.tuning.reach import PROBE
 
     config = config_from(ctx)
     retriever = spec_from_flags(**retriever_flags)

@@ -41,8 +41,8 @@ def tune_cmd(
     from groove.config import parse_k_list
     from groove.report import tune_json, tune_text
     from groove.report.notes import cli_line
-    from groove.tune import run as tune
-    from groove.tune.settings import resolve_settings as tune_settings
+    from groove.tuning import run as tune
+    from groove.tuning.settings import resolve_settings as tune_settings
 
     config = config_from(ctx)
     settings = tune_settings(

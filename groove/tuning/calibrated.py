@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.tune.grid import DEFAULT_CONDITION, DEFAULT_K_INDEX, RRF_K_GRID, all_conditions
-from groove.tune.select import PLATEAU_EPS
+from groove.tuning.grid import DEFAULT_CONDITION, DEFAULT_K_INDEX, RRF_K_GRID, all_conditions
+from groove.tuning.select import PLATEAU_EPS
 
 CALIBRATION_REPLICATES = 200
 CALIBRATION_SEED = 20_261_212

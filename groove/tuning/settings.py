@@ -13,8 +13,8 @@ from groove.engine.session import check_kb_path
 from groove.evaluation.settings import NOTE_LIMIT_CAPPED, golden_path_for
 from groove.notes import Note
 from groove.settings import cap
-from groove.tune.grid import PRIMARY_K
-from groove.tune.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
+from groove.tuning.grid import PRIMARY_K
+from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
 SMALL_N_WARN = 50
 

@@ -27,11 +27,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from groove.tune import stats
-from groove.tune.gates import decide, decide_from, non_degradation
-from groove.tune.grid import N_CONDITIONS, Condition
-from groove.tune.select import nested_loo
-from groove.tune.table import MetricTable
+from groove.tuning import stats
+from groove.tuning.gates import decide, decide_from, non_degradation
+from groove.tuning.grid import N_CONDITIONS, Condition
+from groove.tuning.select import nested_loo
+from groove.tuning.table import MetricTable
 
 LCG_MULTIPLIER = 6364136223846793005
 LCG_INCREMENT = 1442695040888963407
@@ -320,7 +320,7 @@ class CalibrationRow:
 def calibration_row(setting: Setting, reps: int, replicates: int) -> CalibrationRow:
     """The first ``reps`` replications of ``setting``'s stream (the AU-16 tables), each with
     its paired SE and its calibrated SE from ``replicates`` bootstrap resamples."""
-    from groove.tune.calibrated import calibrated_se
+    from groove.tuning.calibrated import calibrated_se
 
     stream = LcgStream(setting.seed)
     rows = np.arange(setting.n_queries)
