@@ -631,7 +631,7 @@ def _calibrated(analysis: Analysis) -> str:
         return "undefined (fewer than 2 effective queries)"
     return (
         f"{cal.se:.4f} (±{100 * cal.relative_precision:.0f}%, {cal.replicates} resamples; "
-        "information only, the gates use the paired SE)"
+        f"plain bootstrap {cal.bootstrap_se:.4f}; information only, the gates use the paired SE)"
     )
 
 
