@@ -489,6 +489,22 @@ TUNE = _table(
     ),
 )
 
+# ---------------------------------------------------------------- groove notebook run
+# (its other options, -p, --out and --notebook, are written in groove/cli/notebook_cmd.py)
+
+NOTEBOOK_RUN = _table(
+    KB_PATH,
+    Setting(
+        "cell_timeout",
+        "count",
+        "Fail the run (exit 3) when one cell runs longer than this; 0: no limit (default 1800).",
+        flag="--cell-timeout",
+        metavar="SECONDS",
+        default=1800,  # half an hour: far above a real eval, short of a CI job's own limit
+        surfaces=frozenset({"cli"}),
+    ),
+)
+
 
 def on(table: Mapping[str, Setting], surface: Surface) -> tuple[str, ...]:
     """The names of ``table`` accepted on ``surface``, in declaration order."""
