@@ -97,6 +97,13 @@ def resolve_settings(
         kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
         golden_path = golden_path_for(config, kb, golden)
     else:
+        if explain:
+            # explain ranks each missed answer in the index's own legs and fusion, which an
+            # external retriever does not have: refused rather than silently skipped.
+            raise ConfigError(
+                "--explain needs groove's own engine and cannot be combined with --retriever",
+                "drop --explain, or drop --retriever to explain the misses of groove's engine",
+            )
         _refuse_engine_flags(
             model=model,
             model_path=model_path,
