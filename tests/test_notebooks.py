@@ -134,6 +134,8 @@ def test_regression_is_exit_1_with_misses_first(
     per_query = notebook_views.per_query_frame(run)
     assert list(per_query.index[:2]) == ["restore-pitr", "restore-drill"]
     assert list(per_query["status"][:2]) == ["✗ miss", "✗ miss"]
+    cells = notebook_views.per_query_html_frame(run)
+    assert cells["status"][0] == "<span class='item'>✗ miss</span>"  # the mark never alone
     assert per_query.loc["restore-pitr", "expected"].startswith("✗ data/restore.md")
     shades = dict(zip(notebook_views.aggregate_frame(run)["metric"],
                       notebook_views.aggregate_frame(run)["shade"], strict=True))  # fmt: skip

@@ -27,6 +27,7 @@ CSS = (
     ".groove-table td{white-space:normal;vertical-align:top;text-align:left}"
     ".groove-table th{text-align:left}"
     ".groove-table .item{white-space:nowrap;display:inline-block;margin-right:.6em}"
+    ".groove-table .prose{display:inline-block;min-width:22em}"
     ".groove-table .line{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;"
     "max-width:34em}"
 )
