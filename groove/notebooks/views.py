@@ -442,10 +442,13 @@ def per_query_html_frame(run: EvalRun) -> pd.DataFrame:
         q = by_id[row["id"]]
         html_row: dict[str, str] = {"#": str(position)}
         for key, value in row.items():
-            if key == "expected":
-                html_row[key] = _items(expected_marks(q.top_k, q.expected)) or "(none)"
+            if key == "expected":  # at least two answers a line: 19 made a 19-line row
+                marks = _items(expected_marks(q.top_k, q.expected))
+                html_row[key] = f"<span class='prose'>{marks}</span>" if marks else "(none)"
             elif key == "top hits":
                 html_row[key] = _lines(_top_hits(q.top_k, q.expected)) or "(no hits)"
+            elif key == "query":  # squeezed, a query took 12 lines of two words
+                html_row[key] = f"<span class='sentence'>{_e(value)}</span>"
             elif key == "status":  # "↓ regressed" on one line, never the arrow alone
                 html_row[key] = _items([value])
             elif key == "cause":  # one cause per item: "vector-only-low ×5" never breaks
