@@ -25,10 +25,10 @@ import numpy as np
 def synthetic_result(n: int, seed: int = 11):  # type: ignore[no-untyped-def]
     from groove.evaluation.golden import GoldenQuery
     from groove.evaluation.metrics import Expected
-    from groove.tune.analysis import analyse
-    from groove.tune.grid import N_CONDITIONS
-    from groove.tune.result import QueryDiagnostics, TuneResult
-    from groove.tune.table import MetricTable
+    from groove.tuning.analysis import analyse
+    from groove.tuning.grid import N_CONDITIONS
+    from groove.tuning.result import QueryDiagnostics, TuneResult
+    from groove.tuning.table import MetricTable
 
     rng = np.random.default_rng(seed)
     base = rng.choice([0.0, 0.2, 0.39, 0.5, 0.63, 1.0], size=(n, 1))
@@ -63,7 +63,7 @@ def main() -> None:
 
     from groove.notebooks import views
     from groove.report import plots
-    from groove.tune.grid import Condition
+    from groove.tuning.grid import Condition
 
     result = synthetic_result(args.queries)
     assert result.analysis is not None

@@ -25,7 +25,7 @@ from groove.engine.embed import load_embedder
 from groove.evaluation.attribution import summary_line
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import resolve_settings
-from groove.tune.reach import PROBE
+from groove.tuning.reach import PROBE
 
 
 def one_run(kb: Path, golden: Path, embedder: Any, explain: bool) -> tuple[float, EvalRun]:

@@ -22,10 +22,10 @@ from groove.engine.query import compile_query
 from groove.evaluation.golden import load_golden
 from groove.evaluation.settings import resolve_settings
 from groove.store.db import connect, default_db_path
-from groove.tune import run as tune
-from groove.tune.grid import DEFAULT_CONDITION
-from groove.tune.settings import resolve_settings as tune_settings
-from groove.tune.sweep import sweep_query, sweep_query_per_condition
+from groove.tuning import run as tune
+from groove.tuning.grid import DEFAULT_CONDITION
+from groove.tuning.settings import resolve_settings as tune_settings
+from groove.tuning.sweep import sweep_query, sweep_query_per_condition
 
 
 def timed(fn):  # type: ignore[no-untyped-def]

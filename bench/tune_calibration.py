@@ -1,7 +1,7 @@
 """What the calibrated SE adds to `groove tune` on Cranfield, measured side by side.
 
 Runs `groove tune` once (the calibrated SE included, as shipped), then times the calibrated
-SE alone on the same table, and prints both SEs.
+SE alone on the same table (both bootstrap levels), and prints the SEs.
 
     .venv/bin/python bench/tune_calibration.py [--cranfield DIR] [--resamples 200]
 
@@ -19,9 +19,9 @@ from _cranfield import indexed_cranfield
 
 from groove.config import Config
 from groove.engine.embed import load_embedder
-from groove.tune import run as tune
-from groove.tune.calibrated import CALIBRATION_REPLICATES, calibrated_se
-from groove.tune.settings import resolve_settings
+from groove.tuning import run as tune
+from groove.tuning.calibrated import CALIBRATION_REPLICATES, calibrated_se
+from groove.tuning.settings import resolve_settings
 
 
 def main() -> None:
@@ -53,7 +53,8 @@ def main() -> None:
     )
     print(
         f"  mean held-out delta {loo.mean_delta:+.4f}; paired SE {loo.paired_se:.4f};"
-        f" calibrated SE {cal.se:.4f} (±{100 * cal.relative_precision:.0f}%)"
+        f" calibrated SE {cal.se:.4f} (±{100 * cal.relative_precision:.0f}%;"
+        f" plain bootstrap {cal.bootstrap_se:.4f})"
     )
 
 

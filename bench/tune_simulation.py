@@ -16,7 +16,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from groove.tune.simulation import (
+from groove.tuning.simulation import (
     AU16_REPS,
     AU68_REPS,
     HEADLINE_FLOOR,
@@ -96,17 +96,18 @@ def headline_lines(runs: Sequence[SettingRun]) -> list[str]:
 
 def calibration_lines(reps: int, resamples: int) -> list[str]:
     lines = [
-        f"## SE calibration: first {reps} replications, calibrated SE from {resamples}"
-        " bootstrap resamples of selection + nested LOO",
+        f"## SE calibration: first {reps} replications, {resamples} bootstrap resamples of"
+        " selection + nested LOO per SE",
         "",
-        "| setting | true SD of the mean delta | paired SE / true SD | calibrated SE / true SD |",
-        "|---|---|---|---|",
+        "| setting | true SD of the mean delta | paired SE / true SD"
+        " | plain bootstrap SE / true SD | calibrated SE / true SD |",
+        "|---|---|---|---|---|",
     ]
     for setting in SETTINGS:
         row = calibration_row(setting, reps, resamples)
         lines.append(
             f"| {setting.label} ({setting.role}) | {row.true_sd:.4f} | {row.paired_ratio:.3f}"
-            f" | {row.calibrated_ratio:.3f} |"
+            f" | {row.bootstrap_ratio:.3f} | {row.calibrated_ratio:.3f} |"
         )
     return lines
 
@@ -119,7 +120,8 @@ def main() -> None:
         type=int,
         default=0,
         metavar="REPS",
-        help="only the SE calibration table, over the first REPS replications (e.g. 300)",
+        help="only the SE calibration table, over the first REPS replications (2000: the true"
+        " spread to about ±1.6%%; 300: ±4%%)",
     )
     parser.add_argument(
         "--resamples", type=int, default=200, help="bootstrap resamples per calibrated SE"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from groove.api import evaluate, index, load_history, load_tune, save_tune, search
+from groove.api import evaluate, index, load_history, load_tune, save_tune, search, tune
 from groove.errors import (
     ConfigError,
     FileRefusedError,
@@ -32,20 +32,13 @@ from groove.errors import (
 )
 
 if TYPE_CHECKING:
-    from groove.api import tune
-else:
-    # Importing any groove.tune submodule binds the package as groove.tune, so the package
-    # is the name: it is callable and forwards to groove.api.tune (see groove/tune/__init__).
-    import groove.tune as tune
-
-if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
     from groove.engine.search import Hit, SearchResult
     from groove.evaluation.compare import compare
     from groove.evaluation.history import History
     from groove.evaluation.records import QueryResult, RunRecord
     from groove.evaluation.result import EvalRun
-    from groove.tune.result import TuneResult
+    from groove.tuning.result import TuneResult
 
 __version__ = "0.1.0"
 
@@ -90,7 +83,7 @@ _LAZY_TYPES = {
     "QueryResult": "groove.evaluation.records",
     "RunRecord": "groove.evaluation.records",
     "EvalRun": "groove.evaluation.result",
-    "TuneResult": "groove.tune.result",
+    "TuneResult": "groove.tuning.result",
     # a function, loaded like the types: it needs numpy (groove.evaluation.significance)
     "compare": "groove.evaluation.compare",
 }

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.settings import EVAL, INDEX, SEARCH, TUNE, Setting
+from groove.settings import EVAL, INDEX, SEARCH, TUNE, LexicalMode, Setting
 
 if TYPE_CHECKING:
     from groove.config import Config
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from groove.engine.search import SearchResult
     from groove.evaluation.history import History
     from groove.evaluation.result import EvalRun
-    from groove.tune.result import TuneResult
+    from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
 
@@ -82,6 +82,7 @@ def search(
     mmr_lambda: float | None = None,
     mmr_same_doc_penalty: float | None = None,
     parent_retriever: bool | None = None,
+    lexical: LexicalMode | None = None,
     db_path: PathArg | None = None,
     model: str | None = None,
     model_path: PathArg | None = None,
@@ -90,7 +91,8 @@ def search(
     """Search the index of ``kb_path`` with the hybrid pipeline, like ``groove search``.
 
     Returns the ranked ``hits`` (rank, path, heading, score, content) and any warnings.
-    ``limit`` runs from 1 to groove.settings.LIMIT_MAX.
+    ``limit`` runs from 1 to groove.settings.LIMIT_MAX. ``lexical`` ("auto", "trigram" or
+    "porter") picks the full-text index of the bm25 leg, as ``--lexical`` does.
     """
     from groove.engine.query import compile_query
     from groove.engine.rerank import load_reranker
@@ -107,6 +109,7 @@ def search(
         mmr_lambda=mmr_lambda,
         mmr_same_doc_penalty=mmr_same_doc_penalty,
         parent_retriever=parent_retriever,
+        lexical=lexical,
         db_path=db_path,
         model=model,
         model_path=model_path,
@@ -123,6 +126,7 @@ def search(
         given["mmr_lambda"],
         given["mmr_same_doc_penalty"],
         given["parent_retriever"],
+        given["lexical"],
     )
     with open_engine(
         given["kb_path"] or loaded.kb_path,
@@ -149,6 +153,7 @@ def evaluate(
     mmr_lambda: float | None = None,
     mmr_same_doc_penalty: float | None = None,
     parent_retriever: bool | None = None,
+    lexical: LexicalMode | None = None,
     db_path: PathArg | None = None,
     history: bool = True,
     save_history: bool = False,
@@ -165,8 +170,10 @@ def evaluate(
 
     ``history=False`` neither reads nor writes the eval history; ``save_history=True``
     appends this run to it (what ``groove eval`` always does). ``explain=True`` attributes
-    every miss to a cause (``groove eval --explain``). The result's ``per_query_frame()``,
-    ``aggregate_frame()`` and ``attribution_frame()`` are pandas views of it.
+    every miss to a cause (``groove eval --explain``); ``lexical`` picks the full-text index
+    (``--lexical``) and, like every search setting, is part of the run's fingerprint. The
+    result's ``per_query_frame()``, ``aggregate_frame()`` and ``attribution_frame()`` are
+    pandas views of it.
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
@@ -174,7 +181,7 @@ def evaluate(
     from groove.evaluation import run as evaluation
     from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
-    from groove.tune.reach import PROBE
+    from groove.tuning.reach import PROBE
 
     given = _keywords(
         EVAL,
@@ -189,6 +196,7 @@ def evaluate(
         mmr_lambda=mmr_lambda,
         mmr_same_doc_penalty=mmr_same_doc_penalty,
         parent_retriever=parent_retriever,
+        lexical=lexical,
         db_path=db_path,
         history=history,
         save_history=save_history,
@@ -225,19 +233,21 @@ def tune(
     limit: int | None = None,
     model: str | None = None,
     model_path: PathArg | None = None,
+    lexical: LexicalMode | None = None,
     db_path: PathArg | None = None,
     config: PathArg | None = None,
     log: Callable[[str], None] | None = None,
 ) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
-    Applies nothing. ``log`` receives the progress and diagnostic lines the CLI prints on
-    stderr. The result's ``conditions_frame()``, ``table_frame()`` and ``folds_frame()``
-    are pandas views of it; ``save_tune`` writes it for ``load_tune``.
+    Applies nothing; ``lexical`` picks the full-text index swept (``--lexical``). ``log``
+    receives the progress and diagnostic lines the CLI prints on stderr. The result's
+    ``conditions_frame()``, ``table_frame()`` and ``folds_frame()`` are pandas views of it;
+    ``save_tune`` writes it for ``load_tune``.
     """
     from groove.report.notes import cli_line
-    from groove.tune import run as tune_run
-    from groove.tune.settings import resolve_settings
+    from groove.tuning import run as tune_run
+    from groove.tuning.settings import resolve_settings
 
     given = _keywords(
         TUNE,
@@ -247,6 +257,7 @@ def tune(
         limit=limit,
         model=model,
         model_path=model_path,
+        lexical=lexical,
         db_path=db_path,
     )
     settings = resolve_settings(_config(config), **given)
@@ -258,7 +269,7 @@ def tune(
 
 def save_tune(result: TuneResult, path: PathArg) -> Path:
     """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
-    from groove.tune import export
+    from groove.tuning import export
 
     return export.save_tune(result, _path(path))
 
@@ -266,7 +277,7 @@ def save_tune(result: TuneResult, path: PathArg) -> Path:
 def load_tune(path: PathArg) -> TuneResult:
     """A tune result saved by ``save_tune`` or by the tune-explorer notebook (its
     result.json). The selection and the gates are recomputed from the saved table."""
-    from groove.tune import export
+    from groove.tuning import export
 
     return export.load_tune(_path(path))
 

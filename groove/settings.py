@@ -4,8 +4,9 @@ A ``Setting`` names one input with its kind, its limits, its help text, its comm
 flag and where it is accepted. Everything else is derived from this table:
 
 * the click options of ``groove eval`` / ``groove tune`` (and the shared ``--kb-path``,
-  ``--db``, ``--model``, ``--model-path`` and pipeline options of ``index`` / ``search``),
-  built by ``groove.cli.common.setting_options``;
+  ``--db``, ``--model``, ``--model-path``, ``--lexical`` and pipeline options of ``index`` /
+  ``search``, and ``--cell-timeout`` of ``groove notebook run``), built by
+  ``groove.cli.common.setting_options``;
 * the check of the notebooks' parameters (``groove.notebooks.kernel``) and of the keywords
   of ``groove.evaluate`` / ``groove.tune`` (``Setting.parse``);
 * tests that compare the notebooks' parameters cells and the API signatures with it.
@@ -43,9 +44,13 @@ Kind = Literal[
     "texts",
     "mapping",
     "gate",
+    "lexical",
 ]
 #: The values of a ``gate`` setting (the regression gate's modes).
 GATE_MODES = ("threshold", "significant")
+LexicalMode = Literal["auto", "trigram", "porter"]
+#: The values of a ``lexical`` setting: which FTS table the bm25 leg reads (engine.lexical).
+LEXICAL_MODES: tuple[LexicalMode, ...] = ("auto", "trigram", "porter")
 Surface = Literal["cli", "api", "notebook"]
 ALL: frozenset[Surface] = frozenset({"cli", "api", "notebook"})
 
@@ -63,6 +68,7 @@ _WANTED = {
     "texts": "a list of texts",
     "mapping": "a mapping (a dict)",
     "gate": '"threshold" or "significant"',
+    "lexical": '"auto", "trigram" or "porter"',
 }
 
 
@@ -162,6 +168,10 @@ def _parse(kind: Kind, value: Any) -> Any:
         return dict(value)
     if kind == "gate":
         if value not in GATE_MODES:
+            raise _Refused(value, _WANTED[kind])
+        return value
+    if kind == "lexical":
+        if not isinstance(value, str) or value not in LEXICAL_MODES:
             raise _Refused(value, _WANTED[kind])
         return value
     return _k_list(value)
@@ -266,6 +276,14 @@ PARENT_RETRIEVER = Setting(
 )
 
 RERANKER = Setting("reranker", "text", "Cross-encoder model name, or none.", flag="--reranker")
+LEXICAL = Setting(
+    "lexical",
+    "lexical",
+    "Full-text index of the bm25 leg: auto (porter for Latin-script queries, else trigram), "
+    "trigram or porter (default: [search] lexical, else the index's mode).",
+    flag="--lexical",
+    surfaces=frozenset({"cli", "api"}),
+)
 
 # ---------------------------------------------------------------- groove index / search
 # (their command-line options are written in groove/cli/engine_cmds.py; the shared ones
@@ -281,6 +299,7 @@ SEARCH = _table(
     MMR_LAMBDA,
     MMR_SAME_DOC_PENALTY,
     PARENT_RETRIEVER,
+    LEXICAL,
     DB_PATH,
     MODEL,
     MODEL_PATH,
@@ -355,6 +374,7 @@ EVAL = _table(
     MMR_LAMBDA,
     MMR_SAME_DOC_PENALTY,
     PARENT_RETRIEVER,
+    LEXICAL,
     DB_PATH,
     CONFIG,
     # Another retriever instead of groove's engine (docs/retrievers.md). The CLI spells
@@ -471,6 +491,7 @@ TUNE = _table(
         metavar="1,5,10",
     ),
     LIMIT,
+    LEXICAL,
     DB_PATH,
     CONFIG,
     Setting(
@@ -485,6 +506,22 @@ TUNE = _table(
         "Not supported: tune sweeps groove's own fusion (use groove eval --retriever).",
         flag="--retriever",
         metavar="SPEC",
+        surfaces=frozenset({"cli"}),
+    ),
+)
+
+# ---------------------------------------------------------------- groove notebook run
+# (its other options, -p, --out and --notebook, are written in groove/cli/notebook_cmd.py)
+
+NOTEBOOK_RUN = _table(
+    KB_PATH,
+    Setting(
+        "cell_timeout",
+        "count",
+        "Fail the run (exit 3) when one cell runs longer than this; 0: no limit (default 1800).",
+        flag="--cell-timeout",
+        metavar="SECONDS",
+        default=1800,  # half an hour: far above a real eval, short of a CI job's own limit
         surfaces=frozenset({"cli"}),
     ),
 )

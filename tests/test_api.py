@@ -29,10 +29,10 @@ from groove.evaluation.history import history_path, load_history
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.settings import EVAL, INDEX, SEARCH, TUNE, on
-from groove.tune.analysis import table_aggregate
-from groove.tune.grid import DEFAULT_CONDITION
-from groove.tune.run import run as tune_run
-from groove.tune.settings import resolve_settings as tune_settings
+from groove.tuning.analysis import table_aggregate
+from groove.tuning.grid import DEFAULT_CONDITION
+from groove.tuning.run import run as tune_run
+from groove.tuning.settings import resolve_settings as tune_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -150,6 +150,14 @@ def test_notebook_parameters_are_the_declared_settings(notebook, table, function
         assert value == table[name].default, name
     run_cell = _keywords(getattr(kernel, function))
     assert sorted(run_cell) == sorted([*on(table, "notebook"), "result_path"])
+
+
+def test_groove_tune_stays_the_function_after_the_tuning_package_is_imported() -> None:
+    import groove.api
+    import groove.tuning.grid  # binds groove.tuning, never groove.tune
+
+    assert groove.tune is groove.api.tune
+    assert "kb_path" in inspect.signature(groove.tune).parameters
 
 
 def test_a_bad_keyword_is_a_config_error_before_anything_runs(tmp_path: Path) -> None:

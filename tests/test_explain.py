@@ -32,8 +32,8 @@ from groove.evaluation.settings import resolve_settings
 from groove.store.db import read_snapshot
 from groove.store.meta import read_meta
 from groove.store.ranks import indexed_paths
-from groove.tune.reach import PROBE, grid_rankings
-from groove.tune.sweep import fts_rankings, sweep_query_per_condition
+from groove.tuning.reach import PROBE, grid_rankings
+from groove.tuning.sweep import fts_rankings, sweep_query_per_condition
 from tests.helpers.explain_kb import GOLDEN, QUERY, build_explain_kb
 
 K = 10

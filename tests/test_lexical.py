@@ -280,3 +280,82 @@ def test_auto_equals_or_beats_trigram_on_the_japanese_fixture(
     for k in (1, 5, 10):
         assert auto.recall_at_k[k] >= trigram.recall_at_k[k]
         assert auto.ndcg_at_k[k] >= trigram.ndcg_at_k[k]
+
+
+# ---------------------------------------------------------------- the --lexical option
+
+
+def test_the_lexical_flag_wins_over_groove_toml_and_modes_are_never_diffed(
+    tmp_path: Path, indexed_kb, golden_en: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    kb = indexed_kb("kb_en")
+    toml = tmp_path / "groove.toml"
+    toml.write_text('[search]\nlexical = "porter"\n', encoding="utf-8")
+
+    def eval_json(*flags: str) -> dict:  # type: ignore[type-arg]
+        args = ["--config", str(toml), "eval", "--kb-path", str(kb), "--golden", str(golden_en)]
+        done = CliRunner().invoke(cli, [*args, "--format", "json", *flags])
+        assert done.exit_code == 0, done.stderr
+        return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+    porter = eval_json()  # groove.toml's mode
+    assert porter["fingerprint"]["lexical"] == "porter"
+    assert {q["lexical_leg"] for q in porter["per_query"]} == {"porter"}
+    trigram = eval_json("--lexical", "trigram")  # the flag wins
+    assert trigram["fingerprint"]["lexical"] == "trigram"
+    assert {q["lexical_leg"] for q in trigram["per_query"]} == {"trigram"}
+    assert trigram["previous"]["fingerprint"]["lexical"] == "porter"
+    assert trigram["diff"] is None and trigram["gate"] is None  # not compared with porter
+    assert trigram["aggregate"] != porter["aggregate"]  # the modes do rank differently here
+    again = eval_json("--lexical", "trigram")
+    assert again["diff"] is not None and again["diff"]["mrr"] == 0.0  # same mode: compared
+    text = CliRunner().invoke(
+        cli, ["--config", str(toml), "eval", "--kb-path", str(kb), "--golden", str(golden_en)]
+    )
+    assert "lexical mode changed since last run (trigram -> porter), diff disabled" in text.stdout
+
+
+def test_search_and_tune_take_the_lexical_flag(indexed_kb, golden_en: Path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    kb = indexed_kb("kb_en")
+    for mode in ("trigram", "porter"):
+        args = ["search", "restore a backup", "--kb-path", str(kb), "--format", "json"]
+        done = CliRunner().invoke(cli, [*args, "--lexical", mode])
+        assert done.exit_code == 0, done.stderr
+        assert {hit["lexical_leg"] for hit in json.loads(done.stdout)} == {mode}
+        args = ["tune", "--kb-path", str(kb), "--golden", str(golden_en), "--format", "json"]
+        tuned = CliRunner().invoke(cli, [*args, "--lexical", mode])
+        assert tuned.exit_code == 0, tuned.stderr
+        document = json.loads(tuned.stdout)
+        assert document["lexical"] == mode
+        assert {d["lexical_leg"] for d in document["diagnostics"]} == {mode}
+    wrong = CliRunner().invoke(cli, ["search", "x", "--kb-path", str(kb), "--lexical", "bm25"])
+    assert wrong.exit_code == 2
+    assert "'bm25' is not one of 'auto', 'trigram', 'porter'" in wrong.stderr
+
+
+def test_the_api_takes_lexical_as_a_keyword(indexed_kb, golden_en: Path) -> None:  # type: ignore[no-untyped-def]
+    import groove
+
+    kb = indexed_kb("kb_en")
+    found = groove.search("restore a backup", kb, limit=3, lexical="trigram")
+    assert {h.lexical_leg for h in found.hits} == {"trigram"}
+    run = groove.evaluate(kb, golden_en, lexical="porter", history=False)
+    assert run.fingerprint.lexical == "porter"
+    assert {q.lexical_leg for q in run.per_query} == {"porter"}
+    tuned = groove.tune(kb, golden_en, lexical="trigram")
+    assert tuned.lexical == "trigram" and {d.lexical_leg for d in tuned.diagnostics} == {"trigram"}
+    with pytest.raises(ConfigError) as bad:
+        groove.evaluate(kb, golden_en, lexical="bm25")
+    assert bad.value.message == (
+        'keyword lexical must be "auto", "trigram" or "porter", got \'bm25\''
+    )
+    with pytest.raises(ConfigError, match="--lexical configures groove's own engine"):
+        groove.evaluate(None, golden_en, retriever="run:run.jsonl", lexical="porter")

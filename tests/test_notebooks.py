@@ -21,7 +21,7 @@ from groove.cli import cli
 from groove.notebooks import kernel as notebook_run
 from groove.notebooks import runner
 from groove.notebooks import views as notebook_views
-from groove.tune.export import load_tune
+from groove.tuning.export import load_tune
 
 pytestmark = pytest.mark.model
 
@@ -196,7 +196,7 @@ def test_missing_index_is_exit_2(tmp_path: Path, golden_en: Path) -> None:
 def test_tune_cell_saves_a_loadable_result_and_the_picker_redraws(
     kb: Path, golden_en: Path, tmp_path: Path
 ) -> None:
-    from groove.tune.grid import Condition
+    from groove.tuning.grid import Condition
 
     path = tmp_path / "result.json"
     outcome = notebook_run.tune_explorer(kb_path=kb, golden=golden_en, result_path=path)

@@ -16,9 +16,9 @@ from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.metrics import AggregateMetrics
 from groove.evaluation.records import RunRecord
 from groove.report import plots
-from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS, RRF_K_GRID, Condition
-from groove.tune.select import LooResult, nested_loo
-from groove.tune.table import MetricTable
+from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS, RRF_K_GRID, Condition
+from groove.tuning.select import LooResult, nested_loo
+from groove.tuning.table import MetricTable
 
 matplotlib.use("Agg")
 

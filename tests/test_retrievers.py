@@ -205,6 +205,37 @@ def test_engine_flags_and_tune_refuse_a_retriever(golden: Path, run_jsonl: Path)
     assert "cannot tune an external retriever" in tune.stderr
 
 
+def test_explain_is_refused_with_a_retriever_and_nothing_is_written(
+    tmp_path: Path, golden: Path, run_jsonl: Path
+) -> None:
+    import groove
+    from groove.notebooks import kernel
+
+    history = golden.parent / ".groove-eval-history.json"
+    first = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden))
+    assert first.exit_code == 0, first.stderr
+    before = history.read_bytes()
+    refused = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden),
+                     "--explain", "--export-run", str(tmp_path / "run.trec"))  # fmt: skip
+    assert (refused.exit_code, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        "Error: --explain needs groove's own engine and cannot be combined with --retriever\n"
+        "hint: drop --explain, or drop --retriever to explain the misses of groove's engine\n"
+    )
+    with pytest.raises(groove.ConfigError, match="--explain needs groove's own engine"):
+        groove.evaluate(None, golden, retriever=f"run:{run_jsonl}", explain=True,
+                        save_history=True)  # fmt: skip
+    outcome = kernel.eval_report(
+        golden=str(golden),
+        retriever=f"run:{run_jsonl}",
+        explain=True,
+        result_path=str(tmp_path / "result.json"),
+    )
+    assert outcome.exit_code == 2 and "--explain needs groove's own engine" in str(outcome.error)
+    assert history.read_bytes() == before
+    assert not (tmp_path / "run.trec").exists()
+
+
 def test_notebook_kernel_takes_a_retriever(tmp_path: Path, golden: Path, run_jsonl: Path) -> None:
     from groove.notebooks import kernel
 

@@ -302,6 +302,50 @@ def test_a_dead_kernel_exits_3_naming_the_cell(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_a_cell_past_the_cell_timeout_exits_3_naming_the_cell(tmp_path: Path) -> None:
+    source = _notebook(
+        tmp_path / "hang.ipynb", "import time", "time.sleep(120)  # hangs", "after = 1"
+    )
+    out = tmp_path / "out"
+    args = ["notebook", "run", "--notebook", str(source), "--out", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--cell-timeout", "2"])
+    assert (result.exit_code, result.stdout) == (3, "")
+    hint = "raise it with --cell-timeout SECONDS (now 2; 0: no limit)"
+    assert result.stderr == (
+        "groove notebook: hang: cell 2 (In [4]) `time.sleep(120)  # hangs` timed out after "
+        f"2 s; hint: {hint} (see {out / 'hang.html'})\n"
+    )
+    document = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert document == {
+        "verdict": "error",
+        "exit_code": 3,
+        "error": "cell 2 (In [4]) `time.sleep(120)  # hangs` timed out after 2 s",
+        "hint": hint,
+        "cell": {
+            "index": 2,
+            "execution_count": 4,
+            "source": "time.sleep(120)  # hangs",
+            "ename": "CellTimeoutError",
+            "evalue": "no result after 2 s",
+        },
+    }
+    executed = nbformat.read(str(out / "hang.ipynb"), as_version=4)
+    assert executed.cells[-1].get("execution_count") is None  # the run stopped there
+    assert (out / "hang.html").is_file()
+
+
+def test_the_cell_timeout_is_a_whole_number_of_seconds(tmp_path: Path) -> None:
+    from groove.settings import NOTEBOOK_RUN
+
+    assert NOTEBOOK_RUN["cell_timeout"].default == 1800
+    args = ["notebook", "run", "eval-report", "--out", str(tmp_path), "--cell-timeout"]
+    for bad in ("-1", "1.5", "never"):
+        result = CliRunner().invoke(cli, [*args, bad])
+        assert result.exit_code == 2 and "--cell-timeout" in result.stderr, bad
+    assert not list(tmp_path.iterdir())  # refused before the runner started
+
+
+@pytest.mark.slow
 def test_no_result_json_exits_3_and_a_stale_one_is_never_read(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()

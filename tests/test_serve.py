@@ -28,7 +28,7 @@ STARTUP_SECONDS = 120
 
 
 class Served:
-    def __init__(self, kb: Path) -> None:
+    def __init__(self, kb: Path, *options: str) -> None:
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -39,6 +39,7 @@ class Served:
                 str(kb),
                 "--port",
                 "0",
+                *options,
             ],
             stderr=subprocess.PIPE,
             text=True,
@@ -99,6 +100,24 @@ def test_eval_through_groove_serve_equals_the_in_process_eval(
     assert b["corpus"] == a["corpus"]  # --kb-path points at the same index
     assert b["fingerprint"]["retriever"] == {"kind": "http", "name": served.url}
     assert a["fingerprint"].get("retriever") is None
+
+
+def _top_k(*args: str) -> list[list[str]]:
+    result = CliRunner().invoke(cli, ["eval", *args, "--no-history", "--format", "json"])
+    assert result.exit_code == 0, result.stderr
+    return [q["top_k"] for q in json.loads(result.stdout)["per_query"]]
+
+
+@pytest.mark.slow
+def test_serve_searches_the_lexical_index_it_is_given(kb: Path, golden_en: Path) -> None:
+    base = ["--kb-path", str(kb), "--golden", str(golden_en)]
+    trigram, porter = _top_k(*base, "--lexical", "trigram"), _top_k(*base, "--lexical", "porter")
+    assert trigram != porter  # the fixture tells the two indexes apart
+    server = Served(kb, "--lexical", "trigram")
+    try:
+        assert _top_k(*base, "--retriever", server.url) == trigram
+    finally:
+        server.stop()
 
 
 def test_serve_answers_the_contract_and_refuses_bad_requests(served: Served) -> None:

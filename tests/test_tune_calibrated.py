@@ -10,18 +10,19 @@ import pytest
 
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import Expected
-from groove.tune.analysis import analyse
-from groove.tune.calibrated import (
+from groove.tuning.analysis import analyse
+from groove.tuning.calibrated import (
     CALIBRATION_REPLICATES,
     CALIBRATION_SEED,
+    SECOND_LEVEL,
     calibrated_se,
     held_out_mean,
 )
-from groove.tune.document import to_dict
-from groove.tune.result import QueryDiagnostics, TuneResult
-from groove.tune.select import nested_loo
-from groove.tune.simulation import SETTINGS, LcgStream, calibration_row, draw_table
-from groove.tune.table import MetricTable
+from groove.tuning.document import to_dict
+from groove.tuning.result import QueryDiagnostics, TuneResult
+from groove.tuning.select import nested_loo
+from groove.tuning.simulation import SETTINGS, LcgStream, calibration_row, draw_table
+from groove.tuning.table import MetricTable
 
 
 def _table(setting_index: int = 0) -> np.ndarray:
@@ -39,8 +40,8 @@ def test_a_duplicated_query_is_held_out_with_all_its_copies() -> None:
     sample = np.array([0, 0, 1, 2, 3, 4, 5, 5, 5, 6])
     # Its folds equal a weighted LOO in which query 5 never trains the fold that scores it.
     rows, counts = np.unique(sample, return_counts=True)
-    from groove.tune.grid import DEFAULT_CONDITION
-    from groove.tune.select import select_from_means
+    from groove.tuning.grid import DEFAULT_CONDITION
+    from groove.tuning.select import select_from_means
 
     expected = 0.0
     for row, count in zip(rows, counts, strict=True):
@@ -58,6 +59,43 @@ def test_calibrated_se_is_seeded_and_undefined_below_two_queries() -> None:
     assert first.se > 0 and first.replicates == 30
     assert first.relative_precision == pytest.approx(1 / math.sqrt(58))
     assert math.isinf(calibrated_se(primary, [3], replicates=30).se)
+
+
+def test_two_queries_whose_resamples_hold_one_of_them_give_a_finite_se() -> None:
+    # Many resamples of two queries are one query twice: no fold can train, no warning.
+    primary = _table(2)
+    with np.errstate(all="raise"):
+        got = calibrated_se(primary, [0, 1], replicates=40)
+    assert math.isfinite(got.se) and math.isfinite(got.bootstrap_se)
+
+
+def _bootstrap_by_loops(primary: np.ndarray, rows: np.ndarray, replicates: int, seed: int) -> float:
+    """The plain bootstrap SE, one resample at a time with held_out_mean (same draws)."""
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, rows.size, size=(replicates, rows.size))
+    means = [held_out_mean(primary, rows[d]) for d in draws]
+    return float(np.std(means, ddof=1))
+
+
+def test_the_plain_bootstrap_se_is_the_spread_of_resampled_held_out_means() -> None:
+    primary = _table(0)
+    rows = np.arange(primary.shape[0])
+    got = calibrated_se(primary, rows, replicates=25, second_level=(0, 0))
+    expected = _bootstrap_by_loops(primary, rows, 25, CALIBRATION_SEED)
+    assert got.bootstrap_se == pytest.approx(expected)
+    assert got.se == got.bootstrap_se  # no second level: nothing to correct with
+
+
+def test_the_correction_only_shrinks_the_part_that_comes_from_changing_picks() -> None:
+    # Setting 4: a clear winner that real folds always pick; resamples flip some picks.
+    primary = _table(3)
+    rows = np.arange(primary.shape[0])
+    got = calibrated_se(primary, rows, replicates=60, second_level=(12, 12))
+    assert got.se <= got.bootstrap_se
+    loo = nested_loo(primary, rows)
+    # Never below the spread of a mean of independent deltas (the paired SE, up to the
+    # bootstrap's sqrt((n - 1) / n) and its sampling error).
+    assert got.se > 0.8 * loo.paired_se
 
 
 def test_the_json_document_shows_both_ses() -> None:
@@ -88,7 +126,9 @@ def test_the_json_document_shows_both_ses() -> None:
     assert analysis.calibrated is not None
     assert loo["calibrated_se"] == {
         "se": analysis.calibrated.se,
+        "bootstrap_se": analysis.calibrated.bootstrap_se,
         "replicates": CALIBRATION_REPLICATES,
+        "second_level": list(SECOND_LEVEL),
         "seed": CALIBRATION_SEED,
     }
     assert analysis.calibrated.se > analysis.loo.paired_se  # setting 3: selections vary
@@ -102,8 +142,8 @@ def test_the_calibrated_se_tracks_the_spread_the_paired_se_understates() -> None
 
 
 def test_vectorised_selection_equals_select_from_means() -> None:
-    from groove.tune.calibrated import select_many
-    from groove.tune.select import select_from_means
+    from groove.tuning.calibrated import select_many
+    from groove.tuning.select import select_from_means
 
     rng = np.random.default_rng(4)
     smooth = rng.normal(0.4, 0.05, size=(300, 384))

@@ -1,4 +1,4 @@
-"""groove.tune.export: a saved tune result loads back bit for bit, analysis included."""
+"""groove.tuning.export: a saved tune result loads back bit for bit, analysis included."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import Expected
 from groove.notes import Note
 from groove.report.tune_json import to_dict
-from groove.tune.analysis import analyse
-from groove.tune.export import dumps, from_document, load_tune, save_tune, to_document
-from groove.tune.grid import N_CONDITIONS, Condition
-from groove.tune.result import QueryDiagnostics, TuneResult
-from groove.tune.table import MetricTable
+from groove.tuning.analysis import analyse
+from groove.tuning.export import dumps, from_document, load_tune, save_tune, to_document
+from groove.tuning.grid import N_CONDITIONS, Condition
+from groove.tuning.result import QueryDiagnostics, TuneResult
+from groove.tuning.table import MetricTable
 
 WINNER = Condition(3, 1, 1, 4)
 

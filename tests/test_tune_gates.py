@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from groove.tune.gates import (
+from groove.tuning.gates import (
     ADOPT_MIN_MEAN_DELTA,
     ADOPT_SE_MULTIPLIER,
     STABILITY_MIN,
@@ -15,10 +15,10 @@ from groove.tune.gates import (
     non_degradation,
     per_query_impact,
 )
-from groove.tune.grid import DEFAULT_CONDITION, Condition
-from groove.tune.select import LooResult, nested_loo
-from groove.tune.stats import SignTest
-from groove.tune.table import MetricTable
+from groove.tuning.grid import DEFAULT_CONDITION, Condition
+from groove.tuning.select import LooResult, nested_loo
+from groove.tuning.stats import SignTest
+from groove.tuning.table import MetricTable
 
 WINNER = Condition(3, 1, 1, 4)
 GATE_NAMES = (

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from groove.config import FusionConfig, parse_config
-from groove.tune.grid import (
+from groove.tuning.grid import (
     BM25_WEIGHT_GRID,
     DEFAULT_CONDITION,
     N_CONDITIONS,

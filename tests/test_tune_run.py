@@ -20,10 +20,10 @@ from groove.evaluation.golden import load_golden
 from groove.report import tune_json, tune_text
 from groove.report.notes import cli_line
 from groove.store.db import connect, default_db_path
-from groove.tune.grid import DEFAULT_CONDITION, Condition, toml_snippet
-from groove.tune.run import run
-from groove.tune.settings import resolve_settings
-from groove.tune.sweep import fuse_all_k, sweep_query, sweep_query_per_condition
+from groove.tuning.grid import DEFAULT_CONDITION, Condition, toml_snippet
+from groove.tuning.run import run
+from groove.tuning.settings import resolve_settings
+from groove.tuning.sweep import fuse_all_k, sweep_query, sweep_query_per_condition
 
 
 @given(
@@ -35,7 +35,7 @@ from groove.tune.sweep import fuse_all_k, sweep_query, sweep_query_per_condition
 def test_numpy_fusion_equals_rrf_fuse_for_every_k(
     vec: list[int], fts: list[int], limit: int
 ) -> None:
-    from groove.tune.grid import RRF_K_GRID
+    from groove.tuning.grid import RRF_K_GRID
 
     for k, (ids, scores) in zip(RRF_K_GRID, fuse_all_k(vec, fts, limit), strict=True):
         plain = rrf_fuse([vec, fts], k, limit)

@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from groove.tune.grid import DEFAULT_CONDITION, Condition, all_conditions
-from groove.tune.select import (
+from groove.tuning.grid import DEFAULT_CONDITION, Condition, all_conditions
+from groove.tuning.select import (
     PLATEAU_EPS,
     condition_means,
     fold_means,
@@ -13,7 +13,7 @@ from groove.tune.select import (
     pick,
     select_condition,
 )
-from groove.tune.table import MetricTable
+from groove.tuning.table import MetricTable
 
 WINNER = Condition(3, 1, 1, 4)
 

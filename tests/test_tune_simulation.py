@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from groove.tune.gates import decide
-from groove.tune.grid import Condition
-from groove.tune.select import nested_loo
-from groove.tune.simulation import (
+from groove.tuning.gates import decide
+from groove.tuning.grid import Condition
+from groove.tuning.select import nested_loo
+from groove.tuning.simulation import (
     AU68_MIN_DELTAS,
     AU68_MULTIPLIERS,
     LCG_INCREMENT,
@@ -21,7 +21,7 @@ from groove.tune.simulation import (
     run_all,
     run_setting,
 )
-from groove.tune.table import MetricTable
+from groove.tuning.table import MetricTable
 
 SEEDS = (0, 0x5EED0001, 0x5EED0004, (1 << 64) - 1)
 

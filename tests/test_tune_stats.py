@@ -1,6 +1,6 @@
 import math
 
-from groove.tune.stats import SignTest, mean, paired_se, sample_sd, sign_test
+from groove.tuning.stats import SignTest, mean, paired_se, sample_sd, sign_test
 
 
 def test_mean_of_empty_is_zero():

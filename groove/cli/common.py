@@ -43,6 +43,8 @@ def setting_option(setting: Setting) -> Callable[[F], F]:
         kw.update(multiple=True, default=())
     elif setting.kind == "gate":
         kw["type"] = click.Choice(settings.GATE_MODES)
+    elif setting.kind == "lexical":
+        kw["type"] = click.Choice(settings.LEXICAL_MODES)
     if setting.metavar is not None:
         kw["metavar"] = setting.metavar
     return click.option(setting.flag, setting.param, **kw)
@@ -67,6 +69,7 @@ _PATH_TYPES: dict[str, click.Path] = {
 
 kb_option = setting_option(settings.KB_PATH)
 db_option = setting_option(settings.DB_PATH)
+lexical_option = setting_option(settings.LEXICAL)
 
 
 def model_options(f: F) -> F:

@@ -12,13 +12,14 @@ from groove.cli.common import (
     config_from,
     db_option,
     kb_option,
+    lexical_option,
     model_options,
     pipeline_options,
     resolve_kb,
     stderr_is_terminal,
     warn,
 )
-from groove.settings import LIMIT_MAX
+from groove.settings import LIMIT_MAX, LexicalMode
 
 
 @click.command("index")
@@ -105,6 +106,7 @@ class _ProgressBar:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
 @pipeline_options
+@lexical_option
 @click.pass_context
 def search_cmd(
     ctx: click.Context,
@@ -120,6 +122,7 @@ def search_cmd(
     mmr_lambda: float | None,
     mmr_same_doc_penalty: float | None,
     parent_retriever: bool | None,
+    lexical: LexicalMode | None,
 ) -> None:
     """Search the index with the hybrid pipeline and print the ranked hits."""
     from groove.engine.query import compile_query
@@ -131,7 +134,7 @@ def search_cmd(
     config = config_from(ctx)
     compiled = compile_query(query)  # reject a bad query before loading any model
     options = build_options(
-        config.search, limit, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever
+        config.search, limit, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, lexical
     )
     with open_engine(
         resolve_kb(kb_path, config),

@@ -9,7 +9,7 @@ import click
 
 from groove.cli.common import config_from, setting_options, use_color, warn
 from groove.cli.retriever_flags import RETRIEVER_FLAGS
-from groove.settings import EVAL
+from groove.settings import EVAL, LexicalMode
 
 
 @click.command("eval")
@@ -26,6 +26,7 @@ from groove.settings import EVAL
     "mmr_lambda",
     "mmr_same_doc_penalty",
     "parent_retriever",
+    "lexical",
     "db_path",
 )
 @setting_options(EVAL, *RETRIEVER_FLAGS, "export_run", "export_run_headings")
@@ -50,6 +51,7 @@ def eval_cmd(
     mmr_lambda: float | None,
     mmr_same_doc_penalty: float | None,
     parent_retriever: bool | None,
+    lexical: LexicalMode | None,
     db_path: Path | None,
     export_run: Path | None,
     export_run_headings: bool,
@@ -63,7 +65,7 @@ def eval_cmd(
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown, eval_text
     from groove.report.notes import cli_line, regression_message
-    from groove.tune.reach import PROBE
+    from groove.tuning.reach import PROBE
 
     config = config_from(ctx)
     retriever = spec_from_flags(**retriever_flags)
@@ -87,6 +89,7 @@ def eval_cmd(
         retriever=retriever,
         regression_gate=regression_gate,
         explain=explain,
+        lexical=lexical,
     )
     bar = ProgressBar()
     try:

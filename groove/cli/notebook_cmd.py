@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from groove.cli.common import kb_option
+from groove.cli.common import kb_option, setting_options
+from groove.settings import NOTEBOOK_RUN
 
 NOTEBOOK_NAMES = ("eval-report", "tune-explorer")
 
@@ -48,6 +49,7 @@ def notebook_group() -> None:
     default=None,
     help="Run this notebook file instead of a bundled one.",
 )
+@setting_options(NOTEBOOK_RUN, "cell_timeout")
 @click.pass_context
 def run_cmd(
     ctx: click.Context,
@@ -56,6 +58,7 @@ def run_cmd(
     parameters: tuple[tuple[str, str], ...],
     out_dir: Path,
     notebook_path: Path | None,
+    cell_timeout: int | None,
 ) -> None:
     """Execute NAME; exit 0 passed, 1 regression, 2 bad input, 3 the notebook failed."""
     from groove.errors import NotebookError
@@ -71,6 +74,7 @@ def run_cmd(
         parameters=runner.parse_parameters(parameters),
         notebook=notebook_path,
         config=Path(config_path) if config_path else None,
+        cell_timeout=cell_timeout,
     )
     click.echo(report.line, err=not report.ok)
     ctx.exit(report.exit_code)

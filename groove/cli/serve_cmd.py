@@ -10,11 +10,13 @@ from groove.cli.common import (
     config_from,
     db_option,
     kb_option,
+    lexical_option,
     model_options,
     pipeline_options,
     resolve_kb,
     warn,
 )
+from groove.settings import LexicalMode
 
 
 @click.command("serve")
@@ -23,6 +25,7 @@ from groove.cli.common import (
 @model_options
 @click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
 @pipeline_options
+@lexical_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option(
     "--port",
@@ -51,6 +54,7 @@ def serve_cmd(
     mmr_lambda: float | None,
     mmr_same_doc_penalty: float | None,
     parent_retriever: bool | None,
+    lexical: LexicalMode | None,
     host: str,
     port: int,
     threads: int | None,
@@ -61,7 +65,7 @@ def serve_cmd(
 
     config = config_from(ctx)
     options = build_options(
-        config.search, 10, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever
+        config.search, 10, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, lexical
     )
     settings = ServeSettings(
         kb_path=resolve_kb(kb_path, config),

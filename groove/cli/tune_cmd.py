@@ -7,14 +7,14 @@ from pathlib import Path
 import click
 
 from groove.cli.common import config_from, setting_options, use_color, warn
-from groove.settings import TUNE
+from groove.settings import TUNE, LexicalMode
 
 
 @click.command("tune")
 @setting_options(TUNE, "kb_path", "golden", "model", "model_path", "k_values", "limit")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--no-color", is_flag=True, help="No ANSI styles in the text report.")
-@setting_options(TUNE, "db_path", "retriever")
+@setting_options(TUNE, "lexical", "db_path", "retriever")
 @click.pass_context
 def tune_cmd(
     ctx: click.Context,
@@ -26,6 +26,7 @@ def tune_cmd(
     limit: int | None,
     fmt: str,
     no_color: bool,
+    lexical: LexicalMode | None,
     db_path: Path | None,
     retriever: str | None,
 ) -> None:
@@ -41,8 +42,8 @@ def tune_cmd(
     from groove.config import parse_k_list
     from groove.report import tune_json, tune_text
     from groove.report.notes import cli_line
-    from groove.tune import run as tune
-    from groove.tune.settings import resolve_settings as tune_settings
+    from groove.tuning import run as tune
+    from groove.tuning.settings import resolve_settings as tune_settings
 
     config = config_from(ctx)
     settings = tune_settings(
@@ -54,6 +55,7 @@ def tune_cmd(
         model=model,
         model_path=model_path,
         db_path=db_path,
+        lexical=lexical,
     )
     for note in settings.notes:
         warn(cli_line("tune", note))

@@ -4,7 +4,8 @@ The index holds every chunk in two FTS5 tables with the same columns and rowids:
 ``trigram`` (substrings of 3+ characters: finds Japanese and any other script without a
 segmenter) and ``porter`` (``porter unicode61``: whole words with English stems, which ranks
 English better: on Cranfield, porter + vector beats trigram + vector on nDCG@10, see
-docs/search.md). ``[search] lexical`` in groove.toml picks the table:
+docs/search.md). ``--lexical`` (or ``lexical=`` in the API), else ``[search] lexical`` in
+groove.toml, picks the table:
 
 * ``"trigram"``: every query through the seed's compiler (``engine.query``) on the trigram
   table: exactly groove's behaviour before the porter table existed.
@@ -43,7 +44,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from typing import Literal
 
 from groove.engine.query import (
     HIRAGANA,
@@ -56,11 +56,11 @@ from groove.engine.query import (
     compile_query,
     scan_segments,
 )
+from groove.settings import LEXICAL_MODES as LEXICAL_MODES  # declared with --lexical
+from groove.settings import LexicalMode as LexicalMode
 from groove.store.legs import PORTER, TRIGRAM, LexicalTable
 from groove.store.meta import IndexMeta
 
-LexicalMode = Literal["auto", "trigram", "porter"]
-LEXICAL_MODES: tuple[LexicalMode, ...] = ("auto", "trigram", "porter")
 #: The mode of a new index when groove.toml names none (chosen by measurement: docs/search.md).
 DEFAULT_LEXICAL: LexicalMode = "auto"
 
@@ -97,7 +97,8 @@ class LexicalQuery:
 
 
 def mode_for_index(configured: LexicalMode | None, meta: IndexMeta) -> LexicalMode:
-    """The mode a search uses: groove.toml's, else the index's recorded one, else the default."""
+    """The mode a search uses: the configured one (--lexical, else groove.toml's), else the
+    index's recorded one, else the default."""
     if configured is not None:
         return configured
     if meta.lexical_default == TRIGRAM:

@@ -1,7 +1,8 @@
 """Hybrid search: a vector leg and a bm25 leg fused with Reciprocal Rank Fusion.
 
 The bm25 leg reads one of two FTS tables, trigram or porter, chosen per query by
-``[search] lexical`` (``engine.lexical``); ``SearchResult.lexical`` says which.
+``--lexical`` or ``[search] lexical`` (``engine.lexical``); ``SearchResult.lexical`` says
+which.
 
 Pipeline, in order: candidates from both legs -> RRF -> optional cross-encoder reranker ->
 optional MMR -> optional parent retriever (which only rewrites ``content``).
@@ -242,6 +243,7 @@ def build_options(
     mmr_lambda: float | None = None,
     mmr_same_doc_penalty: float | None = None,
     parent_retriever: bool | None = None,
+    lexical: LexicalMode | None = None,
 ) -> SearchOptions:
     """``[search]`` from groove.toml with the per-call flags laid over it."""
     mmr_config = config.mmr
@@ -254,4 +256,5 @@ def build_options(
     parent = config.parent_retriever
     if parent_retriever is not None:
         parent = replace(parent, enabled=parent_retriever)
-    return SearchOptions(limit, config.fusion, mmr_config, parent, config.lexical)
+    chosen = lexical if lexical is not None else config.lexical
+    return SearchOptions(limit, config.fusion, mmr_config, parent, chosen)

@@ -8,7 +8,7 @@ Per such query, inside the eval's read snapshot:
 * the two legs' real candidate lists (``search.vector_leg`` / ``search.fts_leg`` with the
   pool the search used) fused by ``search.rrf_fuse``: the answer's fused rank;
 * for answers that could be found at all (indexed, heading present, not excluded), when
-  the caller hands in the tune grid (``groove.tune.reach.PROBE``): at most one pass of
+  the caller hands in the tune grid (``groove.tuning.reach.PROBE``): at most one pass of
   the tune sweep's arithmetic over the 384 grid conditions of the plain RRF stage, which
   says under which rrf_k and bm25 weights the answer would have come within k.
 """
@@ -42,7 +42,7 @@ from groove.store.sqlite import Connection
 
 
 class GridProbe(Protocol):
-    """The tune grid, seen from eval (``groove.tune.reach.PROBE``; tune sits above eval,
+    """The tune grid, seen from eval (``groove.tuning.reach.PROBE``; tune sits above eval,
     so the caller hands it in): the two weight sets that bound every grid weight set, and
     the conditions under which each answer would have been found within k."""
 

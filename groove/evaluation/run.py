@@ -57,7 +57,7 @@ def run(
 
     With ``settings.retriever`` or a ``retriever`` object the golden queries go to that
     retriever instead of groove's engine (groove.evaluation.external); ``progress(done, total)``
-    is called as its answers arrive. ``grid`` (``groove.tune.reach.PROBE``) adds, with
+    is called as its answers arrive. ``grid`` (``groove.tuning.reach.PROBE``) adds, with
     ``settings.explain``, the tune-grid conditions that would have found each missed
     answer (eval cannot import tune itself); ``--explain`` needs groove's own engine.
     """

@@ -13,7 +13,7 @@ from groove.engine.session import check_kb_path
 from groove.errors import ConfigError, GoldenError
 from groove.evaluation.result import DEFAULT_LIMIT
 from groove.notes import Note
-from groove.settings import cap
+from groove.settings import LexicalMode, cap
 
 if TYPE_CHECKING:
     from groove.evaluation.retrievers.spec import RetrieverSpec
@@ -85,6 +85,7 @@ def resolve_settings(
     retriever: RetrieverSpec | None = None,
     regression_gate: str | None = None,
     explain: bool = False,
+    lexical: LexicalMode | None = None,
 ) -> EvalSettings:
     """CLI values win over groove.toml, which wins over the built-in defaults.
 
@@ -97,6 +98,13 @@ def resolve_settings(
         kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
         golden_path = golden_path_for(config, kb, golden)
     else:
+        if explain:
+            # explain ranks each missed answer in the index's own legs and fusion, which an
+            # external retriever does not have: refused rather than silently skipped.
+            raise ConfigError(
+                "--explain needs groove's own engine and cannot be combined with --retriever",
+                "drop --explain, or drop --retriever to explain the misses of groove's engine",
+            )
         _refuse_engine_flags(
             model=model,
             model_path=model_path,
@@ -105,6 +113,7 @@ def resolve_settings(
             mmr_lambda=mmr_lambda,
             mmr_same_doc_penalty=mmr_same_doc_penalty,
             parent_retriever=parent_retriever,
+            lexical=lexical,
         )
         wanted_kb = kb_path if kb_path is not None else config.kb_path
         kb = check_kb_path(wanted_kb) if wanted_kb is not None else None
@@ -132,7 +141,7 @@ def resolve_settings(
     ks = tuple(sorted({cap(k) for k in raw_k}))
     search_config: SearchConfig = config.search
     options = build_options(
-        search_config, capped, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever
+        search_config, capped, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, lexical
     )
     chosen_reranker = reranker if reranker is not None else config.reranker
     return EvalSettings(

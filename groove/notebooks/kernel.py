@@ -28,7 +28,7 @@ from groove.settings import EVAL, TUNE, Setting
 if TYPE_CHECKING:
     from groove.config import Config
     from groove.evaluation.result import EvalRun
-    from groove.tune.result import TuneResult
+    from groove.tuning.result import TuneResult
 
 NOTE_REGRESSION = "regression"
 
@@ -65,7 +65,7 @@ def eval_report(
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
     from groove.report.notes import regression_message
-    from groove.tune.reach import PROBE
+    from groove.tuning.reach import PROBE
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
@@ -138,12 +138,12 @@ def tune_explorer(
     result_path: Any = RESULT_FILE,
 ) -> Outcome[TuneResult]:
     """Run ``groove tune`` (or load ``tune_json``, a saved result); result.json = the saved
-    form of groove.tune.export (report, queries, full table) plus ``exit_code``, so it can
+    form of groove.tuning.export (report, queries, full table) plus ``exit_code``, so it can
     be loaded back as ``tune_json``."""
     from groove.report import tune_text
-    from groove.tune import export
-    from groove.tune import run as tune
-    from groove.tune.settings import resolve_settings as tune_settings
+    from groove.tuning import export
+    from groove.tuning import run as tune
+    from groove.tuning.settings import resolve_settings as tune_settings
 
     plots.preload()
     try:

@@ -11,8 +11,9 @@ ran through). The exit code is read from result.json, never from papermill:
     1  regression      eval-report with fail_on_regression found one
     2  bad input       refused before execution (unknown parameter, unwritable --out), or
                        the notebook caught a GrooveError (no golden file, no index...)
-    3  failed          a cell raised anything else, the kernel died, or no valid
-                       result.json was written; result.json then names the failing cell
+    3  failed          a cell raised anything else, ran longer than --cell-timeout, the
+                       kernel died, or no valid result.json was written; result.json then
+                       names the failing cell
 
 This module is the runner's half, in the caller's process: parameters, kernel, papermill,
 nbconvert, and the result.json contract. The kernel's half is ``groove.notebooks.kernel``:
@@ -46,6 +47,7 @@ from groove.errors import (
     NotebookError,
 )
 from groove.notebooks.headless import HEADLESS_ENV
+from groove.settings import NOTEBOOK_RUN
 
 NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
 RESULT_FILE = "result.json"
@@ -225,6 +227,7 @@ class _Failure:
     message: str
     cell: Mapping[str, Any] | None = None
     kernel_stderr: Sequence[str] = ()
+    hint: str | None = None
 
 
 def resolve_notebook(name: str | None, notebook: Path | None) -> tuple[str, Path]:
@@ -275,11 +278,14 @@ def run_notebook(
     notebook: Path | None = None,
     config: Path | None = None,
     cwd: Path | None = None,
+    cell_timeout: int | None = None,
 ) -> RunReport:
     """Execute the notebook, export HTML, and read the exit code from result.json.
 
     Refusals before execution raise NotebookError (exit 2). Relative paths in parameters
     resolve against ``cwd`` (default: the current directory), where the kernel runs.
+    ``cell_timeout``: seconds one cell may run (None: the declared default, 0: no limit);
+    a cell that runs longer stops the run with exit code 3.
     """
     started = time.perf_counter()
     label, source = resolve_notebook(name, notebook)
@@ -300,7 +306,9 @@ def run_notebook(
     given["result_path"] = str(result_path)
     timings = {"prepare": time.perf_counter() - started}
     exporter = _HtmlExporter()  # loads nbconvert while the kernel works
-    failure = _execute(source, executed, given, cwd or Path.cwd(), timings)
+    if cell_timeout is None:
+        cell_timeout = NOTEBOOK_RUN["cell_timeout"].default
+    failure = _execute(source, executed, given, cwd or Path.cwd(), timings, cell_timeout)
     document = _settle(result_path, failure)
     html_made = exporter.export(source, executed, html, timings)
     return RunReport(
@@ -316,9 +324,15 @@ def run_notebook(
 
 
 def _execute(
-    source: Path, executed: Path, parameters: Mapping[str, Any], cwd: Path, timings: dict
+    source: Path,
+    executed: Path,
+    parameters: Mapping[str, Any],
+    cwd: Path,
+    timings: dict,
+    cell_timeout: int,
 ) -> _Failure | None:
     import papermill
+    from nbclient.exceptions import CellTimeoutError
     from papermill.exceptions import PapermillExecutionError
 
     started = time.perf_counter()
@@ -336,19 +350,47 @@ def _execute(
                     log_output=False,
                     kernel_manager_class=_kernel_manager(kernel_log),
                     shutdown_kernel="immediate",  # the run is over: do not wait for a goodbye
+                    execution_timeout=cell_timeout or None,  # None: nbclient waits forever
                 )
         except PapermillExecutionError as exc:
             cell = _cell_info(source, exc.source, exc.exec_count, exc.ename, exc.evalue)
             return _Failure(_cell_message(cell), cell)
+        except CellTimeoutError as exc:
+            # nbclient raises this also when a finished cell's output stops arriving
+            # (its iopub_timeout): only an execution past cell_timeout is reported as one.
+            if not cell_timeout or _EXECUTION_TIMED_OUT not in str(exc):
+                return _stopped(source, executed, exc, kernel_log)
+            return _timed_out(source, executed, cell_timeout)
         except Exception as exc:  # the kernel died or never started: the interface is exit 3
-            running = _running_cell(source, executed)
-            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            where = f" in {_cell_name(running)}" if running else ""
-            message = f"the kernel stopped{where}: {type(exc).__name__}: {detail}"
-            return _Failure(message, running, _tail(kernel_log))
+            return _stopped(source, executed, exc, kernel_log)
         finally:
             timings["execute"] = time.perf_counter() - started
     return None
+
+
+#: What nbclient's CellTimeoutError says when a cell ran past the execution timeout.
+_EXECUTION_TIMED_OUT = "Cell execution timed out"
+
+
+def _stopped(source: Path, executed: Path, exc: Exception, kernel_log: IO[bytes]) -> _Failure:
+    running = _running_cell(source, executed)
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    where = f" in {_cell_name(running)}" if running else ""
+    message = f"the kernel stopped{where}: {type(exc).__name__}: {detail}"
+    return _Failure(message, running, _tail(kernel_log))
+
+
+def _timed_out(source: Path, executed: Path, seconds: int) -> _Failure:
+    """The cell that was running when the timeout stopped it (papermill saved the notebook
+    with that cell started and none after it)."""
+    running = _running_cell(source, executed)
+    cell = None
+    if running is not None:
+        evalue = f"no result after {seconds} s"
+        cell = {**running, "ename": "CellTimeoutError", "evalue": evalue}
+    what = _cell_name(cell) if cell is not None else "a cell"
+    hint = f"raise it with --cell-timeout SECONDS (now {seconds}; 0: no limit)"
+    return _Failure(f"{what} timed out after {seconds} s", cell, hint=hint)
 
 
 def _tail(log: IO[bytes], lines: int = 20) -> list[str]:
@@ -410,7 +452,7 @@ def _settle(result_path: Path, failure: _Failure | None) -> dict[str, Any]:
         return written
     if failure is None:
         failure = _Failure(f"the notebook finished without writing a valid {RESULT_FILE}")
-    document = error_document(EXIT_NOTEBOOK_FAILED, failure.message)
+    document = error_document(EXIT_NOTEBOOK_FAILED, failure.message, failure.hint)
     if failure.cell is not None:
         document["cell"] = dict(failure.cell)
     if failure.kernel_stderr:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from groove.evaluation.result import EvalRun
-    from groove.tune.result import Analysis, TuneResult
+    from groove.tuning.result import Analysis, TuneResult
 
 OK, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
 SHADES = {"up": OK, "down": BAD, "noise": MUTED, "same": MUTED, "": MUTED}
@@ -560,8 +560,8 @@ def tune_header(outcome: Outcome[TuneResult]) -> Any:
 
 
 def inert_axes(result: TuneResult) -> tuple[str, ...]:
-    """The grid axes that move no effective query's nDCG@5 (groove.tune.axes)."""
-    from groove.tune.axes import inert_axes as find
+    """The grid axes that move no effective query's nDCG@5 (groove.tuning.axes)."""
+    from groove.tuning.axes import inert_axes as find
 
     if result.analysis is None:
         return ()
@@ -569,7 +569,7 @@ def inert_axes(result: TuneResult) -> tuple[str, ...]:
 
 
 def axis_warning(axis: str) -> str:
-    from groove.tune.axes import axis_warning as sentence
+    from groove.tuning.axes import axis_warning as sentence
 
     return sentence(axis)
 
@@ -629,7 +629,7 @@ def folds_frame(outcome: Outcome[TuneResult]) -> Any:
 
 
 def loo_summary(outcome: Outcome[TuneResult]) -> Any:
-    from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER
+    from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER
 
     got = _tuned(outcome)
     if got is None:
@@ -659,7 +659,7 @@ def _calibrated(analysis: Analysis) -> str:
         return "undefined (fewer than 2 effective queries)"
     return (
         f"{cal.se:.4f} (±{100 * cal.relative_precision:.0f}%, {cal.replicates} resamples; "
-        "information only, the gates use the paired SE)"
+        f"plain bootstrap {cal.bootstrap_se:.4f}; information only, the gates use the paired SE)"
     )
 
 
@@ -706,7 +706,7 @@ def gates(outcome: Outcome[TuneResult]) -> Any:
 
 def verdict(outcome: Outcome[TuneResult]) -> Any:
     """Adopt (with the paste-ready snippet) or keep the defaults (with the failed gates)."""
-    from groove.tune.grid import DEFAULT_CONDITION, toml_snippet
+    from groove.tuning.grid import DEFAULT_CONDITION, toml_snippet
 
     got = _tuned(outcome)
     if got is None:
@@ -733,7 +733,7 @@ def condition_rows(result: TuneResult, analysis: Analysis) -> list[dict[str, Any
     of them it improved and degraded, and how many LOO folds picked it."""
     import numpy as np
 
-    from groove.tune.grid import DEFAULT_CONDITION, all_conditions
+    from groove.tuning.grid import DEFAULT_CONDITION, all_conditions
 
     table = analysis.table.primary
     rows = np.asarray(result.effective_rows, dtype=np.intp)
@@ -905,7 +905,7 @@ class ConditionPicker:
     def draw(self, index: int) -> None:
         from IPython.display import display
 
-        from groove.tune.grid import Condition
+        from groove.tuning.grid import Condition
 
         self.figure = plots.per_query_deltas(
             self._table, self._ids, Condition.from_index(index), self._rows

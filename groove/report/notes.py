@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from groove.evaluation.result import EvalRun
 from groove.notes import Level, Note
-from groove.tune.result import (
+from groove.tuning.result import (
     NOTE_CONTEXT_AXIS_NOOP,
     NOTE_FEW_EFFECTIVE_QUERIES,
     NOTE_INSENSITIVE_QUERY,

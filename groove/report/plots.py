@@ -28,8 +28,8 @@ import numpy as np
 from groove.evaluation.change import SAME_TOLERANCE, direction
 from groove.evaluation.records import RunRecord
 from groove.evaluation.significance import Significance, format_p, p_text
-from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
-from groove.tune.grid import (
+from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
+from groove.tuning.grid import (
     BM25_WEIGHT_GRID,
     DEFAULT_CONDITION,
     DEFAULT_K_INDEX,
@@ -37,9 +37,9 @@ from groove.tune.grid import (
     RRF_K_GRID,
     Condition,
 )
-from groove.tune.select import LooResult, condition_means
-from groove.tune.stats import sample_sd
-from groove.tune.table import MetricTable
+from groove.tuning.select import LooResult, condition_means
+from groove.tuning.stats import sample_sd
+from groove.tuning.table import MetricTable
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -401,7 +401,7 @@ def bm25_heatmaps(table: MetricTable, rows: Sequence[int], *, inert: Sequence[st
     """Mean nDCG@5 over ``rows`` for the 64 bm25 weight sets at rrf_k 60: one panel per
     context weight, heading weight down, content weight across; the default is boxed.
     A grid with no variation says so instead of colouring rounding noise; ``inert`` names
-    the axes the data cannot move (groove.tune.axes), said in the title."""
+    the axes the data cannot move (groove.tuning.axes), said in the title."""
     means = condition_means(table.primary, rows)
     n = len(BM25_WEIGHT_GRID)
     grids = [

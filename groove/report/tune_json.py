@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from groove.tune.document import to_dict
-from groove.tune.result import TuneResult
+from groove.tuning.document import to_dict
+from groove.tuning.result import TuneResult
 
 
 def render(result: TuneResult) -> str:

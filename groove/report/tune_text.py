@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from groove.tune.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
-from groove.tune.grid import DEFAULT_CONDITION, toml_snippet
-from groove.tune.result import Analysis, TuneResult
+from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
+from groove.tuning.grid import DEFAULT_CONDITION, toml_snippet
+from groove.tuning.result import Analysis, TuneResult
 
 BOLD = "\x1b[1m"
 DIM = "\x1b[90m"

@@ -26,8 +26,8 @@ from groove.config import FusionConfig
 from groove.evaluation.attribution import GridReach
 from groove.evaluation.explain import LegOrders
 from groove.store import ranks
-from groove.tune.grid import BM25_WEIGHT_GRID, RRF_K_GRID, Condition, all_conditions, weight_sets
-from groove.tune.sweep import fuse_all_k
+from groove.tuning.grid import BM25_WEIGHT_GRID, RRF_K_GRID, Condition, all_conditions, weight_sets
+from groove.tuning.sweep import fuse_all_k
 
 MAX_GRID_EXAMPLES = 3
 _WEIGHT_SETS = weight_sets()

@@ -38,13 +38,13 @@ from groove.errors import ConfigError
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import Expected
 from groove.notes import Note
-from groove.tune.analysis import analyse
-from groove.tune.document import to_dict
-from groove.tune.result import QueryDiagnostics, TuneResult
-from groove.tune.table import MetricTable
+from groove.tuning.analysis import analyse
+from groove.tuning.document import to_dict
+from groove.tuning.result import QueryDiagnostics, TuneResult
+from groove.tuning.table import MetricTable
 
 _LOAD_HINT = (
-    "pass a file written by groove.tune.export.save_tune or by the tune-explorer notebook "
+    "pass a file written by groove.tuning.export.save_tune or by the tune-explorer notebook "
     "(its result.json); `groove tune --format json` does not carry the metric table"
 )
 

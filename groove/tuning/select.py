@@ -21,15 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.tune import stats
-from groove.tune.grid import (
+from groove.tuning import stats
+from groove.tuning.grid import (
     DEFAULT_CONDITION,
     DEFAULT_K_INDEX,
     RRF_K_GRID,
     Condition,
     all_conditions,
 )
-from groove.tune.stats import SignTest
+from groove.tuning.stats import SignTest
 
 PLATEAU_EPS = 1e-9
 _CENTRE_EPS = 1e-12

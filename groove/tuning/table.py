@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from groove.tune.grid import N_CONDITIONS, PRIMARY_K
+from groove.tuning.grid import N_CONDITIONS, PRIMARY_K
 
 
 def _frozen_array(values: np.ndarray, what: str) -> np.ndarray:

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from groove.evaluation.change import direction
-from groove.tune import stats
-from groove.tune.grid import DEFAULT_CONDITION, Condition
-from groove.tune.select import LooResult, Rows
-from groove.tune.table import MetricTable
+from groove.tuning import stats
+from groove.tuning.grid import DEFAULT_CONDITION, Condition
+from groove.tuning.select import LooResult, Rows
+from groove.tuning.table import MetricTable
 
 ADOPT_MIN_MEAN_DELTA = 0.02
 ADOPT_SE_MULTIPLIER = 3.0

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS, PRIMARY_K, all_conditions
-from groove.tune.select import condition_means
+from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS, PRIMARY_K, all_conditions
+from groove.tuning.select import condition_means
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from groove.tune.result import TuneResult
-    from groove.tune.table import MetricTable
+    from groove.tuning.result import TuneResult
+    from groove.tuning.table import MetricTable
 
 GRID_COLUMNS = (
     "condition",

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from groove.evaluation.change import SAME_TOLERANCE
-from groove.tune.grid import BM25_WEIGHT_GRID, RRF_K_GRID
-from groove.tune.table import MetricTable
+from groove.tuning.grid import BM25_WEIGHT_GRID, RRF_K_GRID
+from groove.tuning.table import MetricTable
 
 # Axis name -> (position in the (h, ctx, content, k) grid, the values it takes)
 AXES: dict[str, tuple[int, tuple[float, ...]]] = {

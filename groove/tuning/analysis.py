@@ -11,13 +11,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from groove.evaluation.metrics import AggregateMetrics
-from groove.tune import stats
-from groove.tune.calibrated import calibrated_se
-from groove.tune.gates import decide, non_degradation, per_query_impact
-from groove.tune.grid import DEFAULT_CONDITION, Condition
-from groove.tune.result import Analysis, Secondary
-from groove.tune.select import nested_loo, phase_scores
-from groove.tune.table import MetricTable
+from groove.tuning import stats
+from groove.tuning.calibrated import calibrated_se
+from groove.tuning.gates import decide, non_degradation, per_query_impact
+from groove.tuning.grid import DEFAULT_CONDITION, Condition
+from groove.tuning.result import Analysis, Secondary
+from groove.tuning.select import nested_loo, phase_scores
+from groove.tuning.table import MetricTable
 
 
 def analyse(table: MetricTable, effective_rows: Sequence[int]) -> Analysis:

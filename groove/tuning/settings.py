@@ -13,8 +13,8 @@ from groove.engine.session import check_kb_path
 from groove.evaluation.settings import NOTE_LIMIT_CAPPED, golden_path_for
 from groove.notes import Note
 from groove.settings import cap
-from groove.tune.grid import PRIMARY_K
-from groove.tune.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
+from groove.tuning.grid import PRIMARY_K
+from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
 SMALL_N_WARN = 50
 
@@ -47,6 +47,7 @@ def resolve_settings(
     model: str | None = None,
     model_path: Path | None = None,
     db_path: Path | None = None,
+    lexical: LexicalMode | None = None,
 ) -> TuneSettings:
     """Flags over groove.toml over defaults; k always includes the primary k (5)."""
     kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
@@ -90,5 +91,5 @@ def resolve_settings(
         model=model or config.model,
         model_path=model_path or config.model_path,
         notes=tuple(notes),
-        lexical=search.lexical,
+        lexical=lexical if lexical is not None else search.lexical,
     )

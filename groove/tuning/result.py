@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import AggregateMetrics
 from groove.notes import Note
-from groove.tune.calibrated import CalibratedSe
-from groove.tune.gates import Impact, Verdict
-from groove.tune.select import LooResult, PhaseScores
-from groove.tune.table import MetricTable
+from groove.tuning.calibrated import CalibratedSe
+from groove.tuning.gates import Impact, Verdict
+from groove.tuning.select import LooResult, PhaseScores
+from groove.tuning.table import MetricTable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,19 +101,19 @@ class TuneResult:
         weights, ``default``, ``refit``, the mean of each metric over the queries,
         ``ndcg@5_delta`` / ``ndcg@5_delta_se`` against the default on the effective queries,
         ``folds`` (how many leave-one-query-out folds chose it). Columns: docs/api.md."""
-        from groove.tune.frames import conditions_frame
+        from groove.tuning.frames import conditions_frame
 
         return conditions_frame(self)
 
     def table_frame(self) -> pd.DataFrame:
         """The metric table in long form: ``query``, ``condition``, ``metric``, ``value``."""
-        from groove.tune.frames import table_frame
+        from groove.tuning.frames import table_frame
 
         return table_frame(self)
 
     def folds_frame(self) -> pd.DataFrame:
         """One row per leave-one-query-out fold: ``query`` (held out), the condition chosen
         without it, ``held_out_delta`` (its nDCG@5 gain on that query), ``refit``."""
-        from groove.tune.frames import folds_frame
+        from groove.tuning.frames import folds_frame
 
         return folds_frame(self)

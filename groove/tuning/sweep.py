@@ -29,7 +29,7 @@ from groove.evaluation.metrics import Expected, ExpectedMatcher, QueryMetrics, m
 from groove.store import legs
 from groove.store.legs import TRIGRAM, LexicalTable
 from groove.store.sqlite import Connection
-from groove.tune.grid import N_CONDITIONS, RRF_K_GRID, all_conditions, weight_sets
+from groove.tuning.grid import N_CONDITIONS, RRF_K_GRID, all_conditions, weight_sets
 
 _WEIGHTS = weight_sets()
 _N_K = len(RRF_K_GRID)

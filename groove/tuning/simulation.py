@@ -27,11 +27,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from groove.tune import stats
-from groove.tune.gates import decide, decide_from, non_degradation
-from groove.tune.grid import N_CONDITIONS, Condition
-from groove.tune.select import nested_loo
-from groove.tune.table import MetricTable
+from groove.tuning import stats
+from groove.tuning.gates import decide, decide_from, non_degradation
+from groove.tuning.grid import N_CONDITIONS, Condition
+from groove.tuning.select import nested_loo
+from groove.tuning.table import MetricTable
 
 LCG_MULTIPLIER = 6364136223846793005
 LCG_INCREMENT = 1442695040888963407
@@ -314,23 +314,26 @@ class CalibrationRow:
     replicates: int
     true_sd: float
     paired_ratio: float
+    bootstrap_ratio: float
     calibrated_ratio: float
 
 
 def calibration_row(setting: Setting, reps: int, replicates: int) -> CalibrationRow:
-    """The first ``reps`` replications of ``setting``'s stream (the AU-16 tables), each with
-    its paired SE and its calibrated SE from ``replicates`` bootstrap resamples."""
-    from groove.tune.calibrated import calibrated_se
+    """The first ``reps`` replications of ``setting``'s stream, each with its paired SE, its
+    plain bootstrap SE and its calibrated SE from ``replicates`` bootstrap resamples."""
+    from groove.tuning.calibrated import calibrated_se
 
     stream = LcgStream(setting.seed)
     rows = np.arange(setting.n_queries)
-    means, paired, calibrated = [], [], []
+    means, paired, bootstrap, calibrated = [], [], [], []
     for _ in range(reps):
         primary = draw_table(stream, setting)
         loo = nested_loo(primary, rows)
         means.append(loo.mean_delta)
         paired.append(loo.paired_se)
-        calibrated.append(calibrated_se(primary, rows, replicates=replicates).se)
+        se = calibrated_se(primary, rows, replicates=replicates)
+        bootstrap.append(se.bootstrap_se)
+        calibrated.append(se.se)
     true_sd = stats.sample_sd(means)
     return CalibrationRow(
         setting=setting,
@@ -338,5 +341,6 @@ def calibration_row(setting: Setting, reps: int, replicates: int) -> Calibration
         replicates=replicates,
         true_sd=true_sd,
         paired_ratio=stats.mean(paired) / true_sd,
+        bootstrap_ratio=stats.mean(bootstrap) / true_sd,
         calibrated_ratio=stats.mean(calibrated) / true_sd,
     )

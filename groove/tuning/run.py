@@ -25,9 +25,9 @@ from groove.store import chunks as rows
 from groove.store import legs
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
-from groove.tune.analysis import analyse
-from groove.tune.grid import DEFAULT_CONDITION, N_CONDITIONS
-from groove.tune.result import (
+from groove.tuning.analysis import analyse
+from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS
+from groove.tuning.result import (
     NOTE_CONTEXT_AXIS_NOOP,
     NOTE_EFFECTIVE_QUERIES,
     NOTE_FEW_EFFECTIVE_QUERIES,
@@ -35,9 +35,9 @@ from groove.tune.result import (
     QueryDiagnostics,
     TuneResult,
 )
-from groove.tune.settings import SMALL_N_WARN, TuneSettings
-from groove.tune.sweep import sweep_query
-from groove.tune.table import MetricTable
+from groove.tuning.settings import SMALL_N_WARN, TuneSettings
+from groove.tuning.sweep import sweep_query
+from groove.tuning.table import MetricTable
 
 Log = Callable[[str], None]
 OnNote = Callable[[Note], None]

@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 from groove.evaluation.records import aggregate_to_dict
-from groove.tune.grid import BM25_WEIGHT_GRID, PRIMARY_K, RRF_K_GRID, Condition, toml_snippet
-from groove.tune.result import Analysis, TuneResult
+from groove.tuning.grid import BM25_WEIGHT_GRID, PRIMARY_K, RRF_K_GRID, Condition, toml_snippet
+from groove.tuning.result import Analysis, TuneResult
 
 
 def to_dict(result: TuneResult) -> dict[str, Any]:
