@@ -18,7 +18,7 @@ from groove.evaluation.gate import decide
 from groove.evaluation.history import append_run, history_path
 from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, aggregate
 from groove.evaluation.records import QueryResult, RunRecord
-from groove.evaluation.significance import compare_records, holm, paired_test
+from groove.evaluation.significance import compare_records, format_p, holm, paired_test
 
 
 def make_run(stamp: str, scores: Sequence[float], golden_hash: str = "g") -> RunRecord:
@@ -208,3 +208,10 @@ def test_the_notebook_comparison_table_puts_the_interval_in_one_cell() -> None:
     assert "groove-table" in table  # paged and sortable, not a 14-row pandas repr
     assert f"[{broad['ci_low']:+.3f}, {broad['ci_high']:+.3f}]" in table
     assert '"nan"' not in table and ">nan<" not in table  # missing values show as dashes
+    assert '\\"nan\\"' not in table  # the same, in the rows' JSON
+    # p as the other reports print it, and "<0.001" where it was "0.00" (which reads as certainty)
+    assert f'\\"{format_p(broad["p_holm"])}\\"' in table
+    tiny = _comparison_table(frame.assign(p_holm=frame["p_holm"].where(frame["baseline"], 4e-4)))
+    assert '\\"&lt;0.001\\"' in tiny.data and '\\"0.00\\"' not in tiny.data
+    # the run being reported first, the baseline (its rows all dashes) last
+    assert table.index("2026-01-03T00:00:00") < table.index("2026-01-01T00:00:00")

@@ -11,6 +11,7 @@ queries, and a draft that .grooveignore hides. Over 50 chunks, so a leg's candid
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -325,6 +326,11 @@ def test_notebook_views_show_the_causes(kb: Path, golden: Path, tmp_path: Path) 
     assert "groove-table" in table  # paged and sortable like the per-query table
     assert "fusion-buried" in table
     assert "1 of " in table  # the FTS rank of the buried answer
+    # a cause or a rank wraps as a whole ("vector-\nonly-low", "263 of\n741" read badly)
+    assert "<span class='item'>fusion-buried</span>" in table
+    assert re.search(r"<span class='item'>\d+ of \d+</span>", table)
+    per_query = views.per_query_table(outcome).data
+    assert "<span class='item'>not-indexed " in per_query  # "not-indexed ×4", one item
     written = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert written["misses_by_cause"]["not-indexed"] == 5
     plain = notebook_run.eval_report(

@@ -134,6 +134,11 @@ def test_regression_is_exit_1_with_misses_first(
     per_query = notebook_views.per_query_frame(run)
     assert list(per_query.index[:2]) == ["restore-pitr", "restore-drill"]
     assert list(per_query["status"][:2]) == ["✗ miss", "✗ miss"]
+    cells = notebook_views.per_query_html_frame(run)
+    assert cells["status"][0] == "<span class='item'>✗ miss</span>"  # the mark never alone
+    # a query and the expected answers keep a readable width beside ten other columns
+    assert cells["query"][0].startswith("<span class='sentence'>")
+    assert cells["expected"][0].startswith("<span class='prose'><span class='item'>✗ data/")
     assert per_query.loc["restore-pitr", "expected"].startswith("✗ data/restore.md")
     shades = dict(zip(notebook_views.aggregate_frame(run)["metric"],
                       notebook_views.aggregate_frame(run)["shade"], strict=True))  # fmt: skip

@@ -247,13 +247,32 @@ def test_rrf_k_sweep_means_and_standard_errors() -> None:
     _labels_complete(fig)
     ax = fig.axes[0]
     refit_line, _, (bars,) = ax.containers[0].lines
-    assert list(refit_line.get_xdata()) == list(RRF_K_GRID)
+    default_line = ax.containers[1].lines[0]
+    refit_x = np.asarray(refit_line.get_xdata(), dtype=float)
+    default_x = np.asarray(default_line.get_xdata(), dtype=float)
+    # either side of each rrf_k, so that neither series hides the other's error bars
+    assert np.sqrt(refit_x * default_x) == pytest.approx(list(RRF_K_GRID))
+    assert (refit_x < default_x).all()
     assert list(refit_line.get_ydata()) == pytest.approx([0.4] * 6)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels == ["default rrf_k", "h=4.0 ctx=1.0 content=1.0", "h=2.0 ctx=1.0 content=1.0"]
+    assert labels == [
+        "default rrf_k",
+        "refit: h=4.0 ctx=1.0 content=1.0",
+        "built-in default: h=2.0 ctx=1.0 content=1.0",
+    ]
     spans = [tuple(segment[:, 1]) for segment in bars.get_segments()]
     assert spans[0] == pytest.approx((0.2, 0.6))  # rrf_k 5: 0.4 +- SE 0.2
     assert spans[1] == pytest.approx((0.4, 0.4))  # every other rrf_k: no spread
+
+
+def test_rrf_k_sweep_legend_covers_no_bar() -> None:
+    """On Cranfield the legend sat in the corner over the error bars of rrf_k 60 and 100."""
+    values = np.full((4, N_CONDITIONS), 0.4)
+    values[:, WINNER.with_k(5).index] = [0.0, 1.0, 0.0, 1.0]  # a bar up to the top corner
+    fig = plots.rrf_k_sweep(MetricTable.uniform(values), range(4), WINNER)
+    plots.png_bytes(fig)  # lays the figure out
+    ax = fig.axes[0]
+    assert not ax.get_legend().get_window_extent().overlaps(ax.get_window_extent())
 
 
 def test_per_query_deltas_sorted_with_the_extremes_named() -> None:

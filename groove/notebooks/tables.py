@@ -27,6 +27,9 @@ CSS = (
     ".groove-table td{white-space:normal;vertical-align:top;text-align:left}"
     ".groove-table th{text-align:left}"
     ".groove-table .item{white-space:nowrap;display:inline-block;margin-right:.6em}"
+    # text that needs room to read (a reason, a list of answers, a query), not a sliver
+    ".groove-table .prose{display:inline-block;min-width:min(18em,20vw)}"
+    ".groove-table .sentence{display:inline-block;min-width:min(13em,15vw)}"
     ".groove-table .line{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;"
     "max-width:34em}"
 )

@@ -19,6 +19,7 @@ from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
 from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, PathFinding
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.evaluation.result import NOTE_CORPUS_CHANGED
+from groove.evaluation.significance import format_p
 from groove.labels import location_label
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
@@ -216,11 +217,15 @@ def history_comparison(outcome: Outcome[EvalRun], last: int = 5) -> Any:
 
 
 def _comparison_table(frame: pd.DataFrame) -> Any:
-    """compare_frame for reading: one row per run and metric, the interval in one cell,
-    the baseline's own rows without statistics."""
+    """compare_frame for reading: one row per run and metric, the newest run first (the
+    first page is the run being reported, not the baseline), the interval in one cell, the
+    baseline's own rows without statistics."""
     import pandas as pd
 
     from groove.notebooks import tables
+
+    run_position = frame.groupby("run", sort=False).ngroup()  # 0 = the oldest run given
+    frame = frame.iloc[(-run_position).argsort(kind="stable")]
 
     def interval(low: float, high: float) -> str | None:
         return None if pd.isna(low) else f"[{low:+.3f}, {high:+.3f}]"
@@ -238,7 +243,8 @@ def _comparison_table(frame: pd.DataFrame) -> Any:
             "95% interval": [
                 interval(lo, hi) for lo, hi in zip(frame["ci_low"], frame["ci_high"], strict=True)
             ],
-            "p (Holm)": [number(v, "{:.2f}") for v in frame["p_holm"]],
+            # as the other reports print p: "<0.001", never a "0.00" that reads as certainty
+            "p (Holm)": [None if pd.isna(v) else format_p(v) for v in frame["p_holm"]],
             "": frame["mark"].fillna(""),
         },
         dtype=object,
@@ -327,9 +333,13 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
 
 def _causes(answers: Sequence[Attribution]) -> str:
     """The causes of a query's missed answers, most frequent first: ``neither-leg ×3; ...``"""
+    return "; ".join(_cause_parts(answers))
+
+
+def _cause_parts(answers: Sequence[Attribution]) -> list[str]:
     counts = misses_by_cause([tuple(answers)])
     ordered = sorted(counts, key=lambda pair: -pair[1])  # stable: CAUSES order on ties
-    return "; ".join(f"{cause} ×{n}" if n > 1 else cause for cause, n in ordered)
+    return [f"{cause} ×{n}" if n > 1 else cause for cause, n in ordered]
 
 
 def attribution_summary(outcome: Outcome[EvalRun]) -> Any:
@@ -383,7 +393,17 @@ def attribution_table(outcome: Outcome[EvalRun]) -> Any:
         return _html(_box(OK, "every expected answer was found within the largest k"))
     # object dtype: a missing rank stays None (shown as a dash), a rank stays an integer
     frame = pd.DataFrame(rows, dtype=object).map(tables.cell_html)
+    # a cause ("vector-only-low") and a rank ("263 of 741") wrap as a whole, never inside
+    for column in ("cause", "FTS rank", "vector rank"):
+        frame[column] = [_whole(cell) for cell in frame[column]]
+    # the reason gets a readable line; auto layout gave the repeated grid text the width
+    frame["why"] = [f"<span class='prose'>{cell}</span>" for cell in frame["why"]]
     return tables.interactive(frame, numeric=["fused rank", "final rank"])
+
+
+def _whole(cell_html: str) -> str:
+    """Cell HTML that the table wraps around, never inside."""
+    return f"<span class='item'>{cell_html}</span>"
 
 
 def per_query_frame(run: EvalRun) -> pd.DataFrame:
@@ -422,10 +442,18 @@ def per_query_html_frame(run: EvalRun) -> pd.DataFrame:
         q = by_id[row["id"]]
         html_row: dict[str, str] = {"#": str(position)}
         for key, value in row.items():
-            if key == "expected":
-                html_row[key] = _items(expected_marks(q.top_k, q.expected)) or "(none)"
+            if key == "expected":  # at least two answers a line: 19 made a 19-line row
+                marks = _items(expected_marks(q.top_k, q.expected))
+                html_row[key] = f"<span class='prose'>{marks}</span>" if marks else "(none)"
             elif key == "top hits":
                 html_row[key] = _lines(_top_hits(q.top_k, q.expected)) or "(no hits)"
+            elif key == "query":  # squeezed, a query took 12 lines of two words
+                html_row[key] = f"<span class='sentence'>{_e(value)}</span>"
+            elif key == "status":  # "↓ regressed" on one line, never the arrow alone
+                html_row[key] = _items([value])
+            elif key == "cause":  # one cause per item: "vector-only-low ×5" never breaks
+                causes = _cause_parts((run.attribution or {}).get(q.id, ()))
+                html_row[key] = _items(causes)
             else:
                 html_row[key] = _cell(value)
         cells.append(html_row)

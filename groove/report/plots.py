@@ -478,37 +478,47 @@ def _mean_and_se(values: np.ndarray) -> tuple[float, float]:
     return mean, sample_sd(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
 
 
-def rrf_k_sweep(table: MetricTable, rows: Sequence[int], condition: Condition) -> Figure:
-    """Mean nDCG@5 over ``rows`` at each rrf_k, for ``condition``'s bm25 weights and for the
-    default weights; error bars are the SE of the mean over queries (SD / sqrt(N))."""
-    fig = _figure(8, 4.5)
+RRF_K_DODGE = 10**0.02  # the two series drawn either side of each rrf_k (log axis)
+
+
+def rrf_k_sweep(
+    table: MetricTable, rows: Sequence[int], condition: Condition, *, role: str = "refit"
+) -> Figure:
+    """Mean nDCG@5 over ``rows`` at each rrf_k, for ``condition``'s bm25 weights (named
+    ``role`` in the legend) and for the default weights; error bars are the SE of the mean
+    over queries (SD / sqrt(N)). The two series sit either side of each rrf_k so that
+    neither hides the other's bars; the legend is outside the axes, over no bar."""
+    fig = _figure(10, 4.5)
     ax = fig.add_subplot()
     ax.set_title(f"rrf_k sweep: mean nDCG@{PRIMARY_K} ± SE over {len(rows)} effective queries")
     ax.set_xlabel("rrf_k (RRF constant k, log scale)")
     ax.set_ylabel(f"mean nDCG@{PRIMARY_K} (0–1)")
     idx = np.asarray(rows, dtype=np.intp)
-    series = [(condition, HIGHLIGHT)]
+    series = [(condition, HIGHLIGHT, role, 1.0)]
     if condition.with_k(0) != DEFAULT_CONDITION.with_k(0):
-        series.append((DEFAULT_CONDITION, FLAT))
-    for weights, colour in series:
+        series = [
+            (condition, HIGHLIGHT, role, 1 / RRF_K_DODGE),
+            (DEFAULT_CONDITION, FLAT, "built-in default", RRF_K_DODGE),
+        ]
+    for weights, colour, name, dodge in series:
         points = [
             _mean_and_se(table.primary[idx, weights.with_k(k).index])
             for k in range(len(RRF_K_GRID))
         ]
         ax.errorbar(
-            RRF_K_GRID,
+            [k * dodge for k in RRF_K_GRID],
             [m for m, _ in points],
             yerr=[se for _, se in points],
             marker="o",
             capsize=4,
             color=colour,
-            label=weights.label.rsplit(" k=", 1)[0],
+            label=f"{name}: {weights.label.rsplit(' k=', 1)[0]}",
         )
     ax.set_xscale("log")
     ax.set_xticks(RRF_K_GRID, [f"{k:g}" for k in RRF_K_GRID])
     ax.minorticks_off()
     ax.axvline(RRF_K_GRID[DEFAULT_K_INDEX], color="black", linestyle=":", label="default rrf_k")
-    ax.legend(fontsize="small", loc="best")
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
 
 
