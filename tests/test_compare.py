@@ -18,7 +18,13 @@ from groove.evaluation.gate import decide
 from groove.evaluation.history import append_run, history_path
 from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, aggregate
 from groove.evaluation.records import QueryResult, RunRecord
-from groove.evaluation.significance import compare_records, format_p, holm, paired_test
+from groove.evaluation.significance import (
+    compare_records,
+    format_interval,
+    format_p,
+    holm,
+    paired_test,
+)
 
 
 def make_run(stamp: str, scores: Sequence[float], golden_hash: str = "g") -> RunRecord:
@@ -206,7 +212,7 @@ def test_the_notebook_comparison_table_puts_the_interval_in_one_cell() -> None:
     table = _comparison_table(frame).data
     broad = frame[(frame["metric"] == "MRR") & ~frame["baseline"]].iloc[0]
     assert "groove-table" in table  # paged and sortable, not a 14-row pandas repr
-    assert f"[{broad['ci_low']:+.3f}, {broad['ci_high']:+.3f}]" in table
+    assert format_interval(broad["ci_low"], broad["ci_high"]) in table  # as the text reports
     assert '"nan"' not in table and ">nan<" not in table  # missing values show as dashes
     assert '\\"nan\\"' not in table  # the same, in the rows' JSON
     # p as the other reports print it, and "<0.001" where it was "0.00" (which reads as certainty)

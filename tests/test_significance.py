@@ -126,6 +126,17 @@ def test_format_p() -> None:
     ]
 
 
+def test_format_interval_keeps_a_narrow_interval_readable() -> None:
+    from groove.evaluation.significance import format_interval
+
+    assert format_interval(-0.0912, -0.0107) == "[-0.09, -0.01]"
+    assert format_interval(-0.0042, -0.0006) == "[-0.004, -0.001]"  # was [-0.00, -0.00]
+    assert format_interval(-0.00042, -0.00006) == "[-0.0004, -0.0001]"
+    assert format_interval(-0.0123, -0.0118) == "[-0.0123, -0.0118]"  # ends apart
+    assert format_interval(0.0, 0.031) == "[+0.00, +0.03]"
+    assert format_interval(-0.02, 0.02) == "[-0.02, +0.02]"
+
+
 def test_interval_bars_show_each_metric_with_its_p() -> None:
     from groove.evaluation.significance import Significance
     from groove.report.plots import significance_intervals

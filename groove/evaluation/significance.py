@@ -68,7 +68,19 @@ class PairedTest:
 
     def compact(self) -> str:
         """``[-0.09, -0.01] p=0.02``: the interval and p as the reports print them."""
-        return f"[{self.ci_low:+.2f}, {self.ci_high:+.2f}] {p_text(self.p_value)}"
+        return f"{format_interval(self.ci_low, self.ci_high)} {p_text(self.p_value)}"
+
+
+def format_interval(low: float, high: float) -> str:
+    """``[-0.09, -0.01]``: two decimals, more (up to four) when two would print the ends
+    alike or a non-zero end as 0.00, as a narrow interval on a small delta would."""
+    for places in (2, 3):
+        a, b = round(low, places), round(high, places)
+        if a != b and (a != 0 or low == 0) and (b != 0 or high == 0):
+            break
+    else:
+        places = 4
+    return f"[{low:+.{places}f}, {high:+.{places}f}]"
 
 
 def format_p(p: float) -> str:

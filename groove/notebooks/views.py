@@ -222,13 +222,14 @@ def _comparison_table(frame: pd.DataFrame) -> Any:
     baseline's own rows without statistics."""
     import pandas as pd
 
+    from groove.evaluation.significance import format_interval
     from groove.notebooks import tables
 
     run_position = frame.groupby("run", sort=False).ngroup()  # 0 = the oldest run given
     frame = frame.iloc[(-run_position).argsort(kind="stable")]
 
     def interval(low: float, high: float) -> str | None:
-        return None if pd.isna(low) else f"[{low:+.3f}, {high:+.3f}]"
+        return None if pd.isna(low) else format_interval(low, high)
 
     def number(value: float, text: str) -> str | None:
         return None if pd.isna(value) else text.format(value)
