@@ -282,7 +282,6 @@ LEXICAL = Setting(
     "Full-text index of the bm25 leg: auto (porter for Latin-script queries, else trigram), "
     "trigram or porter (default: [search] lexical, else the index's mode).",
     flag="--lexical",
-    surfaces=frozenset({"cli", "api"}),
 )
 
 # ---------------------------------------------------------------- groove index / search
