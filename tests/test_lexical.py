@@ -359,3 +359,25 @@ def test_the_api_takes_lexical_as_a_keyword(indexed_kb, golden_en: Path) -> None
     )
     with pytest.raises(ConfigError, match="--lexical configures groove's own engine"):
         groove.evaluate(None, golden_en, retriever="run:run.jsonl", lexical="porter")
+
+
+def test_both_notebooks_take_the_lexical_parameter(
+    indexed_kb, golden_en: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from groove.notebooks import kernel
+
+    kb = indexed_kb("kb_en")
+    evaluated = kernel.eval_report(
+        kb_path=kb, golden=golden_en, lexical="trigram", history=False, result_path=tmp_path / "e"
+    )
+    written = json.loads((tmp_path / "e").read_text(encoding="utf-8"))
+    assert evaluated.exit_code == 0 and written["fingerprint"]["lexical"] == "trigram"
+    assert {q["lexical_leg"] for q in written["per_query"]} == {"trigram"}
+    tuned = kernel.tune_explorer(
+        kb_path=kb, golden=golden_en, lexical="trigram", result_path=tmp_path / "t"
+    )
+    assert tuned.value is not None and tuned.value.lexical == "trigram"
+    refused = kernel.eval_report(
+        kb_path=kb, golden=golden_en, lexical="bm25", result_path=tmp_path / "x"
+    )
+    assert refused.exit_code == 2
