@@ -67,8 +67,8 @@ def main() -> None:
     queries = [q for q in golden.queries if q.expected][: args.subset]
     compiled = [compile_query(q.query) for q in queries]
     vectors = embedder.embed([c.positive_text for c in compiled])
-    ks = tune_settings.k_values
-    pool, limit = tune_settings.candidate_pool, tune_settings.limit
+    ks = settings.k_values
+    pool, limit = settings.candidate_pool, settings.limit
     fast_total = slow_total = 0.0
     for q, c, v in zip(queries, compiled, vectors, strict=True):
         fast, fast_s = timed(
