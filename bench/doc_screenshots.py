@@ -35,9 +35,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _browser import report_page
 from _cranfield import REPO, WORK, indexed_cranfield
 
-WIDTH = 1400
 SMALL_CHANGE = "401"  # relevant to three queries, found in their top 5
 # the documents most often found in a top 5, after 401
 LARGE_CHANGE = [
@@ -153,16 +153,8 @@ SECTION_BOX = """([first, last, outputOnly]) => {
 
 def shoot(html: Path, shots: tuple[Shot, ...], img: Path, chromium: str) -> None:
     from PIL import Image
-    from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium, args=["--no-sandbox", "--disable-gpu"]
-        )
-        page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
-        page.goto(html.resolve().as_uri())
-        page.wait_for_function("document.querySelectorAll('table.dataTable').length > 0")
-        page.wait_for_timeout(800)  # let the tables finish their first draw
+    with report_page(html, chromium) as page:
         for shot in shots:
             if shot.search:
                 cell = page.locator(".jp-Cell", has_text=shot.last)
@@ -177,7 +169,6 @@ def shoot(html: Path, shots: tuple[Shot, ...], img: Path, chromium: str) -> None
             picture.quantize(256, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
             print(f"{path}  {picture.size[0]} x {picture.size[1]} px  "
                   f"{path.stat().st_size / 1e3:.0f} KB")  # fmt: skip
-        browser.close()
 
 
 def main() -> None:

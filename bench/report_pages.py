@@ -31,9 +31,10 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _browser import WIDTH, report_page
 from _cranfield import WORK, indexed_cranfield
 
-IMAGE_BOUND, PAGE_BOUND, WIDTH = 1000, 8400, 1400
+IMAGE_BOUND, PAGE_BOUND = 1000, 8400
 
 
 def generated_golden(kb: Path, count: int, dest: Path) -> Path:
@@ -73,19 +74,9 @@ def png_heights(notebook: Path) -> list[tuple[int, int]]:
 
 
 def page_height(html: Path, screenshot: Path, chromium: str) -> int:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium, args=["--no-sandbox", "--disable-gpu"]
-        )
-        page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
-        page.goto(html.resolve().as_uri())
-        page.wait_for_function("document.querySelectorAll('table.dataTable').length > 0")
-        page.wait_for_timeout(500)  # let the tables finish their first draw
+    with report_page(html, chromium, settle_ms=500) as page:
         height = int(page.evaluate("document.documentElement.scrollHeight"))
         page.screenshot(path=str(screenshot), full_page=True)
-        browser.close()
     return height
 
 
