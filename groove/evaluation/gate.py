@@ -107,6 +107,23 @@ class GateDecision:
         }
 
 
+def smallest_flaggable_n(mode: str, alpha: float, n_metrics: int) -> int:
+    """The fewest paired queries with which ``mode`` can flag a regression at ``alpha``.
+
+    The threshold mode can flag with any number. The significant mode cannot flag below
+    the point where the smallest p-value the exact sign-flip test can return, Holm-adjusted
+    over ``n_metrics`` gated metrics, still reaches ``alpha``: the smallest two-sided p
+    with n moved queries is 2 / 2^n, and Holm multiplies the smallest p by the family size.
+    """
+    if mode == "threshold":
+        return 1
+    family = max(n_metrics, 1)
+    n = 1
+    while family * 2.0 / 2.0**n >= alpha:
+        n += 1
+    return n
+
+
 def decide(
     now: RunRecord,
     previous: RunRecord,
