@@ -358,7 +358,8 @@ EVAL = _table(
         "regression_gate",
         "gate",
         "threshold: any fall beyond regression_threshold; significant: such a fall whose "
-        "Holm-corrected paired p-value is below [eval].alpha (default: [eval].regression_gate).",
+        "one-sided paired p-value, adjusted over the metrics, is below [eval].alpha "
+        "(default: [eval].regression_gate).",
         flag="--regression-gate",
     ),
     Setting(

@@ -138,7 +138,7 @@ def test_gate_modes_on_one_query_and_broad_drops() -> None:
         if not significant_regressed:
             reason = significant.reason()
             assert reason is not None and "not significant" in reason
-            assert "recall@1 ↓ 0.071 [" in reason and "p=1.00 (Holm 1.00)" in reason
+            assert "recall@1 ↓ 0.071 [" in reason and "p(drop)=0.50 (adjusted 0.50)" in reason
     with pytest.raises(ValueError):
         decide(base, base, None, mode="loose")
 
@@ -149,7 +149,7 @@ def test_significance_is_shaped_like_the_diff() -> None:
     doc = compare_records(now, base).to_dict()
     assert set(doc) == {"recall_at_k", "mrr", "ndcg_at_k"}
     assert set(doc["recall_at_k"]) == {"1", "5", "10"}
-    assert set(doc["mrr"]) == {"delta", "ci", "p_value"}
+    assert set(doc["mrr"]) == {"delta", "ci", "p_value", "p_drop"}
     assert doc["mrr"]["delta"] == pytest.approx(-1 / 14)
 
 

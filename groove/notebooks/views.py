@@ -182,6 +182,9 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
         caption += f"; gate: significant (alpha {run.gate.alpha:g})"
         if reason is not None:
             caption += f"; {reason}"
+    under = run.gate.under_threshold_note() if run.gate is not None else None
+    if under is not None:
+        caption += f"; {under}"
     head = "<tr><th>metric</th><th>value</th><th>previous</th><th>change</th></tr>"
     return _html(f"<p>{_e(caption)}</p><table>{head}{body}</table>")
 
@@ -192,10 +195,10 @@ def significance_plot(outcome: Outcome[EvalRun]) -> Any:
     run = _run(outcome)
     if run is None or run.significance is None or run.previous is None:
         return None
-    holm = None
+    adjusted = None
     if run.gate is not None:
-        holm = {m.label: m.p_holm for m in run.gate.metrics if m.p_holm is not None}
-    fig = plots.significance_intervals(run.significance, threshold=run.threshold, holm=holm)
+        adjusted = {m.label: m.p_adjusted for m in run.gate.metrics if m.p_adjusted is not None}
+    fig = plots.significance_intervals(run.significance, threshold=run.threshold, adjusted=adjusted)
     return image(fig)
 
 

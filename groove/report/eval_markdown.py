@@ -30,25 +30,29 @@ def render(run: EvalRun) -> str:
         fell = f" ({', '.join(run.regressed_metrics)})" if run.regressed_metrics else ""
         rule = f"a metric fell by more than {run.threshold:.3f}"
         if run.gate is not None and run.gate.mode == "significant":
-            rule += f" with Holm-corrected p < {run.gate.alpha:g}"
+            rule += f" with adjusted p(drop) < {run.gate.alpha:g}"
         lines += ["", f"**Regression**: {rule}{fell}."]
     return "\n".join(lines) + "\n"
 
 
 def _gate(run: EvalRun) -> list[str]:
-    """In the significant mode, what the gate made of each metric that fell too far."""
+    """What the gate made of each metric that fell too far (significant mode) and of each
+    real fall under the threshold (both modes); nothing otherwise, as in the seed."""
     gate = run.gate
-    if gate is None or gate.mode != "significant" or not gate.fell:
+    if gate is None or not gate.listed:
         return []
-    lines = [
-        "",
-        f"Gate `significant`: a fall beyond {gate.threshold:.3f} counts only with "
-        f"Holm-corrected p < {gate.alpha:g}.",
-        "",
-    ]
-    for m in gate.fell:
-        verdict = "regression" if m.regressed else "within noise, not a regression"
-        lines.append(f"- {_cell(m.describe())}: {verdict}")
+    if gate.mode == "significant":
+        rule = (
+            f"Gate `significant`: a fall beyond {gate.threshold:.3f} counts only with "
+            f"adjusted p(drop) < {gate.alpha:g}."
+        )
+    else:
+        rule = (
+            f"Gate `threshold`: a fall beyond {gate.threshold:.3f} counts; a smaller fall "
+            f"with adjusted p(drop) < {gate.alpha:g} is real, but under the threshold."
+        )
+    lines = ["", rule, ""]
+    lines += [f"- {_cell(m.describe())}: {m.verdict()}" for m in gate.listed]
     return lines
 
 
