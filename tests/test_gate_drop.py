@@ -230,3 +230,49 @@ def test_a_within_noise_history_prints_exactly_as_without_the_gate() -> None:
         assert eval_text.render(run) == eval_text.render(bare)
         assert eval_markdown.render(run) == eval_markdown.render(bare)
         assert "Gate" not in eval_text.render(run)
+
+
+def test_false_alarms_stay_at_or_below_alpha_over_every_null_outcome() -> None:
+    # Per-query changes of ten queries in the seven metrics (two configurations of a real
+    # kind: a query lost its answer, another found it lower or higher, ties included).
+    # Under "no drop" each query's row is as likely to have come out negated; every one of
+    # the 2^10 outcomes is judged, so the rate below is exact, not simulated.
+    v = np.array(
+        [
+            [1, 1, 1, 1.0, 1, 1.0, 1.0],
+            [0, 1, 1, 0.5, 0, 0.63, 0.63],
+            [0, 0, 1, 0.14, 0, 0, 0.29],
+            [1, 0, 0, 0.5, 1, 0.37, 0.37],
+            [0, 0, 0, 0.0, 0, 0, 0.0],
+            [0, 1, 0, 0.2, 0, 0.43, 0.2],
+            [1, 1, 1, 0.75, 1, 0.8, 0.8],
+            [0, 0, 1, 0.1, 0, 0, 0.3],
+            [0, 1, 1, 0.33, 0, 0.5, 0.5],
+            [1, 1, 1, 1.0, 1, 1.0, 1.0],
+        ]
+    )
+    for alpha in (0.05, 0.1):
+        alarms = 0
+        for signs in itertools.product((1.0, -1.0), repeat=v.shape[0]):
+            adjusted, exact = max_t_drop(np.array(signs)[:, np.newaxis] * v)
+            assert exact
+            alarms += min(adjusted) < alpha
+        assert 0 < alarms / 2 ** v.shape[0] <= alpha
+
+
+def test_the_notebook_says_a_pass_hid_a_real_drop_under_the_threshold() -> None:
+    from groove.notebooks import views
+    from groove.notebooks.outcome import Outcome
+
+    before = make_run("2026-01-01T00:00:00+00:00", [1.0] * 200)
+    real = _eval_run(
+        make_run("2026-01-02T00:00:00+00:00", [0.0] * 6 + [1.0] * 194), before, "threshold"
+    )
+    status = views.status(Outcome(real, 0)).data
+    assert "✔ passed" in status and f"{REAL_UNDER_THRESHOLD} 0.050" in status
+    assert REAL_UNDER_THRESHOLD in views.aggregate_table(Outcome(real, 0)).data
+    noise = _eval_run(
+        make_run("2026-01-02T00:00:00+00:00", [0.0] + [1.0] * 199), before, "threshold"
+    )
+    assert REAL_UNDER_THRESHOLD not in views.status(Outcome(noise, 0)).data
+    assert REAL_UNDER_THRESHOLD not in views.aggregate_table(Outcome(noise, 0)).data

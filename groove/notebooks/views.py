@@ -18,7 +18,7 @@ from groove.evaluation.attribution import Attribution, misses_by_cause, summary_
 from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
 from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, PathFinding
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
-from groove.evaluation.result import NOTE_CORPUS_CHANGED
+from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
 from groove.evaluation.significance import format_p
 from groove.labels import location_label
 from groove.notebooks.outcome import Outcome
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from groove.evaluation.result import EvalRun
     from groove.tuning.result import Analysis, TuneResult
 
 OK, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
@@ -81,6 +80,11 @@ def status(outcome: Outcome[Any]) -> Any:
         words = "✔ passed" if passed else "✖ regression detected"
         text = f"<b>{words}</b> (exit {outcome.exit_code}); {_e(outcome.source)}"
         parts = [_box(OK if passed else BAD, text)]
+        # a pass with a real fall under the threshold is not a plain pass: say so
+        gate = outcome.value.gate if isinstance(outcome.value, EvalRun) else None
+        under = gate.under_threshold_note() if gate is not None else None
+        if under is not None:
+            parts.append(_box(WARN, _e(under)))
     parts += [_box(_NOTE_SHADES[note.level], _e(note_text(note))) for note in outcome.notes]
     return _html("".join(parts))
 
