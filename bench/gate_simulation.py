@@ -274,6 +274,12 @@ def gate_rates(deltas: np.ndarray, alpha: float) -> dict[str, float]:
     }
 
 
+# Two independent estimates from 10,000 draws each differ by a standard deviation of up to
+# sqrt(2 * 0.25 / 10,000) = 0.007 (at p = 0.5); the check runs thousands of times per
+# table, so it allows about 5.5 of them.
+MC_TOLERANCE = 0.04
+
+
 def check_against_shipping(deltas: np.ndarray, count: int = 5) -> None:
     """Exact rows must match the shipping functions exactly; Monte Carlo rows within noise."""
     rows = deltas[:count]
@@ -282,13 +288,13 @@ def check_against_shipping(deltas: np.ndarray, count: int = 5) -> None:
         for r in range(rows.shape[0]):
             for m in range(rows.shape[1]):
                 shipped, exact = sign_flip_p(rows[r, m], alternative=alternative)
-                tolerance = 1e-12 if exact else 0.02
+                tolerance = 1e-12 if exact else MC_TOLERANCE
                 if abs(shipped - p[r, m]) > tolerance:
                     raise SystemExit(f"batch p {p[r, m]} != shipping p {shipped} ({alternative})")
     adjusted = batch_max_t(rows)
     for r in range(rows.shape[0]):
         shipped, exact = max_t_drop(rows[r].T)
-        tolerance = 1e-12 if exact else 0.02
+        tolerance = 1e-12 if exact else MC_TOLERANCE
         if np.abs(np.array(shipped) - adjusted[r]).max() > tolerance:
             raise SystemExit(f"batch max-T {adjusted[r]} != shipping {shipped}")
 

@@ -276,3 +276,33 @@ def test_the_notebook_says_a_pass_hid_a_real_drop_under_the_threshold() -> None:
     )
     assert REAL_UNDER_THRESHOLD not in views.status(Outcome(noise, 0)).data
     assert REAL_UNDER_THRESHOLD not in views.aggregate_table(Outcome(noise, 0)).data
+
+
+def test_the_smallest_adjusted_p_is_scipys_permutation_test_of_the_largest_fall() -> None:
+    # scipy swaps the two members of each pair; handing it row numbers into a stacked table
+    # of (now, previous) rows swaps a query's seven metrics together, as the gate does.
+    from scipy import stats as scipy_stats
+
+    rng = np.random.default_rng(21)
+    previous = rng.choice([0.0, 0.5, 1.0], size=(11, GATED))
+    now = np.clip(previous - rng.choice([0.0, 0.0, 0.5, 1.0], size=(11, GATED)), 0, 1)
+    now[:, 3] = np.clip(previous[:, 3] + rng.choice([-0.25, 0.0, 0.25], size=11), 0, 1)
+    table = np.vstack([now, previous])
+    n = now.shape[0]
+    scale = np.sqrt(((now - previous) ** 2).sum(axis=0))
+
+    def largest_fall(x: np.ndarray, y: np.ndarray) -> float:
+        deltas = table[x.astype(int)] - table[y.astype(int)]
+        return float((-deltas.sum(axis=0) / scale).max())
+
+    result = scipy_stats.permutation_test(
+        (np.arange(n), np.arange(n) + n),
+        largest_fall,
+        permutation_type="samples",
+        alternative="greater",
+        n_resamples=np.inf,
+        vectorized=False,
+    )
+    adjusted, exact = max_t_drop(now - previous)
+    assert exact
+    assert min(adjusted) == pytest.approx(result.pvalue, abs=1e-12)
