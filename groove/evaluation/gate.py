@@ -186,7 +186,7 @@ def smallest_flaggable_n(mode: str, alpha: float, n_metrics: int) -> int:
     """
     if mode not in GATE_MODES:
         raise ValueError(f"unknown regression gate {mode!r}")
-    if mode == "threshold" or n_metrics < 1:
+    if mode == "threshold":
         return 1
     for n in range(1, EXACT_MAX_NONZERO + 2):
         if smallest_drop_p(n) < alpha:
