@@ -239,6 +239,35 @@ def test_kb_path_and_model_path_come_from_the_config(
     assert json.loads(result.stdout)[0]["rank"] == 1
 
 
+def test_config_is_global_it_may_follow_any_subcommand(
+    tmp_path: Path, models: dict[str, Path]
+) -> None:
+    """As in the reference: ``--config PATH`` works before or after the subcommand."""
+    copy_kb("kb_en", tmp_path)
+    config = tmp_path / "groove.toml"
+    config.write_text(f'kb_path = "kb"\nmodel_path = "{models["tiny"]}"\n')
+    result = _run("index", "--kb-path", tmp_path / "kb", "--config", config)
+    assert _counts(result) == (9, 0, 0, 0, 0, 0, 33, 33)
+    result = _run("search", "rollback", "--format", "json", "--limit", "1", "--config", config)
+    assert json.loads(result.stdout)[0]["rank"] == 1
+    for sub in (
+        ("eval",),
+        ("tune",),
+        ("compare",),
+        ("serve",),
+        ("notebook", "run"),
+        ("golden", "export-qrels"),
+    ):
+        assert "--config FILE" in _run(*sub, "--help").stdout, sub
+
+
+def test_config_given_twice_with_different_files_is_refused(tmp_path: Path) -> None:
+    one, two = tmp_path / "one.toml", tmp_path / "two.toml"
+    result = _run("--config", one, "index", "--config", two)
+    assert result.exit_code == 2
+    assert "--config given twice" in result.stderr
+
+
 def test_flags_override_the_config(tmp_path: Path, models: dict[str, Path]) -> None:
     kb = _indexed(tmp_path, models)
     config = tmp_path / "groove.toml"

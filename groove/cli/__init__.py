@@ -32,6 +32,9 @@ class _GrooveGroup(click.Group):
             ctx.exit(exc.exit_code)
 
 
+CONFIG_HELP = "groove.toml to use (default: ./groove.toml, then the git root's)."
+
+
 @click.group(cls=_GrooveGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="groove")
 @click.option(
@@ -39,12 +42,45 @@ class _GrooveGroup(click.Group):
     "config_path",
     type=click.Path(dir_okay=False, path_type=str),
     default=None,
-    help="groove.toml to use (default: ./groove.toml, then the git root's).",
+    help=CONFIG_HELP,
 )
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None) -> None:
     """groove: a hybrid Markdown search engine that tells you whether retrieval got better."""
     ctx.obj = {"config_path": config_path}
+
+
+def _config_after_command(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    # ``--config`` is global: ``groove --config X index`` and ``groove index --config X``
+    # mean the same; given in both places with different files, neither silently wins.
+    if value is None:
+        return
+    obj = ctx.find_root().obj
+    if obj is None:
+        ctx.find_root().obj = obj = {"config_path": None}
+    given = obj.get("config_path")
+    if given is not None and given != value:
+        raise click.UsageError(f"--config given twice ({given} and {value}); give it once")
+    obj["config_path"] = value
+
+
+def _add_config_option(command: click.Command) -> None:
+    """Every subcommand (and sub-subcommand) accepts ``--config PATH`` too."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _add_config_option(sub)
+        return
+    command.params.append(
+        click.Option(
+            ["--config"],
+            type=click.Path(dir_okay=False, path_type=str),
+            default=None,
+            expose_value=False,
+            is_eager=True,
+            callback=_config_after_command,
+            help=CONFIG_HELP,
+        )
+    )
 
 
 def _register() -> None:
@@ -59,6 +95,8 @@ def _register() -> None:
                 raise
             continue
         module.register(cli)
+    for command in cli.commands.values():
+        _add_config_option(command)
 
 
 _register()
