@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.settings import EVAL, INDEX, SEARCH, TUNE, LexicalMode, Setting
+from groove.settings import EVAL, INDEX, SEARCH, TUNE, LexicalMode, Setting, at_most
 
 if TYPE_CHECKING:
     from groove.config import Config
@@ -116,7 +116,7 @@ def search(
     )
     if given["limit"] is None:
         given["limit"] = SEARCH["limit"].default
-    _at_most(SEARCH["limit"], given["limit"])
+    at_most("limit", given["limit"])
     loaded = _config(config)
     compiled = compile_query(query)  # refuse a bad query before loading any model
     options = build_options(
@@ -288,17 +288,6 @@ def _path(value: PathArg) -> Path:
 
 def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
     return {name: table[name].parse(value, source="keyword") for name, value in given.items()}
-
-
-def _at_most(setting: Setting, value: int) -> None:
-    from groove.errors import ConfigError
-    from groove.settings import LIMIT_MAX
-
-    if value > LIMIT_MAX:
-        raise ConfigError(
-            f"keyword {setting.name} must be at most {LIMIT_MAX}, got {value!r}",
-            f"pass {setting.name}= from 1 to {LIMIT_MAX}",
-        )
 
 
 def _config(path: PathArg | None) -> Config:

@@ -11,9 +11,14 @@ flag and where it is accepted. Everything else is derived from this table:
   of ``groove.evaluate`` / ``groove.tune`` (``Setting.parse``);
 * tests that compare the notebooks' parameters cells and the API signatures with it.
 
-One rule for the size of a result list: ``limit`` and every k are whole numbers from 1, and
-a value above ``LIMIT_MAX`` (the most hits one search returns) is lowered to it, with a note
-for the limit. groove.toml's ``[eval].k_values`` is checked against the same bound.
+One rule for the size of a result list, the same on every face (CLI, API, notebook,
+``serve``) and in every task (search, eval, tune): ``limit`` and every k are whole numbers
+from 1 to ``LIMIT_MAX``; a value above it is refused (``at_most``), never lowered. Refusing
+is the one rule that cannot surprise: a lowered k would report recall@1000 under the name
+recall@5000, and a silently clamped limit returns fewer hits than asked for. The bound,
+10,000, is the reference's "supported maximum" (its tune accepts up to it and refuses
+above), so commands copied from it keep working. groove.toml's ``[eval].k_values`` is
+checked against the same bound.
 
 This module imports nothing heavy: the CLI reads it to build ``groove --help``.
 """
@@ -25,10 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from groove import errors
 from groove.errors import ConfigError
 
-#: The most hits one search returns (and so the largest useful --limit or k).
-LIMIT_MAX = 1000
+#: The most hits one search returns (and so the largest --limit or k any face accepts).
+LIMIT_MAX = 10_000
 
 Kind = Literal[
     "path",
@@ -251,7 +257,10 @@ CONFIG = Setting(
     "config",
     "file",
     "groove.toml to use (default: ./groove.toml, then the git root's).",
-    surfaces=frozenset({"api", "notebook"}),  # the CLI's is the group option --config
+    flag="--config",
+    metavar="FILE",
+    # On the CLI it is global: ``groove --config X CMD`` or ``groove CMD --config X``
+    # (groove.cli adds it to every command; the commands read it from the context).
 )
 MMR = Setting(
     "mmr",
@@ -532,6 +541,46 @@ def on(table: Mapping[str, Setting], surface: Surface) -> tuple[str, ...]:
     return tuple(name for name, s in table.items() if surface in s.surfaces)
 
 
-def cap(value: int) -> int:
-    """``value`` lowered to LIMIT_MAX (the one rule for a limit and for each k)."""
-    return min(value, LIMIT_MAX)
+def at_most(name: str, value: int) -> int:
+    """``value`` if it is at most LIMIT_MAX, else a ConfigError naming the setting ``name``.
+
+    The one rule for a limit and for each k, on every face (see the module's docstring).
+    """
+    if value > LIMIT_MAX:
+        raise ConfigError(
+            f"{{setting}} {value} exceeds the supported maximum {LIMIT_MAX}",
+            f"give {{give}} a value from 1 to {LIMIT_MAX}",
+            setting=name,
+        )
+    return value
+
+
+def _flags() -> dict[str, str]:
+    found: dict[str, str] = {"config": "--config"}
+    for table in (INDEX, SEARCH, EVAL, TUNE, NOTEBOOK_RUN):
+        for s in table.values():
+            if s.flag is not None:
+                found.setdefault(s.name, s.flag)
+    return found
+
+
+_FLAGS = _flags()
+
+
+def spell(name: str, face: errors.Face) -> tuple[str, str]:
+    """How ``face`` names the setting ``name``: (in a sentence, how to give it).
+
+    The CLI says ``--kb-path``, the API ``keyword kb_path`` / ``kb_path=``, a notebook
+    ``parameter kb_path`` / ``-p kb_path``, ``serve`` the request's JSON key.
+    """
+    if face == "cli":
+        flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
+        return flag, flag
+    if face == "notebook":
+        return f"parameter {name}", f"-p {name}"
+    if face == "serve":
+        return f'"{name}"', f'"{name}"'
+    return f"keyword {name}", f"{name}="
+
+
+errors._spellers[:] = [spell]

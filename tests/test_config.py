@@ -203,23 +203,23 @@ def test_absolute_paths_stay_absolute() -> None:
         ),
         (
             "[eval]\nk_values = []",
-            "eval.k_values = []: must be a non-empty list of whole numbers from 1 to 1000",
+            "eval.k_values = []: must be a non-empty list of whole numbers from 1 to 10000",
         ),
         (
             "[eval]\nk_values = [1, 0]",
-            "eval.k_values = [1, 0]: must be a non-empty list of whole numbers from 1 to 1000",
+            "eval.k_values = [1, 0]: must be a non-empty list of whole numbers from 1 to 10000",
         ),
         (
             '[eval]\nk_values = "1,5"',
-            'eval.k_values = "1,5": must be a non-empty list of whole numbers from 1 to 1000',
+            'eval.k_values = "1,5": must be a non-empty list of whole numbers from 1 to 10000',
         ),
         (
-            "[eval]\nk_values = [5, 1001]",
-            "eval.k_values = [5, 1001]: must be a non-empty list of whole numbers from 1 to 1000",
+            "[eval]\nk_values = [5, 10001]",
+            "eval.k_values = [5, 10001]: must be a non-empty list of whole numbers from 1 to 10000",
         ),
         (
             "[eval]\nk_values = [true]",
-            "eval.k_values = [true]: must be a non-empty list of whole numbers from 1 to 1000",
+            "eval.k_values = [true]: must be a non-empty list of whole numbers from 1 to 10000",
         ),
         (
             "[eval]\nregression_threshold = 1.5",

@@ -19,7 +19,6 @@ from groove.errors import GoldenError, IndexMissingError, ModelError
 from groove.evaluation.history import history_path, load_history
 from groove.evaluation.run import run
 from groove.evaluation.settings import EvalSettings, resolve_settings
-from groove.notes import Note
 from groove.report import eval_json, eval_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -256,18 +255,6 @@ def test_default_id_is_the_first_32_characters(kb: Path, tmp_path: Path) -> None
         encoding="utf-8",
     )
     assert evaluate(kb, golden).per_query[0].id == "How long do we keep the nightly "
-
-
-def test_limit_over_the_cap_is_clamped_with_a_note(kb: Path, golden: Path) -> None:
-    s = settings(kb, golden, limit=5000)
-    assert s.limit == 1000
-    assert s.notes == (
-        Note(
-            "limit-capped",
-            "limit 5000 exceeds the retrieval cap; using 1000",
-            data={"requested": 5000, "used": 1000},
-        ),
-    )
 
 
 def test_config_eval_section_is_used_and_flags_win(kb: Path, golden: Path) -> None:

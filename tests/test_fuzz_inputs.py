@@ -306,7 +306,7 @@ GOOD = {
     "bm25_context_weight": _between(0, 1e6), "bm25_content_weight": _between(0, 1e6),
     "lambda": _between(0, 1), "same_doc_penalty": _between(0, 1),
     "whole_doc_threshold_tokens": _whole(0, 8191), "max_expanded_tokens": _whole(1, 8192),
-    "history_size": _whole(1, 10_000), "k_values": st.lists(_whole(1, 1000), min_size=1),
+    "history_size": _whole(1, 10_000), "k_values": st.lists(_whole(1, 10_000), min_size=1),
     "regression_threshold": _between(0, 1),
 }  # fmt: skip
 
@@ -356,7 +356,7 @@ def check_config_document(text: str) -> None:
     if isinstance(loaded, Config):
         fusion = loaded.search.fusion
         assert 1.0 <= fusion.rrf_k <= 1e6 and any(fusion.weights)
-        assert all(1 <= k <= 1000 for k in loaded.eval.k_values) and loaded.eval.k_values
+        assert all(1 <= k <= 10_000 for k in loaded.eval.k_values) and loaded.eval.k_values
         assert 1 <= loaded.eval.history_size <= 10_000
         parent = loaded.search.parent_retriever
         assert parent.whole_doc_threshold_tokens < parent.max_expanded_tokens <= 8192

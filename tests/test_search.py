@@ -34,6 +34,7 @@ from groove.engine.search import (
     vector_leg,
 )
 from groove.engine.session import open_engine
+from groove.errors import ConfigError
 from groove.store import chunks as rows
 from groove.store.db import connect, transaction
 from groove.store.schema import create_vector_table
@@ -298,14 +299,16 @@ def test_plain_search_fetches_the_pool_from_each_leg_and_returns_the_fused_top(
     ]
 
 
-def test_limit_is_clamped_to_one_thousand(
+def test_a_limit_up_to_the_bound_is_kept_and_above_it_refused(
     en: tuple[Connection, HashingEmbedder], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     conn, embedder = en
     recorder = _Recorder(monkeypatch)
     result = _run(conn, embedder, "backup", limit=5000)
-    assert recorder.asked == [("vector", 5000), ("fts", 5000)]
+    assert recorder.asked == [("vector", 25000), ("fts", 25000)]  # pool = 5 x limit
     assert len(result.hits) == 33  # every chunk of kb_en
+    with pytest.raises(ConfigError, match="limit 10001 exceeds the supported maximum 10000"):
+        _run(conn, embedder, "backup", limit=10_001)
 
 
 @pytest.mark.parametrize("mode", ["trigram", "porter"])

@@ -177,16 +177,6 @@ def test_k_values_always_include_five_and_limit_covers_max_k(tmp_path: Path) -> 
     assert s.k_values == (3, 5) and s.limit == 20 and s.candidate_pool == 100
 
 
-def test_limit_and_k_over_the_cap_are_lowered_as_in_eval(tmp_path: Path) -> None:
-    golden = tmp_path / "g.yml"
-    s = resolve_settings(Config(), kb_path=tmp_path, golden=golden, k_values=[1, 5000], limit=5000)
-    assert s.k_values == (1, 5, 1000) and s.limit == 1000
-    assert tuple(cli_line("tune", n) for n in s.notes) == (
-        "groove tune: note: limit 5000 exceeds the retrieval cap; using 1000",
-    )
-    assert resolve_settings(Config(), kb_path=tmp_path, golden=golden, limit=1000).notes == ()
-
-
 @pytest.mark.parametrize("index", [0, 226, 322, 383, 97])
 def test_snippet_loads_back_through_config_validation(index: int, tmp_path: Path) -> None:
     condition = Condition.from_index(index)

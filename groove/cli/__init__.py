@@ -11,14 +11,16 @@ from typing import Any
 
 import click
 
-from groove import __version__
+from groove import __version__, settings
 from groove.errors import GrooveError
 
 
 def print_error(exc: GrooveError) -> None:
-    click.echo(f"Error: {exc.message}", err=True)
-    if exc.hint:
-        click.echo(f"hint: {exc.hint}", err=True)
+    """``Error: ...`` / ``hint: ...`` on stderr, the setting spelled as its flag."""
+    message, hint = exc.spelled("cli")
+    click.echo(f"Error: {message}", err=True)
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
 
 
 class _GrooveGroup(click.Group):
@@ -32,7 +34,7 @@ class _GrooveGroup(click.Group):
             ctx.exit(exc.exit_code)
 
 
-CONFIG_HELP = "groove.toml to use (default: ./groove.toml, then the git root's)."
+CONFIG_HELP = settings.CONFIG.help
 
 
 @click.group(cls=_GrooveGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -72,7 +74,7 @@ def _add_config_option(command: click.Command) -> None:
         return
     command.params.append(
         click.Option(
-            ["--config"],
+            [settings.CONFIG.flag or "--config", "config"],
             type=click.Path(dir_okay=False, path_type=str),
             default=None,
             expose_value=False,

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from groove import settings
 from groove.cli.common import (
     config_from,
     db_option,
@@ -19,7 +20,7 @@ from groove.cli.common import (
     stderr_is_terminal,
     warn,
 )
-from groove.settings import LIMIT_MAX, LexicalMode
+from groove.settings import LexicalMode
 
 
 @click.command("index")
@@ -102,7 +103,13 @@ class _ProgressBar:
 @kb_option
 @db_option
 @model_options
-@click.option("--limit", type=click.IntRange(1, LIMIT_MAX), default=10, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help=settings.SEARCH["limit"].help,
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
 @pipeline_options

@@ -26,13 +26,12 @@ from groove.engine.mmr import mmr_select
 from groove.engine.parent import expand_parents
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import Reranker
-from groove.settings import LIMIT_MAX
+from groove.settings import at_most
 from groove.store import chunks as rows
 from groove.store.legs import TRIGRAM, LexicalTable, bm25_ranked, matching_chunks, nearest_chunks
 from groove.store.meta import read_meta
 from groove.store.sqlite import Connection
 
-SEARCH_LIMIT_MAX = LIMIT_MAX  # declared in groove.settings, with eval's and tune's limits
 POOL_FLOOR = 50
 VEC_K_MAX = 4096
 
@@ -69,6 +68,9 @@ class SearchOptions:
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
     # "auto", "trigram" or "porter"; None: the index's mode (engine.lexical.mode_for_index)
     lexical: LexicalMode | None = None
+
+    def __post_init__(self) -> None:
+        at_most("limit", self.limit)  # the one rule on every face: above the bound is refused
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,8 @@ def search(
 ) -> SearchResult:
     """Run the whole pipeline for one query whose embedding is ``query_vector``.
 
-    ``limit`` is clamped to 1..1000 and ``pool = max(limit * 5, 50)``. Candidates:
+    ``limit`` (1 to LIMIT_MAX, checked by SearchOptions) gives ``pool = max(limit * 5, 50)``.
+    Candidates:
 
     * MMR on: each leg fetches ``pool``, all fused candidates go on (reranked first if a
       reranker is given) and MMR picks ``limit`` of them;
@@ -173,7 +176,7 @@ def search(
     compiled = compiled or compile_query(query)
     mode = options.lexical or mode_for_index(None, read_meta(conn))
     lexical = lexical_query(query, mode, compiled)
-    limit = max(1, min(options.limit, SEARCH_LIMIT_MAX))
+    limit = max(1, options.limit)
     pool = candidate_pool(limit)
     excluded = excluded_chunks(conn, lexical)
     if options.mmr.enabled:

@@ -32,9 +32,10 @@ import numpy as np
 from groove.config import Config
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import load_reranker
-from groove.engine.search import SEARCH_LIMIT_MAX, SearchOptions, search
+from groove.engine.search import SearchOptions, search
 from groove.engine.session import Engine, open_engine
 from groove.errors import GrooveError
+from groove.settings import at_most
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
 
@@ -186,8 +187,8 @@ class _Handler(BaseHTTPRequestHandler):
         except _BadRequest as exc:
             self._answer(400, {"error": str(exc)})
             return
-        except GrooveError as exc:  # e.g. a query groove cannot run
-            self._answer(400, {"error": exc.message})
+        except GrooveError as exc:  # e.g. a query groove cannot run, a limit over the bound
+            self._answer(400, {"error": exc.spelled("serve")[0]})
             return
         except Exception as exc:  # the client gets a 500, the server keeps going
             self._answer(500, {"error": f"{type(exc).__name__}: {exc}"})
@@ -211,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         limit = data.get("limit", 10)
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise _BadRequest("limit must be a whole number >= 1")
-        out = {"query": data["query"], "limit": min(limit, SEARCH_LIMIT_MAX)}
+        out = {"query": data["query"], "limit": at_most("limit", limit)}
         if "id" in data:
             out["id"] = data["id"]
         return out

@@ -13,13 +13,12 @@ from groove.engine.session import check_kb_path
 from groove.errors import ConfigError, GoldenError
 from groove.evaluation.result import DEFAULT_LIMIT
 from groove.notes import Note
-from groove.settings import LexicalMode, cap
+from groove.settings import LexicalMode, at_most
 
 if TYPE_CHECKING:
     from groove.evaluation.retrievers.spec import RetrieverSpec
 
 GOLDEN_FILE_NAME = ".groove-eval.yml"
-NOTE_LIMIT_CAPPED = "limit-capped"
 
 
 @dataclass(frozen=True)
@@ -128,27 +127,18 @@ def resolve_settings(
             )
     raw_k = tuple(k_values) if k_values else config.eval.k_values
     wanted_limit = limit if limit is not None else max(raw_k, default=DEFAULT_LIMIT)
-    notes: list[Note] = []
-    capped = cap(wanted_limit)
-    if capped != wanted_limit:
-        notes.append(
-            Note(
-                NOTE_LIMIT_CAPPED,
-                f"limit {wanted_limit} exceeds the retrieval cap; using {capped}",
-                data={"requested": wanted_limit, "used": capped},
-            )
-        )
-    ks = tuple(sorted({cap(k) for k in raw_k}))
+    ks = tuple(sorted({at_most("k_values", k) for k in raw_k}))  # first: the limit follows k
+    used_limit = at_most("limit", wanted_limit)
     search_config: SearchConfig = config.search
     options = build_options(
-        search_config, capped, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, lexical
+        search_config, used_limit, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, lexical
     )
     chosen_reranker = reranker if reranker is not None else config.reranker
     return EvalSettings(
         kb_path=kb,
         golden_path=golden_path,
         k_values=ks,
-        limit=capped,
+        limit=used_limit,
         search=options,
         db_path=db_path,
         model=model or config.model,
@@ -162,7 +152,6 @@ def resolve_settings(
         save_history=history if save_history is None else history and save_history,
         diff=diff,
         fail_on_regression=fail_on_regression,
-        notes=tuple(notes),
         retriever=retriever,
         explain=explain,
         exclude_dirs=config.exclude_dirs,

@@ -225,6 +225,7 @@ def _runner_syntax(text: str | None) -> str | None:
 
 
 def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
+    exc.respell("notebook")  # a setting it names is a parameter here (-p limit)
     exc.hint = _runner_syntax(exc.hint)
     write_result(Path(result_path), error_document(exc.exit_code, exc.message, exc.hint))
     return Outcome(None, exc.exit_code, exc)

@@ -10,9 +10,9 @@ from groove.config import Config
 from groove.engine.lexical import LexicalMode
 from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
-from groove.evaluation.settings import NOTE_LIMIT_CAPPED, golden_path_for
+from groove.evaluation.settings import golden_path_for
 from groove.notes import Note
-from groove.settings import cap
+from groove.settings import at_most
 from groove.tuning.grid import PRIMARY_K
 from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
@@ -52,18 +52,11 @@ def resolve_settings(
     """Flags over groove.toml over defaults; k always includes the primary k (5)."""
     kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
     raw_k = tuple(k_values) if k_values else config.eval.k_values
-    # The same rule as eval (groove.settings): k and the limit are capped at LIMIT_MAX.
-    ks = tuple(sorted({cap(k) for k in raw_k if k > 0} | {PRIMARY_K}))
+    # The same rule as eval (groove.settings): a k or a limit above LIMIT_MAX is refused.
+    ks = tuple(sorted({at_most("k_values", k) for k in raw_k if k > 0} | {PRIMARY_K}))
+    if limit is not None:
+        at_most("limit", limit)
     notes: list[Note] = []
-    if limit is not None and cap(limit) != limit:
-        notes.append(
-            Note(
-                NOTE_LIMIT_CAPPED,
-                f"limit {limit} exceeds the retrieval cap; using {cap(limit)}",
-                data={"requested": limit, "used": cap(limit)},
-            )
-        )
-        limit = cap(limit)
     search = config.search
     if search.mmr.enabled or search.parent_retriever.enabled:
         notes.append(

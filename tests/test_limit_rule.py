@@ -1,0 +1,129 @@
+"""One rule for a limit or a k above groove.settings.LIMIT_MAX, the same on every face.
+
+The rule: from 1 to LIMIT_MAX (10,000, the reference's supported maximum) is accepted, above
+it is refused with a one-line error that names the setting as the face spells it. Nothing is
+lowered, silently or with a note. Each face is run for real up to the point of refusal, which
+comes before any model or index is opened (so no index is needed here).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import groove
+from groove.cli import cli
+from groove.config import Config
+from groove.engine.search import SearchOptions
+from groove.errors import ConfigError
+from groove.evaluation.settings import resolve_settings as eval_settings
+from groove.notebooks import kernel
+from groove.settings import LIMIT_MAX
+from groove.tuning.settings import resolve_settings as tune_settings
+
+OVER = LIMIT_MAX + 1
+CLI_LIMIT = f"Error: --limit {OVER} exceeds the supported maximum {LIMIT_MAX}\n"
+CLI_HINT = f"hint: give --limit a value from 1 to {LIMIT_MAX}\n"
+
+
+@pytest.fixture
+def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)  # no groove.toml of the repository is found
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    return folder
+
+
+def test_the_bound_is_the_references_supported_maximum() -> None:
+    assert LIMIT_MAX == 10_000
+
+
+def test_at_the_bound_eval_and_tune_keep_the_values_as_given(kb: Path) -> None:
+    golden = kb / "g.yml"
+    s = eval_settings(Config(), kb_path=kb, golden=golden, k_values=[1, LIMIT_MAX])
+    assert (s.k_values, s.limit, s.notes) == ((1, LIMIT_MAX), LIMIT_MAX, ())
+    t = tune_settings(Config(), kb_path=kb, golden=golden, k_values=[LIMIT_MAX], limit=LIMIT_MAX)
+    assert (t.k_values, t.limit, t.notes) == ((5, LIMIT_MAX), LIMIT_MAX, ())
+    assert SearchOptions(limit=LIMIT_MAX).limit == LIMIT_MAX
+
+
+@pytest.mark.parametrize(
+    ("build", "setting"),
+    [
+        (lambda kb: eval_settings(Config(), kb_path=kb, golden=kb / "g", limit=OVER), "limit"),
+        (
+            lambda kb: eval_settings(Config(), kb_path=kb, golden=kb / "g", k_values=[OVER]),
+            "k_values",
+        ),
+        (lambda kb: tune_settings(Config(), kb_path=kb, golden=kb / "g", limit=OVER), "limit"),
+        (
+            lambda kb: tune_settings(Config(), kb_path=kb, golden=kb / "g", k_values=[1, OVER]),
+            "k_values",
+        ),
+        (lambda kb: SearchOptions(limit=OVER), "limit"),
+    ],
+    ids=["eval-limit", "eval-k", "tune-limit", "tune-k", "engine-search"],
+)
+def test_the_library_refuses_and_names_the_setting(kb: Path, build, setting: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConfigError) as info:
+        build(kb)
+    assert info.value.setting == setting
+    assert info.value.message == (
+        f"keyword {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
+    )
+    assert info.value.hint == f"give {setting}= a value from 1 to {LIMIT_MAX}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("search", "anything", "--limit", str(OVER)),
+        ("eval", "--limit", str(OVER)),
+        ("tune", "--limit", str(OVER)),
+    ],
+    ids=["search", "eval", "tune"],
+)
+def test_the_cli_refuses_with_one_line_naming_the_flag(kb: Path, args: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(cli, [*args, "--kb-path", str(kb)])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == CLI_LIMIT + CLI_HINT
+
+
+@pytest.mark.parametrize("command", ["eval", "tune"])
+def test_the_cli_refuses_a_k_over_the_bound(kb: Path, command: str) -> None:
+    result = CliRunner().invoke(cli, [command, "--kb-path", str(kb), "--k", f"1,{OVER}"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == (
+        f"Error: --k {OVER} exceeds the supported maximum {LIMIT_MAX}"
+    )
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda kb: groove.search("anything", kb, limit=OVER),
+        lambda kb: groove.evaluate(kb, kb / "g.yml", limit=OVER),
+        lambda kb: groove.tune(kb, kb / "g.yml", limit=OVER),
+    ],
+    ids=["search", "evaluate", "tune"],
+)
+def test_the_api_refuses_naming_the_keyword(kb: Path, call) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(groove.ConfigError) as info:
+        call(kb)
+    assert str(info.value) == f"keyword limit {OVER} exceeds the supported maximum {LIMIT_MAX}"
+    assert info.value.hint == f"give limit= a value from 1 to {LIMIT_MAX}"
+
+
+@pytest.mark.parametrize("notebook", ["eval_report", "tune_explorer"])
+def test_the_notebooks_refuse_naming_the_parameter(kb: Path, tmp_path: Path, notebook: str) -> None:
+    path = tmp_path / "result.json"
+    outcome = getattr(kernel, notebook)(
+        kb_path=kb, golden=kb / "g.yml", limit=OVER, result_path=path
+    )
+    assert outcome.exit_code == 2
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["error"] == f"parameter limit {OVER} exceeds the supported maximum {LIMIT_MAX}"
+    assert document["hint"] == f"give -p limit a value from 1 to {LIMIT_MAX}"
