@@ -145,7 +145,7 @@ def test_one_query_drop_passes_the_significant_gate_and_fails_the_threshold_gate
     assert threshold.exit_code == 1
     assert "regression detected (delta > 0.050" in threshold.stderr
     assert (
-        "Regressed: recall@1 ↓ 0.071 [-0.21, +0.00] p(drop)=0.50 (adjusted 0.50); "
+        "Regressed: recall@1 down 0.071 [-0.21, +0.00] p(drop)=0.50 (adjusted 0.50); "
         in threshold.stderr
     )
     doc = json.loads(threshold.stdout)

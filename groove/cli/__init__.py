@@ -17,10 +17,12 @@ from groove.errors import GrooveError
 
 def print_error(exc: GrooveError) -> None:
     """``Error: ...`` / ``hint: ...`` on stderr, the setting spelled as its flag."""
+    from groove.cli.common import warn
+
     message, hint = exc.spelled("cli")
-    click.echo(f"Error: {message}", err=True)
+    warn(f"Error: {message}")
     if hint:
-        click.echo(f"hint: {hint}", err=True)
+        warn(f"hint: {hint}")
 
 
 class _GrooveGroup(click.Group):

@@ -80,8 +80,38 @@ def resolve_kb(kb_path: Path | None, config: Config) -> Path | None:
     return kb_path if kb_path is not None else config.kb_path
 
 
+# groove's own symbols as ASCII: every stderr line is ASCII, as in the reference, so that a
+# Japanese Windows console (CP932) never shows mojibake or stops on an encoding error. Text
+# the user wrote (a path, a query id) is theirs and passes unchanged; stdout keeps the arrows.
+_ASCII = str.maketrans(
+    {
+        "↓": "down",
+        "↑": "up",
+        "→": "->",
+        "—": "-",
+        "–": "-",
+        "…": "...",
+        "×": "x",
+        "≤": "<=",
+        "≥": ">=",
+        "±": "+/-",
+        "·": "|",
+        "Δ": "delta ",
+        "⚠": "!",
+        "✗": "x",
+        "✓": "ok",
+    }
+)
+
+
+def ascii_text(text: str) -> str:
+    """``text`` with groove's own non-ASCII symbols spelled in ASCII (for stderr)."""
+    return text.translate(_ASCII)
+
+
 def warn(message: str) -> None:
-    click.echo(message, err=True)
+    """One diagnostic on stderr, in ASCII (see ``ascii_text``)."""
+    click.echo(ascii_text(message), err=True)
 
 
 def stderr_is_terminal() -> bool:

@@ -90,7 +90,7 @@ class _ProgressBar:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, unit="chunk", desc="embedding", leave=False)
+            self.bar = tqdm(total=total, unit="chunk", desc="embedding", leave=False, ascii=True)
         self.bar.update(done - self.bar.n)
 
     def close(self) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from groove.cli.common import kb_option, setting_options
+from groove.cli.common import kb_option, setting_options, warn
 from groove.settings import NOTEBOOK_RUN
 
 NOTEBOOK_NAMES = ("eval-report", "tune-explorer")
@@ -131,7 +131,7 @@ def open_cmd(
     )
     setup = lab.lab_setup()
     command = lab.lab_command(copy, browser=not no_browser, port=port, extra=lab_args)
-    click.echo(f"{name}: wrote {copy}", err=True)
+    warn(f"{name}: wrote {copy}")
     if not setup.jupyterlab:
         raise NotebookError(
             f"JupyterLab is not installed in {sys.prefix}; {copy} is ready for any Jupyter "
@@ -139,16 +139,15 @@ def open_cmd(
             lab.INSTALL_HINT,
         )
     if not setup.widgets:
-        click.echo(
+        warn(
             "groove notebook: jupyterlab_widgets is missing: the condition picker will show a "
-            f"hint instead of the widget; {lab.INSTALL_HINT}",
-            err=True,
+            f"hint instead of the widget; {lab.INSTALL_HINT}"
         )
     shown = f"cd {shlex.quote(str(copy.parent))} && {shlex.join(command)}"
     if no_start:
         click.echo(shown)
         return
-    click.echo(f"starting JupyterLab: {shown}", err=True)
+    warn(f"starting JupyterLab: {shown}")
     ctx.exit(lab.start_lab(copy, command))
 
 

@@ -81,7 +81,7 @@ class ProgressBar:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, unit="query", desc="retrieving", leave=False)
+            self.bar = tqdm(total=total, unit="query", desc="retrieving", leave=False, ascii=True)
         self.bar.update(done - self.bar.n)
 
     def close(self) -> None:
