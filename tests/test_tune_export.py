@@ -225,3 +225,25 @@ def test_notes_are_saved_as_data_and_old_plain_text_notes_still_load(tmp_path: P
     assert load_tune(old).notes == (
         Note("text", "groove tune: note: written before notes were typed"),
     )
+
+
+def test_the_adopt_verdict_ends_with_the_reference_line_and_a_flush_left_snippet() -> None:
+    """As the reference prints it: "All adoption conditions passed." and a snippet that can
+    be pasted into groove.toml as it is (no indentation)."""
+    from groove.report import tune_text
+
+    text = tune_text.render(_result())
+    verdict = text[text.index("## Verdict") :]
+    assert verdict == (
+        "## Verdict\n"
+        f"  Recommendation: {WINNER.label}\n"
+        "  All adoption conditions passed. Paste this into groove.toml, then re-run "
+        "`groove eval` WITH your reranker (and [contextual]) against the same run without it; "
+        "keep the change only if it helps there.\n"
+        "\n"
+        "[search.fusion]\n"
+        "rrf_k = 60.0\n"
+        "bm25_heading_weight = 4.0\n"
+        "bm25_context_weight = 1.0\n"
+        "bm25_content_weight = 1.0\n"
+    )

@@ -158,11 +158,12 @@ def _verdict(analysis: Analysis, style: _Style) -> list[str]:
         return lines
     lines.append(f"  Recommendation: {verdict.condition.label}")
     lines.append(
-        "  Paste this into groove.toml, then re-run `groove eval` WITH your reranker (and "
-        "[contextual]) against the same run without it; keep the change only if it helps there."
+        "  All adoption conditions passed. Paste this into groove.toml, then re-run "
+        "`groove eval` WITH your reranker (and [contextual]) against the same run without it; "
+        "keep the change only if it helps there."
     )
     lines.append("")
-    lines += ["  " + line for line in toml_snippet(verdict.condition).splitlines()]
+    lines += toml_snippet(verdict.condition).splitlines()  # flush left: pasted as it is
     return lines
 
 
