@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from groove.errors import ConfigError
+from groove.errors import ConfigError, literal
 from groove.settings import LIMIT_MAX
 from groove.settings import parse_k_list as parse_k_list  # re-exported for the commands
 
@@ -110,7 +110,11 @@ def find_config(explicit: Path | None = None, cwd: Path | None = None) -> Path |
     if explicit is not None:
         path = explicit.expanduser()
         if not path.is_file():
-            raise ConfigError(f"config file not found: {path}", "pass an existing file to --config")
+            raise ConfigError(
+                literal(f"config file not found: {path}"),
+                "pass an existing file to {give}",
+                setting="config",
+            )
         return path
     here = (cwd or Path.cwd()).resolve()
     if (here / CONFIG_FILE_NAME).is_file():

@@ -24,8 +24,7 @@ flag (``--kb-path``), the API as a keyword (``kb_path=``), a notebook as a param
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1
@@ -34,22 +33,68 @@ EXIT_NOTEBOOK_FAILED = 3
 
 
 Face = Literal["cli", "api", "notebook", "serve"]
-#: How a face names a setting, set by groove.settings (which holds the declared flags):
-#: ``(setting, face) -> (name in a sentence, how to give it)``.
-_spellers: list[Callable[[str, Face], tuple[str, str]]] = []
 
 
-def _plain(setting: str, face: Face) -> tuple[str, str]:
-    if _spellers:
-        return _spellers[0](setting, face)
-    return setting, f"{setting}="
+class Speller(Protocol):
+    """How each face names a setting; groove.settings (which holds the flags) is the one."""
+
+    def name(self, setting: str, face: Face) -> str: ...
+
+    def give(self, setting: str, face: Face, example: str) -> str: ...
+
+    def here(self, face: Face) -> str: ...
+
+
+class _Plain:
+    def name(self, setting: str, face: Face) -> str:
+        return setting
+
+    def give(self, setting: str, face: Face, example: str) -> str:
+        return f"{setting}={example}"
+
+    def here(self, face: Face) -> str:
+        return "to the call"
+
+
+_speller: list[Speller] = [_Plain()]
+
+
+def use_speller(speller: Speller) -> None:
+    _speller[0] = speller
+
+
+class _Give:
+    def __init__(self, setting: str, face: Face) -> None:
+        self.setting, self.face = setting, face
+
+    def __format__(self, example: str) -> str:
+        return _speller[0].give(self.setting, self.face, example)
+
+
+class _Fill(dict[str, Any]):
+    """``{kb_path}`` -> the setting as ``face`` names it; ``{give_kb_path:PATH}`` -> how to
+    give it (``--kb-path PATH``, ``kb_path=PATH``, ``-p kb_path PATH``); ``{setting}`` /
+    ``{give}`` -> the error's own setting; ``{here}`` -> where the face takes its inputs."""
+
+    def __init__(self, setting: str, face: Face) -> None:
+        speller = _speller[0]
+        super().__init__(
+            setting=speller.name(setting, face), give=_Give(setting, face), here=speller.here(face)
+        )
+        self.face = face
+
+    def __missing__(self, key: str) -> Any:
+        if key.startswith("give_"):
+            return _Give(key.removeprefix("give_"), self.face)
+        return _speller[0].name(key, self.face)
 
 
 class GrooveError(Exception):
     """A user-facing error: a one-line message plus a hint that says what to do next.
 
-    ``message`` and ``hint`` read as the API would say them; ``spelled(face)`` gives them
-    as another face says them.
+    With ``setting``, ``message`` and ``hint`` are templates (``{setting}``, ``{give}``,
+    ``{kb_path}``, ``{give_kb_path:PATH}``): ``message`` and ``hint`` read as the API says
+    them, ``spelled(face)`` as another face does.
     """
 
     exit_code = EXIT_BAD_INPUT
@@ -62,13 +107,12 @@ class GrooveError(Exception):
         super().__init__(self.message)
 
     def spelled(self, face: Face) -> tuple[str, str | None]:
-        """(message, hint) with the setting named as ``face`` names it."""
+        """(message, hint) with the settings named as ``face`` names them."""
         if self.setting is None:
             return self._message, self._hint
-        name, give = _plain(self.setting, face)
-        fill = {"setting": name, "give": give}
-        hint = self._hint.format(**fill) if self._hint is not None else None
-        return self._message.format(**fill), hint
+        fill = _Fill(self.setting, face)
+        hint = self._hint.format_map(fill) if self._hint is not None else None
+        return self._message.format_map(fill), hint
 
     def respell(self, face: Face) -> GrooveError:
         """This error, its ``message`` and ``hint`` now spelled for ``face`` (returns self)."""
@@ -86,10 +130,20 @@ class GrooveError(Exception):
 
     @hint.setter
     def hint(self, value: str | None) -> None:
-        self._hint = value
+        """A face rewording the hint (already spelled for it)."""
+        self._hint = value if self.setting is None else _escape(value)
 
     def __str__(self) -> str:
         return self.message
+
+
+def _escape(text: str | None) -> str | None:
+    return None if text is None else literal(text)
+
+
+def literal(text: str) -> str:
+    """``text`` (a path, a user's value) inside a template, its braces kept as they are."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 class ConfigError(GrooveError):

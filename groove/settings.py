@@ -206,7 +206,9 @@ def parse_k_list(text: str) -> tuple[int, ...]:
         values = ()
     if not values or any(k < 1 for k in values):
         raise ConfigError(
-            f"--k {text!r} is not a list of whole numbers >= 1", "write it like --k 1,5,10"
+            f"{{setting}} {text!r} is not a list of whole numbers >= 1",
+            "write it like {give:1,5,10}",
+            setting="k_values",
         )
     return values
 
@@ -549,7 +551,7 @@ def at_most(name: str, value: int) -> int:
     if value > LIMIT_MAX:
         raise ConfigError(
             f"{{setting}} {value} exceeds the supported maximum {LIMIT_MAX}",
-            f"give {{give}} a value from 1 to {LIMIT_MAX}",
+            f"pass {{give:N}} with N from 1 to {LIMIT_MAX}",
             setting=name,
         )
     return value
@@ -567,20 +569,51 @@ def _flags() -> dict[str, str]:
 _FLAGS = _flags()
 
 
-def spell(name: str, face: errors.Face) -> tuple[str, str]:
-    """How ``face`` names the setting ``name``: (in a sentence, how to give it).
+class _Spelling:
+    """How each face names a setting (groove.errors asks this when it words an error).
 
-    The CLI says ``--kb-path``, the API ``keyword kb_path`` / ``kb_path=``, a notebook
-    ``parameter kb_path`` / ``-p kb_path``, ``serve`` the request's JSON key.
+    The CLI says ``--kb-path`` (a ``--no-`` switch is given bare), the API ``keyword kb_path``
+    / ``kb_path=``, a notebook ``parameter kb_path`` / ``-p kb_path``, ``serve`` the
+    request's JSON key.
     """
-    if face == "cli":
-        flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
-        return flag, flag
-    if face == "notebook":
-        return f"parameter {name}", f"-p {name}"
-    if face == "serve":
-        return f'"{name}"', f'"{name}"'
-    return f"keyword {name}", f"{name}="
+
+    def name(self, setting: str, face: errors.Face) -> str:
+        if face == "cli":
+            return _flag(setting)
+        if face == "notebook":
+            return f"parameter {setting}"
+        if face == "serve":
+            return f'"{setting}"'
+        return f"keyword {setting}"
+
+    def give(self, setting: str, face: errors.Face, example: str) -> str:
+        off = _FLAGS.get(setting, "").startswith("--no-")  # a switch turns the setting off
+        if face == "cli":
+            return _flag(setting) + (f" {example}" if example and not off else "")
+        value = "false" if off else example
+        if face == "notebook":  # the runner's syntax always shows a value
+            return f"-p {setting} {value or _placeholder(setting)}"
+        if face == "serve":
+            return f'"{setting}": {value}' if value else f'"{setting}"'
+        return f"{setting}={'False' if off else example}"
+
+    def here(self, face: errors.Face) -> str:
+        return {
+            "cli": "on the command line",
+            "notebook": "to the run",
+            "serve": "in the request",
+        }.get(face, "to the call")
 
 
-errors._spellers[:] = [spell]
+def _placeholder(setting: str) -> str:
+    for table in (EVAL, TUNE, SEARCH):
+        if setting in table and table[setting].kind in ("path", "file", "folder"):
+            return "PATH"
+    return "VALUE"
+
+
+def _flag(setting: str) -> str:
+    return _FLAGS.get(setting, "--" + setting.replace("_", "-"))
+
+
+errors.use_speller(_Spelling())

@@ -303,7 +303,8 @@ def test_explicit_path_wins_and_must_exist(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         find_config(missing, cwd=tmp_path)
     assert info.value.message == f"config file not found: {missing}"
-    assert info.value.hint == "pass an existing file to --config"
+    assert info.value.hint == "pass an existing file to config="
+    assert info.value.spelled("cli")[1] == "pass an existing file to --config"
 
 
 def test_explicit_path_expands_the_home_folder(
@@ -370,5 +371,9 @@ def test_parse_k_list() -> None:
     for bad in ("", "0,5", "a", "1;5"):
         with pytest.raises(ConfigError) as info:
             parse_k_list(bad)
-        assert info.value.message == f"--k {bad!r} is not a list of whole numbers >= 1"
-        assert info.value.hint == "write it like --k 1,5,10"
+        assert info.value.message == f"keyword k_values {bad!r} is not a list of whole numbers >= 1"
+        assert info.value.hint == "write it like k_values=1,5,10"
+        assert info.value.spelled("cli") == (
+            f"--k {bad!r} is not a list of whole numbers >= 1",
+            "write it like --k 1,5,10",
+        )

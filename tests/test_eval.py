@@ -268,7 +268,7 @@ def test_missing_golden_file_error(kb: Path) -> None:
     with pytest.raises(GoldenError) as info:
         evaluate(kb, kb / ".groove-eval.yml")
     assert info.value.message == f"no golden file at {kb / '.groove-eval.yml'}"
-    assert info.value.hint == "pass --golden or create <kb>/.groove-eval.yml"
+    assert info.value.hint == "pass golden= or create <kb>/.groove-eval.yml"
 
 
 def test_missing_index_error(tmp_path: Path, golden: Path) -> None:

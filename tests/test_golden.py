@@ -212,7 +212,7 @@ def test_absent_file(tmp_path: Path) -> None:
     with pytest.raises(GoldenError) as info:
         load_golden(path)
     assert info.value.message == f"no golden file at {path}"
-    assert info.value.hint == "pass --golden or create <kb>/.groove-eval.yml"
+    assert info.value.hint == "pass golden= or create <kb>/.groove-eval.yml"
     assert info.value.exit_code == 2
 
 

@@ -211,7 +211,7 @@ def _golden(kb: Path, expected: str | None, planted: Planted) -> None:
     with pytest.raises(GoldenError) as info:
         load_golden(planted.path)
     assert info.value.message == f"refusing to read the golden file: {expected}"
-    assert info.value.hint == "point --golden at a regular file (a copy, not a link) up to 1 MiB"
+    assert info.value.hint == "point golden= at a regular file (a copy, not a link) up to 1 MiB"
 
 
 def _history(kb: Path, expected: str | None, planted: Planted) -> None:
@@ -223,7 +223,7 @@ def _history(kb: Path, expected: str | None, planted: Planted) -> None:
             attempt()
         assert info.value.message == f"refusing to read the eval history: {expected}"
         assert info.value.hint == (
-            "replace it with a regular file, or pass --no-history to skip the history"
+            "replace it with a regular file, or pass history=False to skip the history"
         )
 
 

@@ -46,7 +46,7 @@ def test_missing_kb_is_a_knowledge_base_error(tmp_path: Path) -> None:
     with pytest.raises(KnowledgeBaseError) as info:
         scan_kb(tmp_path / "nope")
     assert info.value.message == f"knowledge base not found: {tmp_path / 'nope'}"
-    assert info.value.hint == "pass --kb-path with the folder that holds your Markdown notes"
+    assert info.value.hint == "pass kb_path= with the folder that holds your Markdown notes"
 
 
 def test_a_file_is_not_a_kb(tmp_path: Path) -> None:
@@ -55,7 +55,7 @@ def test_a_file_is_not_a_kb(tmp_path: Path) -> None:
         scan_kb(path)
     assert info.value.message == f"knowledge base is not a folder: {path}"
     assert info.value.hint == (
-        "--kb-path takes the folder that holds your Markdown notes, not a file"
+        "keyword kb_path takes the folder that holds your Markdown notes, not a file"
     )
 
 

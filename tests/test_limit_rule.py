@@ -26,7 +26,7 @@ from groove.tuning.settings import resolve_settings as tune_settings
 
 OVER = LIMIT_MAX + 1
 CLI_LIMIT = f"Error: --limit {OVER} exceeds the supported maximum {LIMIT_MAX}\n"
-CLI_HINT = f"hint: give --limit a value from 1 to {LIMIT_MAX}\n"
+CLI_HINT = f"hint: pass --limit N with N from 1 to {LIMIT_MAX}\n"
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_the_library_refuses_and_names_the_setting(kb: Path, build, setting: str
     assert info.value.message == (
         f"keyword {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
     )
-    assert info.value.hint == f"give {setting}= a value from 1 to {LIMIT_MAX}"
+    assert info.value.hint == f"pass {setting}=N with N from 1 to {LIMIT_MAX}"
 
 
 @pytest.mark.parametrize(
@@ -114,7 +114,7 @@ def test_the_api_refuses_naming_the_keyword(kb: Path, call) -> None:  # type: ig
     with pytest.raises(groove.ConfigError) as info:
         call(kb)
     assert str(info.value) == f"keyword limit {OVER} exceeds the supported maximum {LIMIT_MAX}"
-    assert info.value.hint == f"give limit= a value from 1 to {LIMIT_MAX}"
+    assert info.value.hint == f"pass limit=N with N from 1 to {LIMIT_MAX}"
 
 
 @pytest.mark.parametrize("notebook", ["eval_report", "tune_explorer"])
@@ -126,4 +126,4 @@ def test_the_notebooks_refuse_naming_the_parameter(kb: Path, tmp_path: Path, not
     assert outcome.exit_code == 2
     document = json.loads(path.read_text(encoding="utf-8"))
     assert document["error"] == f"parameter limit {OVER} exceeds the supported maximum {LIMIT_MAX}"
-    assert document["hint"] == f"give -p limit a value from 1 to {LIMIT_MAX}"
+    assert document["hint"] == f"pass -p limit N with N from 1 to {LIMIT_MAX}"

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from groove.errors import FileRefusedError, KnowledgeBaseError
+from groove.errors import FileRefusedError, KnowledgeBaseError, literal
 from groove.fileguard import hard_link_reason, is_present, read_checked
 
 DEFAULT_EXCLUDE_DIRS = (".obsidian", ".git", "node_modules", "target", ".vscode", ".idea")
@@ -250,23 +250,26 @@ def _walk_dir(walk: _Walk, directory: Path, rel_dir: str) -> None:
             _visit_file(walk, entry, rel)
 
 
-def _kb_root(kb_path: Path) -> Path:
+def kb_root(kb_path: Path) -> Path:
+    """``kb_path`` made absolute if it names an existing folder, else a KnowledgeBaseError."""
     if not kb_path.exists():
         raise KnowledgeBaseError(
-            f"knowledge base not found: {kb_path}",
-            hint="pass --kb-path with the folder that holds your Markdown notes",
+            literal(f"knowledge base not found: {kb_path}"),
+            "pass {give} with the folder that holds your Markdown notes",
+            setting="kb_path",
         )
     if not kb_path.is_dir():
         raise KnowledgeBaseError(
-            f"knowledge base is not a folder: {kb_path}",
-            hint="--kb-path takes the folder that holds your Markdown notes, not a file",
+            literal(f"knowledge base is not a folder: {kb_path}"),
+            "{setting} takes the folder that holds your Markdown notes, not a file",
+            setting="kb_path",
         )
     return Path(os.path.abspath(kb_path))
 
 
 def scan_kb(kb_path: Path, exclude_dirs: Sequence[str] | None = None) -> KbScan:
     """List the KB's Markdown files (sorted by rel_path) with what was skipped and why."""
-    root = _kb_root(kb_path)
+    root = kb_root(kb_path)
     names = DEFAULT_EXCLUDE_DIRS if exclude_dirs is None else tuple(exclude_dirs)
     ignore, warnings = load_ignore(root)
     walk = _Walk(root, frozenset(n.casefold() for n in names), ignore)

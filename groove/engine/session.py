@@ -17,6 +17,7 @@ import numpy as np
 
 from groove.config import Config
 from groove.engine.embed import DEFAULT_MODEL, Embedder, load_embedder
+from groove.engine.kb import kb_root
 from groove.engine.query import compile_query
 from groove.engine.search import SearchOptions, SearchResult, search
 from groove.errors import IndexMissingError, KnowledgeBaseError
@@ -56,19 +57,12 @@ def check_kb_path(kb_path: Path | None) -> Path:
     """``kb_path`` if it names an existing folder, else a KnowledgeBaseError saying why."""
     if kb_path is None:
         raise KnowledgeBaseError(
-            "--kb-path is required",
-            "pass --kb-path on the command line or set kb_path in groove.toml",
+            "{setting} is required",
+            "pass {give} {here} or set kb_path in groove.toml",
+            setting="kb_path",
         )
-    if not kb_path.exists():
-        raise KnowledgeBaseError(
-            f"knowledge base not found: {kb_path}",
-            "pass --kb-path with the folder that holds your Markdown notes",
-        )
-    if not kb_path.is_dir():
-        raise KnowledgeBaseError(
-            f"knowledge base is not a folder: {kb_path}",
-            "--kb-path takes the folder that holds your Markdown notes, not a file",
-        )
+    kb_root(kb_path)  # exists and is a folder
+    return kb_path
     return kb_path
 
 

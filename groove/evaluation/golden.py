@@ -38,7 +38,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.reader import ReaderError
 
 from groove import fileguard
-from groove.errors import FileRefusedError, GoldenError, QueryError
+from groove.errors import FileRefusedError, GoldenError, QueryError, literal
 from groove.evaluation.metrics import Expected
 
 MAX_GOLDEN_FILE_BYTES = 1_048_576
@@ -54,7 +54,8 @@ _DEFAULTS_FIELDS = ("limit", "rerank")
 _QUERY_FIELDS = ("id", "query", "expected", "tags")
 _EXPECTED_FIELDS = ("path", "heading")
 
-_ABSENT_HINT = "pass --golden or create <kb>/.groove-eval.yml"
+_ABSENT_HINT = "pass {give} or create <kb>/.groove-eval.yml"  # {give}: groove.errors
+_REFUSED_HINT = "point {give} at a regular file (a copy, not a link) up to 1 MiB"
 _SCHEMA_HINT = (
     "golden schema: queries: [{query, expected: [{path, heading?}], id?, tags?}], "
     "defaults?: {limit?, rerank?}"
@@ -115,13 +116,14 @@ def default_id(query: str) -> str:
 
 def _read(path: Path) -> bytes:
     if not fileguard.is_present(path):
-        raise GoldenError(f"no golden file at {path}", hint=_ABSENT_HINT)
+        raise GoldenError(literal(f"no golden file at {path}"), _ABSENT_HINT, setting="golden")
     try:
         return fileguard.read_checked(path, MAX_GOLDEN_FILE_BYTES)
     except FileRefusedError as exc:
         raise GoldenError(
-            f"refusing to read the golden file: {exc.reason}",
-            hint=exc.hint or "point --golden at a regular file (a copy, not a link) up to 1 MiB",
+            literal(f"refusing to read the golden file: {exc.reason}"),
+            literal(exc.hint) if exc.hint else _REFUSED_HINT,
+            setting="golden",
         ) from exc
     except OSError as exc:
         raise GoldenError(

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock, Timeout
 
 from groove.atomic import remove_stale_temps, write_file
-from groove.errors import FileRefusedError, HistoryError
+from groove.errors import FileRefusedError, HistoryError, literal
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import RunRecord
 from groove.fileguard import is_present, read_checked
@@ -85,13 +85,15 @@ def load_history(path: Path) -> History:
         raw = read_checked(path, MAX_HISTORY_FILE_BYTES)
     except FileRefusedError as exc:
         raise HistoryError(
-            f"refusing to read the eval history: {exc.reason}",
-            "replace it with a regular file, or pass --no-history to skip the history",
+            literal(f"refusing to read the eval history: {exc.reason}"),
+            "replace it with a regular file, or pass {give} to skip the history",
+            setting="history",
         ) from exc
     except OSError as exc:
         raise HistoryError(
-            f"failed to read the eval history: {path} ({exc.strerror})",
-            "check the file's permissions, or pass --no-history to skip the history",
+            literal(f"failed to read the eval history: {path} ({exc.strerror})"),
+            "check the file's permissions, or pass {give} to skip the history",
+            setting="history",
         ) from exc
     try:
         return History(runs=_parse(raw))
@@ -156,8 +158,9 @@ def _fit(
         raise HistoryError(
             f"a single eval run serialises to {len(single)} bytes, over the {cap} byte cap, "
             "so the history cannot be written in a form the next run could read",
-            "this means a very large golden set or a very high --limit: reduce either, "
-            "or pass --no-history to skip the file",
+            "this means a very large golden set or a very high {limit}: reduce either, "
+            "or pass {give} to skip the file",
+            setting="history",
         )
     low, high = 1, len(runs)  # invariant: the newest `low` runs fit, `high + 1` do not
     while low < high:

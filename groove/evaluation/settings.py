@@ -101,8 +101,9 @@ def resolve_settings(
             # explain ranks each missed answer in the index's own legs and fusion, which an
             # external retriever does not have: refused rather than silently skipped.
             raise ConfigError(
-                "--explain needs groove's own engine and cannot be combined with --retriever",
-                "drop --explain, or drop --retriever to explain the misses of groove's engine",
+                "{explain} needs groove's own engine and cannot be combined with {retriever}",
+                "drop {explain}, or drop {retriever} to explain the misses of groove's engine",
+                setting="explain",
             )
         _refuse_engine_flags(
             model=model,
@@ -122,8 +123,9 @@ def resolve_settings(
             golden_path = golden or config.eval.golden  # type: ignore[assignment]
         else:
             raise GoldenError(
-                "with --retriever and no --kb-path, groove needs --golden",
-                "pass --golden FILE (the history is kept beside it)",
+                "with {retriever} and no {kb_path}, groove needs {golden}",
+                "pass {give:FILE} (the history is kept beside it)",
+                setting="golden",
             )
     raw_k = tuple(k_values) if k_values else config.eval.k_values
     wanted_limit = limit if limit is not None else max(raw_k, default=DEFAULT_LIMIT)
@@ -162,8 +164,8 @@ def _refuse_engine_flags(**given: object) -> None:
     """Options of groove's own engine mean nothing to an external retriever: refuse them."""
     for name, value in given.items():
         if value is not None:
-            flag = "--db" if name == "db_path" else "--" + name.replace("_", "-")
             raise ConfigError(
-                f"{flag} configures groove's own engine and cannot be combined with --retriever",
-                f"drop {flag}, or drop --retriever to measure groove's engine",
+                "{setting} configures groove's own engine and cannot be combined with {retriever}",
+                "drop {setting}, or drop {retriever} to measure groove's engine",
+                setting=name,
             )
