@@ -51,6 +51,8 @@ def index(
     from groove.engine.session import check_kb_path, index_embedder
 
     given = _keywords(INDEX, kb_path=kb_path, db_path=db_path, model=model, model_path=model_path)
+    _checked("force", force, lambda v: isinstance(v, bool), "True or False")
+    _checked("progress", progress, _callable_or_none, "a function (done, total) or None")
     loaded = _config(config)
     kb = check_kb_path(given["kb_path"] or loaded.kb_path)
     chosen_model_path = given["model_path"] or loaded.model_path
@@ -100,6 +102,7 @@ def search(
     from groove.engine.search import search as run_search
     from groove.engine.session import open_engine
 
+    _checked("query", query, lambda v: isinstance(v, str), "text")
     given = _keywords(
         SEARCH,
         kb_path=kb_path,
@@ -260,6 +263,7 @@ def tune(
         lexical=lexical,
         db_path=db_path,
     )
+    _checked("log", log, _callable_or_none, "a function (line) or None")
     settings = resolve_settings(_config(config), **given)
     say = log or (lambda _line: None)
     for note in settings.notes:
@@ -270,8 +274,10 @@ def tune(
 def save_tune(result: TuneResult, path: PathArg) -> Path:
     """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
     from groove.tuning import export
+    from groove.tuning.result import TuneResult
 
-    return export.save_tune(result, _path(path))
+    _checked("result", result, lambda v: isinstance(v, TuneResult), "a TuneResult")
+    return export.save_tune(result, _path(path, "path"))
 
 
 def load_tune(path: PathArg) -> TuneResult:
@@ -279,11 +285,30 @@ def load_tune(path: PathArg) -> TuneResult:
     result.json). The selection and the gates are recomputed from the saved table."""
     from groove.tuning import export
 
-    return export.load_tune(_path(path))
+    return export.load_tune(_path(path, "path"))
 
 
-def _path(value: PathArg) -> Path:
+def _path(value: Any, name: str) -> Path:
+    """A path keyword, or a ConfigError naming it."""
+    _checked(name, value, lambda v: isinstance(v, str | os.PathLike) and str(v) != "", "a path")
     return Path(value).expanduser()
+
+
+def _callable_or_none(value: Any) -> bool:
+    return value is None or callable(value)
+
+
+def _checked(name: str, value: Any, ok: Callable[[Any], bool], wanted: str) -> None:
+    """``value`` of keyword ``name`` if ``ok`` says so, else a ConfigError (as Setting.parse
+    words it)."""
+    from groove.errors import ConfigError, literal
+
+    if not ok(value):
+        raise ConfigError(
+            f"{{setting}} must be {wanted}, got {literal(repr(value))}",
+            f"pass {{give}} as {wanted}",
+            setting=name,
+        )
 
 
 def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
@@ -293,4 +318,4 @@ def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
 def _config(path: PathArg | None) -> Config:
     from groove.config import load_config
 
-    return load_config(_path(path) if path is not None else None)
+    return load_config(_path(path, "config") if path is not None else None)

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from groove.cli import cli
-from groove.errors import HistoryError
+from groove.errors import ConfigError, HistoryError
 from groove.evaluation.compare import comparable_chain, compare, resolve_refs
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import decide
@@ -88,8 +88,8 @@ def test_compare_accepts_saved_documents_and_flags_another_config(tmp_path: Path
     frame = compare([first.to_dict(), saved])
     assert frame[frame["run"] == "run.json"]["same config"].eq(False).all()
     assert frame[frame["run"] == "run.json"]["delta"].eq(0.0).all()
-    with pytest.raises(TypeError):
-        compare([first, 3])
+    with pytest.raises(ConfigError, match=r"^runs\[1\] is a int, not an eval run$"):
+        compare([first, 3])  # a GrooveError, as docs/api.md promises
 
 
 def test_refs_resolve_positions_timestamps_and_files(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.errors import HistoryError
+from groove.errors import ConfigError, HistoryError, literal
 from groove.evaluation.gate import DEFAULT_ALPHA
 from groove.evaluation.records import RunRecord
 from groove.evaluation.significance import (
@@ -152,7 +152,7 @@ def compare_runs(
 ) -> Comparison:
     """Every run against ``runs[baseline]``; Holm over each run's metrics."""
     if not runs:
-        raise ValueError("nothing to compare")
+        raise ConfigError("nothing to compare", _RUNS_HINT, setting="runs")
     base = runs[baseline]
     labels = _labels(runs)
     out = []
@@ -295,13 +295,35 @@ def _coerce(run: Any, index: int) -> LabelledRun:
     if isinstance(run, Mapping):
         record = record_from_document(run, f"runs[{index}]")
         return LabelledRun(record.timestamp, record)
-    raise TypeError(f"runs[{index}] is a {type(run).__name__}, not an eval run")
+    raise ConfigError(
+        f"runs[{index}] is a {type(run).__name__}, not an eval run",
+        _RUNS_HINT,
+        setting="runs",
+    )
+
+
+_RUNS_HINT = (
+    "pass {give} as a list of EvalRun, RunRecord, saved eval JSON documents (dicts) or paths "
+    "to them"
+)
+
+
+def _labelled(runs: Any) -> list[LabelledRun]:
+    """The runs of ``compare``, each made a LabelledRun; anything else a ConfigError."""
+    if isinstance(runs, str | Path | Mapping) or not isinstance(runs, Sequence):
+        raise ConfigError(
+            f"{{setting}} must be a list of runs, got {type(runs).__name__}",
+            _RUNS_HINT,
+            setting="runs",
+        )
+    if not runs:
+        raise ConfigError("nothing to compare", _RUNS_HINT, setting="runs")
+    return [_coerce(r, i) for i, r in enumerate(runs)]
 
 
 def compare_frame(runs: Sequence[Any], baseline: int = 0) -> pd.DataFrame:
     """``compare`` over runs of any accepted kind, baseline given by position."""
-    labelled = [_coerce(r, i) for i, r in enumerate(runs)]
-    return compare_runs(labelled, baseline).to_dataframe()
+    return compare(runs, baseline)
 
 
 def compare(
@@ -314,7 +336,13 @@ def compare(
     Columns: run, timestamp, baseline, same config, metric, value, delta, ci_low, ci_high,
     p (sign-flip), p_holm (over the run's metrics) and mark (▲ / ▼ when p_holm < alpha).
     """
-    labelled = [_coerce(r, i) for i, r in enumerate(runs)]
+    labelled = _labelled(runs)
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
+        raise ConfigError(
+            f"{{setting}} must be a number between 0 and 1, got {alpha!r}",
+            "pass {give:0.05}, or leave it out",
+            setting="alpha",
+        )
     if isinstance(baseline, str):
         found = [
             i
@@ -322,10 +350,24 @@ def compare(
             if baseline in (r.label, r.record.timestamp) or r.record.timestamp.startswith(baseline)
         ]
         if len(found) != 1:
-            raise ValueError(f"baseline {baseline!r} matches {len(found)} of the runs")
+            raise ConfigError(
+                literal(f"baseline {baseline!r} matches {len(found)} of the runs"),
+                "pass {give} as a position in runs, or a timestamp only one run has",
+                setting="baseline",
+            )
         index = found[0]
-    else:
+    elif isinstance(baseline, int) and not isinstance(baseline, bool):
         index = baseline
+    else:
+        raise ConfigError(
+            f"{{setting}} must be a position in runs or a timestamp, got {baseline!r}",
+            "pass {give:0} for the first run, or its timestamp",
+            setting="baseline",
+        )
     if not -len(labelled) <= index < len(labelled):
-        raise IndexError(f"baseline {baseline} is not a position in runs")
+        raise ConfigError(
+            f"{{setting}} {baseline} is not a position in runs (there are {len(labelled)})",
+            "pass {give:0} for the first run, or its timestamp",
+            setting="baseline",
+        )
     return compare_runs(labelled, index % len(labelled), alpha=alpha).to_dataframe()
