@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -117,7 +118,7 @@ def test_unknown_model_name_is_a_model_error() -> None:
         embed.load_embedder("no-such/model")
     assert str(info.value) == "unknown embedding model 'no-such/model'"
     assert info.value.hint == (
-        "drop --model to use the offline default sentence-transformers/all-MiniLM-L6-v2, "
+        "drop keyword model to use the offline default sentence-transformers/all-MiniLM-L6-v2, "
         "or name a fastembed model such as BAAI/bge-small-en-v1.5"
     )
 
@@ -148,7 +149,7 @@ def test_uncached_hub_model_fails_fast_when_the_hub_is_unreachable(
         "cannot be reached"
     )
     assert info.value.hint == (
-        "connect to the network once so fastembed can fetch it, or drop --model to use the "
+        "connect to the network once so fastembed can fetch it, or drop keyword model to use the "
         "offline default sentence-transformers/all-MiniLM-L6-v2"
     )
     assert "HF_HUB_OFFLINE" not in os.environ
@@ -268,19 +269,48 @@ def test_loading_leaves_no_fastembed_cache_in_the_temp_dir(
 
 @pytest.mark.model
 def test_missing_default_model_is_prepared_with_a_note(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """The library logs the notice (it prints nothing); the CLI shows it on stderr."""
     monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
-    embedder = embed.load_embedder()
+    with caplog.at_level(logging.INFO, logger="groove"):
+        embedder = embed.load_embedder()
     assert embedder.model_id == embed.DEFAULT_MODEL
-    assert capsys.readouterr().err == (
-        "groove: preparing the embedding model sentence-transformers/all-MiniLM-L6-v2 "
-        "(once, a few seconds)...\n"
-    )
+    assert capsys.readouterr().err == ""
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [
+        (
+            "groove.engine.embed",
+            "preparing the embedding model sentence-transformers/all-MiniLM-L6-v2 "
+            "(once, a few seconds)...",
+        )
+    ]
     assert onnx_bert.is_prepared(tmp_path / "models" / "all-MiniLM-L6-v2", None)
     assert embed.prepare_default_model() == tmp_path / "models" / "all-MiniLM-L6-v2"
     embed.load_embedder()
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.model
+def test_the_cli_shows_the_model_preparation_notice_on_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path / "cache"))
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "a.md").write_text("# A\n\nsome text about backups\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["index", "--kb-path", str(kb), "--quiet"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == (
+        "groove: preparing the embedding model sentence-transformers/all-MiniLM-L6-v2 "
+        "(once, a few seconds)...\n"
+    )
 
 
 @pytest.mark.model

@@ -383,7 +383,7 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     with pytest.raises(IndexMissingError) as info:
         build(kb, HashingEmbedder(), db_path=bogus)
     assert info.value.message == f"{bogus} is not a groove index (file is not a database)"
-    assert info.value.hint == "pass --db a groove index file, or a new path for a new index"
+    assert info.value.hint == "pass db_path= a groove index file, or a new path for a new index"
     assert bogus.read_text() == "just text, not SQLite " * 40
 
 
@@ -412,7 +412,12 @@ def test_a_database_that_cannot_be_created_is_a_clear_error(
         build(kb, HashingEmbedder(), db_path=db)
     shown = reason.format(parent=db.parent)
     assert info.value.message == f"cannot open the index database {db} ({shown})"
-    assert info.value.hint == "pass --db a path in a folder groove may create and write files in"
+    assert info.value.hint == (
+        "pass db_path= a path in a folder groove may create and write files in"
+    )
+    assert info.value.spelled("cli")[1] == (
+        "pass --db a path in a folder groove may create and write files in"
+    )
 
 
 def test_a_foreign_sqlite_database_is_refused(tmp_path: Path) -> None:

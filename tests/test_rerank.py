@@ -60,7 +60,10 @@ def test_unknown_reranker_is_a_model_error() -> None:
     with pytest.raises(ModelError) as info:
         rerank.load_reranker("no-such-reranker")
     assert str(info.value) == "unknown reranker 'no-such-reranker'"
-    assert info.value.hint == "use --reranker none, or one of bge-v2-m3, jina-v2-ml, bge-base"
+    assert info.value.hint == "use reranker=none, or one of bge-v2-m3, jina-v2-ml, bge-base"
+    assert info.value.spelled("cli")[1] == (
+        "use --reranker none, or one of bge-v2-m3, jina-v2-ml, bge-base"
+    )
 
 
 def test_uncached_reranker_fails_fast_when_the_hub_is_unreachable(
@@ -76,7 +79,7 @@ def test_uncached_reranker_fails_fast_when_the_hub_is_unreachable(
         "cannot be reached"
     )
     assert info.value.hint == (
-        "connect to the network once so fastembed can fetch it, or use --reranker none, "
+        "connect to the network once so fastembed can fetch it, or use reranker=none, "
         "or one of bge-v2-m3, jina-v2-ml, bge-base"
     )
     assert "HF_HUB_OFFLINE" not in os.environ

@@ -7,6 +7,7 @@ are imported inside the commands so that ``groove --help`` stays fast.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import click
@@ -25,15 +26,31 @@ def print_error(exc: GrooveError) -> None:
         warn(f"hint: {hint}")
 
 
+class _StderrNotices(logging.Handler):
+    """The library's logged notices (e.g. a model being prepared) as ``groove: ...`` lines."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from groove.cli.common import warn
+
+        warn(f"groove: {record.getMessage()}")
+
+
 class _GrooveGroup(click.Group):
     """Catches GrooveError once for every command: message, hint, fixed exit code."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        logger = logging.getLogger("groove")
+        notices, level = _StderrNotices(logging.INFO), logger.level
+        logger.addHandler(notices)  # for this command only: the library itself prints nothing
+        logger.setLevel(logging.INFO)
         try:
             return super().invoke(ctx)
         except GrooveError as exc:
             print_error(exc)
             ctx.exit(exc.exit_code)
+        finally:
+            logger.removeHandler(notices)
+            logger.setLevel(level)
 
 
 CONFIG_HELP = settings.CONFIG.help

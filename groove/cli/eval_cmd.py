@@ -112,7 +112,7 @@ def eval_cmd(
     for text in warning_texts(result.findings):
         warn(text)
     if result.regression:
-        warn(regression_message(result))
+        warn(regression_message(result, switch=EVAL["fail_on_regression"].flag or ""))
         ctx.exit(result.exit_code)
 
 

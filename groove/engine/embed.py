@@ -23,9 +23,9 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
+import logging
 import os
 import socket
-import sys
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -34,7 +34,9 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from groove.errors import ModelError
+from groove.errors import ModelError, literal
+
+_log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from fastembed import TextEmbedding
@@ -55,7 +57,7 @@ MODEL_ALIASES = {
     "bge-small-en-v1.5": "BAAI/bge-small-en-v1.5",
     "bge-base-en-v1.5": "BAAI/bge-base-en-v1.5",
 }
-USE_DEFAULT_HINT = f"drop --model to use the offline default {DEFAULT_MODEL}"
+USE_DEFAULT_HINT = f"drop {{model}} to use the offline default {DEFAULT_MODEL}"  # a template
 ProgressFn = Callable[[int], None]
 T = TypeVar("T")
 
@@ -144,10 +146,9 @@ def _ensure_default_model() -> Path:
         raise
     if onnx_bert.is_prepared(target, _expected_manifest(source)):
         return target
-    print(
-        f"groove: preparing the embedding model {DEFAULT_MODEL} (once, a few seconds)...",
-        file=sys.stderr,
-    )
+    # A notice, not a result: Python's logging carries it to whoever listens (the CLI prints
+    # it on stderr as "groove: ..."); a library caller sees it once logging is configured.
+    _log.info("preparing the embedding model %s (once, a few seconds)...", DEFAULT_MODEL)
     return prepare_default_model()
 
 
@@ -195,10 +196,13 @@ def hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def load_from_hub(factory: Callable[..., T], name: str, kind: str, fallback_hint: str) -> T:
+def load_from_hub(
+    factory: Callable[..., T], name: str, kind: str, fallback_hint: str, setting: str
+) -> T:
     """``factory(**kw)`` from fastembed's cache, else downloaded, else a ModelError.
 
     The cache is tried with the hub off first: offline, fastembed's own retries take ~40 s.
+    ``fallback_hint`` is a template that names ``setting`` (groove.errors).
     """
     with quiet_fastembed():
         try:
@@ -208,14 +212,19 @@ def load_from_hub(factory: Callable[..., T], name: str, kind: str, fallback_hint
             pass
         if not hub_reachable():
             raise ModelError(
-                f"{kind} {name} is not in the cache and the Hugging Face hub cannot be reached",
-                hint=f"connect to the network once so fastembed can fetch it, or {fallback_hint}",
+                literal(
+                    f"{kind} {name} is not in the cache and the Hugging Face hub cannot be reached"
+                ),
+                f"connect to the network once so fastembed can fetch it, or {fallback_hint}",
+                setting=setting,
             )
         try:
             return factory()
         except Exception as exc:
             raise ModelError(
-                f"{kind} {name} could not be downloaded: {_one_line(exc)}", hint=fallback_hint
+                literal(f"{kind} {name} could not be downloaded: {_one_line(exc)}"),
+                fallback_hint,
+                setting=setting,
             ) from exc
 
 
@@ -370,8 +379,9 @@ def load_embedder(
         return _load_default(batch_size, extra)
     if name is None:
         raise ModelError(
-            f"unknown embedding model {model!r}",
-            hint=f"{USE_DEFAULT_HINT}, or name a fastembed model such as BAAI/bge-small-en-v1.5",
+            literal(f"unknown embedding model {model!r}"),
+            f"{USE_DEFAULT_HINT}, or name a fastembed model such as BAAI/bge-small-en-v1.5",
+            setting="model",
         )
     return _load_hub_model(name, batch_size, extra)
 
@@ -398,7 +408,7 @@ def _load_hub_model(name: str, batch_size: int, extra: dict[str, Any] | None = N
     def factory(**kwargs: Any) -> TextEmbedding:
         return _text_embedding(name, **kwargs, **(extra or {}))
 
-    model = load_from_hub(factory, name, "embedding model", USE_DEFAULT_HINT)
+    model = load_from_hub(factory, name, "embedding model", USE_DEFAULT_HINT, "model")
     return FastEmbedder(model, name, batch_size)
 
 

@@ -28,7 +28,7 @@ from groove.engine.embed import (
     load_local,
     local_registration_name,
 )
-from groove.errors import ModelError
+from groove.errors import ModelError, literal
 
 if TYPE_CHECKING:
     from fastembed.rerank.cross_encoder import TextCrossEncoder
@@ -40,7 +40,7 @@ RERANKER_ALIASES = {
     "bge-base": "BAAI/bge-reranker-base",
     "bge-reranker-base": "BAAI/bge-reranker-base",
 }
-NO_RERANKER_HINT = "use --reranker none, or one of bge-v2-m3, jina-v2-ml, bge-base"
+NO_RERANKER_HINT = "use {give:none}, or one of bge-v2-m3, jina-v2-ml, bge-base"  # a template
 
 
 class Reranker(Protocol):
@@ -93,13 +93,15 @@ def load_reranker(
     if model_path is not None:
         return _load_local(name, known, Path(model_path), batch_size)
     if known is None:
-        raise ModelError(f"unknown reranker {name!r}", hint=NO_RERANKER_HINT)
+        raise ModelError(
+            literal(f"unknown reranker {name!r}"), NO_RERANKER_HINT, setting="reranker"
+        )
 
     def factory(**kwargs: Any) -> TextCrossEncoder:
         return _cross_encoder(known, **kwargs)
 
     return FastReranker(
-        load_from_hub(factory, known, "reranker", NO_RERANKER_HINT), known, batch_size
+        load_from_hub(factory, known, "reranker", NO_RERANKER_HINT, "reranker"), known, batch_size
     )
 
 

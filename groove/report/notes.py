@@ -30,9 +30,10 @@ def cli_line(command: str, note: Note) -> str:
     return f"groove {command}: {label}: {note.message}"
 
 
-def regression_message(run: EvalRun, *, switch: str = "--fail-on-regression") -> str:
-    """The stderr line that explains exit code 1; ``switch`` is how the user asked for the
-    gate (the notebook runner passes ``-p fail_on_regression true``)."""
+def regression_message(run: EvalRun, *, switch: str = "fail_on_regression=True") -> str:
+    """The line that explains exit code 1; ``switch`` is how the user asked for the gate, as
+    the face spells it (the CLI passes ``--fail-on-regression``, the notebook runner
+    ``-p fail_on_regression true``)."""
     note = ""
     change = run.corpus_change
     if change is not None:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from groove.errors import IndexMissingError
+from groove.errors import IndexMissingError, literal
 from groove.store.schema import SCHEMA_VERSION, migrate
 from groove.store.sqlite import Connection, DatabaseError, OperationalError, open_connection
 
@@ -25,8 +25,9 @@ def default_db_path(kb_path: Path) -> Path:
 def cannot_write(db_path: Path, reason: str) -> IndexMissingError:
     """The error for an index database that cannot be created or opened."""
     return IndexMissingError(
-        f"cannot open the index database {db_path} ({reason})",
-        "pass --db a path in a folder groove may create and write files in",
+        literal(f"cannot open the index database {db_path} ({reason})"),
+        "pass {give} a path in a folder groove may create and write files in",
+        setting="db_path",
     )
 
 
@@ -70,16 +71,22 @@ def connect(db_path: Path) -> Connection:
 
 
 def _check_is_groove(conn: Connection, db_path: Path) -> None:
-    hint = "pass --db a groove index file, or a new path for a new index"
+    hint = "pass {give} a groove index file, or a new path for a new index"  # a template
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except OperationalError as exc:  # e.g. "unable to open database file"
         raise cannot_write(db_path, str(exc)) from exc
     except DatabaseError as exc:  # e.g. "file is not a database"
-        raise IndexMissingError(f"{db_path} is not a groove index ({exc})", hint) from exc
+        raise IndexMissingError(
+            literal(f"{db_path} is not a groove index ({exc})"), hint, setting="db_path"
+        ) from exc
     if version == 0 and tables:
-        raise IndexMissingError(f"{db_path} is a SQLite database that groove did not create", hint)
+        raise IndexMissingError(
+            literal(f"{db_path} is a SQLite database that groove did not create"),
+            hint,
+            setting="db_path",
+        )
     if version > SCHEMA_VERSION:
         raise IndexMissingError(
             f"{db_path} was written by a newer groove (schema {version}, this one reads "
