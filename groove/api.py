@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from groove.engine.search import SearchResult
     from groove.evaluation.history import History
     from groove.evaluation.result import EvalRun
-    from groove.tuning.result import TuneResult
+    from groove.notes import Note
+    from groove.tuning.result import TuneProgress, TuneResult
 
 PathArg = str | os.PathLike[str]
 
@@ -239,16 +240,17 @@ def tune(
     lexical: LexicalMode | None = None,
     db_path: PathArg | None = None,
     config: PathArg | None = None,
-    log: Callable[[str], None] | None = None,
+    progress: Callable[[TuneProgress], None] | None = None,
+    on_note: Callable[[Note], None] | None = None,
 ) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
-    Applies nothing; ``lexical`` picks the full-text index swept (``--lexical``). ``log``
-    receives the progress and diagnostic lines the CLI prints on stderr. The result's
+    Applies nothing; ``lexical`` picks the full-text index swept (``--lexical``).
+    ``progress`` receives a ``TuneProgress`` at each step (pre-flight, sweep, each query)
+    and ``on_note`` each ``Note`` as it arises (all of them are in the result too). The result's
     ``conditions_frame()``, ``table_frame()`` and ``folds_frame()`` are pandas views of it;
     ``save_tune`` writes it for ``load_tune``.
     """
-    from groove.report.notes import cli_line
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
@@ -263,12 +265,13 @@ def tune(
         lexical=lexical,
         db_path=db_path,
     )
-    _checked("log", log, _callable_or_none, "a function (line) or None")
+    _checked("progress", progress, _callable_or_none, "a function (TuneProgress) or None")
+    _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
     settings = resolve_settings(_config(config), **given)
-    say = log or (lambda _line: None)
     for note in settings.notes:
-        say(cli_line("tune", note))
-    return tune_run.run(settings, log=log, on_note=lambda note: say(cli_line("tune", note)))
+        if on_note is not None:
+            on_note(note)
+    return tune_run.run(settings, progress=progress, on_note=on_note)
 
 
 def save_tune(result: TuneResult, path: PathArg) -> Path:

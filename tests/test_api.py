@@ -93,7 +93,7 @@ def _keywords(function: object) -> list[str]:
     ("function", "table", "extra"),
     [
         (groove.evaluate, EVAL, ()),
-        (groove.tune, TUNE, ("log",)),
+        (groove.tune, TUNE, ("progress", "on_note")),
         (groove.search, SEARCH, ("query",)),
         (groove.index, INDEX, ("force", "progress")),
     ],

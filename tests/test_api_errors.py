@@ -50,7 +50,8 @@ BAD_CALLS: dict[str, list[Callable[[], Any]]] = {
     ],
     "tune": [
         lambda: groove.tune(5),
-        lambda: groove.tune("kb", "g.yml", log=5),  # type: ignore[arg-type]
+        lambda: groove.tune("kb", "g.yml", progress=5),  # type: ignore[arg-type]
+        lambda: groove.tune("kb", "g.yml", on_note="print"),  # type: ignore[arg-type]
         lambda: groove.tune("kb", limit=-1),
     ],
     "save_tune": [

@@ -18,7 +18,7 @@ from groove.engine.query import compile_query
 from groove.engine.search import rrf_fuse
 from groove.evaluation.golden import load_golden
 from groove.report import tune_json, tune_text
-from groove.report.notes import cli_line
+from groove.report.notes import cli_line, progress_line
 from groove.store.db import connect, default_db_path
 from groove.tuning.grid import DEFAULT_CONDITION, Condition, toml_snippet
 from groove.tuning.run import run
@@ -76,10 +76,12 @@ def test_fast_table_equals_per_condition_sql_cell_by_cell(
 def tuned(indexed_kb):  # type: ignore[no-untyped-def]
     kb = indexed_kb("kb_en")
     golden = Path(__file__).parent / "fixtures" / "golden_en.yml"
-    lines: list[str] = []
+    lines: list[str] = []  # as the CLI prints them: typed events rendered by the face
     settings = resolve_settings(Config(), kb_path=kb, golden=golden)
     result = run(
-        settings, log=lines.append, on_note=lambda note: lines.append(cli_line("tune", note))
+        settings,
+        progress=lambda event: lines.append(progress_line(event)),
+        on_note=lambda note: lines.append(cli_line("tune", note)),
     )
     return result, lines
 

@@ -41,7 +41,7 @@ def tune_cmd(
         )
     from groove.config import parse_k_list
     from groove.report import tune_json, tune_text
-    from groove.report.notes import cli_line
+    from groove.report.notes import cli_line, progress_line
     from groove.tuning import run as tune
     from groove.tuning.settings import resolve_settings as tune_settings
 
@@ -59,7 +59,11 @@ def tune_cmd(
     )
     for note in settings.notes:
         warn(cli_line("tune", note))
-    result = tune.run(settings, log=warn, on_note=lambda note: warn(cli_line("tune", note)))
+    result = tune.run(
+        settings,
+        progress=lambda event: warn(progress_line(event)),
+        on_note=lambda note: warn(cli_line("tune", note)),
+    )
     if not result.ran_grid:
         warn(tune_text.render_no_effective(result))
         ctx.exit(result.exit_code)

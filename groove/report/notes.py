@@ -14,6 +14,7 @@ from groove.tuning.result import (
     NOTE_CONTEXT_AXIS_NOOP,
     NOTE_FEW_EFFECTIVE_QUERIES,
     NOTE_INSENSITIVE_QUERY,
+    TuneProgress,
 )
 
 _SHOUTED = {NOTE_CONTEXT_AXIS_NOOP, NOTE_FEW_EFFECTIVE_QUERIES}
@@ -28,6 +29,15 @@ def cli_line(command: str, note: Note) -> str:
         return f"groove {command}: {note.message}"
     label = str(note.level).upper() if note.kind in _SHOUTED else str(note.level)
     return f"groove {command}: {label}: {note.message}"
+
+
+def progress_line(event: TuneProgress) -> str:
+    """The stderr line of one step of ``groove tune``."""
+    if event.stage == "preflight":
+        return "groove tune: pre-flight (measuring FTS candidates per query)..."
+    if event.stage == "sweep":
+        return "groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values..."
+    return f"  [{event.done}/{event.total}] sweeping 64 weight conditions for {event.query_id}"
 
 
 def regression_message(run: EvalRun, *, switch: str = "fail_on_regression=True") -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import AggregateMetrics
@@ -26,6 +26,18 @@ NOTE_CONTEXT_AXIS_NOOP = "context-axis-noop"
 NOTE_EFFECTIVE_QUERIES = "effective-queries"
 NOTE_INSENSITIVE_QUERY = "insensitive-query"
 NOTE_FEW_EFFECTIVE_QUERIES = "few-effective-queries"
+
+
+@dataclass(frozen=True)
+class TuneProgress:
+    """Where a running tune is, as it goes: ``stage`` is ``"preflight"`` (counting each
+    query's FTS candidates), ``"sweep"`` (the grid starts) or ``"query"`` (query ``done`` of
+    ``total``, ``query_id``, is being swept). Each face words it its own way."""
+
+    stage: Literal["preflight", "sweep", "query"]
+    done: int = 0
+    total: int = 0
+    query_id: str | None = None
 
 
 @dataclass(frozen=True)

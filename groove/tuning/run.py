@@ -33,13 +33,14 @@ from groove.tuning.result import (
     NOTE_FEW_EFFECTIVE_QUERIES,
     NOTE_INSENSITIVE_QUERY,
     QueryDiagnostics,
+    TuneProgress,
     TuneResult,
 )
 from groove.tuning.settings import SMALL_N_WARN, TuneSettings
 from groove.tuning.sweep import sweep_query
 from groove.tuning.table import MetricTable
 
-Log = Callable[[str], None]
+OnProgress = Callable[[TuneProgress], None]
 OnNote = Callable[[Note], None]
 
 
@@ -47,13 +48,13 @@ def run(
     settings: TuneSettings,
     *,
     embedder: Embedder | None = None,
-    log: Log | None = None,
+    progress: OnProgress | None = None,
     on_note: OnNote | None = None,
 ) -> TuneResult:
-    """Pre-flight, sweep, select, cross-validate, gate. ``log`` receives progress lines and
-    ``on_note`` each note as it arises (both in run order); the notes are also in the
-    result (after the settings' notes)."""
-    say = log or (lambda _line: None)
+    """Pre-flight, sweep, select, cross-validate, gate. ``progress`` receives a TuneProgress
+    at each step and ``on_note`` each note as it arises (both in run order); the notes are
+    also in the result (after the settings' notes)."""
+    say = progress or (lambda _event: None)
     notes: list[Note] = []
 
     def note(item: Note) -> None:
@@ -76,7 +77,7 @@ def run(
         # Each query's bm25 leg reads the table the search would route it to.
         routed = [lexical_query(q.query, mode, c) for q, c in zip(usable, compiled, strict=True)]
         with read_snapshot(engine.conn) as conn:
-            say("groove tune: pre-flight (measuring FTS candidates per query)...")
+            say(TuneProgress("preflight", 0, len(usable)))
             chunk_total, noop = _index_facts(conn)
             diagnostics = [
                 _preflight(conn, q.id, c, v, settings.candidate_pool, chunk_total)
@@ -86,7 +87,7 @@ def run(
             analysis = None
             if effective:
                 _announce(note, diagnostics, noop)
-                say("groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values...")
+                say(TuneProgress("sweep", 0, len(usable)))
                 table, diagnostics = _sweep(
                     conn, settings, usable, routed, vectors, diagnostics, say
                 )
@@ -186,7 +187,7 @@ def _sweep(
     routed: Sequence[LexicalQuery],
     vectors: np.ndarray,
     diagnostics: Sequence[QueryDiagnostics],
-    say: Log,
+    say: OnProgress,
 ) -> tuple[MetricTable, list[QueryDiagnostics]]:
     labels = rows.chunk_labels(conn)
     ks = settings.k_values
@@ -196,7 +197,7 @@ def _sweep(
     rr = np.zeros(shape)
     updated = []
     for i, (q, c, d) in enumerate(zip(usable, routed, diagnostics, strict=True)):
-        say(f"  [{i + 1}/{len(usable)}] sweeping 64 weight conditions for {q.id}")
+        say(TuneProgress("query", i + 1, len(usable), q.id))
         row = sweep_query(
             conn,
             c,
