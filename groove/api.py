@@ -51,8 +51,9 @@ def index(
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
 
-    given = _keywords(INDEX, kb_path=kb_path, db_path=db_path, model=model, model_path=model_path)
-    _checked("force", force, lambda v: isinstance(v, bool), "True or False")
+    given = _keywords(
+        INDEX, kb_path=kb_path, db_path=db_path, force=force, model=model, model_path=model_path
+    )
     _checked("progress", progress, _callable_or_none, "a function (done, total) or None")
     loaded = _config(config)
     kb = check_kb_path(given["kb_path"] or loaded.kb_path)
@@ -69,7 +70,7 @@ def index(
         embedder,
         db_path=given["db_path"],
         config=loaded,
-        force=force,
+        force=given["force"],
         progress=progress,
         model_path=chosen_model_path,
     )

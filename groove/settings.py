@@ -296,10 +296,25 @@ LEXICAL = Setting(
 )
 
 # ---------------------------------------------------------------- groove index / search
-# (their command-line options are written in groove/cli/engine_cmds.py; the shared ones
-# above are generated from this table)
+# (their command-line options are generated from these tables, but for the presentation
+# options --quiet and --format, written in groove/cli/engine_cmds.py)
 
-INDEX = _table(KB_PATH, DB_PATH, MODEL, MODEL_PATH, CONFIG)
+INDEX = _table(
+    KB_PATH,
+    DB_PATH,
+    Setting(
+        "force",
+        "bool",
+        "Rebuild from scratch (re-embed every chunk).",
+        flag="--force",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli", "api"}),
+    ),
+    MODEL,
+    MODEL_PATH,
+    CONFIG,
+)
 
 SEARCH = _table(
     KB_PATH,
@@ -535,6 +550,7 @@ NOTEBOOK_RUN = _table(
         default=1800,  # half an hour: far above a real eval, short of a CI job's own limit
         surfaces=frozenset({"cli"}),
     ),
+    CONFIG,  # handed to the notebook, which loads it
 )
 
 

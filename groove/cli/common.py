@@ -21,10 +21,16 @@ def config_from(ctx: click.Context) -> Config:
     return load_config(Path(path) if path else None)
 
 
-def setting_option(setting: Setting) -> Callable[[F], F]:
-    """The click option of a declared setting (groove.settings): its flag, type and help."""
+def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[[F], F]:
+    """The click option of a declared setting (groove.settings): its flag, type and help.
+
+    The default is None (groove.toml, else the built-in default, decides), unless
+    ``show_default``: then it is the declared default, shown in ``--help``.
+    """
     assert setting.flag is not None, setting.name
     kw: dict[str, Any] = {"default": None, "help": setting.help}
+    if show_default:
+        kw.update(default=setting.default, show_default=True)
     if setting.switch:
         kw.update(is_flag=True, default=False)
     elif setting.kind in _PATH_TYPES:

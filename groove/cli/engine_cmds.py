@@ -17,6 +17,7 @@ from groove.cli.common import (
     model_options,
     pipeline_options,
     resolve_kb,
+    setting_option,
     stderr_is_terminal,
     warn,
 )
@@ -26,7 +27,7 @@ from groove.settings import LexicalMode
 @click.command("index")
 @kb_option
 @db_option
-@click.option("--force", is_flag=True, help="Rebuild from scratch (re-embed every chunk).")
+@setting_option(settings.INDEX["force"])
 @model_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary line.")
 @click.pass_context
@@ -103,15 +104,9 @@ class _ProgressBar:
 @kb_option
 @db_option
 @model_options
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help=settings.SEARCH["limit"].help,
-)
+@setting_option(settings.SEARCH["limit"], show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
+@setting_option(settings.SEARCH["reranker"])
 @pipeline_options
 @lexical_option
 @click.pass_context
