@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from groove.evaluation.history import History
     from groove.evaluation.records import QueryResult, RunRecord
     from groove.evaluation.result import EvalRun
-    from groove.tuning.result import TuneResult
+    from groove.tuning.result import TuneProgress, TuneResult
 
 __version__ = "0.1.0"
 
@@ -61,6 +61,7 @@ __all__ = [
     "RetrieverError",
     "RunRecord",
     "SearchResult",
+    "TuneProgress",
     "TuneResult",
     "__version__",
     "compare",
@@ -84,6 +85,7 @@ _LAZY_TYPES = {
     "RunRecord": "groove.evaluation.records",
     "EvalRun": "groove.evaluation.result",
     "TuneResult": "groove.tuning.result",
+    "TuneProgress": "groove.tuning.result",
     # a function, loaded like the types: it needs numpy (groove.evaluation.significance)
     "compare": "groove.evaluation.compare",
 }

@@ -76,7 +76,10 @@ def run_cmd(
         config=Path(config_path) if config_path else None,
         cell_timeout=cell_timeout,
     )
-    click.echo(report.line, err=not report.ok)
+    if report.ok:
+        click.echo(report.line)
+    else:
+        warn(report.line)  # a failure is a diagnostic: stderr, in ASCII
     ctx.exit(report.exit_code)
 
 
