@@ -35,6 +35,8 @@ from groove.errors import ConfigError
 
 #: The most hits one search returns (and so the largest --limit or k any face accepts).
 LIMIT_MAX = 10_000
+#: Hits per search when no limit is given (search, serve; tune and eval default to max(k)).
+DEFAULT_LIMIT = 10
 
 Kind = Literal[
     "path",
@@ -318,7 +320,7 @@ INDEX = _table(
 
 SEARCH = _table(
     KB_PATH,
-    Setting("limit", "whole", f"Hits, 1 to {LIMIT_MAX}.", flag="--limit", default=10),
+    Setting("limit", "whole", f"Hits, 1 to {LIMIT_MAX}.", flag="--limit", default=DEFAULT_LIMIT),
     RERANKER,
     MMR,
     MMR_LAMBDA,

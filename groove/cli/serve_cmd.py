@@ -16,7 +16,7 @@ from groove.cli.common import (
     resolve_kb,
     warn,
 )
-from groove.settings import LexicalMode
+from groove.settings import DEFAULT_LIMIT, LexicalMode
 
 
 @click.command("serve")
@@ -65,7 +65,13 @@ def serve_cmd(
 
     config = config_from(ctx)
     options = build_options(
-        config.search, 10, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, lexical
+        config.search,
+        DEFAULT_LIMIT,
+        mmr,
+        mmr_lambda,
+        mmr_same_doc_penalty,
+        parent_retriever,
+        lexical,
     )
     settings = ServeSettings(
         kb_path=resolve_kb(kb_path, config),

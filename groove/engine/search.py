@@ -26,7 +26,7 @@ from groove.engine.mmr import mmr_select
 from groove.engine.parent import expand_parents
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import Reranker
-from groove.settings import at_most
+from groove.settings import DEFAULT_LIMIT, at_most
 from groove.store import chunks as rows
 from groove.store.legs import TRIGRAM, LexicalTable, bm25_ranked, matching_chunks, nearest_chunks
 from groove.store.meta import read_meta
@@ -62,7 +62,7 @@ class Hit:
 
 @dataclass(frozen=True)
 class SearchOptions:
-    limit: int = 10
+    limit: int = DEFAULT_LIMIT
     fusion: FusionConfig = field(default_factory=FusionConfig)
     mmr: MmrConfig = field(default_factory=MmrConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)

@@ -35,7 +35,7 @@ from groove.engine.rerank import load_reranker
 from groove.engine.search import SearchOptions, search
 from groove.engine.session import Engine, open_engine
 from groove.errors import GrooveError
-from groove.settings import at_most
+from groove.settings import DEFAULT_LIMIT, at_most
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
 
@@ -209,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise _BadRequest(f"the request is not JSON ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("query"), str):
             raise _BadRequest('expected {"query": "...", "limit": N}')
-        limit = data.get("limit", 10)
+        limit = data.get("limit", DEFAULT_LIMIT)
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise _BadRequest("limit must be a whole number >= 1")
         out = {"query": data["query"], "limit": at_most("limit", limit)}

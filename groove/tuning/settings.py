@@ -12,7 +12,7 @@ from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
 from groove.evaluation.settings import golden_path_for
 from groove.notes import Note
-from groove.settings import at_most
+from groove.settings import DEFAULT_LIMIT, at_most
 from groove.tuning.grid import PRIMARY_K
 from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
@@ -24,7 +24,7 @@ class TuneSettings:
     kb_path: Path
     golden_path: Path
     k_values: tuple[int, ...] = (1, 5, 10)
-    limit: int = 10
+    limit: int = DEFAULT_LIMIT
     db_path: Path | None = None
     model: str | None = None
     model_path: Path | None = None
