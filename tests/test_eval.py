@@ -144,7 +144,7 @@ def test_fail_on_regression_trips_saves_history_and_names_the_corpus(
     from groove.report.notes import regression_message
 
     assert result.regressed_metrics  # the metrics that fell, as data
-    message = regression_message(result)
+    message = regression_message(result, switch="--fail-on-regression")  # as the CLI says it
     assert message.startswith(
         "groove eval: retrieval-quality regression detected (delta > 0.050 on at least one of "
         "recall@k / MRR / nDCG@k). The indexed corpus also changed since the compared run ("

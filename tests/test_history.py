@@ -195,7 +195,11 @@ def test_a_single_run_over_the_cap_is_an_error_and_nothing_is_written(tmp_path: 
     with pytest.raises(HistoryError) as info:
         append_run(path, make_record("2026-03-01T00:00:00+00:00"), 10, cap=50)
     assert info.value.message.startswith("a single eval run serialises to ")
-    assert "--no-history" in (info.value.hint or "")
+    assert "pass history=False to skip the file" in (info.value.hint or "")  # the API's words
+    assert info.value.spelled("cli")[1] == (
+        "this means a very large golden set or a very high --limit: reduce either, "
+        "or pass --no-history to skip the file"
+    )
     assert path.read_bytes() == before
 
 
