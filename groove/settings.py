@@ -53,6 +53,7 @@ Kind = Literal[
     "mapping",
     "gate",
     "lexical",
+    "port",
 ]
 #: The values of a ``gate`` setting (the regression gate's modes).
 GATE_MODES = ("threshold", "significant")
@@ -77,6 +78,7 @@ _WANTED = {
     "mapping": "a mapping (a dict)",
     "gate": '"threshold" or "significant"',
     "lexical": '"auto", "trigram" or "porter"',
+    "port": "a port number from 0 to 65535",
 }
 
 
@@ -180,6 +182,10 @@ def _parse(kind: Kind, value: Any) -> Any:
         return value
     if kind == "lexical":
         if not isinstance(value, str) or value not in LEXICAL_MODES:
+            raise _Refused(value, _WANTED[kind])
+        return value
+    if kind == "port":
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
             raise _Refused(value, _WANTED[kind])
         return value
     return _k_list(value)
@@ -538,6 +544,47 @@ TUNE = _table(
     ),
 )
 
+# ---------------------------------------------------------------- groove serve
+
+SERVE = _table(
+    KB_PATH,
+    DB_PATH,
+    MODEL,
+    MODEL_PATH,
+    RERANKER,
+    MMR,
+    MMR_LAMBDA,
+    MMR_SAME_DOC_PENALTY,
+    PARENT_RETRIEVER,
+    LEXICAL,
+    Setting(
+        "host",
+        "text",
+        "Address to bind.",
+        flag="--host",
+        default="127.0.0.1",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "port",
+        "port",
+        "Port to listen on (0 picks a free one).",
+        flag="--port",
+        default=8765,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "threads",
+        "count",
+        "onnxruntime threads for embedding queries (0: one per core). Requests in flight "
+        "are embedded in small batches, which one thread runs best (docs/performance.md).",
+        flag="--threads",
+        default=1,
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+
 # ---------------------------------------------------------------- groove notebook run
 # (its other options, -p, --out and --notebook, are written in groove/cli/notebook_cmd.py)
 
@@ -577,7 +624,7 @@ def at_most(name: str, value: int) -> int:
 
 def _flags() -> dict[str, str]:
     found: dict[str, str] = {"config": "--config"}
-    for table in (INDEX, SEARCH, EVAL, TUNE, NOTEBOOK_RUN):
+    for table in (INDEX, SEARCH, EVAL, TUNE, SERVE, NOTEBOOK_RUN):
         for s in table.values():
             if s.flag is not None:
                 found.setdefault(s.name, s.flag)

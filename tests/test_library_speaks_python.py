@@ -61,8 +61,6 @@ DEBT: dict[tuple[str, str], str] = {
     ("notebooks/runner.py", "--out"): "groove notebook run: unwritable --out",
     ("notebooks/runner.py", "--cell-timeout"): "groove notebook run: cell timeout hint",
     ("notebooks/lab.py", "--overwrite"): "groove notebook open: existing copy hint",
-    ("engine/serve.py", "--port"): "groove serve: port taken",
-    ("engine/serve.py", "--host"): "groove serve: cannot bind",
 }
 
 

@@ -51,6 +51,8 @@ def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[
         kw["type"] = click.Choice(settings.GATE_MODES)
     elif setting.kind == "lexical":
         kw["type"] = click.Choice(settings.LEXICAL_MODES)
+    elif setting.kind == "port":
+        kw["type"] = click.IntRange(0, 65535)
     if setting.metavar is not None:
         kw["metavar"] = setting.metavar
     return click.option(setting.flag, setting.param, **kw)

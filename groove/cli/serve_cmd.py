@@ -14,34 +14,22 @@ from groove.cli.common import (
     model_options,
     pipeline_options,
     resolve_kb,
+    setting_option,
     warn,
 )
-from groove.settings import DEFAULT_LIMIT, LexicalMode
+from groove.settings import DEFAULT_LIMIT, SERVE, LexicalMode
 
 
 @click.command("serve")
 @kb_option
 @db_option
 @model_options
-@click.option("--reranker", default=None, help="Cross-encoder model name, or none.")
+@setting_option(SERVE["reranker"])
 @pipeline_options
 @lexical_option
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8765,
-    show_default=True,
-    help="Port to listen on (0 picks a free one).",
-)
-@click.option(
-    "--threads",
-    type=click.IntRange(min=0),
-    default=1,
-    show_default=True,
-    help="onnxruntime threads for embedding queries (0: one per core). Requests in flight "
-    "are embedded in small batches, which one thread runs best (docs/performance.md).",
-)
+@setting_option(SERVE["host"], show_default=True)
+@setting_option(SERVE["port"], show_default=True)
+@setting_option(SERVE["threads"], show_default=True)
 @click.pass_context
 def serve_cmd(
     ctx: click.Context,

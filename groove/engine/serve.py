@@ -34,7 +34,7 @@ from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import SearchOptions, search
 from groove.engine.session import Engine, open_engine
-from groove.errors import GrooveError
+from groove.errors import GrooveError, literal
 from groove.settings import DEFAULT_LIMIT, at_most
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
@@ -249,12 +249,14 @@ def serve(settings: ServeSettings, *, on_ready: Callable[[str], None] | None = N
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise GrooveError(
-                f"port {settings.port} on {settings.host} is already in use",
-                "pass --port with a free port (--port 0 picks one)",
+                literal(f"port {settings.port} on {settings.host} is already in use"),
+                "pass {give} with a free port ({give:0} picks one)",
+                setting="port",
             ) from None
         raise GrooveError(
-            f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}",
-            "check --host and --port",
+            literal(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}"),
+            "check {host} and {port}",
+            setting="port",
         ) from None
     with server:
         server.service = SearchService(settings)
