@@ -44,6 +44,8 @@ class Speller(Protocol):
 
     def here(self, face: Face) -> str: ...
 
+    def index_command(self, face: Face, kb_path: str | None, force: bool) -> str: ...
+
 
 class _Plain:
     def name(self, setting: str, face: Face) -> str:
@@ -54,6 +56,9 @@ class _Plain:
 
     def here(self, face: Face) -> str:
         return "to the call"
+
+    def index_command(self, face: Face, kb_path: str | None, force: bool) -> str:
+        return f"groove.index({kb_path!r}{', force=True' if force else ''})"
 
 
 _speller: list[Speller] = [_Plain()]
@@ -71,16 +76,40 @@ class _Give:
         return _speller[0].give(self.setting, self.face, example)
 
 
+# What a face calls its inputs, for "the same model {options}".
+_OPTIONS: dict[Face, str] = {
+    "cli": "flags",
+    "api": "keywords",
+    "notebook": "parameters",
+    "serve": "fields",
+}
+
+
+class _IndexCommand:
+    """``{index_command}`` / ``{index_command:force}``: how ``face`` builds the index."""
+
+    def __init__(self, face: Face, kb_path: str | None) -> None:
+        self.face, self.kb_path = face, kb_path
+
+    def __format__(self, spec: str) -> str:
+        return _speller[0].index_command(self.face, self.kb_path, spec == "force")
+
+
 class _Fill(dict[str, Any]):
     """``{kb_path}`` -> the setting as ``face`` names it; ``{give_kb_path:PATH}`` -> how to
     give it (``--kb-path PATH``, ``kb_path=PATH``, ``-p kb_path PATH``); ``{setting}`` /
-    ``{give}`` -> the error's own setting; ``{here}`` -> where the face takes its inputs."""
+    ``{give}`` -> the error's own setting; ``{here}`` -> where the face takes its inputs;
+    ``{index_command}`` (``:force``) -> how the face builds the index of ``kb_path``."""
 
-    def __init__(self, setting: str, face: Face) -> None:
+    def __init__(self, setting: str | None, face: Face, kb_path: str | None = None) -> None:
         speller = _speller[0]
         super().__init__(
-            setting=speller.name(setting, face), give=_Give(setting, face), here=speller.here(face)
+            here=speller.here(face),
+            index_command=_IndexCommand(face, kb_path),
+            options=_OPTIONS[face],
         )
+        if setting is not None:
+            self.update(setting=speller.name(setting, face), give=_Give(setting, face))
         self.face = face
 
     def __missing__(self, key: str) -> Any:
@@ -92,15 +121,23 @@ class _Fill(dict[str, Any]):
 class GrooveError(Exception):
     """A user-facing error: a one-line message plus a hint that says what to do next.
 
-    With ``setting``, ``message`` and ``hint`` are templates (``{setting}``, ``{give}``,
-    ``{kb_path}``, ``{give_kb_path:PATH}``): ``message`` and ``hint`` read as the API says
-    them, ``spelled(face)`` as another face does.
+    With ``setting`` (or ``kb_path``), ``message`` and ``hint`` are templates (``{setting}``,
+    ``{give}``, ``{kb_path}``, ``{give_kb_path:PATH}``, ``{index_command}``): ``message`` and
+    ``hint`` read as the API says them, ``spelled(face)`` as another face does.
     """
 
     exit_code = EXIT_BAD_INPUT
 
-    def __init__(self, message: str, hint: str | None = None, *, setting: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        hint: str | None = None,
+        *,
+        setting: str | None = None,
+        kb_path: object = None,
+    ):
         self.setting = setting
+        self._kb_path = None if kb_path is None else str(kb_path)
         self._message = message
         self._hint = hint
         self._face: Face = "api"
@@ -108,9 +145,9 @@ class GrooveError(Exception):
 
     def spelled(self, face: Face) -> tuple[str, str | None]:
         """(message, hint) with the settings named as ``face`` names them."""
-        if self.setting is None:
-            return self._message, self._hint
-        fill = _Fill(self.setting, face)
+        if self.setting is None and self._kb_path is None:
+            return self._message, self._hint  # not a template
+        fill = _Fill(self.setting, face, self._kb_path)
         hint = self._hint.format_map(fill) if self._hint is not None else None
         return self._message.format_map(fill), hint
 
@@ -131,7 +168,8 @@ class GrooveError(Exception):
     @hint.setter
     def hint(self, value: str | None) -> None:
         """A face rewording the hint (already spelled for it)."""
-        self._hint = value if self.setting is None else _escape(value)
+        plain = self.setting is None and self._kb_path is None
+        self._hint = value if plain else _escape(value)
 
     def __str__(self) -> str:
         return self.message

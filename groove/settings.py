@@ -669,6 +669,14 @@ class _Spelling:
             "serve": "in the request",
         }.get(face, "to the call")
 
+    def index_command(self, face: errors.Face, kb_path: str | None, force: bool) -> str:
+        if face == "api":
+            where = repr(kb_path) if kb_path is not None else "kb_path"
+            return f"`groove.index({where}{', force=True' if force else ''})`"
+        # the CLI's own command, which a notebook's user also runs to build an index
+        kb = f" {_flag('kb_path')} {kb_path}" if kb_path is not None else ""
+        return f"`groove index{kb}{' ' + _flag('force') if force else ''}`"
+
 
 def _placeholder(setting: str) -> str:
     for table in (EVAL, TUNE, SEARCH):

@@ -277,7 +277,8 @@ def test_missing_index_error(tmp_path: Path, golden: Path) -> None:
     with pytest.raises(IndexMissingError) as info:
         evaluate(kb, golden)
     assert info.value.message == f"No index found at {tmp_path / '.groove.db'}"
-    assert info.value.hint == f"run `groove index --kb-path {kb}` first"
+    assert info.value.hint == f"run `groove.index({str(kb)!r})` first"
+    assert info.value.spelled("notebook")[1] == f"run `groove index --kb-path {kb}` first"
 
 
 def test_model_mismatch_error(kb: Path, golden: Path) -> None:

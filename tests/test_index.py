@@ -344,9 +344,9 @@ def test_another_model_is_refused_before_anything_is_written(tmp_path: Path) -> 
         "embedding model mismatch: the index was built with groove-hashing-test (64 dim), "
         "this run uses other-model (64 dim)"
     )
-    assert info.value.hint == (
+    assert info.value.hint == (  # in the API's words; the CLI's: tests/test_cli_engine.py
         "use groove-hashing-test again, or rebuild the index for other-model with "
-        f"`groove index --kb-path {kb} --force` and the same model flags"
+        f"`groove.index({str(kb)!r}, force=True)` and the same model keywords"
     )
     assert _table_counts(_db(kb)) == before
 
@@ -369,7 +369,10 @@ def test_switching_contextual_needs_force(tmp_path: Path) -> None:
         "[contextual] is on but the index was built with it off: every chunk's text and "
         "embedding would change"
     )
-    assert info.value.hint == f"run `groove index --kb-path {kb} --force` to rebuild the index"
+    assert info.value.hint == f"run `groove.index({str(kb)!r}, force=True)` to rebuild the index"
+    assert info.value.spelled("cli")[1] == (
+        f"run `groove index --kb-path {kb} --force` to rebuild the index"
+    )
     summary = build(kb, HashingEmbedder(), config=Config(contextual=True), force=True)
     assert summary.chunks_embedded == KB_EN_CHUNKS
     with pytest.raises(ConfigError, match=r"^\[contextual\] is off but the index was built"):

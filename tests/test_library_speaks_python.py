@@ -31,15 +31,8 @@ EXEMPT: dict[tuple[str, str], str] = {
 DECLARATIONS = "settings.py"
 
 DEBT: dict[tuple[str, str], str] = {
-    # commands to run, written for the CLI; the API would say groove.index(..., force=True)
+    # a command to run, written for the CLI (the API has no public form of it yet)
     ("engine/embed.py", "--force"): "`groove model prepare --force` in a ModelError hint",
-    ("engine/index.py", "--kb-path"): "`groove index --kb-path KB --force` in a hint",
-    ("engine/index.py", "--force"): "`groove index --kb-path KB --force` in a hint",
-    ("engine/session.py", "--kb-path"): "`groove index --kb-path KB` in a hint",
-    ("store/db.py", "--kb-path"): "`groove index --kb-path KB` in a hint",
-    ("store/db.py", "--force"): "`groove index --force` in a hint",
-    ("store/meta.py", "--kb-path"): "`groove index --kb-path KB --force` in a hint",
-    ("store/meta.py", "--force"): "`groove index --kb-path KB --force` in a hint",
     # a file kind named by the CLI command that writes it
     ("evaluation/compare.py", "--format"): "`groove eval --format json` names a run file",
     ("tuning/export.py", "--format"): "`groove tune --format json` names a tune file",

@@ -247,7 +247,8 @@ def _prepare_meta(
         raise ConfigError(
             f"[contextual] is {now} but the index was built with it {before}: "
             "every chunk's text and embedding would change",
-            f"run `groove index --kb-path {kb_path} --force` to rebuild the index",
+            "run {index_command:force} to rebuild the index",
+            kb_path=kb_path,
         )
     with transaction(conn):
         write_meta(conn, KEY_MODEL, embedder.model_id)

@@ -20,7 +20,7 @@ from groove.engine.embed import DEFAULT_MODEL, Embedder, load_embedder
 from groove.engine.kb import kb_root
 from groove.engine.query import compile_query
 from groove.engine.search import SearchOptions, SearchResult, search
-from groove.errors import IndexMissingError, KnowledgeBaseError
+from groove.errors import IndexMissingError, KnowledgeBaseError, literal
 from groove.store.db import connect, default_db_path, open_existing
 from groove.store.meta import IndexMeta, check_model, read_meta
 from groove.store.sqlite import Connection
@@ -88,8 +88,11 @@ def open_engine(
             # The schema exists but no build ever recorded its model: the first
             # `groove index` was interrupted before writing anything searchable.
             raise IndexMissingError(
-                f"The index at {db} was never completed (its first build was interrupted).",
-                f"run `groove index --kb-path {kb}` to build it",
+                literal(
+                    f"The index at {db} was never completed (its first build was interrupted)."
+                ),
+                "run {index_command} to build it",
+                kb_path=kb,
             )
         if embedder is None:
             embedder = _load_for_index(meta, model, model_path, config, threads)

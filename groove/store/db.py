@@ -89,9 +89,13 @@ def _check_is_groove(conn: Connection, db_path: Path) -> None:
         )
     if version > SCHEMA_VERSION:
         raise IndexMissingError(
-            f"{db_path} was written by a newer groove (schema {version}, this one reads "
-            f"up to {SCHEMA_VERSION})",
-            "upgrade groove, or rebuild the index with `groove index --force`",
+            literal(
+                f"{db_path} was written by a newer groove (schema {version}, this one reads "
+                f"up to {SCHEMA_VERSION})"
+            ),
+            "upgrade groove, or rebuild the index with {index_command:force}",
+            kb_path=None,
+            setting="db_path",
         )
 
 
@@ -99,8 +103,9 @@ def open_existing(db_path: Path, kb_path: Path) -> Connection:
     """Open an index that must already exist (search, eval, tune)."""
     if not db_path.is_file():
         raise IndexMissingError(
-            f"No index found at {db_path}",  # no full stop: it would read as part of the path
-            f"run `groove index --kb-path {kb_path}` first",
+            literal(f"No index found at {db_path}"),  # no full stop: it would read as the path's
+            "run {index_command} first",
+            kb_path=kb_path,
         )
     return connect(db_path)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from groove.errors import ModelError
+from groove.errors import ModelError, literal
 from groove.store.schema import FTS_TABLES, KEY_LEXICAL_DEFAULT
 from groove.store.sqlite import Connection
 
@@ -62,8 +62,12 @@ def check_model(meta: IndexMeta, model_id: str, dim: int, kb_path: Path) -> None
         return
     if meta.model != model_id or (meta.dim is not None and meta.dim != dim):
         raise ModelError(
-            f"embedding model mismatch: the index was built with {meta.model} "
-            f"({meta.dim} dim), this run uses {model_id} ({dim} dim)",
-            f"use {meta.model} again, or rebuild the index for {model_id} with "
-            f"`groove index --kb-path {kb_path} --force` and the same model flags",
+            literal(
+                f"embedding model mismatch: the index was built with {meta.model} "
+                f"({meta.dim} dim), this run uses {model_id} ({dim} dim)"
+            ),
+            literal(f"use {meta.model} again, or rebuild the index for {model_id} with ")
+            + "{index_command:force} and the same model {options}",
+            kb_path=kb_path,
+            setting="model",
         )
