@@ -32,7 +32,7 @@ _TOP_KEYS = {
 }  # fmt: skip
 
 
-#: [search.fusion] family: how the two legs are fused (groove.engine.fusion).
+#: [search.fusion] family: how the two legs are fused (groove.fusion).
 FUSION_FAMILIES = ("rrf", "weighted_rrf", "convex")
 #: [search.fusion] normalizer of the convex family.
 FUSION_NORMALIZERS = ("none", "minmax", "zscore", "dbsf", "l2", "tmm")

@@ -502,9 +502,64 @@ TUNE = _table(
     Setting(
         "retriever",
         "text",
-        "Not supported: tune sweeps groove's own fusion (use groove eval --retriever).",
+        "Tune another engine's fusion over the legs its answers carry (docs/engines.md).",
         flag="--retriever",
         metavar="SPEC",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_name",
+        "text",
+        "The retriever's name in the report (default: the program, URL or file name).",
+        flag="--retriever-name",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_timeout",
+        "seconds",
+        "Per-query answer timeout of the retriever (default 30).",
+        flag="--retriever-timeout",
+        metavar="SECONDS",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "family",
+        "text",
+        "With --retriever: the fusion family to sweep: rrf, weighted_rrf or convex.",
+        flag="--family",
+        default="rrf",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "engine",
+        "text",
+        "With --retriever: write the recommendation for groove, elasticsearch, opensearch, "
+        "qdrant, postgresql or lancedb (default: the retriever's kind, else groove).",
+        flag="--engine",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "window",
+        "whole",
+        "With --retriever: the deepest window swept (the retrieval's limit; default 100).",
+        flag="--window",
+        metavar="N",
+        surfaces=frozenset({"cli"}),
+    ),
+)
+
+# ---------------------------------------------------------------- groove export
+
+EXPORT = _table(
+    KB_PATH,
+    DB_PATH,
+    Setting(
+        "to",
+        "text",
+        "postgresql://USER@HOST:PORT/DB[?table=NAME] or lancedb:///PATH[?table=NAME].",
+        flag="--to",
+        dest="target",
+        metavar="URL",
         surfaces=frozenset({"cli"}),
     ),
 )

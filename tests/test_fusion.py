@@ -1,4 +1,4 @@
-"""groove.engine.fusion against each engine's documented formula, with worked examples.
+"""groove.fusion against each engine's documented formula, with worked examples.
 
 Every expected number below is computed by hand in the comment next to it. Sources (read
 for the formula only):
@@ -19,8 +19,8 @@ import math
 
 import pytest
 
-from groove.engine import fusion
-from groove.engine.fusion import Fusion
+from groove import fusion
+from groove.fusion import Fusion
 
 VECTOR = ["a", "b", "c"]
 LEXICAL = ["b", "d"]

@@ -57,7 +57,7 @@ def test_parse_legs_reads_both_legs_in_rank_order() -> None:
         (1, "a.md", "X", 7.5),
         (2, "c.md", None, 1.0),
     ]
-    assert legs.scored("vector") == [(("b.md", None), 0.8)]
+    assert legs.scored("vector") == [(("at", "b.md", None), 0.8)]
     assert legs.depth == 2
     assert parse_legs({"hits": []}, "q1") is None
     assert parse_legs({"legs": legs_to_dict(legs)}, "q1") == legs
@@ -72,6 +72,28 @@ def test_bad_legs_are_one_line_errors_naming_query_and_hit(
     assert caught.value.message.startswith("retriever answer for query 'q7': ")
     assert message in caught.value.message
     assert "\n" not in caught.value.message
+
+
+def test_engine_ids_key_the_legs_when_given() -> None:
+    answer = {
+        "hits": [],
+        "legs": {
+            "lexical": [
+                {"path": "a.md", "score": 2, "id": 7},
+                {"path": "a.md", "score": 1, "id": 8},
+            ],
+            "vector": [{"path": "a.md", "score": 0.5, "id": "8"}],
+        },
+    }
+    legs = parse_legs(answer, "q1")
+    assert legs is not None
+    assert legs.scored("lexical") == [(("id", "7"), 2.0), (("id", "8"), 1.0)]
+    assert legs.scored("vector") == [(("id", "8"), 0.5)]
+    assert legs.labels() == {("id", "8"): ("a.md", None), ("id", "7"): ("a.md", None)}
+    assert parse_legs({"legs": legs_to_dict(legs)}, "q1") == legs
+    bad = {"hits": [], "legs": {"lexical": [{"path": "a", "score": 1, "id": 1.5}], "vector": []}}
+    with pytest.raises(RetrieverError, match="`id` is not a string or an integer"):
+        parse_legs(bad, "q1")
 
 
 def test_schema_file_agrees_with_the_parser_and_the_docs() -> None:

@@ -1,7 +1,7 @@
 """``[search.fusion] family``: another engine's fusion reproduced on groove's legs.
 
 The legs with raw scores equal the id-only legs in order and carry exactly the numbers
-SQLite computes; a family search equals groove.engine.fusion applied to those legs; the
+SQLite computes; a family search equals groove.fusion applied to those legs; the
 default stays the seed's path and fingerprint.
 """
 
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from conftest import copy_kb
 
+from groove import fusion
 from groove.config import FusionConfig, parse_config
-from groove.engine import fusion
 from groove.engine.embed import HashingEmbedder
 from groove.engine.family import scored_lexical_leg, scored_vector_leg
 from groove.engine.index import build

@@ -4,7 +4,7 @@ The seed's RRF (``search.rrf_fuse``, float32, ties to the lower chunk id) stays 
 for ``family = "rrf"`` without a window, cell for cell. Any other fusion reads both legs
 with their raw scores, turned higher-better as every engine reports them: the vector leg's
 cosine similarity (``1 - d^2 / 2`` for an L2 distance ``d`` between unit vectors) and the
-lexical leg's ``-bm25``; then ``groove.engine.fusion`` fuses them (vector leg first, ties
+lexical leg's ``-bm25``; then ``groove.fusion`` fuses them (vector leg first, ties
 to the chunk seen first, which for two chunks at the same rank of different legs is the
 vector leg's).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from groove.config import FusionConfig
-from groove.engine.fusion import Fusion
+from groove.fusion import Fusion
 from groove.store.leg_scores import bm25_scored, nearest_scored
 from groove.store.legs import LexicalTable
 from groove.store.sqlite import Connection

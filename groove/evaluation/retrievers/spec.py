@@ -20,8 +20,11 @@ from urllib.parse import urlsplit, urlunsplit
 from groove.errors import ConfigError
 from groove.evaluation.retrievers.base import FieldMap, Retriever
 
-KINDS = ("command", "http", "run")
-SPEC_HINT = "use command:PROGRAM [ARGS...], http(s)://HOST/PATH or run:FILE"
+KINDS = ("command", "http", "run", "postgresql", "lancedb")
+SPEC_HINT = (
+    "use command:PROGRAM [ARGS...], http(s)://HOST/PATH, run:FILE, "
+    "postgresql://HOST/DB or lancedb:///PATH"
+)
 FIELD_NAMES = ("path", "heading", "score")
 
 
@@ -74,6 +77,16 @@ def parse_spec(
         if not path:
             raise ConfigError("--retriever run: names no file", SPEC_HINT)
         return RetrieverSpec("run", path, name or Path(path).name, options)
+    if text.startswith(("postgresql://", "postgres://")):
+        from groove.evaluation.backends.postgres import public_name, split_url
+
+        split_url(text)  # checks the URL and its options now
+        return RetrieverSpec("postgresql", text, name or public_name(text), options)
+    if text.startswith("lancedb://"):
+        from groove.evaluation.backends.lance import split_url as split_lance
+
+        folder, _ = split_lance(text)
+        return RetrieverSpec("lancedb", text, name or f"lancedb:{folder.name}", options)
     raise ConfigError(f"unknown retriever {text!r}", SPEC_HINT)
 
 
@@ -194,6 +207,14 @@ def open_retriever(spec: RetrieverSpec) -> Retriever:
         from groove.evaluation.retrievers.http import HttpRetriever
 
         return HttpRetriever(spec)
+    if spec.kind == "postgresql":
+        from groove.evaluation.backends.postgres import PostgresRetriever
+
+        return PostgresRetriever(spec.target, spec.name, spec.options.timeout)
+    if spec.kind == "lancedb":
+        from groove.evaluation.backends.lance import LanceRetriever
+
+        return LanceRetriever(spec.target, spec.name)
     from groove.evaluation.retrievers.runfile import RunFileRetriever
 
     return RunFileRetriever(spec)
