@@ -39,7 +39,7 @@ def render_text(result: ExternalTune) -> str:
         lines.append("  no effective query: nothing to sweep")
         return "\n".join(lines) + "\n"
     means = _means(result)
-    order = sorted(range(grid.width), key=lambda j: (-means[j], j))[:TOP]
+    order = sorted(range(1, grid.width), key=lambda j: (-means[j], j))[:TOP]
     lines += ["", "## Best conditions (mean nDCG@5 over the effective queries)"]
     lines.append(f"    {'baseline ' + grid.conditions[0].label:<46} nDCG@5 {means[0]:.4f}")
     for j in order:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 
@@ -47,18 +47,27 @@ _MAX_EF_SEARCH = 1000  # pgvector's upper bound of hnsw.ef_search
 def split_url(url: str) -> tuple[str, BackendOptions]:
     """(the connection URL without its query string, the options the query string sets)."""
     parts = urlsplit(url)
-    if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
+    if parts.scheme not in ("postgresql", "postgres"):
         raise ConfigError(f"{url!r} is not a postgresql://HOST/DB URL", sql_hint())
-    options = parse_options(parts.query, "postgresql URL")
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    # libpq's own `host` (a Unix-socket folder, or a host name) goes to the connection
+    libpq = [(key, value) for key, value in pairs if key == "host"]
+    ours = urlencode([(key, value) for key, value in pairs if key != "host"])
+    if not parts.hostname and not libpq:
+        raise ConfigError(f"{url!r} names no host", sql_hint())
+    options = parse_options(ours, "postgresql URL")
     try:
         sql.check_table(options.table)
     except ValueError as exc:
         raise ConfigError(str(exc), "use letters, digits and _ only") from None
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), options
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(libpq), "")), options
 
 
 def sql_hint() -> str:
-    return "write it like postgresql://user@127.0.0.1:5432/db?table=groove_chunks"
+    return (
+        "write it like postgresql://user@127.0.0.1:5432/db?table=groove_chunks "
+        "(a Unix socket: postgresql://user@localhost/db?host=/socket/folder)"
+    )
 
 
 def _psycopg() -> Any:
@@ -124,7 +133,8 @@ def public_name(url: str) -> str:
     parts = urlsplit(url)
     user = f"{parts.username}@" if parts.username else ""
     port = f":{parts.port}" if parts.port else ""
-    return urlunsplit((parts.scheme, f"{user}{parts.hostname}{port}", parts.path, "", ""))
+    host = parts.hostname or "localhost"
+    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, "", ""))
 
 
 class PostgresRetriever:
