@@ -96,7 +96,10 @@ def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
         },
     )
     created = db.create_table(options.table, data=table, mode="overwrite")
-    created.create_fts_index("text", replace=True)
+    from lancedb.index import FTS
+
+    # English words, stemmed, stop words dropped: the counterpart of PostgreSQL's 'english'
+    created.create_index("text", config=FTS(language="English", stem=True), replace=True)
     return len(rows)
 
 
