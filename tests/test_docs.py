@@ -35,6 +35,7 @@ OWN_PAGES = (
     "architecture.md",
     "search.md",
     "api.md",
+    "engines.md",
 )
 
 
