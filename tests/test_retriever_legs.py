@@ -153,3 +153,63 @@ def test_a_bad_leg_in_a_run_file_names_the_line(tmp_path: Path) -> None:
     retriever = open_retriever(parse_spec(f"run:{path}"))
     with pytest.raises(RetrieverError, match=r"line 1: query 'q1': `legs.vector` is missing"):
         retriever.retrieve(QUERIES)
+
+
+def test_explain_attributes_an_engines_misses_to_its_legs(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    golden = tmp_path / "golden.yml"
+    golden.write_text(
+        "queries:\n"
+        + "".join(
+            f"  - id: {q}\n    query: question {q}\n    expected:\n      - path: {q}.md\n"
+            for q in ("buried", "low", "lexical", "nowhere", "found")
+        )
+    )
+
+    def filler(n: int, tag: str) -> list[dict[str, Any]]:
+        return [{"path": f"{tag}{i}.md", "score": 100.0 - i} for i in range(n)]
+
+    def answer(qid: str, lexical: int | None, vector: int | None, hit: bool) -> dict[str, Any]:
+        lex, vec = filler(30, "l"), filler(30, "v")
+        if lexical is not None:
+            lex.insert(lexical - 1, {"path": f"{qid}.md", "score": 50.0})
+        if vector is not None:
+            vec.insert(vector - 1, {"path": f"{qid}.md", "score": 0.5})
+        hits = [{"path": f"{qid}.md"}] if hit else filler(10, "h")
+        return {"id": qid, "hits": hits, "legs": {"lexical": lex, "vector": vec}}
+
+    answers = [
+        answer("buried", 3, None, False),  # the lexical leg had it at 3: fusion buried it
+        answer("low", 15, 20, False),  # both legs, each below k
+        answer("lexical", 25, None, False),
+        answer("nowhere", None, None, False),
+        answer("found", 1, 1, True),
+    ]
+    path = tmp_path / "answers.jsonl"
+    path.write_text("\n".join(json.dumps(a) for a in answers) + "\n")
+    out = CliRunner().invoke(
+        cli,
+        ["eval", "--golden", str(golden), "--format", "json", "--explain",
+         "--retriever", f"command:{sys.executable} {LEGS_ADAPTER} {path}"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    causes = {
+        q["id"]: [a["cause"] for a in q["attribution"]] if q.get("attribution") else None
+        for q in doc["per_query"]
+    }
+    assert causes == {
+        "buried": ["fusion-buried"],
+        "low": ["both-low"],
+        "lexical": ["lexical-only-low"],
+        "nowhere": ["neither-leg"],
+        "found": None,
+    }
+    assert doc["misses_by_cause"] == {
+        "fusion-buried": 1, "both-low": 1, "lexical-only-low": 1, "neither-leg": 1,
+    }  # fmt: skip
+    buried = doc["per_query"][0]["attribution"][0]
+    assert (buried["fts_rank"], buried["vector_rank"], buried["pool"]) == (3, None, 31)

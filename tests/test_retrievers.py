@@ -200,12 +200,13 @@ def test_engine_flags_and_tune_refuse_a_retriever(golden: Path, run_jsonl: Path)
     no_golden = invoke("eval", "--retriever", f"run:{run_jsonl}")
     assert no_golden.exit_code == 2
     assert "with --retriever and no --kb-path, groove needs --golden" in no_golden.stderr
-    tune = invoke("tune", "--retriever", "http://127.0.0.1:9/search", "--golden", str(golden))
+    # tune re-fuses a retriever's legs: one whose answers carry none is refused
+    tune = invoke("tune", "--retriever", f"run:{run_jsonl}", "--golden", str(golden))
     assert tune.exit_code == 2
-    assert "cannot tune an external retriever" in tune.stderr
+    assert "without `legs`" in tune.stderr
 
 
-def test_explain_is_refused_with_a_retriever_and_nothing_is_written(
+def test_explain_without_legs_is_refused_and_nothing_is_written(
     tmp_path: Path, golden: Path, run_jsonl: Path
 ) -> None:
     import groove
@@ -215,23 +216,31 @@ def test_explain_is_refused_with_a_retriever_and_nothing_is_written(
     first = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden))
     assert first.exit_code == 0, first.stderr
     before = history.read_bytes()
-    refused = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden),
+    # the first query's answer loses its expected hit: a miss to explain, with no legs
+    lines = run_jsonl.read_text().splitlines()
+    answer = json.loads(lines[0])
+    answer["hits"] = answer["hits"][:1]
+    missing = tmp_path / "missing.jsonl"
+    missing.write_text("\n".join([json.dumps(answer), *lines[1:]]) + "\n")
+    qid = answer["id"]
+    refused = invoke("eval", "--retriever", f"run:{missing}", "--golden", str(golden),
                      "--explain", "--export-run", str(tmp_path / "run.trec"))  # fmt: skip
     assert (refused.exit_code, refused.stdout) == (2, "")
     assert refused.stderr == (
-        "Error: --explain needs groove's own engine and cannot be combined with --retriever\n"
-        "hint: drop --explain, or drop --retriever to explain the misses of groove's engine\n"
+        f"Error: --explain with --retriever needs the legs of each answer; query {qid!r} came "
+        "back without `legs`\n"
+        "hint: the retriever must answer with `legs` (docs/retrievers.md#per-leg-results-legs)\n"
     )
-    with pytest.raises(groove.ConfigError, match="--explain needs groove's own engine"):
-        groove.evaluate(None, golden, retriever=f"run:{run_jsonl}", explain=True,
+    with pytest.raises(groove.RetrieverError, match="needs the legs of each answer"):
+        groove.evaluate(None, golden, retriever=f"run:{missing}", explain=True,
                         save_history=True)  # fmt: skip
     outcome = kernel.eval_report(
         golden=str(golden),
-        retriever=f"run:{run_jsonl}",
+        retriever=f"run:{missing}",
         explain=True,
         result_path=str(tmp_path / "result.json"),
     )
-    assert outcome.exit_code == 2 and "--explain needs groove's own engine" in str(outcome.error)
+    assert outcome.exit_code == 2 and "needs the legs of each answer" in str(outcome.error)
     assert history.read_bytes() == before
     assert not (tmp_path / "run.trec").exists()
 

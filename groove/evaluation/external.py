@@ -74,7 +74,15 @@ def run_external(
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
         findings=findings,
     )
-    return _compare_and_save(replace(settings, notes=(*settings.notes, *notes)), record)
+    attribution = None
+    if settings.explain:  # the engine's misses attributed to the legs of its answers
+        from groove.evaluation.leg_explain import explain_from_legs
+
+        k = max(settings.k_values, default=settings.limit)
+        attribution = explain_from_legs(per_query, getattr(retriever, "legs", {}), k)
+    return _compare_and_save(
+        replace(settings, notes=(*settings.notes, *notes)), record, attribution
+    )
 
 
 def _index_checks(

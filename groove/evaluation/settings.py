@@ -98,13 +98,8 @@ def resolve_settings(
         kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
         golden_path = golden_path_for(config, kb, golden)
     else:
-        if explain:
-            # explain ranks each missed answer in the index's own legs and fusion, which an
-            # external retriever does not have: refused rather than silently skipped.
-            raise ConfigError(
-                "--explain needs groove's own engine and cannot be combined with --retriever",
-                "drop --explain, or drop --retriever to explain the misses of groove's engine",
-            )
+        # --explain with a retriever reads the legs of its answers (leg_explain.py); a
+        # retriever that sends none stops the run there, before anything is written.
         _refuse_engine_flags(
             model=model,
             model_path=model_path,
