@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from groove.store.legs import LexicalTable, Weights, _name
+from groove.store.legs import LexicalTable, Weights
+from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
 
 
@@ -30,7 +31,7 @@ def bm25_scored(
 ) -> list[tuple[int, float]]:
     """Up to ``n`` chunks matching ``match``: ``(chunk id, bm25)``, best (lowest) first,
     ties to the lower chunk id (the order of ``groove.store.legs.bm25_ranked``)."""
-    name = _name(table)
+    name = FTS_TABLES[table]  # a fixed table name, never user text
     found = conn.execute(
         f"SELECT rowid, bm25({name}, ?, ?, ?) AS s FROM {name} WHERE {name} MATCH ? "
         "ORDER BY s, rowid LIMIT ?",
