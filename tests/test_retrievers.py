@@ -24,6 +24,7 @@ import yaml
 from click.testing import CliRunner
 
 from groove.cli import cli
+from groove.evaluation.retrievers.identity import content_hash
 
 ADAPTER = Path(__file__).parent / "helpers" / "adapter.py"
 DECOY = "team/postmortem.md"
@@ -84,8 +85,11 @@ def test_spec_names_hide_credentials_and_headers_expand_only_at_open() -> None:
 
     spec = parse_spec("https://bob:s3cret@search.example.com:9200/idx/_search?api_key=k#x")
     assert (spec.kind, spec.name) == ("http", "https://search.example.com:9200/idx/_search")
-    assert parse_spec("command:python 'my adapter.py' --fast").name == "python"
-    assert parse_spec("run:out/bm25.trec").name == "bm25.trec"
+    # No file named "my adapter.py" here: the command line alone, re-quoted.
+    assert parse_spec("command:python 'my adapter.py' --fast").name == (
+        "python 'my adapter.py' --fast"
+    )
+    assert parse_spec("run:./out/bm25.trec").name == "out/bm25.trec"
     assert parse_spec("run:x", name="bm25 baseline").fingerprint() == {
         "kind": "run",
         "name": "bm25 baseline",
@@ -141,11 +145,17 @@ def test_command_adapter_and_both_run_file_formats_score_the_same(
     docs["trec"] = json.loads(result.stdout)
     for doc in docs.values():
         assert_known_metrics(doc)
+    # The whole command line, and one hash over the files among its arguments (the
+    # adapter and the run file it reads; the interpreter is a program, not a script).
+    files = [ADAPTER, run_jsonl]
     assert docs["command"]["fingerprint"]["retriever"] == {
         "kind": "command",
-        "name": sys.executable,
+        "name": f"{sys.executable} {ADAPTER} {run_jsonl} #{content_hash(files)}",
     }
-    assert docs["trec"]["fingerprint"]["retriever"] == {"kind": "run", "name": "run.trec"}
+    assert docs["trec"]["fingerprint"]["retriever"] == {
+        "kind": "run",
+        "name": f"{trec.as_posix()} #{content_hash([trec])}",
+    }
     tops = {k: [q["top_k"] for q in d["per_query"]] for k, d in docs.items()}
     assert tops["command"] == tops["jsonl"] == tops["trec"]
     assert "corpus drift and the golden-leak check are not available" in result.stderr
@@ -186,6 +196,62 @@ def test_retriever_runs_share_history_only_with_the_same_retriever(
         "run",
         "run",
     ]  # newest first
+
+
+def test_two_scripts_under_one_interpreter_are_two_retrievers(
+    golden: Path, run_jsonl: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: ``python3 a.py`` and ``python3 b.py`` were both recorded as ``python3`` and
+    gated against each other; an edited script was the same system as before."""
+    monkeypatch.chdir(tmp_path)
+    misses = tmp_path / "misses.jsonl"
+    misses.write_text(
+        "".join(json.dumps({"id": q, "hits": []}) + "\n" for q in made_up_hits(golden))
+    )
+    for script in ("a.py", "b.py"):
+        (tmp_path / script).write_bytes(ADAPTER.read_bytes())
+    python = sys.executable
+
+    def run(script: str, answers: Path, *extra: str):  # type: ignore[no-untyped-def]
+        return invoke("eval", "--retriever", f"command:{python} {script} {answers.name}",
+                      "--golden", str(golden), "--format", "json", "--fail-on-regression",
+                      *extra)  # fmt: skip
+
+    good = run("a.py", run_jsonl)
+    assert good.exit_code == 0, good.stderr
+    again = run("a.py", run_jsonl)  # the same script again: the same system, diffed
+    assert json.loads(again.stdout)["diff"] is not None
+    bad = run("b.py", misses)  # every query missed: a regression if it were compared
+    assert bad.exit_code == 0, bad.stderr
+    doc = json.loads(bad.stdout)
+    assert doc["diff"] is None and doc["previous"] is not None
+    assert doc["fingerprint"]["retriever"]["name"].startswith(f"{python} b.py misses.jsonl #")
+    # An edited script is another system; --retriever-name keeps one name across edits.
+    (tmp_path / "a.py").write_text(ADAPTER.read_text() + "# tuned\n")
+    edited = run("a.py", run_jsonl)
+    assert json.loads(edited.stdout)["diff"] is None
+    named = run("a.py", run_jsonl, "--retriever-name", "adapter")
+    assert named.exit_code == 0, named.stderr
+    (tmp_path / "a.py").write_text(ADAPTER.read_text() + "# tuned again\n")
+    fell = run("a.py", misses, "--retriever-name", "adapter")
+    assert fell.exit_code == 1  # the named system fell: gated against its own last run
+    assert json.loads(fell.stdout)["fingerprint"]["retriever"]["name"] == "adapter"
+
+
+def test_runs_recorded_under_the_old_short_name_are_another_configuration(
+    golden: Path, run_jsonl: Path
+) -> None:
+    spec = command_spec(run_jsonl)
+    # A history entry as older groove wrote it: the program alone.
+    old = invoke("eval", "--retriever", spec, "--golden", str(golden),
+                 "--retriever-name", sys.executable)  # fmt: skip
+    assert old.exit_code == 0, old.stderr
+    new = invoke("eval", "--retriever", spec, "--golden", str(golden), "--fail-on-regression")
+    assert new.exit_code == 0, new.stderr
+    assert (
+        f"retriever changed since last run (recorded as {sys.executable!r} before groove named "
+        "a command retriever in full: a new configuration), diff disabled"
+    ) in new.stdout
 
 
 def test_engine_flags_and_tune_refuse_a_retriever(golden: Path, run_jsonl: Path) -> None:

@@ -2,9 +2,10 @@
 
 ``command:PROGRAM [ARGS...]`` (split like a shell would), ``http://...`` / ``https://...``,
 ``run:FILE``. The name recorded in the fingerprint is ``--retriever-name`` when given, else
-the program, the URL without user, password, query string or fragment, or the run file's
-name. Header values are kept as written (``$VAR`` unexpanded) and expanded only when the
-retriever opens, so a token never reaches the fingerprint, the history or a report.
+the whole command line (with a hash of its file arguments), the URL without user, password,
+query string or fragment, or the run file's path and content hash (``identity``). Header
+values are kept as written (``$VAR`` unexpanded) and expanded only when the retriever opens,
+so a token never reaches the fingerprint, the history or a report.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ import json
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from groove.errors import ConfigError
 from groove.evaluation.retrievers.base import FieldMap, Retriever
+from groove.evaluation.retrievers.identity import command_name, run_file_name
 
 KINDS = ("command", "http", "run")
 SPEC_HINT = "use command:PROGRAM [ARGS...], http(s)://HOST/PATH or run:FILE"
@@ -63,7 +64,7 @@ def parse_spec(
             raise ConfigError(f"--retriever {text!r}: {exc}", SPEC_HINT) from None
         if not argv:
             raise ConfigError("--retriever command: names no program", SPEC_HINT)
-        return RetrieverSpec("command", line, name or argv[0], options)
+        return RetrieverSpec("command", line, name or command_name(argv), options)
     if text.startswith(("http://", "https://")):
         parts = urlsplit(text)
         if not parts.hostname:
@@ -73,7 +74,7 @@ def parse_spec(
         path = text.removeprefix("run:").strip()
         if not path:
             raise ConfigError("--retriever run: names no file", SPEC_HINT)
-        return RetrieverSpec("run", path, name or Path(path).name, options)
+        return RetrieverSpec("run", path, name or run_file_name(path), options)
     raise ConfigError(f"unknown retriever {text!r}", SPEC_HINT)
 
 
