@@ -41,16 +41,21 @@ def index(
     model_path: PathArg | None = None,
     config: PathArg | None = None,
     progress: Callable[[int, int], None] | None = None,
+    lexical: LexicalMode | None = None,
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
     Only new and changed files are embedded. ``progress(done, total)`` follows the chunks
-    embedded. Returns what the build did; its ``line()`` is the CLI's summary line.
+    embedded. ``lexical`` records that mode in the index (``--lexical``); without it the
+    recorded mode is kept, ``force`` included. Returns what the build did; its ``line()`` is
+    the CLI's summary line and its ``notes`` what the CLI prints on stderr.
     """
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
 
-    given = _keywords(INDEX, kb_path=kb_path, db_path=db_path, model=model, model_path=model_path)
+    given = _keywords(
+        INDEX, kb_path=kb_path, db_path=db_path, model=model, model_path=model_path, lexical=lexical
+    )
     loaded = _config(config)
     kb = check_kb_path(given["kb_path"] or loaded.kb_path)
     chosen_model_path = given["model_path"] or loaded.model_path
@@ -69,6 +74,7 @@ def index(
         force=force,
         progress=progress,
         model_path=chosen_model_path,
+        lexical=given["lexical"],
     )
 
 

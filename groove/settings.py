@@ -288,7 +288,23 @@ LEXICAL = Setting(
 # (their command-line options are written in groove/cli/engine_cmds.py; the shared ones
 # above are generated from this table)
 
-INDEX = _table(KB_PATH, DB_PATH, MODEL, MODEL_PATH, CONFIG)
+INDEX = _table(
+    KB_PATH,
+    DB_PATH,
+    MODEL,
+    MODEL_PATH,
+    CONFIG,
+    # The index's own mode (used when groove.toml names none): a build keeps the recorded
+    # one, --force included, because it is part of the eval fingerprint.
+    Setting(
+        "lexical",
+        "lexical",
+        "Record this lexical mode in the index (used when groove.toml names none); "
+        "without it the recorded mode is kept, with --force too.",
+        flag="--lexical",
+        surfaces=frozenset({"cli", "api"}),
+    ),
+)
 
 SEARCH = _table(
     KB_PATH,
