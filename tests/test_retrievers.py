@@ -570,3 +570,71 @@ def test_groove_evaluate_takes_a_retriever(golden: Path, run_jsonl: Path) -> Non
     assert not (golden.parent / ".groove-eval-history.json").exists()  # save_history=False
     with pytest.raises(groove.ConfigError, match="keyword retriever_options needs retriever"):
         groove.evaluate(None, golden, retriever_options={"name": "x"})
+
+
+# ------------------------------------------------------------------- plausibility (issue 18)
+
+
+def _run_file(path: Path, golden: Path, rewrite: Callable[[str], str]) -> Path:
+    lines = [
+        json.dumps({"id": qid, "hits": [{**h, "path": rewrite(h["path"])} for h in hits]})
+        for qid, hits in made_up_hits(golden).items()
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_absolute_hit_paths_are_reported_with_examples_and_the_fix(
+    tmp_path: Path, golden: Path, indexed_kb  # type: ignore[no-untyped-def]
+) -> None:
+    """Issue 18: a retriever returning absolute paths scored 0.000 everywhere, exit 0, and
+    nothing said that none of its paths was indexed."""
+    kb = indexed_kb("kb_en")
+    run = _run_file(tmp_path / "abs.jsonl", golden, lambda p: f"{kb}/{p}")
+    result = invoke("eval", "--retriever", f"run:{run}", "--kb-path", str(kb), "--golden",
+                    str(golden), "--no-history", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["aggregate"]["mrr"] == 0.0
+    (finding,) = [f for f in doc["findings"] if f["check"] == "retriever-paths-implausible"]
+    assert finding["against"] == "index" and finding["pattern"] == "absolute"
+    assert finding["implausible"] == finding["hits"] == 30
+    assert len(finding["examples"]) == 3
+    assert all(e.startswith(f"{kb}/") for e in finding["examples"])
+    assert (
+        "groove eval: 30 of 30 hit paths from the retriever are not indexed paths "
+        "(retriever-paths-implausible)."
+    ) in result.stderr
+    assert f"(strip '{kb}/')" in result.stderr
+
+
+def test_dot_slash_hit_paths_are_reported_against_the_golden_paths(
+    tmp_path: Path, golden: Path
+) -> None:
+    run = _run_file(tmp_path / "dot.jsonl", golden, lambda p: f"./{p}")
+    result = invoke("eval", "--retriever", f"run:{run}", "--golden", str(golden),
+                    "--no-history", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert (finding["against"], finding["pattern"]) == ("golden", "dot-slash")
+    assert "do not look like the golden file's paths (retriever-paths-implausible)" in (
+        result.stderr
+    )
+    assert "Likely fix: the paths start with ./ or ../" in result.stderr
+
+
+def test_duplicate_query_ids_are_a_finding(tmp_path: Path, run_jsonl: Path) -> None:
+    golden = tmp_path / "dup.yml"
+    golden.write_text(
+        "queries:\n"
+        "  - {id: q1, query: roll back a bad release, expected: [{path: ops/rollback.md}]}\n"
+        "  - {id: q1, query: canary traffic share, expected: [{path: ops/canary.md}]}\n",
+        encoding="utf-8",
+    )
+    result = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden),
+                    "--no-history", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    assert {"check": "duplicate-query-id", "query_id": "q1", "lines": [2, 3],
+            "default_id": False} in findings  # fmt: skip
+    assert "query id 'q1' names 2 queries (lines 2, 3)" in result.stderr
