@@ -215,7 +215,7 @@ def test_absolute_hit_paths_are_not_indexed_paths_and_the_fix_names_the_prefix()
         "  e.g. /srv/kb/archive/old.md, /srv/kb/ops/canary.md, /srv/kb/ops/rollback.md\n"
         "  Likely fix: the paths are absolute: return paths relative to the KB folder, as the "
         "index holds them (archive/old.md) (strip '/srv/kb/').\n"
-        "  Each such hit counts as a miss: the scores say nothing about the retriever."
+        "  Each such hit counts as a miss: the scores say nothing of the retriever."
     )
 
 
@@ -243,7 +243,8 @@ def test_plausible_hits_raise_nothing() -> None:
 
     golden = {"ops/rollback.md"}
     # Paths outside the golden file are plausible: most hits of any retriever are no answer.
-    assert hit_path_findings(_tops("archive/old.md", "team/oncall.md", "x/y.md"), golden, None) == ()
+    elsewhere = _tops("archive/old.md", "team/oncall.md", "x/y.md")
+    assert hit_path_findings(elsewhere, golden, None) == ()
     # Half of the hits unindexed is not "most".
     assert hit_path_findings(_tops("ops/rollback.md", "/abs.md"), golden, INDEXED) == ()
     assert hit_path_findings([()], golden, INDEXED) == ()

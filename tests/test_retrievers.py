@@ -585,7 +585,9 @@ def _run_file(path: Path, golden: Path, rewrite: Callable[[str], str]) -> Path:
 
 
 def test_absolute_hit_paths_are_reported_with_examples_and_the_fix(
-    tmp_path: Path, golden: Path, indexed_kb  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    golden: Path,
+    indexed_kb,  # type: ignore[no-untyped-def]
 ) -> None:
     """Issue 18: a retriever returning absolute paths scored 0.000 everywhere, exit 0, and
     nothing said that none of its paths was indexed."""

@@ -152,5 +152,5 @@ def hit_path_warning_text(findings: Sequence[HitPathFinding]) -> str:
         lines.append(f"groove eval: {f.summary} ({f.check}).")
         lines.append(f"  e.g. {', '.join(f.examples)}")
         lines.append(f"  Likely fix: {f.hint}.")
-        lines.append("  Each such hit counts as a miss: the scores say nothing about the retriever.")
+        lines.append("  Each such hit counts as a miss: the scores say nothing of the retriever.")
     return "\n".join(lines)
