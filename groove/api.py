@@ -170,6 +170,7 @@ def evaluate(
     config: PathArg | None = None,
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
+    retriever_name: str | None = None,
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -182,7 +183,8 @@ def evaluate(
     pandas views of it.
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
-    ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
+    ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields);
+    ``retriever_name`` names it in the fingerprint (``--retriever-name``).
     """
     from groove.evaluation import run as evaluation
     from groove.evaluation.retrievers.spec import spec_from_mapping
@@ -210,11 +212,15 @@ def evaluate(
         fail_on_regression=fail_on_regression,
         retriever=retriever,
         retriever_options=retriever_options,
+        retriever_name=retriever_name,
         regression_gate=regression_gate,
         explain=explain,
     )
     spec = spec_from_mapping(
-        given.pop("retriever"), given.pop("retriever_options"), source="keyword"
+        given.pop("retriever"),
+        given.pop("retriever_options"),
+        source="keyword",
+        name=given.pop("retriever_name"),
     )
     settings = resolve_settings(_config(config), retriever=spec, **given)
     return evaluation.run(settings, grid=PROBE if explain else None)

@@ -412,9 +412,9 @@ EVAL = _table(
     Setting(
         "retriever_name",
         "text",
-        "Its name in the fingerprint (default: the program, URL or file name).",
+        "Its name in the fingerprint, kept across edits of its script (default: the whole "
+        "command line with a hash of its files, the URL, or the run file's path and hash).",
         flag="--retriever-name",
-        surfaces=frozenset({"cli"}),
     ),
     Setting(
         "retriever_headers",

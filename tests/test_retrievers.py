@@ -323,6 +323,16 @@ def test_notebook_kernel_takes_a_retriever(tmp_path: Path, golden: Path, run_jso
         result_path=str(tmp_path / "refused.json"),
     )
     assert refused.exit_code == 2 and "unknown key 'colour'" in str(refused.error)
+    named = kernel.eval_report(
+        golden=str(golden),
+        retriever=f"run:{run_jsonl}",
+        retriever_name="bm25",
+        history=False,
+        result_path=str(tmp_path / "named.json"),
+    )
+    assert named.ok, named.error
+    named_doc = json.loads((tmp_path / "named.json").read_text())
+    assert named_doc["fingerprint"]["retriever"] == {"kind": "run", "name": "bm25"}
 
 
 # ------------------------------------------------------------------------ command faults
@@ -570,6 +580,13 @@ def test_groove_evaluate_takes_a_retriever(golden: Path, run_jsonl: Path) -> Non
     assert not (golden.parent / ".groove-eval-history.json").exists()  # save_history=False
     with pytest.raises(groove.ConfigError, match="keyword retriever_options needs retriever"):
         groove.evaluate(None, golden, retriever_options={"name": "x"})
+    named = groove.evaluate(None, golden, retriever=f"run:{run_jsonl}", retriever_name="bm25")
+    assert named.fingerprint.retriever == {"kind": "run", "name": "bm25"}
+    with pytest.raises(groove.ConfigError, match="keyword retriever_name needs retriever"):
+        groove.evaluate(None, golden, retriever_name="bm25")
+    with pytest.raises(groove.ConfigError, match="'bm25' and retriever_options name 'x' disagree"):
+        groove.evaluate(None, golden, retriever=f"run:{run_jsonl}", retriever_name="bm25",
+                        retriever_options={"name": "x"})  # fmt: skip
 
 
 # ------------------------------------------------------------------- plausibility (issue 18)

@@ -166,23 +166,35 @@ def options_from_mapping(data: Mapping[str, Any] | None) -> tuple[str | None, Re
 
 
 def spec_from_mapping(
-    spec: str | None, options: Mapping[str, Any] | None, *, source: str = "parameter"
+    spec: str | None,
+    options: Mapping[str, Any] | None,
+    *,
+    source: str = "parameter",
+    name: str | None = None,
 ) -> RetrieverSpec | None:
-    """``retriever`` and ``retriever_options`` of the notebook and of ``groove.evaluate``:
-    the spec as ``--retriever`` takes it, the options as a mapping with ``name``,
-    ``headers``, ``timeout``, ``concurrency``, ``retries``, ``body``, ``hits``, ``fields``."""
+    """``retriever``, ``retriever_options`` and ``retriever_name`` of the notebook and of
+    ``groove.evaluate``: the spec as ``--retriever`` takes it, the options as a mapping with
+    ``name``, ``headers``, ``timeout``, ``concurrency``, ``retries``, ``body``, ``hits``,
+    ``fields``; ``name`` as ``--retriever-name`` (the same as the options' ``name``)."""
     if spec is None:
         if options:
             raise ConfigError(f"{source} retriever_options needs retriever", None)
+        if name is not None:
+            raise ConfigError(f"{source} retriever_name needs retriever", None)
         return None
     try:
-        name, parsed = options_from_mapping(options)
+        given, parsed = options_from_mapping(options)
     except (TypeError, ValueError) as exc:
         raise ConfigError(
             f"{source} retriever_options has a value of the wrong type ({exc})",
             "timeout is seconds, concurrency and retries whole numbers, fields a mapping",
         ) from None
-    return parse_spec(spec, name=name, options=parsed)
+    if name is not None and given not in (None, name):
+        raise ConfigError(
+            f"{source} retriever_name {name!r} and retriever_options name {given!r} disagree",
+            "give the name once",
+        )
+    return parse_spec(spec, name=name or given, options=parsed)
 
 
 def open_retriever(spec: RetrieverSpec) -> Retriever:
