@@ -297,7 +297,10 @@ def test_compare_says_how_many_queries_it_paired_and_why_not_the_rest() -> None:
         "only_in_baseline": 2,  # q1 and q2
         "not_scored": 0,
     }
-    note = "4 queries not paired: 1 a repeated query id, 1 only in this run, 2 only in the baseline"
+    note = (
+        "4 queries not paired: 1 with a repeated query id, 1 only in this run, "
+        "2 only in the baseline"
+    )
     assert f"(12 paired queries; model m, reranker none, limit 10)\n  {note}\n" in (
         render_text(comparison)
     )

@@ -213,8 +213,8 @@ def test_absolute_hit_paths_are_not_indexed_paths_and_the_fix_names_the_prefix()
         "groove eval: 4 of 4 hit paths from the retriever are not indexed paths "
         "(retriever-paths-implausible).\n"
         "  e.g. /srv/kb/archive/old.md, /srv/kb/ops/canary.md, /srv/kb/ops/rollback.md\n"
-        "  Likely fix: the paths are absolute: return paths relative to the KB folder, as the "
-        "index holds them (archive/old.md) (strip '/srv/kb/').\n"
+        "  Likely fix: the paths are absolute: strip '/srv/kb/' to get paths relative to the KB "
+        "folder, as the index holds them (e.g. archive/old.md).\n"
         "  Each such hit counts as a miss: the scores say nothing of the retriever."
     )
 

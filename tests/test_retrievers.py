@@ -624,7 +624,7 @@ def test_absolute_hit_paths_are_reported_with_examples_and_the_fix(
         "groove eval: 30 of 30 hit paths from the retriever are not indexed paths "
         "(retriever-paths-implausible)."
     ) in result.stderr
-    assert f"(strip '{kb}/')" in result.stderr
+    assert f"Likely fix: the paths are absolute: strip '{kb}/' to get paths" in result.stderr
 
 
 def test_dot_slash_hit_paths_are_reported_against_the_golden_paths(

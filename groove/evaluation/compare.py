@@ -41,10 +41,10 @@ MAX_RESULT_FILE_BYTES = 64 * 1024 * 1024
 #: Why a query of either run has no partner, in report order (groove.evaluation.significance
 #: pairs by id the scored queries of both runs, the first of a repeated id only).
 UNPAIRED_REASONS = {
-    "duplicate_id": "a repeated query id",
+    "duplicate_id": "with a repeated query id",
     "only_in_run": "only in this run",
     "only_in_baseline": "only in the baseline",
-    "not_scored": "no expected answer",
+    "not_scored": "with no expected answer",
 }
 
 
@@ -87,7 +87,8 @@ class RunComparison:
 
     @property
     def unpaired_note(self) -> str | None:
-        """``28 queries not paired: 24 with a repeated query id, 4 only in the baseline``."""
+        """``28 queries not paired: 24 with a repeated query id, 4 only in the baseline``:
+        the run's queries left out, and the baseline's ids the run does not have."""
         counts = {k: n for k, n in (self.unpaired or {}).items() if n}
         if not counts:
             return None
@@ -224,15 +225,13 @@ def compare_runs(
 
 
 def unpaired(run: RunRecord, base: RunRecord) -> dict[str, int]:
-    """How many queries of ``run`` and ``base`` have no partner, by reason (the pairing rule
-    of ``paired_values``: by id, scored in both, the first of a repeated id)."""
+    """How many queries of ``run`` have no partner in ``base``, by reason (the pairing rule
+    of ``paired_values``: by id, scored in both, the first of a repeated id), and how many
+    ids of ``base`` the run does not have. The run's queries: paired + the first three."""
     counts = dict.fromkeys(UNPAIRED_REASONS, 0)
     first_base: dict[str, bool] = {}
     for q in base.per_query:
-        if q.id in first_base:
-            counts["duplicate_id"] += 1
-        else:
-            first_base[q.id] = bool(q.expected)
+        first_base.setdefault(q.id, bool(q.expected))
     seen: set[str] = set()
     for q in run.per_query:
         if q.id in seen:

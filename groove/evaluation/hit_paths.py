@@ -130,18 +130,22 @@ def _stripped_prefix(path: str, known: frozenset[str]) -> str:
 
 def _hint(pattern: str, prefix: str, sample: str, against: str) -> str:
     target = "the index holds them" if against == "index" else "the golden file writes them"
-    relative = f"return paths relative to the KB folder, as {target} ({sample})"
+    relative = f"return paths relative to the KB folder, as {target} (e.g. {sample})"
     if pattern == "absolute":
-        strip = f" (strip {prefix!r})" if prefix else ""
-        return f"the paths are absolute: {relative}{strip}"
+        if prefix:
+            return (
+                f"the paths are absolute: strip {prefix!r} to get paths relative to the KB "
+                f"folder, as {target} (e.g. {sample})"
+            )
+        return f"the paths are absolute: {relative}"
     if pattern == "dot-slash":
         return f"the paths start with ./ or ../: {relative}; groove compares paths verbatim"
     if pattern == "backslash":
-        return f"the paths use \\ as the separator: use /, as {target} ({sample})"
+        return f"the paths use \\ as the separator: use /, as {target} (e.g. {sample})"
     if pattern == "prefix":
-        return f"the paths are rooted above the KB folder: strip {prefix!r} ({sample})"
+        return f"the paths are rooted above the KB folder: strip {prefix!r} (e.g. {sample})"
     if pattern == "case":
-        return f"the paths differ in case only: keep the file names' case ({sample})"
+        return f"the paths differ in case only: keep the file names' case (e.g. {sample})"
     return f"{relative}; check the path field (--retriever-field path=...)"
 
 
