@@ -81,10 +81,15 @@ def command_spec(run: Path, *extra: str) -> str:
 def test_spec_names_hide_credentials_and_headers_expand_only_at_open() -> None:
     from groove.errors import ConfigError
     from groove.evaluation.retrievers.http import expand_headers
-    from groove.evaluation.retrievers.spec import parse_spec
+    from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
 
     spec = parse_spec("https://bob:s3cret@search.example.com:9200/idx/_search?api_key=k#x")
     assert (spec.kind, spec.name) == ("http", "https://search.example.com:9200/idx/_search")
+    # Another request body on the same endpoint is another system.
+    bodies = ['{"query": {"match": {"body": "{{query}}"}}}', '{"query": "{{query}}"}']
+    names = {parse_spec(spec.target, options=RetrieverOptions(body=b)).name for b in bodies}
+    assert len(names) == 2
+    assert all(n.startswith("https://search.example.com:9200/idx/_search #") for n in names)
     # No file named "my adapter.py" here: the command line alone, re-quoted.
     assert parse_spec("command:python 'my adapter.py' --fast").name == (
         "python 'my adapter.py' --fast"

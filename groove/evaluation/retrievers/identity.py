@@ -6,7 +6,9 @@ other), so the default name says everything that picks the system:
 * ``command:`` the whole command line, and when an argument is an existing file (or the
   program is a ``#!`` script), ``#`` and a short hash of the content of those files:
   ``python3 a.py #3f2a1c9d0b1e``. Editing the script makes another configuration.
-* ``http(s)://`` the URL without user, password, query string or fragment.
+* ``http(s)://`` the URL without user, password, query string or fragment, and with
+  ``--retriever-body`` ``#`` and the hash of that request template (another query body is
+  another system on the same endpoint).
 * ``run:`` the file's path as given and ``#`` the hash of its content.
 
 Runs recorded before this rule carry the short name (the program, or the run file's base
@@ -49,6 +51,13 @@ def command_name(argv: list[str]) -> str:
     if _is_file(program) and _is_script(program):
         files.insert(0, program)
     return _with_hash(shlex.join(argv), content_hash(files))
+
+
+def http_name(public_url: str, body: str | None) -> str:
+    """``https://host/idx/_search #3f2a1c9d0b1e``: the URL, and the hash of the body template."""
+    if body is None:
+        return public_url
+    return _with_hash(public_url, hashlib.sha256(body.encode("utf-8")).hexdigest()[:HASH_CHARS])
 
 
 def run_file_name(path: str) -> str:

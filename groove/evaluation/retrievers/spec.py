@@ -3,7 +3,8 @@
 ``command:PROGRAM [ARGS...]`` (split like a shell would), ``http://...`` / ``https://...``,
 ``run:FILE``. The name recorded in the fingerprint is ``--retriever-name`` when given, else
 the whole command line (with a hash of its file arguments), the URL without user, password,
-query string or fragment, or the run file's path and content hash (``identity``). Header
+query string or fragment (with a hash of ``--retriever-body``), or the run file's path and
+content hash (``identity``). Header
 values are kept as written (``$VAR`` unexpanded) and expanded only when the retriever opens,
 so a token never reaches the fingerprint, the history or a report.
 """
@@ -19,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from groove.errors import ConfigError
 from groove.evaluation.retrievers.base import FieldMap, Retriever
-from groove.evaluation.retrievers.identity import command_name, run_file_name
+from groove.evaluation.retrievers.identity import command_name, http_name, run_file_name
 
 KINDS = ("command", "http", "run")
 SPEC_HINT = "use command:PROGRAM [ARGS...], http(s)://HOST/PATH or run:FILE"
@@ -69,7 +70,9 @@ def parse_spec(
         parts = urlsplit(text)
         if not parts.hostname:
             raise ConfigError(f"--retriever {text!r}: the URL names no host", SPEC_HINT)
-        return RetrieverSpec("http", text, name or public_url(text), options)
+        return RetrieverSpec(
+            "http", text, name or http_name(public_url(text), options.body), options
+        )
     if text.startswith("run:"):
         path = text.removeprefix("run:").strip()
         if not path:
