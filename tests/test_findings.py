@@ -248,3 +248,30 @@ def test_plausible_hits_raise_nothing() -> None:
     # Half of the hits unindexed is not "most".
     assert hit_path_findings(_tops("ops/rollback.md", "/abs.md"), golden, INDEXED) == ()
     assert hit_path_findings([()], golden, INDEXED) == ()
+
+
+def test_groove_engine_runs_report_duplicate_ids_too(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from conftest import copy_kb
+
+    from groove.config import Config
+    from groove.engine.embed import HashingEmbedder
+    from groove.engine.index import build
+    from groove.evaluation.findings import DuplicateIdFinding
+    from groove.evaluation.run import run
+    from groove.evaluation.settings import resolve_settings
+
+    kb = copy_kb("kb_en", tmp_path)
+    embedder = HashingEmbedder()
+    build(kb, embedder)
+    golden = tmp_path / "golden.yml"
+    golden.write_text(
+        "queries:\n"
+        "  - {id: r, query: roll back a release, expected: [{path: ops/rollback.md}]}\n"
+        "  - {id: r, query: canary share, expected: [{path: ops/canary.md}]}\n",
+        encoding="utf-8",
+    )
+    settings = resolve_settings(Config(), kb_path=kb, golden=golden, history=False)
+    result = run(settings, embedder=embedder)
+    assert [f for f in result.findings if isinstance(f, DuplicateIdFinding)] == [
+        DuplicateIdFinding("duplicate-query-id", "r", (2, 3), False)
+    ]
