@@ -181,7 +181,7 @@ def evaluate(
     (``--lexical``) and, like every search setting, is part of the run's fingerprint. The
     result's ``per_query_frame()``, ``aggregate_frame()`` and ``attribution_frame()`` are
     pandas views of it.
-    ``retriever_name`` names that retriever in the fingerprint (``--retriever-name``).
+    ``retriever_name`` is the fingerprint name of the ``retriever`` below (``--retriever-name``).
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
