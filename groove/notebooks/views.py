@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
 from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
-from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, PathFinding
+from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
 from groove.evaluation.significance import format_p
@@ -518,6 +518,9 @@ def findings(outcome: Outcome[EvalRun]) -> Any:
                 f"<li><b>{_e(finding.check)}</b> <code>{_e(finding.path)}</code>: "
                 f"{_e(finding.detail)}{near} (expected by {_e(', '.join(finding.queries))})</li>"
             )
+            continue
+        if not isinstance(finding, Finding):  # duplicate ids, implausible retriever paths
+            items.append(f"<li><b>{_e(finding.check)}</b>: {_e(finding.summary)}</li>")
             continue
         quoted = ", ".join(
             f"{_e(q.query_id)} ("

@@ -26,6 +26,7 @@ def render(run: EvalRun) -> str:
     lines += _findings(run)
     lines += _gate(run)
     lines += _unindexed(run)
+    lines += _other_findings(run)
     if run.regression:
         fell = f" ({', '.join(run.regressed_metrics)})" if run.regressed_metrics else ""
         rule = f"a metric fell by more than {run.threshold:.3f}"
@@ -124,6 +125,15 @@ def _unindexed(run: EvalRun) -> list[str]:
         near = "".join(f"; did you mean `{n.path}` ({n.kind})?" for n in finding.near)
         queries = ", ".join(_cell(q) for q in finding.queries)
         lines.append(f"- `{finding.path}`: {finding.detail}{near} (expected by {queries})")
+    return lines
+
+
+def _other_findings(run: EvalRun) -> list[str]:
+    other = [f for f in run.findings if not isinstance(f, Finding | PathFinding)]
+    if not other:
+        return []
+    lines = ["", "### Other findings", ""]
+    lines += [f"- {f.check}: {_cell(f.summary)}" for f in other]
     return lines
 
 
