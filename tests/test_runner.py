@@ -39,6 +39,7 @@ EVAL_PARAMETERS = (
     "config",
     "retriever",
     "retriever_options",
+    "retriever_name",
     "result_path",
 )
 TUNE_PARAMETERS = (

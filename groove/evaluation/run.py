@@ -29,7 +29,7 @@ from groove.evaluation.attribution import Attributions
 from groove.evaluation.change import regressed_metrics
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.explain import Explainer, GridProbe, explain_all
-from groove.evaluation.findings import QuoteScanner
+from groove.evaluation.findings import QuoteScanner, duplicate_id_findings
 from groove.evaluation.fingerprint import Fingerprint, search_parts
 from groove.evaluation.gate import decide as decide_gate
 from groove.evaluation.golden import GoldenSet, load_golden
@@ -113,7 +113,9 @@ def run(
         corpus=corpus,
         per_query=per_query,
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
-        findings=scanner.findings([[h.path for h in hits] for hits in tops]) + unindexed,
+        findings=scanner.findings([[h.path for h in hits] for hits in tops])
+        + unindexed
+        + duplicate_id_findings(golden.queries),
     )
     return _compare_and_save(settings, record, attribution)
 

@@ -55,6 +55,15 @@ def split_url(url: str) -> tuple[Path, BackendOptions]:
     return Path(path).expanduser(), options
 
 
+def public_name(url: str) -> str:
+    """The retriever's recorded name: the database folder (absolute) with groove's options
+    (table, fusion), which decide what the retriever returns. Checks the URL."""
+    folder, _ = split_url(url)
+    query = url.partition("?")[2]
+    ours = "&".join(sorted(part for part in query.split("&") if part))
+    return f"{SCHEME}{folder.resolve()}" + (f"?{ours}" if ours else "")
+
+
 def _lancedb() -> Any:
     try:
         import lancedb

@@ -129,12 +129,16 @@ def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta, timeout: float
 
 
 def public_name(url: str) -> str:
-    """The URL without password and query string: the retriever's recorded name."""
+    """The retriever's recorded name: the URL without password and libpq's ``host``, with
+    groove's own options (table, fusion), which decide what the retriever returns. Checks
+    the URL (ConfigError for a bad one)."""
+    split_url(url)
     parts = urlsplit(url)
     user = f"{parts.username}@" if parts.username else ""
     port = f":{parts.port}" if parts.port else ""
     host = parts.hostname or "localhost"
-    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, "", ""))
+    ours = sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "host")
+    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, urlencode(ours), ""))
 
 
 class PostgresRetriever:
