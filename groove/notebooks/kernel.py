@@ -12,15 +12,23 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
-from groove.errors import GrooveError
+from groove.errors import EXIT_NO_BASELINE, GrooveError
 from groove.notebooks.outcome import Outcome
-from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
+from groove.notebooks.runner import (
+    PENDING_ENV,
+    RESULT_FILE,
+    SUMMARY_FILE,
+    error_document,
+    pending_path,
+    write_result,
+)
 from groove.notes import Level, Note
 from groove.report import plots
 from groove.settings import EVAL, TUNE, Setting
@@ -51,6 +59,8 @@ def eval_report(
     lexical: Any = None,
     history: Any = True,
     fail_on_regression: Any = False,
+    baseline: Any = None,
+    require_baseline: Any = None,
     regression_gate: Any = None,
     explain: Any = False,
     config: Any = None,
@@ -59,8 +69,13 @@ def eval_report(
     retriever_options: Any = None,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
-    ("passed" / "regression") and ``exit_code``; summary.md beside it = its
-    ``--format markdown`` report (for a CI page)."""
+    ("passed" / "regression" / "not-applied") and ``exit_code``; summary.md beside it = its
+    ``--format markdown`` report (for a CI page).
+
+    The run enters the eval history only after both files are written. Under the runner
+    (``PENDING_ENV`` set) it is left in ``.groove-pending-run.json`` beside them instead,
+    and the runner appends it after its own files (the HTML page): a run whose outputs
+    failed never becomes a baseline."""
     from groove.evaluation import run as evaluation
     from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
@@ -85,6 +100,8 @@ def eval_report(
             lexical=lexical,
             history=history,
             fail_on_regression=fail_on_regression,
+            baseline=baseline,
+            require_baseline=require_baseline,
             regression_gate=regression_gate,
             explain=explain,
             config=config,
@@ -101,16 +118,20 @@ def eval_report(
             **given,
         )
         run = evaluation.run(settings, grid=PROBE if settings.explain else None)
+        document = json.loads(eval_json.render(run))
+        document["previous"] = previous_summary(document.get("previous"))
+        document["verdict"] = verdict(run)
+        document["exit_code"] = run.exit_code
+        write_result(Path(result_path), document)
+        # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
+        summary = Path(result_path).with_name(SUMMARY_FILE)
+        write_file(summary, eval_markdown.render(run))
+        if os.environ.get(PENDING_ENV):
+            pending_run(Path(result_path), run, settings.history_size, settings.save_history)
+        else:
+            run = evaluation.save(run, settings)
     except GrooveError as exc:
         return _refused(exc, result_path)
-    document = json.loads(eval_json.render(run))
-    document["previous"] = previous_summary(document.get("previous"))
-    document["verdict"] = "regression" if run.regression else "passed"
-    document["exit_code"] = run.exit_code
-    write_result(Path(result_path), document)
-    # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
-    summary = Path(result_path).with_name(SUMMARY_FILE)
-    write_file(summary, eval_markdown.render(run))
     notes = list(run.notes)
     if run.regression:
         notes.append(
@@ -180,6 +201,26 @@ def tune_explorer(
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
     return Outcome(result, result.exit_code, error, result.notes, source)
+
+
+def verdict(run: EvalRun) -> str:
+    """result.json's ``verdict`` of an eval: regression (exit 1), not-applied (exit 4:
+    require_baseline and the gate could not be applied) or passed."""
+    if run.regression:
+        return "regression"
+    return "not-applied" if run.exit_code == EXIT_NO_BASELINE else "passed"
+
+
+def pending_run(result_path: Path, run: EvalRun, history_size: int, save: bool) -> None:
+    """Leave the run for the runner to append once every output is written."""
+    if run.history_path is None or not save:
+        return
+    document = {
+        "history": str(run.history_path),
+        "history_size": history_size,
+        "run": run.record.to_dict(keep_empty_findings=False),
+    }
+    write_file(pending_path(result_path), json.dumps(document, ensure_ascii=False) + "\n")
 
 
 REGRESSION_SWITCH = "-p fail_on_regression true"
