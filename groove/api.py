@@ -221,7 +221,7 @@ def evaluate(
         given.pop("retriever"), given.pop("retriever_options"), source="keyword"
     )
     settings = resolve_settings(_config(config), retriever=spec, **given)
-    result = evaluation.run(settings, grid=PROBE if explain else None)
+    result = evaluation.prepare(settings, grid=PROBE if explain else None)
     return evaluation.save(result, settings)
 
 

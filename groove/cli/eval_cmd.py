@@ -100,7 +100,7 @@ def eval_cmd(
     )
     bar = ProgressBar()
     try:
-        result = evaluation.run(settings, progress=bar.update, grid=PROBE if explain else None)
+        result = evaluation.prepare(settings, progress=bar.update, grid=PROBE if explain else None)
     finally:
         bar.close()
     # All or nothing: every output is written before the run enters the history.

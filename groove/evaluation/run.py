@@ -3,9 +3,10 @@
 ``run(settings)`` returns an ``EvalRun``: the new run record (what the history stores),
 the baseline it is compared with (groove.evaluation.baseline), the diff, the corpus and
 golden notes, the findings, whether the regression gate tripped and whether it could be
-applied at all. It writes nothing: the caller writes its outputs (report, --export-run,
-the runner's files) and then calls ``save``, so that a run enters the history only when
-everything asked for was written. Rendering lives in ``groove.report``; the CLI, the
+applied at all, and appends the run to the history (``save_history``). A caller with
+outputs of its own (report, --export-run, the runner's files) calls ``prepare``, writes
+them, and then ``save``, so that a run enters the history only when everything asked for
+was written. Rendering lives in ``groove.report``; the CLI, the
 notebooks, the CI runner and ``groove.evaluate`` all call these two functions.
 
 Order of work (it decides which error a user sees first): golden file, index, model,
@@ -71,7 +72,21 @@ def run(
     progress: ProgressFn | None = None,
     grid: GridProbe | None = None,
 ) -> EvalRun:
-    """Evaluate and compare with the baseline; ``save`` then appends the run.
+    """Evaluate, compare with the baseline and save the run (when ``save_history``):
+    ``prepare`` then ``save``, for a caller that writes no output of its own."""
+    result = prepare(settings, embedder=embedder, retriever=retriever, progress=progress, grid=grid)
+    return save(result, settings)
+
+
+def prepare(
+    settings: EvalSettings,
+    *,
+    embedder: Embedder | None = None,
+    retriever: Retriever | None = None,
+    progress: ProgressFn | None = None,
+    grid: GridProbe | None = None,
+) -> EvalRun:
+    """Evaluate and compare with the baseline, writing nothing; ``save`` appends the run.
 
     With ``settings.retriever`` or a ``retriever`` object the golden queries go to that
     retriever instead of groove's engine (groove.evaluation.external); ``progress(done, total)``

@@ -117,7 +117,7 @@ def eval_report(
             explain=given.pop("explain") is True,
             **given,
         )
-        run = evaluation.run(settings, grid=PROBE if settings.explain else None)
+        run = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
         document = json.loads(eval_json.render(run))
         document["previous"] = previous_summary(document.get("previous"))
         document["verdict"] = verdict(run)
