@@ -130,7 +130,7 @@ def test_regression_is_exit_1_with_misses_first(
     assert regression.message.startswith("groove eval: retrieval-quality regression detected")
     assert regression.message.endswith("because -p fail_on_regression true was set.")
     assert "recall@10" in regression.data["metrics"]
-    assert set(written["previous"]) == {"timestamp", "fingerprint", "aggregate"}
+    assert set(written["previous"]) == {"id", "timestamp", "fingerprint", "aggregate"}
     per_query = notebook_views.per_query_frame(run)
     assert list(per_query.index[:2]) == ["restore-pitr", "restore-drill"]
     assert list(per_query["status"][:2]) == ["✗ miss", "✗ miss"]

@@ -300,6 +300,10 @@ def save(result: EvalRun, settings: EvalSettings) -> EvalRun:
     an eval, after every output was written. A failure raises and leaves the file as it was."""
     if result.history_path is None or not settings.save_history:
         return result
+    if result.gate_status is not None and result.gate_status.refused:
+        # --require-baseline failed: a run nothing judged must not become the baseline of
+        # the next one (a retry would then pass), so the history stays as it was.
+        return result
     saved = append_run(result.history_path, result.record, settings.history_size)
     return replace(result, history_saved=True, notes=(*result.notes, *saved.warnings))
 

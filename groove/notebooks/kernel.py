@@ -225,7 +225,7 @@ def pending_run(result_path: Path, run: EvalRun, history_size: int, save: bool) 
 
 REGRESSION_SWITCH = "-p fail_on_regression true"
 # What a reader of the eval report's result.json needs of the compared run.
-PREVIOUS_KEYS = ("timestamp", "fingerprint", "aggregate")
+PREVIOUS_KEYS = ("id", "timestamp", "fingerprint", "aggregate")
 # CLI options in groove's hints, as the runner spells them (-p NAME VALUE).
 _CLI_OPTION = re.compile(r"--(no-)?([a-z][a-z-]*)( [A-Z][A-Z_]*\b)?")
 _PATH_PARAMETERS = frozenset({"golden", "config", "tune_json"})

@@ -490,8 +490,9 @@ def _commit(
     try:
         if not pending.exists():
             return document
-        ran = document["exit_code"] in (EXIT_OK, EXIT_REGRESSION, EXIT_NO_BASELINE)
-        if ran and not html_made:
+        # exit 4 (require_baseline, gate not applied) is not saved either: see evaluation.run.save
+        ran = document["exit_code"] in (EXIT_OK, EXIT_REGRESSION)
+        if ran and not html_made:  # every output, or no run in the history
             message = "the HTML page could not be written, so the run was not added to the history"
             document = error_document(EXIT_NOTEBOOK_FAILED, message)
             write_result(result_path, document)
