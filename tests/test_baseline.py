@@ -327,3 +327,96 @@ def test_a_history_written_before_run_ids_still_gates(kb: Path, golden_en: Path)
     assert result.exit_code == 1
     assert as_json(result)["baseline_id"] == old.id
     assert load_history(path).runs[1].run_id == old.id  # the derived id is now stored
+
+
+# ---------------------------------------------------------------- notebooks and the runner
+
+
+def test_the_eval_cell_saves_only_after_its_files(
+    kb: Path, golden_en: Path, tmp_path: Path
+) -> None:
+    from groove.notebooks import kernel
+
+    first = kernel.eval_report(kb_path=kb, golden=golden_en, result_path=tmp_path / "result.json")
+    assert first.exit_code == 0
+    before = history_bytes(kb)
+    with pytest.raises(OSError):  # result.json cannot be written: no run is added
+        kernel.eval_report(kb_path=kb, golden=golden_en, result_path=tmp_path / "no" / "r.json")
+    assert history_bytes(kb) == before
+    required = kernel.eval_report(
+        kb_path=kb,
+        golden=golden_en,
+        baseline="main",
+        require_baseline=True,
+        result_path=tmp_path / "required.json",
+    )
+    assert required.exit_code == 4
+    written = json.loads((tmp_path / "required.json").read_text(encoding="utf-8"))
+    assert (written["verdict"], written["exit_code"]) == ("not-applied", 4)
+    assert written["gate"]["reason"] == "no run is pinned as 'main'"
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert "> ⚠️ warning: regression gate not applied: no run is pinned as 'main'\n" in summary
+    assert history_bytes(kb) == before
+
+
+@pytest.mark.slow
+def test_a_runner_failure_after_the_eval_cell_leaves_the_history(
+    kb: Path, golden_en: Path, tmp_path: Path
+) -> None:
+    import nbformat
+
+    from groove.notebooks import runner
+
+    assert evaluate(kb, golden_en).exit_code == 0
+    before = history_bytes(kb)
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("result_path = 'result.json'\nkb_path = None")
+    params.metadata["tags"] = ["parameters"]
+    run_cell = (
+        "from groove.notebooks import kernel\n"
+        f"outcome = kernel.eval_report(kb_path=kb_path, golden={str(golden_en)!r}, "
+        "result_path=result_path)"
+    )
+    nb.cells = [params, nbformat.v4.new_code_cell(run_cell)]
+    nb.cells.append(nbformat.v4.new_code_cell("raise RuntimeError('a later cell broke')"))
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    source = tmp_path / "broken.ipynb"
+    nbformat.write(nb, str(source))
+    report = runner.run_notebook(None, notebook=source, kb_path=kb, out_dir=tmp_path / "out")
+    assert report.exit_code == 3
+    assert "a later cell broke" in report.result["error"]
+    assert history_bytes(kb) == before
+    assert not (tmp_path / "out" / runner.PENDING_FILE).exists()
+    # The same notebook without the broken cell: the runner adds the run after its files.
+    nb.cells.pop()
+    nbformat.write(nb, str(source))
+    report = runner.run_notebook(None, notebook=source, kb_path=kb, out_dir=tmp_path / "out")
+    assert report.exit_code == 0, report.result
+    assert len(load_history(kb / HISTORY_FILE_NAME).runs) == 2
+    assert not (tmp_path / "out" / runner.PENDING_FILE).exists()
+
+
+@pytest.mark.slow
+def test_the_runner_exits_4_when_the_gate_cannot_be_applied(
+    kb: Path, golden_en: Path, tmp_path: Path
+) -> None:
+    from groove.notebooks import runner
+
+    out = tmp_path / "out"
+    parameters = {"golden": str(golden_en), "fail_on_regression": True, "require_baseline": True}
+    report = runner.run_notebook("eval-report", kb_path=kb, parameters=parameters, out_dir=out)
+    assert (report.exit_code, report.result["verdict"]) == (4, "not-applied")
+    assert report.line == (
+        "eval-report: regression gate not applied (no previous run in the history) (exit 4) "
+        f"-> {out / 'eval-report.html'}"
+    )
+    assert not (kb / HISTORY_FILE_NAME).exists()
+    result = CliRunner().invoke(
+        cli, ["notebook", "run", "eval-report", "--kb-path", str(kb), "--out", str(out),
+              "-p", "golden", str(golden_en), "-p", "require_baseline", "true"]
+    )  # fmt: skip
+    assert result.exit_code == 4
