@@ -55,7 +55,8 @@ def _degrade(kb: Path, embedder: Any) -> None:
 
 
 def _without_stamps(document: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in document.items() if k not in ("timestamp", "verdict", "exit_code")}
+    stamped = ("timestamp", "id", "verdict", "exit_code")  # the id is derived from the time
+    return {k: v for k, v in document.items() if k not in stamped}
 
 
 # ---------------------------------------------------------------- run cells and views
