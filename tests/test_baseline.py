@@ -22,6 +22,7 @@ from groove.cli import cli
 from groove.errors import EXIT_NO_BASELINE
 from groove.evaluation.gate import smallest_flaggable_n
 from groove.evaluation.history import HISTORY_FILE_NAME, load_history
+from groove.notebooks.pending import PENDING_FILE
 
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")
 ADAPTER = Path(__file__).parent / "helpers" / "adapter.py"
@@ -390,14 +391,14 @@ def test_a_runner_failure_after_the_eval_cell_leaves_the_history(
     assert report.exit_code == 3
     assert "a later cell broke" in report.result["error"]
     assert history_bytes(kb) == before
-    assert not (tmp_path / "out" / runner.PENDING_FILE).exists()
+    assert not (tmp_path / "out" / PENDING_FILE).exists()
     # The same notebook without the broken cell: the runner adds the run after its files.
     nb.cells.pop()
     nbformat.write(nb, str(source))
     report = runner.run_notebook(None, notebook=source, kb_path=kb, out_dir=tmp_path / "out")
     assert report.exit_code == 0, report.result
     assert len(load_history(kb / HISTORY_FILE_NAME).runs) == 2
-    assert not (tmp_path / "out" / runner.PENDING_FILE).exists()
+    assert not (tmp_path / "out" / PENDING_FILE).exists()
 
 
 @pytest.mark.slow

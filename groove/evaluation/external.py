@@ -25,7 +25,7 @@ from groove.evaluation.records import RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever, RetrieverQuery
 from groove.evaluation.retrievers.spec import open_retriever
-from groove.evaluation.run import _compare_and_save, _score
+from groove.evaluation.run import _score, compare
 from groove.evaluation.settings import EvalSettings
 from groove.notes import Note
 
@@ -74,7 +74,7 @@ def run_external(
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
         findings=findings,
     )
-    return _compare_and_save(replace(settings, notes=(*settings.notes, *notes)), record)
+    return compare(replace(settings, notes=(*settings.notes, *notes)), record)
 
 
 def _index_checks(

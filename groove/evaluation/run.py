@@ -148,7 +148,7 @@ def prepare(
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
         findings=scanner.findings([[h.path for h in hits] for hits in tops]) + unindexed,
     )
-    return _compare_and_save(settings, record, attribution)
+    return compare(settings, record, attribution)
 
 
 def _score(
@@ -186,7 +186,7 @@ def _fingerprint(
     )
 
 
-def _compare_and_save(
+def compare(
     settings: EvalSettings, record: RunRecord, attribution: Attributions | None = None
 ) -> EvalRun:
     """Compare ``record`` with its baseline (groove.evaluation.baseline). Nothing is

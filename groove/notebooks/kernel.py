@@ -21,14 +21,8 @@ from typing import TYPE_CHECKING, Any
 from groove.atomic import write_file
 from groove.errors import EXIT_NO_BASELINE, GrooveError
 from groove.notebooks.outcome import Outcome
-from groove.notebooks.runner import (
-    PENDING_ENV,
-    RESULT_FILE,
-    SUMMARY_FILE,
-    error_document,
-    pending_path,
-    write_result,
-)
+from groove.notebooks.pending import PENDING_ENV, leave
+from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
 from groove.notes import Level, Note
 from groove.report import plots
 from groove.settings import EVAL, TUNE, Setting
@@ -126,8 +120,9 @@ def eval_report(
         # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
         summary = Path(result_path).with_name(SUMMARY_FILE)
         write_file(summary, eval_markdown.render(run))
-        if os.environ.get(PENDING_ENV):
-            pending_run(Path(result_path), run, settings.history_size, settings.save_history)
+        if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
+            if run.history_path is not None and settings.save_history:
+                leave(Path(result_path), run.record, run.history_path, settings.history_size)
         else:
             run = evaluation.save(run, settings)
     except GrooveError as exc:
@@ -209,18 +204,6 @@ def verdict(run: EvalRun) -> str:
     if run.regression:
         return "regression"
     return "not-applied" if run.exit_code == EXIT_NO_BASELINE else "passed"
-
-
-def pending_run(result_path: Path, run: EvalRun, history_size: int, save: bool) -> None:
-    """Leave the run for the runner to append once every output is written."""
-    if run.history_path is None or not save:
-        return
-    document = {
-        "history": str(run.history_path),
-        "history_size": history_size,
-        "run": run.record.to_dict(keep_empty_findings=False),
-    }
-    write_file(pending_path(result_path), json.dumps(document, ensure_ascii=False) + "\n")
 
 
 REGRESSION_SWITCH = "-p fail_on_regression true"

@@ -51,6 +51,7 @@ from groove.errors import (
     NotebookError,
 )
 from groove.notebooks.headless import HEADLESS_ENV
+from groove.notebooks.pending import PENDING_ENV, pending_path
 from groove.settings import NOTEBOOK_RUN
 
 NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
@@ -62,14 +63,6 @@ PRIVATE_KERNEL_NAME = "groove"
 RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
 
 _EXIT_CODES = (EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED, EXIT_NO_BASELINE)
-# Set in the kernel's environment: eval-report then leaves its run in PENDING_FILE for the
-# runner to append to the eval history after the runner's own files are written.
-PENDING_ENV = "GROOVE_PENDING_RUN"
-PENDING_FILE = ".groove-pending-run.json"
-
-
-def pending_path(result_path: Path) -> Path:
-    return result_path.with_name(PENDING_FILE)
 
 
 _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
@@ -482,35 +475,27 @@ def _settle(result_path: Path, failure: _Failure | None) -> dict[str, Any]:
 def _commit(
     pending: Path, result_path: Path, document: dict[str, Any], html_made: bool
 ) -> dict[str, Any]:
-    """Append the run eval-report left pending to the eval history, now that every output
-    is written; with any output missing, or the run failed, the history stays as it was."""
-    from groove.evaluation.history import append_run
-    from groove.evaluation.records import RunRecord
+    """Append the run eval-report left pending (groove.notebooks.pending) now that every
+    output is written: only for exit 0 or 1 (exit 4: see evaluation.run.save) and only with
+    the HTML page written; otherwise the history stays as it was."""
+    from groove.notebooks.pending import append
 
     try:
-        if not pending.exists():
+        if not pending.exists() or document["exit_code"] not in (EXIT_OK, EXIT_REGRESSION):
             return document
-        # exit 4 (require_baseline, gate not applied) is not saved either: see evaluation.run.save
-        ran = document["exit_code"] in (EXIT_OK, EXIT_REGRESSION)
-        if ran and not html_made:  # every output, or no run in the history
+        if not html_made:
             message = "the HTML page could not be written, so the run was not added to the history"
             document = error_document(EXIT_NOTEBOOK_FAILED, message)
-            write_result(result_path, document)
-            return document
-        if not ran:
-            return document
-        saved = json.loads(pending.read_text(encoding="utf-8"))
-        record = RunRecord.from_dict(saved["run"])
-        append_run(Path(saved["history"]), record, int(saved["history_size"]))
+        else:
+            append(pending)
     except GrooveError as exc:
         document = error_document(exc.exit_code, exc.message, exc.hint)
-        write_result(result_path, document)
     except (OSError, ValueError, KeyError) as exc:
-        message = f"could not read the run to add to the history ({pending}): {exc}"
+        message = f"could not add the run to the history ({pending.name}): {exc}"
         document = error_document(EXIT_NOTEBOOK_FAILED, message)
-        write_result(result_path, document)
     finally:
         pending.unlink(missing_ok=True)
+    write_result(result_path, document)
     return document
 
 
