@@ -421,3 +421,39 @@ def test_the_runner_exits_4_when_the_gate_cannot_be_applied(
               "-p", "golden", str(golden_en), "-p", "require_baseline", "true"]
     )  # fmt: skip
     assert result.exit_code == 4
+
+
+# ---------------------------------------------------------------- the API
+
+
+def test_the_api_reports_the_gate_and_edits_the_baselines(kb: Path, golden_en: Path) -> None:
+    import groove
+
+    lone = groove.evaluate(
+        kb, golden_en, fail_on_regression=True, require_baseline=True, save_history=True
+    )
+    assert lone.exit_code == 4 and lone.gate_status is not None
+    assert lone.gate_status.reason == "no previous run in the history"
+    assert [n.message for n in lone.notes] == [
+        "regression gate not applied: no previous run in the history"
+    ]
+    assert not (kb / HISTORY_FILE_NAME).exists() and not lone.history_saved
+    first = groove.evaluate(kb, golden_en, save_history=True)
+    assert first.history_saved and first.record.outcome == "no-baseline"
+    assert groove.set_baseline(kb, "main").id == first.record.id
+    drop_documents(kb, "ops/rollback.md")
+    fell = groove.evaluate(kb, golden_en, baseline="main", fail_on_regression=True)
+    assert fell.exit_code == 1 and fell.baseline is not None
+    assert fell.baseline.why == "pinned as 'main'"
+    assert not fell.history_saved  # the API's default: an exploratory run is not kept
+    saved = groove.evaluate(kb, golden_en, save_history=True)
+    assert saved.record.outcome == "regressed"
+    accepted = groove.accept_baseline(kb, saved.record.id[:4], name="main")
+    assert accepted.accepted and accepted.id == saved.record.id
+    assert groove.load_history(kb).pins == {"main": saved.record.id}
+    again = groove.evaluate(kb, golden_en, fail_on_regression=True)
+    assert again.exit_code == 0 and again.previous is not None
+    assert again.previous.id == saved.record.id  # the accepted run is the newest passing one
+    assert groove.unset_baseline(kb, "main") == saved.record.id
+    with pytest.raises(groove.HistoryError, match="no baseline is named 'main'"):
+        groove.unset_baseline(kb, "main")
