@@ -457,3 +457,31 @@ def test_the_api_reports_the_gate_and_edits_the_baselines(kb: Path, golden_en: P
     assert groove.unset_baseline(kb, "main") == saved.record.id
     with pytest.raises(groove.HistoryError, match="no baseline is named 'main'"):
         groove.unset_baseline(kb, "main")
+
+
+def test_the_runner_appends_a_pending_run_only_with_every_file_written(tmp_path: Path) -> None:
+    from helpers.history_jobs import make_record
+
+    from groove.evaluation.history import append_run, history_path
+    from groove.notebooks import pending, runner
+
+    history = history_path(tmp_path)
+    append_run(history, make_record(0), 10)
+    before = history.read_bytes()
+    result = tmp_path / "out" / "result.json"
+    result.parent.mkdir()
+    ran = {"verdict": "passed", "exit_code": 0}
+    pending.leave(result, make_record(1), history, 10)
+    document = runner._commit(pending.pending_path(result), result, dict(ran), html_made=False)
+    assert (document["exit_code"], document["error"]) == (
+        3,
+        "the HTML page could not be written, so the run was not added to the history",
+    )
+    assert history.read_bytes() == before and not pending.pending_path(result).exists()
+    pending.leave(result, make_record(1), history, 10)
+    refused = {"verdict": "not-applied", "exit_code": 4}
+    assert runner._commit(pending.pending_path(result), result, refused, html_made=True) == refused
+    assert history.read_bytes() == before
+    pending.leave(result, make_record(1), history, 10)
+    assert runner._commit(pending.pending_path(result), result, dict(ran), html_made=True) == ran
+    assert load_history(history).runs == (make_record(1), make_record(0))
