@@ -11,14 +11,23 @@ delta. Each pair is judged on the seven metrics of the diff (recall@1/5/10, MRR,
 nDCG@1/5/10) by
 
 * threshold: any metric fell by more than 0.05;
-* significant: some metric fell by more than 0.05 and its sign-flip p, Holm-corrected over
-  the seven, is below alpha = 0.05.
+* significant, as before this test was one-sided: some metric fell by more than 0.05 and
+  its two-sided sign-flip p, Holm-corrected over the seven, is below alpha = 0.05;
+* significant, one-sided + Holm: the same with the one-sided p of a drop;
+* significant, one-sided + max-T (the shipped gate): some metric fell by more than 0.05
+  and its p(drop), adjusted by the step-down max-T over the seven (each query's seven
+  deltas flipped together, groove.evaluation.familywise), is below alpha;
+* the drop test alone: some metric's adjusted p(drop) is below alpha, whatever the size of
+  the fall (what "real, but under the threshold" reports; its false-alarm rate is the
+  familywise error rate of the test, which must stay at or below alpha).
 
-The p-values are the shipping test's (exact up to 16 non-zero deltas, else 10,000 sign
+The p-values are the shipping tests' (exact up to 16 non-zero deltas, else 10,000 sign
 flips), computed for all replications at once; the first replications of each cell are
-checked against groove.evaluation.significance.sign_flip_p.
+checked against groove.evaluation.significance.sign_flip_p and
+groove.evaluation.familywise.max_t_drop.
 
     .venv/bin/python bench/gate_simulation.py [--reps 1000] [--cranfield DIR]
+        [--sizes 8 15 50 225] [--drops 0 0.02 0.05 0.1]
 
 ``--cranfield DIR``: a folder with kb/, golden.yml and an index (.groove.db beside kb/);
 default: the indexed copy bench/_cranfield.py builds. Runs are cached in bench/.work/.
@@ -35,6 +44,7 @@ from pathlib import Path
 import numpy as np
 from _cranfield import REPO, WORK, indexed_cranfield
 
+from groove.evaluation.familywise import max_t_drop
 from groove.evaluation.gate import DEFAULT_ALPHA
 from groove.evaluation.significance import (
     EXACT_MAX_NONZERO,
@@ -55,8 +65,8 @@ METRICS = (
 )
 LABELS = ("recall@1", "recall@5", "recall@10", "MRR", "nDCG@1", "nDCG@5", "nDCG@10")
 PRIMARY = 6  # nDCG@10: the metric whose expected fall is the stated drop
-SIZES = (15, 50, 225)
-DROPS = (0.0, 0.02, 0.05)
+SIZES = (8, 15, 50, 225)
+DROPS = (0.0, 0.02, 0.05, 0.10)
 THRESHOLD = 0.05
 CONFIGS = {"default": [], "mmr": ["--mmr", "true", "--mmr-lambda", "0.5"]}
 FIXTURES = REPO / "tests" / "fixtures"
@@ -150,58 +160,152 @@ def draw_deltas(pool: np.ndarray, n: int, drop: float, reps: int, seed: int) -> 
     return np.transpose(after - before, (0, 2, 1))
 
 
-def batch_p_values(deltas: np.ndarray, seed: int = 1) -> np.ndarray:
-    """The shipping sign-flip p for every (rep, metric) row of ``deltas`` (last axis = queries).
+def _clean(deltas: np.ndarray) -> np.ndarray:
+    return np.where(np.abs(deltas) > ZERO_EPS, deltas, 0.0)
+
+
+def batch_p_values(deltas: np.ndarray, alternative: str = "two-sided", seed: int = 1) -> np.ndarray:
+    """The shipping sign-flip p (two-sided, or one-sided ``less``) for every (rep, metric)
+    row of ``deltas`` (last axis = queries).
 
     Zeros add nothing to a signed sum, so enumerating or drawing signs over all n queries
     gives the same p as over the non-zero ones: one sign matrix serves every row."""
     reps, metrics, n = deltas.shape
-    flat = deltas.reshape(-1, n)
-    nonzero = (np.abs(flat) > ZERO_EPS).sum(axis=1)
-    observed = np.abs(np.where(np.abs(flat) > ZERO_EPS, flat, 0.0).sum(axis=1))
-    scale = np.maximum(observed, np.abs(np.where(np.abs(flat) > ZERO_EPS, flat, 0.0)).sum(axis=1))
-    bar = observed - 1e-9 * scale
-    clean = np.where(np.abs(flat) > ZERO_EPS, flat, 0.0)
-    p = np.ones(flat.shape[0])
+    clean = _clean(deltas.reshape(-1, n))
+    nonzero = (clean != 0.0).sum(axis=1)
+    one_sided = alternative == "less"
+    total = clean.sum(axis=1)
+    observed = -total if one_sided else np.abs(total)
+    bar = observed - 1e-9 * np.maximum(np.abs(observed), np.abs(clean).sum(axis=1))
+
+    def count(signs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        sums = signs @ clean[rows].T
+        return ((-sums if one_sided else np.abs(sums)) >= bar[rows]).sum(axis=0)
+
+    p = np.ones(clean.shape[0])
     exact = (nonzero <= EXACT_MAX_NONZERO) & (nonzero > 0)
     if exact.any():
         if n <= EXACT_MAX_NONZERO:
-            codes = np.arange(1 << n, dtype=np.int64)
-            signs = 1.0 - 2.0 * ((codes[:, np.newaxis] >> np.arange(n)) & 1)
-            hits = (np.abs(signs @ clean[exact].T) >= bar[exact]).sum(axis=0)
+            hits = np.zeros(int(exact.sum()), dtype=np.int64)
+            for signs in _all_signs(n):
+                hits += count(signs, exact)
             p[exact] = hits / (1 << n)
         else:
-            p[exact] = [sign_flip_p(row)[0] for row in clean[exact]]
+            p[exact] = [sign_flip_p(row, alternative=alternative)[0] for row in clean[exact]]
     monte = nonzero > EXACT_MAX_NONZERO
     if monte.any():
-        rng = np.random.default_rng(seed)
         hits = np.zeros(int(monte.sum()), dtype=np.int64)
-        for start in range(0, SIGN_FLIPS, 2000):
-            size = min(2000, SIGN_FLIPS - start)
-            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n))
-            hits += (np.abs(signs @ clean[monte].T) >= bar[monte]).sum(axis=0)
+        for signs in _drawn_signs(n, seed):
+            hits += count(signs, monte)
         p[monte] = (1 + hits) / (1 + SIGN_FLIPS)
     return p.reshape(reps, metrics)
 
 
-def gate_rates(deltas: np.ndarray, alpha: float) -> tuple[float, float]:
-    """(threshold gate fires, significant gate fires) as fractions of the replications."""
+def _all_signs(n: int, chunk: int = 2048):  # type: ignore[no-untyped-def]
+    """Every sign vector of length n, in chunks."""
+    bits = np.arange(n, dtype=np.int64)
+    for start in range(0, 1 << n, chunk):
+        codes = np.arange(start, min(start + chunk, 1 << n), dtype=np.int64)
+        yield 1.0 - 2.0 * ((codes[:, np.newaxis] >> bits) & 1)
+
+
+def _drawn_signs(n: int, seed: int, chunk: int = 1000):  # type: ignore[no-untyped-def]
+    """SIGN_FLIPS random sign vectors of length n, in chunks."""
+    rng = np.random.default_rng(seed)
+    for start in range(0, SIGN_FLIPS, chunk):
+        yield 1.0 - 2.0 * rng.integers(0, 2, size=(min(chunk, SIGN_FLIPS - start), n))
+
+
+def batch_max_t(deltas: np.ndarray, seed: int = 1) -> np.ndarray:
+    """The shipping gate's adjusted p(drop) (familywise.max_t_drop) for every rep at once:
+    (reps, metrics), each rep's metrics flipped together."""
+    reps, metrics, n = deltas.shape
+    d = _clean(np.transpose(deltas, (0, 2, 1)))  # (reps, n, metrics)
+    scale = np.sqrt((d**2).sum(axis=1))  # (reps, metrics)
+    live = scale > 0.0
+    x = np.where(live[:, np.newaxis, :], d / np.where(live, scale, 1.0)[:, np.newaxis, :], 0.0)
+    observed = np.where(live, -x.sum(axis=1), -np.inf)
+    order = np.argsort(-observed, axis=1, kind="stable")
+    x = np.take_along_axis(x, order[:, np.newaxis, :], axis=2)
+    bar = np.take_along_axis(observed, order, axis=1) - 1e-9
+    dead = ~np.take_along_axis(live, order, axis=1)  # constant metrics: never "at least as far"
+    moved = (d != 0.0).any(axis=2).sum(axis=1)  # queries moved in some metric
+    flat = x.transpose(1, 0, 2).reshape(n, reps * metrics)
+
+    def count(signs: np.ndarray) -> np.ndarray:
+        stats = -(signs @ flat).reshape(-1, reps, metrics)
+        stats = np.where(dead, -np.inf, stats)
+        later_max = np.maximum.accumulate(stats[:, :, ::-1], axis=2)[:, :, ::-1]
+        return (later_max >= bar).sum(axis=0)
+
+    hits = np.zeros((reps, metrics), dtype=np.int64)
+    exact_rows = moved <= EXACT_MAX_NONZERO
+    if n <= EXACT_MAX_NONZERO:
+        for signs in _all_signs(n, chunk=512):
+            hits += count(signs)
+        p_sorted = hits / (1 << n)
+    else:
+        for signs in _drawn_signs(n, seed):
+            hits += count(signs)
+        p_sorted = (1 + hits) / (1 + SIGN_FLIPS)
+    p_sorted = np.minimum(np.maximum.accumulate(p_sorted, axis=1), 1.0)
+    p = np.ones((reps, metrics))
+    np.put_along_axis(p, order, np.where(np.take_along_axis(live, order, axis=1), p_sorted, 1.0), 1)
+    if n > EXACT_MAX_NONZERO:  # few moved queries in a large set: exact, as the gate does
+        for r in np.flatnonzero(exact_rows):
+            p[r] = max_t_drop(deltas[r].T)[0]
+    return p
+
+
+def gate_rates(deltas: np.ndarray, alpha: float) -> dict[str, float]:
+    """How often each rule fires, as fractions of the replications."""
     fell = -deltas.mean(axis=2) > THRESHOLD  # (reps, 7)
-    p = batch_p_values(deltas)
-    adjusted = np.array([holm(row.tolist()) for row in p])
-    significant = fell & (adjusted < alpha)
-    return float(fell.any(axis=1).mean()), float(significant.any(axis=1).mean())
+    two_sided = batch_p_values(deltas)
+    one_sided = batch_p_values(deltas, alternative="less")
+    holm_two = np.array([holm(row.tolist()) for row in two_sided])
+    holm_one = np.array([holm(row.tolist()) for row in one_sided])
+    max_t = batch_max_t(deltas)
+    return {
+        "threshold": float(fell.any(axis=1).mean()),
+        "holm_two": float((fell & (holm_two < alpha)).any(axis=1).mean()),
+        "holm_one": float((fell & (holm_one < alpha)).any(axis=1).mean()),
+        "max_t": float((fell & (max_t < alpha)).any(axis=1).mean()),
+        "real": float((max_t < alpha).any(axis=1).mean()),
+    }
+
+
+# Two independent estimates from 10,000 draws each differ by a standard deviation of up to
+# sqrt(2 * 0.25 / 10,000) = 0.007 (at p = 0.5); the check runs thousands of times per
+# table, so it allows about 5.5 of them.
+MC_TOLERANCE = 0.04
 
 
 def check_against_shipping(deltas: np.ndarray, count: int = 5) -> None:
-    """Exact rows must match sign_flip_p exactly; Monte Carlo rows within its noise."""
-    p = batch_p_values(deltas[:count])
-    for r in range(min(count, deltas.shape[0])):
-        for m in range(deltas.shape[1]):
-            shipped, exact = sign_flip_p(deltas[r, m])
-            tolerance = 1e-12 if exact else 0.02
-            if abs(shipped - p[r, m]) > tolerance:
-                raise SystemExit(f"batch p {p[r, m]} != shipping p {shipped} (exact={exact})")
+    """Exact rows must match the shipping functions exactly; Monte Carlo rows within noise."""
+    rows = deltas[:count]
+    for alternative in ("two-sided", "less"):
+        p = batch_p_values(rows, alternative=alternative)
+        for r in range(rows.shape[0]):
+            for m in range(rows.shape[1]):
+                shipped, exact = sign_flip_p(rows[r, m], alternative=alternative)
+                tolerance = 1e-12 if exact else MC_TOLERANCE
+                if abs(shipped - p[r, m]) > tolerance:
+                    raise SystemExit(f"batch p {p[r, m]} != shipping p {shipped} ({alternative})")
+    adjusted = batch_max_t(rows)
+    for r in range(rows.shape[0]):
+        shipped, exact = max_t_drop(rows[r].T)
+        tolerance = 1e-12 if exact else MC_TOLERANCE
+        if np.abs(np.array(shipped) - adjusted[r]).max() > tolerance:
+            raise SystemExit(f"batch max-T {adjusted[r]} != shipping {shipped}")
+
+
+COLUMNS = (
+    ("threshold", "threshold gate"),
+    ("holm_two", "significant, two-sided + Holm (before)"),
+    ("holm_one", "significant, one-sided + Holm"),
+    ("max_t", "significant, one-sided + max-T (shipped)"),
+    ("real", "drop test alone (max-T p < alpha)"),
+)
 
 
 def main() -> None:
@@ -209,6 +313,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=1000, help="pairs per cell")
     parser.add_argument("--cranfield", type=Path, default=None, help="indexed Cranfield folder")
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--drops", type=float, nargs="+", default=list(DROPS))
     args = parser.parse_args()
     pools = {"Cranfield": cranfield_pool(args.cranfield), "fixtures": fixture_pool()}
     start = time.perf_counter()
@@ -219,21 +325,19 @@ def main() -> None:
             f"pool {name}: {pool.shape[0]} queries, mean nDCG@10 {pool[:, :, PRIMARY].mean():.3f}"
         )
     print()
-    print("| pool | N | true drop of nDCG@10 | threshold gate fires | significant gate fires |")
-    print("|---|---:|---:|---:|---:|")
+    print("| pool | N | true drop of nDCG@10 | " + " | ".join(t for _, t in COLUMNS) + " |")
+    print("|---|---:|---:|" + "---:|" * len(COLUMNS))
     seed = 0
     for name, pool in pools.items():
-        for n in SIZES:
-            for drop in DROPS:
+        for n in args.sizes:
+            for drop in args.drops:
                 seed += 1
                 deltas = draw_deltas(pool, n, drop, args.reps, seed)
                 check_against_shipping(deltas)
                 fires = gate_rates(deltas, args.alpha)
                 kind = "false alarms" if drop == 0 else "power"
-                print(
-                    f"| {name} | {n} | {drop:.2f} ({kind}) | {100 * fires[0]:.1f}% "
-                    f"| {100 * fires[1]:.1f}% |"
-                )
+                cells = " | ".join(f"{100 * fires[key]:.1f}%" for key, _ in COLUMNS)
+                print(f"| {name} | {n} | {drop:.2f} ({kind}) | {cells} |", flush=True)
     print()
     print(f"wall time {time.perf_counter() - start:.0f} s")
 

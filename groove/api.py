@@ -44,16 +44,21 @@ def index(
     model_path: PathArg | None = None,
     config: PathArg | None = None,
     progress: Callable[[int, int], None] | None = None,
+    lexical: LexicalMode | None = None,
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
     Only new and changed files are embedded. ``progress(done, total)`` follows the chunks
-    embedded. Returns what the build did; its ``line()`` is the CLI's summary line.
+    embedded. ``lexical`` records that mode in the index (``--lexical``); without it the
+    recorded mode is kept, ``force`` included. Returns what the build did; its ``line()`` is
+    the CLI's summary line and its ``notes`` what the CLI prints on stderr.
     """
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
 
-    given = _keywords(INDEX, kb_path=kb_path, db_path=db_path, model=model, model_path=model_path)
+    given = _keywords(
+        INDEX, kb_path=kb_path, db_path=db_path, model=model, model_path=model_path, lexical=lexical
+    )
     loaded = _config(config)
     kb = check_kb_path(given["kb_path"] or loaded.kb_path)
     chosen_model_path = given["model_path"] or loaded.model_path
@@ -72,6 +77,7 @@ def index(
         force=force,
         progress=progress,
         model_path=chosen_model_path,
+        lexical=given["lexical"],
     )
 
 
@@ -169,6 +175,7 @@ def evaluate(
     config: PathArg | None = None,
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
+    retriever_name: str | None = None,
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -179,6 +186,7 @@ def evaluate(
     (``--lexical``) and, like every search setting, is part of the run's fingerprint. The
     result's ``per_query_frame()``, ``aggregate_frame()`` and ``attribution_frame()`` are
     pandas views of it.
+    ``retriever_name`` is the fingerprint name of the ``retriever`` below (``--retriever-name``).
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
@@ -214,11 +222,15 @@ def evaluate(
         require_baseline=require_baseline,
         retriever=retriever,
         retriever_options=retriever_options,
+        retriever_name=retriever_name,
         regression_gate=regression_gate,
         explain=explain,
     )
     spec = spec_from_mapping(
-        given.pop("retriever"), given.pop("retriever_options"), source="keyword"
+        given.pop("retriever"),
+        given.pop("retriever_options"),
+        source="keyword",
+        name=given.pop("retriever_name"),
     )
     settings = resolve_settings(_config(config), retriever=spec, **given)
     result = evaluation.prepare(settings, grid=PROBE if explain else None)

@@ -288,7 +288,23 @@ LEXICAL = Setting(
 # (their command-line options are written in groove/cli/engine_cmds.py; the shared ones
 # above are generated from this table)
 
-INDEX = _table(KB_PATH, DB_PATH, MODEL, MODEL_PATH, CONFIG)
+INDEX = _table(
+    KB_PATH,
+    DB_PATH,
+    MODEL,
+    MODEL_PATH,
+    CONFIG,
+    # The index's own mode (used when groove.toml names none): a build keeps the recorded
+    # one, --force included, because it is part of the eval fingerprint.
+    Setting(
+        "lexical",
+        "lexical",
+        "Record this lexical mode in the index (used when groove.toml names none); "
+        "without it the recorded mode is kept, with --force too.",
+        flag="--lexical",
+        surfaces=frozenset({"cli", "api"}),
+    ),
+)
 
 SEARCH = _table(
     KB_PATH,
@@ -374,7 +390,8 @@ EVAL = _table(
         "regression_gate",
         "gate",
         "threshold: any fall beyond regression_threshold; significant: such a fall whose "
-        "Holm-corrected paired p-value is below [eval].alpha (default: [eval].regression_gate).",
+        "one-sided paired p-value, adjusted over the metrics, is below [eval].alpha "
+        "(default: [eval].regression_gate).",
         flag="--regression-gate",
     ),
     Setting(
@@ -412,9 +429,9 @@ EVAL = _table(
     Setting(
         "retriever_name",
         "text",
-        "Its name in the fingerprint (default: the program, URL or file name).",
+        "Its name in the fingerprint, kept across edits of its script (default: the whole "
+        "command line with a hash of its files, the URL, or the run file's path and hash).",
         flag="--retriever-name",
-        surfaces=frozenset({"cli"}),
     ),
     Setting(
         "retriever_headers",

@@ -20,7 +20,7 @@ from click.testing import CliRunner, Result
 
 from groove.cli import cli
 from groove.errors import EXIT_NO_BASELINE
-from groove.evaluation.gate import smallest_flaggable_n
+from groove.evaluation.gate import smallest_flaggable_n, unreachable_reason
 from groove.evaluation.history import HISTORY_FILE_NAME, load_history
 from groove.notebooks.pending import PENDING_FILE
 
@@ -264,11 +264,8 @@ def test_a_significant_gate_that_cannot_fire_is_not_applied(
     args = ("--regression-gate", "significant", "--fail-on-regression", "--format", "json")
     result = evaluate(kb, small, *args)
     assert result.exit_code == 0
-    reason = (
-        f"the significant gate cannot flag a regression with {needed - 1} paired queries at "
-        f"alpha 0.05 (it needs at least {needed}); use more golden queries or "
-        "--regression-gate threshold"
-    )
+    reason = unreachable_reason(needed - 1, "significant", 0.05, 7)
+    assert reason is not None and f"with {needed - 1} paired queries" in reason
     assert result.stderr == f"{NOT_APPLIED}{reason}\n"
     assert as_json(result)["gate"]["applied"] is False
     assert as_json(result)["gate"]["reason"] == reason

@@ -418,3 +418,36 @@ def test_mmr_pushing_a_fused_hit_out_is_post_processing(
     assert (a.cause, a.moved_by, a.final_rank) == ("post-processing", ("MMR",), None)
     assert a.fused_rank is not None and a.fused_rank <= 5
     assert a.explanation() == f"fusion ranked it {a.fused_rank}, within k=5; MMR pushed it out"
+
+
+def test_a_wrong_heading_miss_gives_the_files_own_ranks(kb: Path, tmp_path: Path) -> None:
+    """Issue 18: ``--explain`` on a wrong-heading miss gave no ranks, although the file
+    itself was at rank 1; now both legs' best ranks of the file are shown."""
+    golden = tmp_path / "stew.yml"
+    golden.write_text(
+        "queries:\n"
+        "  - id: stew\n"
+        "    query: zorblax stew with onions carrots and bay leaves\n"
+        "    expected:\n"
+        "      - path: kitchen/zorblax.md\n"
+        "        heading: Ingredient list\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["eval", "--kb-path", str(kb), "--golden", str(golden),
+                                      "--explain", "--no-history", "--format", "json"])  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    (a,) = json.loads(result.stdout)["per_query"][0]["attribution"]
+    assert a["cause"] == "heading-mismatch" and a["closest_heading"] == "Ingredients"
+    assert (a["fts_rank"], a["final_rank"]) == (1, 1)
+    assert a["vector_rank"] is not None and a["fused_rank"] == 1
+    assert a["explanation"] == (
+        'no chunk of kitchen/zorblax.md has the heading "Ingredient list"; closest heading: '
+        '"Ingredients"; the file itself is at rank 1'
+    )
+    text = CliRunner().invoke(cli, ["eval", "--kb-path", str(kb), "--golden", str(golden),
+                                    "--explain", "--no-history"])  # fmt: skip
+    assert re.search(
+        r"\n      the file's best chunk: FTS rank 1 of \d+ matches · vector rank \d+ of \d+ · "
+        r"fused rank 1 \(pool 50 per leg\) · final rank 1\n",
+        text.stdout,
+    ), text.stdout

@@ -83,15 +83,17 @@ def _check_against_scipy(doc: dict, previous: dict, metric: str, k: str | None) 
     diff = doc["diff"][metric] if k is None else doc["diff"][metric][k]
     assert leaf["delta"] == pytest.approx(float(np.mean(a - b))) == pytest.approx(diff)
     if np.count_nonzero(a - b) == 0:
-        assert leaf == {"delta": 0.0, "ci": [0.0, 0.0], "p_value": 1.0}
+        assert leaf == {"delta": 0.0, "ci": [0.0, 0.0], "p_value": 1.0, "p_drop": 1.0}
         return
-    exact = scipy_stats.permutation_test(
-        (a, b),
-        lambda x, y, axis: np.mean(x - y, axis=axis),
-        permutation_type="samples",
-        n_resamples=np.inf,
-    )
-    assert leaf["p_value"] == pytest.approx(exact.pvalue, abs=1e-12)
+    for key, alternative in (("p_value", "two-sided"), ("p_drop", "less")):
+        exact = scipy_stats.permutation_test(
+            (a, b),
+            lambda x, y, axis: np.mean(x - y, axis=axis),
+            permutation_type="samples",
+            alternative=alternative,
+            n_resamples=np.inf,
+        )
+        assert leaf[key] == pytest.approx(exact.pvalue, abs=1e-12)
     interval = scipy_stats.bootstrap(
         (a - b,), np.mean, n_resamples=50_000, method="percentile", random_state=1
     ).confidence_interval
@@ -126,19 +128,33 @@ def test_one_query_drop_passes_the_significant_gate_and_fails_the_threshold_gate
         kb, golden14, "--fail-on-regression", "--regression-gate", "significant", "--no-color"
     )
     assert significant.exit_code == 0, significant.stderr
-    assert "Gate (significant: fell by more than 0.050 and Holm p < 0.05)" in significant.stdout
-    assert "within noise, not a regression" in significant.stdout
+    assert (
+        "Gate (significant: fell by more than 0.050 and adjusted p(drop) < 0.05)"
+        in significant.stdout
+    )
+    # one query fell in every metric: p(drop) = 1/2, and seven metrics that fell together
+    # are one piece of evidence, so the adjusted p is 1/2 as well (Holm made it 1.00)
+    assert (
+        "  recall@10 ↓ 0.071 [-0.21, +0.00] p(drop)=0.50 (adjusted 0.50): "
+        "within noise, not a regression\n" in significant.stdout
+    )
     assert "recall@10  0.929  (↓ 0.071 [-0.21, +0.00] p=1.00)" in significant.stdout
 
     history.write_bytes(saved)  # the same pair of runs, judged by the seed's rule
     threshold = _eval(kb, golden14, "--fail-on-regression", "--format", "json")
     assert threshold.exit_code == 1
     assert "regression detected (delta > 0.050" in threshold.stderr
-    assert "Regressed: recall@1 ↓ 0.071 [-0.21, +0.00] p=1.00 (Holm 1.00); " in threshold.stderr
+    assert (
+        "Regressed: recall@1 ↓ 0.071 [-0.21, +0.00] p(drop)=0.50 (adjusted 0.50); "
+        in threshold.stderr
+    )
     doc = json.loads(threshold.stdout)
     assert doc["gate"]["mode"] == "threshold" and doc["gate"]["regressed"] is True
     leaf = doc["significance"]["recall_at_k"]["10"]
     assert leaf["p_value"] == 1.0  # one non-zero delta: both signs are equally likely
+    assert leaf["p_drop"] == 0.5  # and a fall is one of the two
+    assert {m["p_adjusted"] for m in doc["gate"]["metrics"]} == {0.5}
+    assert not any(m["real_drop_under_threshold"] for m in doc["gate"]["metrics"])
     for metric, k in [("recall_at_k", "1"), ("recall_at_k", "10"), ("mrr", None)]:
         _check_against_scipy(doc, before, metric, k)
 
@@ -171,10 +187,13 @@ def test_broad_drop_fails_the_significant_gate_and_significance_matches_scipy(
         kb, golden14, "--fail-on-regression", "--regression-gate", "significant", "--format", "json"
     )
     assert result.exit_code == 1, result.stdout
-    assert "(fell by more than 0.050 with Holm-corrected p < 0.05 on at least one" in result.stderr
+    assert "(fell by more than 0.050 with adjusted p(drop) < 0.05 on at least one" in result.stderr
     assert " Regressed: recall@" in result.stderr
     doc = json.loads(result.stdout)
     assert doc["gate"]["mode"] == "significant"
+    for metric in doc["gate"]["metrics"]:
+        if metric["regressed"]:
+            assert metric["p_drop"] <= metric["p_adjusted"] < 0.05
     # significance has a leaf wherever diff has a number, and it matches scipy
     assert set(doc["significance"]) == set(doc["diff"])
     for metric in ("recall_at_k", "ndcg_at_k"):

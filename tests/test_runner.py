@@ -41,6 +41,7 @@ EVAL_PARAMETERS = (
     "config",
     "retriever",
     "retriever_options",
+    "retriever_name",
     "result_path",
 )
 TUNE_PARAMETERS = (

@@ -8,7 +8,10 @@ or by timestamp), from saved files (``groove eval --format json`` output or a no
 result.json), or as RunRecord / EvalRun objects.
 
 Runs with another fingerprint are compared too (that is what comparing a config change
-means); ``same_config`` says whether a run's fingerprint matches the baseline's.
+means); ``same_config`` says whether a run's fingerprint matches the baseline's. A metric
+one of the two runs did not measure (another ``k_values``) is not compared: its change is
+n/a, never a delta against 0. ``unpaired`` counts the queries that could not be paired, by
+reason (``UNPAIRED_REASONS``).
 """
 
 from __future__ import annotations
@@ -35,6 +38,15 @@ if TYPE_CHECKING:
 
 MAX_RESULT_FILE_BYTES = 64 * 1024 * 1024
 
+#: Why a query of either run has no partner, in report order (groove.evaluation.significance
+#: pairs by id the scored queries of both runs, the first of a repeated id only).
+UNPAIRED_REASONS = {
+    "duplicate_id": "with a repeated query id",
+    "only_in_run": "only in this run",
+    "only_in_baseline": "only in the baseline",
+    "not_scored": "with no expected answer",
+}
+
 
 @dataclass(frozen=True)
 class LabelledRun:
@@ -46,14 +58,15 @@ class LabelledRun:
 
 @dataclass(frozen=True)
 class MetricComparison:
-    """One metric of one run against the baseline (test is None for the baseline itself
-    or when no query is paired)."""
+    """One metric of one run against the baseline (test is None for the baseline itself,
+    when no query is paired, or when either run did not measure the metric)."""
 
     label: str
     value: float | None
     test: PairedTest | None
     p_holm: float | None
     significant: bool
+    baseline_measured: bool = True  # False: the baseline has no value for this metric
 
     @property
     def mark(self) -> str:
@@ -70,6 +83,18 @@ class RunComparison:
     same_config: bool
     paired_queries: int
     metrics: tuple[MetricComparison, ...]
+    unpaired: Mapping[str, int] | None = None  # reason -> queries (UNPAIRED_REASONS)
+
+    @property
+    def unpaired_note(self) -> str | None:
+        """``28 queries not paired: 24 with a repeated query id, 4 only in the baseline``:
+        the run's queries left out, and the baseline's ids the run does not have."""
+        counts = {k: n for k, n in (self.unpaired or {}).items() if n}
+        if not counts:
+            return None
+        total = sum(counts.values())
+        parts = ", ".join(f"{n} {UNPAIRED_REASONS[k]}" for k, n in counts.items())
+        return f"{total} quer{'y' if total == 1 else 'ies'} not paired: {parts}"
 
 
 @dataclass(frozen=True)
@@ -89,6 +114,7 @@ class Comparison:
                     "baseline": r.is_baseline,
                     "same_config": r.same_config,
                     "paired_queries": r.paired_queries,
+                    "unpaired": dict(r.unpaired or {}),
                     "metrics": {
                         m.label: {
                             "value": m.value,
@@ -97,6 +123,7 @@ class Comparison:
                             "p_value": m.test.p_value if m.test else None,
                             "p_holm": m.p_holm,
                             "significant": m.significant,
+                            "baseline_measured": m.baseline_measured,
                         }
                         for m in r.metrics
                     },
@@ -163,6 +190,9 @@ def compare_runs(
             if i == baseline or _value(run.record, label) is None:
                 tests.append(None)
                 continue
+            if _value(base.record, label) is None:
+                tests.append(None)  # the baseline never measured it: n/a, not a fall from 0
+                continue
             ids, now, before = paired_values(run.record.per_query, base.record.per_query, label)
             paired = max(paired, len(ids))
             tests.append(paired_test(now - before) if ids else None)
@@ -178,6 +208,7 @@ def compare_runs(
                     test=test,
                     p_holm=p_holm,
                     significant=p_holm is not None and p_holm < alpha,
+                    baseline_measured=_value(base.record, label) is not None,
                 )
             )
         out.append(
@@ -187,9 +218,32 @@ def compare_runs(
                 same_config=run.record.fingerprint.compatible_with(base.record.fingerprint),
                 paired_queries=len(run.record.per_query) if i == baseline else paired,
                 metrics=tuple(metrics),
+                unpaired=None if i == baseline else unpaired(run.record, base.record),
             )
         )
     return Comparison(baseline=base, alpha=alpha, runs=tuple(out))
+
+
+def unpaired(run: RunRecord, base: RunRecord) -> dict[str, int]:
+    """How many queries of ``run`` have no partner in ``base``, by reason (the pairing rule
+    of ``paired_values``: by id, scored in both, the first of a repeated id), and how many
+    ids of ``base`` the run does not have. The run's queries: paired + the first three."""
+    counts = dict.fromkeys(UNPAIRED_REASONS, 0)
+    first_base: dict[str, bool] = {}
+    for q in base.per_query:
+        first_base.setdefault(q.id, bool(q.expected))
+    seen: set[str] = set()
+    for q in run.per_query:
+        if q.id in seen:
+            counts["duplicate_id"] += 1
+            continue
+        seen.add(q.id)
+        if q.id not in first_base:
+            counts["only_in_run"] += 1
+        elif not q.expected or not first_base[q.id]:
+            counts["not_scored"] += 1
+    counts["only_in_baseline"] = sum(1 for qid in first_base if qid not in seen)
+    return counts
 
 
 # ---------------------------------------------------------------- where runs come from

@@ -44,14 +44,6 @@ class GateStatus:
         return f"regression gate not applied: {self.reason}"
 
 
-def too_few_queries(paired: int, needed: int, alpha: float) -> str:
-    return (
-        f"the significant gate cannot flag a regression with {paired} paired queries at "
-        f"alpha {alpha:g} (it needs at least {needed}); use more golden queries or "
-        "--regression-gate threshold"
-    )
-
-
 def describe_baseline(run: EvalRun) -> str:
     """``baseline: 2026-11-30T19:30:44+00:00 · 3f2a9c01d2, pinned as 'main'``: the compared
     run and why it is the one (reports say so when it is not simply the newest run)."""

@@ -20,6 +20,7 @@ from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import GateDecision
 from groove.evaluation.gate_status import GateStatus
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.evaluation.retrievers.identity import retriever_change_note
 from groove.evaluation.significance import Significance
 from groove.notes import Level, Note
 
@@ -116,7 +117,9 @@ class EvalRun:
         if self.golden_changed:
             return "golden changed since last run, diff disabled"
         if self.previous.fingerprint.retriever != self.fingerprint.retriever:
-            return "retriever changed since last run, diff disabled"
+            return retriever_change_note(
+                self.previous.fingerprint.retriever, self.fingerprint.retriever
+            )
         before, now = self.previous.fingerprint.lexical, self.fingerprint.lexical
         if before != now:
             return f"lexical mode changed since last run ({before} -> {now}), diff disabled"

@@ -33,16 +33,15 @@ from groove.evaluation.baseline import choose
 from groove.evaluation.change import regressed_metrics
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.explain import Explainer, GridProbe, explain_all
-from groove.evaluation.findings import QuoteScanner
+from groove.evaluation.findings import QuoteScanner, duplicate_id_findings
 from groove.evaluation.fingerprint import Fingerprint, search_parts
-from groove.evaluation.gate import GateDecision, smallest_flaggable_n
+from groove.evaluation.gate import GateDecision, unreachable_reason
 from groove.evaluation.gate import decide as decide_gate
 from groove.evaluation.gate_status import (
     NOTE_GATE_NOT_APPLIED,
     REASON_NO_DIFF,
     REASON_NO_HISTORY,
     GateStatus,
-    too_few_queries,
 )
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.golden_paths import PathDoctor, path_findings
@@ -146,7 +145,9 @@ def prepare(
         corpus=corpus,
         per_query=per_query,
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
-        findings=scanner.findings([[h.path for h in hits] for hits in tops]) + unindexed,
+        findings=scanner.findings([[h.path for h in hits] for hits in tops])
+        + unindexed
+        + duplicate_id_findings(golden.queries),
     )
     return compare(settings, record, attribution)
 
@@ -286,13 +287,12 @@ def _status(
 def _too_few(
     settings: EvalSettings, record: RunRecord, base: RunRecord, gate: GateDecision
 ) -> str | None:
-    """The significant gate's reason it can never fire on this pair, if so."""
-    if settings.regression_gate == "threshold":
-        return None
+    """Why the chosen mode can never flag a regression on this pair, if so (too few
+    paired queries for the significant gate to reach alpha)."""
     before = {q.id for q in base.per_query}
     paired = len({q.id for q in record.per_query} & before)
-    needed = smallest_flaggable_n(settings.regression_gate, settings.alpha, len(gate.metrics))
-    return too_few_queries(paired, needed, settings.alpha) if paired < needed else None
+    mode, alpha = settings.regression_gate, settings.alpha
+    return unreachable_reason(paired, mode, alpha, len(gate.metrics))
 
 
 def save(result: EvalRun, settings: EvalSettings) -> EvalRun:

@@ -9,7 +9,11 @@ Each golden query is scored by both runs, so the question is about the per-query
   null each delta is as likely to have had the other sign, so the observed
   ``|sum(d)|`` is ranked among the ``|sum(s_i d_i)|`` of sign vectors ``s``. Exact (all
   ``2^n`` vectors) when at most ``EXACT_MAX_NONZERO`` deltas are non-zero, Monte Carlo with
-  ``SIGN_FLIPS`` draws otherwise (then ``p = (1 + hits) / (1 + draws)``, never 0).
+  ``SIGN_FLIPS`` draws otherwise (then ``p = (1 + hits) / (1 + draws)``, never 0);
+* ``p_drop``: the same test, one-sided, of "no drop" against "the metric fell": the share
+  of sign vectors whose ``sum(s_i d_i)`` is at or below the observed ``sum(d)``. It is what
+  the regression gate asks (a rise is never a regression); the two-sided ``p_value``
+  answers the diff's question, "did it change?".
 
 Both resampling steps use a fixed seed, so a rerun prints the same numbers. ``holm``
 adjusts a family of p-values (the gated metrics) for multiple testing.
@@ -43,7 +47,8 @@ _CHUNK = 1 << 14
 
 @dataclass(frozen=True)
 class PairedTest:
-    """The paired statistics of one metric: mean delta, bootstrap interval, sign-flip p."""
+    """The paired statistics of one metric: mean delta, bootstrap interval, sign-flip p
+    (two-sided, and one-sided for a drop)."""
 
     delta: float
     ci_low: float
@@ -52,6 +57,7 @@ class PairedTest:
     n: int
     nonzero: int
     exact: bool
+    p_drop: float = 1.0
 
     @property
     def ci(self) -> tuple[float, float]:
@@ -63,8 +69,13 @@ class PairedTest:
         return self.nonzero > 0
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON leaf: ``{"delta", "ci": [low, high], "p_value"}``."""
-        return {"delta": self.delta, "ci": [self.ci_low, self.ci_high], "p_value": self.p_value}
+        """The JSON leaf: ``{"delta", "ci": [low, high], "p_value", "p_drop"}``."""
+        return {
+            "delta": self.delta,
+            "ci": [self.ci_low, self.ci_high],
+            "p_value": self.p_value,
+            "p_drop": self.p_drop,
+        }
 
     def compact(self) -> str:
         """``[-0.09, -0.01] p=0.02``: the interval and p as the reports print them."""
@@ -129,21 +140,35 @@ def bootstrap_ci(
     return (float(low), float(high))
 
 
+ALTERNATIVES = ("two-sided", "less")
+
+
 def sign_flip_p(
     deltas: Sequence[float] | np.ndarray,
     *,
+    alternative: str = "two-sided",
     resamples: int = SIGN_FLIPS,
     exact_max: int = EXACT_MAX_NONZERO,
     seed: int = SEED,
 ) -> tuple[float, bool]:
-    """(two-sided p-value, exact?) of the paired randomization test of mean delta = 0."""
+    """(p-value, exact?) of the paired randomization test of mean delta = 0, against
+    "it changed" (``two-sided``) or "it fell" (``less``, the gate's question)."""
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"unknown alternative {alternative!r}")
     d = _array(deltas)
     nonzero = d[np.abs(d) > ZERO_EPS]
     n = nonzero.size
     if n == 0:
         return 1.0, True
-    observed = abs(float(nonzero.sum()))
-    bar = observed - _TIE_RTOL * max(observed, float(np.abs(nonzero).sum()))
+    # Both alternatives count the flipped sums x at least as extreme as the observed one:
+    # |x| >= |sum| (two-sided), or -x >= -sum (a fall at least as large).
+    one_sided = alternative == "less"
+    observed = -float(nonzero.sum()) if one_sided else abs(float(nonzero.sum()))
+    bar = observed - _TIE_RTOL * max(abs(observed), float(np.abs(nonzero).sum()))
+
+    def extreme(sums: np.ndarray) -> int:
+        return int(((-sums if one_sided else np.abs(sums)) >= bar).sum())
+
     if n <= exact_max:
         hits = 0
         total = 1 << n
@@ -151,14 +176,14 @@ def sign_flip_p(
         for start in range(0, total, _CHUNK):
             codes = np.arange(start, min(start + _CHUNK, total), dtype=np.int64)
             signs = 1.0 - 2.0 * ((codes[:, np.newaxis] >> bits) & 1)
-            hits += int((np.abs(signs @ nonzero) >= bar).sum())
+            hits += extreme(signs @ nonzero)
         return hits / total, True
     rng = np.random.default_rng(seed)
     hits = 0
     for start in range(0, resamples, _CHUNK):
         size = min(_CHUNK, resamples - start)
         signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n))
-        hits += int((np.abs(signs @ nonzero) >= bar).sum())
+        hits += extreme(signs @ nonzero)
     return (1 + hits) / (1 + resamples), False
 
 
@@ -170,12 +195,14 @@ def paired_test(
     sign_flips: int = SIGN_FLIPS,
     seed: int = SEED,
 ) -> PairedTest:
-    """Mean delta, bootstrap interval and sign-flip p of one metric's paired deltas."""
+    """Mean delta, bootstrap interval and sign-flip p (two-sided and for a drop) of one
+    metric's paired deltas."""
     d = _array(deltas)
     if d.size == 0:
         raise ValueError("no paired queries: nothing to test")
     low, high = bootstrap_ci(d, confidence=confidence, resamples=resamples, seed=seed)
     p, exact = sign_flip_p(d, resamples=sign_flips, seed=seed)
+    p_drop, _ = sign_flip_p(d, alternative="less", resamples=sign_flips, seed=seed)
     return PairedTest(
         delta=float(d.mean()),
         ci_low=low,
@@ -184,6 +211,7 @@ def paired_test(
         n=int(d.size),
         nonzero=int((np.abs(d) > ZERO_EPS).sum()),
         exact=exact,
+        p_drop=p_drop,
     )
 
 

@@ -61,6 +61,7 @@ def eval_report(
     result_path: Any = RESULT_FILE,
     retriever: Any = None,
     retriever_options: Any = None,
+    retriever_name: Any = None,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression" / "not-applied") and ``exit_code``; summary.md beside it = its
@@ -101,8 +102,13 @@ def eval_report(
             config=config,
             retriever=retriever,
             retriever_options=retriever_options,
+            retriever_name=retriever_name,
         )
-        spec = spec_from_mapping(given.pop("retriever"), given.pop("retriever_options"))
+        spec = spec_from_mapping(
+            given.pop("retriever"),
+            given.pop("retriever_options"),
+            name=given.pop("retriever_name"),
+        )
         settings = resolve_settings(
             _config(given.pop("config")),
             history=given.pop("history") is not False,

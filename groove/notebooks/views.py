@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
 from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
-from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, PathFinding
+from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
 from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
-from groove.evaluation.result import NOTE_CORPUS_CHANGED
+from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
 from groove.evaluation.significance import format_p
 from groove.labels import location_label
 from groove.notebooks.outcome import Outcome
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from groove.evaluation.result import EvalRun
     from groove.tuning.result import Analysis, TuneResult
 
 OK, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
@@ -82,6 +81,11 @@ def status(outcome: Outcome[Any]) -> Any:
         words = "✔ passed" if passed else "✖ regression detected"
         text = f"<b>{words}</b> (exit {outcome.exit_code}); {_e(outcome.source)}"
         parts = [_box(OK if passed else BAD, text)]
+        # a pass with a real fall under the threshold is not a plain pass: say so
+        gate = outcome.value.gate if isinstance(outcome.value, EvalRun) else None
+        under = gate.under_threshold_note() if gate is not None else None
+        if under is not None:
+            parts.append(_box(WARN, _e(under)))
     parts += [_box(_NOTE_SHADES[note.level], _e(note_text(note))) for note in outcome.notes]
     return _html("".join(parts))
 
@@ -185,6 +189,9 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
         caption += f"; gate: significant (alpha {run.gate.alpha:g})"
         if reason is not None:
             caption += f"; {reason}"
+    under = run.gate.under_threshold_note() if run.gate is not None else None
+    if under is not None:
+        caption += f"; {under}"
     head = "<tr><th>metric</th><th>value</th><th>previous</th><th>change</th></tr>"
     return _html(f"<p>{_e(caption)}</p><table>{head}{body}</table>")
 
@@ -195,10 +202,10 @@ def significance_plot(outcome: Outcome[EvalRun]) -> Any:
     run = _run(outcome)
     if run is None or run.significance is None or run.previous is None:
         return None
-    holm = None
+    adjusted = None
     if run.gate is not None:
-        holm = {m.label: m.p_holm for m in run.gate.metrics if m.p_holm is not None}
-    fig = plots.significance_intervals(run.significance, threshold=run.threshold, holm=holm)
+        adjusted = {m.label: m.p_adjusted for m in run.gate.metrics if m.p_adjusted is not None}
+    fig = plots.significance_intervals(run.significance, threshold=run.threshold, adjusted=adjusted)
     return image(fig)
 
 
@@ -514,6 +521,9 @@ def findings(outcome: Outcome[EvalRun]) -> Any:
                 f"<li><b>{_e(finding.check)}</b> <code>{_e(finding.path)}</code>: "
                 f"{_e(finding.detail)}{near} (expected by {_e(', '.join(finding.queries))})</li>"
             )
+            continue
+        if not isinstance(finding, Finding):  # duplicate ids, implausible retriever paths
+            items.append(f"<li><b>{_e(finding.check)}</b>: {_e(finding.summary)}</li>")
             continue
         quoted = ", ".join(
             f"{_e(q.query_id)} ("

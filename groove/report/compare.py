@@ -10,10 +10,11 @@ from groove.evaluation.compare import Comparison, MetricComparison, RunCompariso
 from groove.evaluation.significance import format_p
 
 
-def _change(m: MetricComparison) -> str:
+def _change(m: MetricComparison, is_baseline: bool = False) -> str:
     t = m.test
     if t is None:
-        return ""
+        # Another k_values: the baseline never measured this metric, so there is no change.
+        return "n/a" if not is_baseline and not m.baseline_measured and m.value is not None else ""
     if not t.moved:
         return "—"
     arrow = "↑" if t.delta > 0 else "↓" if t.delta < 0 else "—"
@@ -41,9 +42,13 @@ def render_text(comparison: Comparison) -> str:
     ]
     for r in comparison.runs:
         lines += ["", _title(r)]
+        if r.unpaired_note is not None:
+            lines.append(f"  {r.unpaired_note}")
         for m in r.metrics:
             value = "  n/a" if m.value is None else f"{m.value:.3f}"
-            change = _change(m)
+            change = _change(m, r.is_baseline)
+            if change == "n/a":
+                change = "n/a: the baseline did not measure it"
             lines.append(f"  {m.label:<11}{value}" + (f"  ({change})" if change else ""))
     return "\n".join(lines) + "\n"
 
@@ -65,11 +70,13 @@ def render_markdown(comparison: Comparison) -> str:
         cells = []
         for m in r.metrics:
             value = "n/a" if m.value is None else f"{m.value:.3f}"
-            change = _change(m)
+            change = _change(m, r.is_baseline)
             cells.append(value + (f" {change}" if change and change != "—" else ""))
         name = f"{r.run.label} `{r.run.record.timestamp}`" + (
             " (baseline)" if r.is_baseline else ""
         )
+        if r.unpaired_note is not None:
+            name += f" ({r.unpaired_note})"
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

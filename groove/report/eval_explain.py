@@ -49,7 +49,9 @@ def text_lines(run: EvalRun) -> list[str]:
         lines += ["", f"  {mark} {q.id}  {q.query}"]
         for a in group:
             lines.append(f"    {a.label}  [{a.cause}]")
-            if a.cause not in ("not-indexed", "heading-mismatch", "excluded", "found"):
+            if a.cause == "heading-mismatch":
+                lines.append(f"      the file's best chunk: {a.ranks_text()}")
+            elif a.cause not in ("not-indexed", "excluded", "found"):
                 lines.append(f"      {a.ranks_text()}")
             lines.append(f"      {a.explanation()}")
             grid = a.grid_text()

@@ -27,29 +27,34 @@ def render(run: EvalRun) -> str:
     lines += _findings(run)
     lines += _gate(run)
     lines += _unindexed(run)
+    lines += _other_findings(run)
     if run.regression:
         fell = f" ({', '.join(run.regressed_metrics)})" if run.regressed_metrics else ""
         rule = f"a metric fell by more than {run.threshold:.3f}"
         if run.gate is not None and run.gate.mode == "significant":
-            rule += f" with Holm-corrected p < {run.gate.alpha:g}"
+            rule += f" with adjusted p(drop) < {run.gate.alpha:g}"
         lines += ["", f"**Regression**: {rule}{fell}."]
     return "\n".join(lines) + "\n"
 
 
 def _gate(run: EvalRun) -> list[str]:
-    """In the significant mode, what the gate made of each metric that fell too far."""
+    """What the gate made of each metric that fell too far (significant mode) and of each
+    real fall under the threshold (both modes); nothing otherwise, as in the seed."""
     gate = run.gate
-    if gate is None or gate.mode != "significant" or not gate.fell:
+    if gate is None or not gate.listed:
         return []
-    lines = [
-        "",
-        f"Gate `significant`: a fall beyond {gate.threshold:.3f} counts only with "
-        f"Holm-corrected p < {gate.alpha:g}.",
-        "",
-    ]
-    for m in gate.fell:
-        verdict = "regression" if m.regressed else "within noise, not a regression"
-        lines.append(f"- {_cell(m.describe())}: {verdict}")
+    if gate.mode == "significant":
+        rule = (
+            f"Gate `significant`: a fall beyond {gate.threshold:.3f} counts only with "
+            f"adjusted p(drop) < {gate.alpha:g}."
+        )
+    else:
+        rule = (
+            f"Gate `threshold`: a fall beyond {gate.threshold:.3f} counts; a smaller fall "
+            f"with adjusted p(drop) < {gate.alpha:g} is real, but under the threshold."
+        )
+    lines = ["", rule, ""]
+    lines += [f"- {_cell(m.describe())}: {m.verdict()}" for m in gate.listed]
     return lines
 
 
@@ -123,6 +128,15 @@ def _unindexed(run: EvalRun) -> list[str]:
         near = "".join(f"; did you mean `{n.path}` ({n.kind})?" for n in finding.near)
         queries = ", ".join(_cell(q) for q in finding.queries)
         lines.append(f"- `{finding.path}`: {finding.detail}{near} (expected by {queries})")
+    return lines
+
+
+def _other_findings(run: EvalRun) -> list[str]:
+    other = [f for f in run.findings if not isinstance(f, Finding | PathFinding)]
+    if not other:
+        return []
+    lines = ["", "### Other findings", ""]
+    lines += [f"- {f.check}: {_cell(f.summary)}" for f in other]
     return lines
 
 

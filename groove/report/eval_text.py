@@ -93,16 +93,17 @@ def _arrow(
 
 
 def _gate(run: EvalRun) -> list[str]:
-    """In the significant mode, what the gate made of each metric that fell too far."""
+    """What the gate made of each metric that fell too far (significant mode) and of each
+    real fall under the threshold (both modes); nothing otherwise, as in the seed."""
     gate = run.gate
-    if gate is None or gate.mode != "significant" or not gate.fell:
+    if gate is None or not gate.listed:
         return []
-    lines = [
-        f"Gate (significant: fell by more than {gate.threshold:.3f} and Holm p < {gate.alpha:g})"
-    ]
-    for m in gate.fell:
-        verdict = "regression" if m.regressed else "within noise, not a regression"
-        lines.append(f"  {m.describe()}: {verdict}")
+    if gate.mode == "significant":
+        rule = f"significant: fell by more than {gate.threshold:.3f} and adjusted p(drop) < "
+    else:
+        rule = f"threshold: fell by more than {gate.threshold:.3f}; real drop: adjusted p(drop) < "
+    lines = [f"Gate ({rule}{gate.alpha:g})"]
+    lines += [f"  {m.describe()}: {m.verdict()}" for m in gate.listed]
     return lines
 
 

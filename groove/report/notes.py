@@ -43,7 +43,7 @@ def regression_message(run: EvalRun, *, switch: str = "--fail-on-regression") ->
     gate = run.gate
     if gate is not None and gate.mode == "significant":
         rule = (
-            f"fell by more than {run.threshold:.3f} with Holm-corrected p < {gate.alpha:g} on "
+            f"fell by more than {run.threshold:.3f} with adjusted p(drop) < {gate.alpha:g} on "
             "at least one of recall@k / MRR / nDCG@k"
         )
     else:

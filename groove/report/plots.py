@@ -203,12 +203,13 @@ def significance_intervals(
     significance: Significance,
     *,
     threshold: float,
-    holm: Mapping[str, float] | None = None,
+    adjusted: Mapping[str, float] | None = None,
     title: str = "Change since the previous run: mean delta with its 95% interval",
 ) -> Figure:
     """One row per metric of the diff: the mean per-query delta (dot) and its 95% paired
     bootstrap interval (bar), red when the interval lies below zero, green above, grey
-    across it; the label carries the sign-flip p (and the Holm-corrected p when given).
+    across it; the label carries the two-sided sign-flip p (and, when given, the gate's
+    adjusted one-sided p of a drop).
     Dashed lines mark the regression threshold on either side of zero."""
     rows = [(label, t) for label, t in significance.tests.items() if t is not None]
     fig = _figure(9, 1.6 + 0.45 * max(len(rows), 1))
@@ -227,8 +228,8 @@ def significance_intervals(
     labels = []
     for label, t in rows:
         text = f"{label}  {p_text(t.p_value)}"
-        if holm is not None and label in holm:
-            text += f" (Holm {format_p(holm[label])})"
+        if adjusted is not None and label in adjusted:
+            text += f" (drop: adjusted {format_p(adjusted[label])})"
         labels.append(text)
     ax.set_yticks(y, labels)
     ax.axvline(0.0, color="black", linewidth=0.8)
