@@ -9,7 +9,9 @@ importing groove stays cheap.
 
 Unlike ``groove eval``, ``evaluate`` does not append the run to the eval history unless
 ``save_history=True``: an exploratory run in a notebook must not become the baseline the
-CI gate compares against. It still reads the history, to diff against its newest run.
+CI gate compares against. It still reads the history, to diff against its baseline
+(groove.evaluation.baseline). With ``save_history=True`` the run is appended only after
+the evaluation finished: a run that failed leaves the history as it was.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
     from groove.evaluation.history import History
+    from groove.evaluation.records import RunRecord
     from groove.evaluation.result import EvalRun
     from groove.tuning.result import TuneResult
 
@@ -165,6 +168,8 @@ def evaluate(
     save_history: bool = False,
     diff: bool = True,
     fail_on_regression: bool = False,
+    baseline: str | None = None,
+    require_baseline: bool | None = None,
     regression_gate: str | None = None,
     explain: bool = False,
     config: PathArg | None = None,
@@ -185,6 +190,9 @@ def evaluate(
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
+    ``baseline`` compares with the run pinned under that name (``set_baseline``);
+    ``require_baseline=True`` makes the result's ``exit_code`` 4 when the regression gate
+    could not be applied (its ``gate_status.reason`` says why).
     """
     from groove.evaluation import run as evaluation
     from groove.evaluation.retrievers.spec import spec_from_mapping
@@ -210,6 +218,8 @@ def evaluate(
         save_history=save_history,
         diff=diff,
         fail_on_regression=fail_on_regression,
+        baseline=baseline,
+        require_baseline=require_baseline,
         retriever=retriever,
         retriever_options=retriever_options,
         retriever_name=retriever_name,
@@ -223,7 +233,49 @@ def evaluate(
         name=given.pop("retriever_name"),
     )
     settings = resolve_settings(_config(config), retriever=spec, **given)
-    return evaluation.run(settings, grid=PROBE if explain else None)
+    result = evaluation.prepare(settings, grid=PROBE if explain else None)
+    return evaluation.save(result, settings)
+
+
+def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
+    """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
+    ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
+    ``evaluate(..., baseline=name)`` and ``groove eval --baseline NAME`` compare with it."""
+    from groove.evaluation import baseline
+
+    path, size = _history_file(kb_path)
+    return baseline.pin(path, name, run, size)
+
+
+def accept_baseline(
+    kb_path: PathArg | None, run: str | None = None, *, name: str | None = None
+) -> RunRecord:
+    """Accept the run ``run`` (default: the newest) as a baseline although it fell, like
+    ``groove baseline accept``: the next runs of its configuration compare with it. With
+    ``name``, pin it under that name too. Returns the accepted run."""
+    from groove.evaluation import baseline
+
+    path, size = _history_file(kb_path)
+    accepted, _ = baseline.accept(path, run, name, size)
+    return accepted
+
+
+def unset_baseline(kb_path: PathArg | None, name: str) -> str:
+    """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
+    from groove.evaluation import baseline
+
+    path, size = _history_file(kb_path)
+    return baseline.unpin(path, name, size)
+
+
+def _history_file(kb_path: PathArg | None, config: PathArg | None = None) -> tuple[Path, int]:
+    from groove.engine.session import check_kb_path
+    from groove.evaluation.history import history_path
+
+    loaded = _config(config)
+    given = _keywords(EVAL, kb_path=kb_path)["kb_path"]
+    kb = check_kb_path(given or loaded.kb_path)
+    return history_path(kb), loaded.eval.history_size
 
 
 def load_history(kb_path: PathArg) -> History:

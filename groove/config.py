@@ -120,6 +120,8 @@ class EvalConfig:
     regression_threshold: float = 0.05
     regression_gate: str = "threshold"
     alpha: float = 0.05
+    baseline: str | None = None  # compare with the run pinned under this name
+    require_baseline: bool = False  # exit 4 when the gate cannot be applied
 
 
 @dataclass(frozen=True)
@@ -362,7 +364,7 @@ class _Reader:
     def eval(self, data: Any) -> EvalConfig:
         keys = {
             "golden", "history_size", "k_values", "regression_threshold", "regression_gate",
-            "alpha",
+            "alpha", "baseline", "require_baseline",
         }  # fmt: skip
         table = self.table(data, "eval", keys)
         cfg = EvalConfig()
@@ -388,6 +390,16 @@ class _Reader:
             if not 0.0 < alpha < 1.0:
                 raise self.bad_value("eval.alpha", table["alpha"], "must be above 0 and below 1")
             cfg = replace(cfg, alpha=alpha)
+        if "baseline" in table:
+            name = table["baseline"]
+            if not isinstance(name, str) or not name:
+                raise self.bad_value("eval.baseline", name, "must be the name of a pinned run")
+            cfg = replace(cfg, baseline=name)
+        if "require_baseline" in table:
+            required = table["require_baseline"]
+            if not isinstance(required, bool):
+                raise self.bad_value("eval.require_baseline", required, "must be true or false")
+            cfg = replace(cfg, require_baseline=required)
         return cfg
 
     def k_values(self, value: Any) -> tuple[int, ...]:

@@ -371,6 +371,22 @@ EVAL = _table(
         default=False,
     ),
     Setting(
+        "baseline",
+        "text",
+        "Compare with the run pinned under this name (groove baseline set NAME) "
+        "(default: [eval].baseline, else the newest passing run of this configuration).",
+        flag="--baseline",
+        metavar="NAME",
+    ),
+    Setting(
+        "require_baseline",
+        "bool",
+        "Exit 4 when the regression gate cannot be applied (no comparable baseline, "
+        "too few queries, --no-diff) (default: [eval].require_baseline).",
+        flag="--require-baseline",
+        switch=True,
+    ),
+    Setting(
         "regression_gate",
         "gate",
         "threshold: any fall beyond regression_threshold; significant: such a fall whose "

@@ -351,14 +351,24 @@ def test_the_lexical_flag_wins_over_groove_toml_and_modes_are_never_diffed(
     assert trigram["fingerprint"]["lexical"] == "trigram"
     assert {q["lexical_leg"] for q in trigram["per_query"]} == {"trigram"}
     assert trigram["previous"]["fingerprint"]["lexical"] == "porter"
-    assert trigram["diff"] is None and trigram["gate"] is None  # not compared with porter
+    assert trigram["diff"] is None and trigram["gate"]["applied"] is False  # not with porter
     assert trigram["aggregate"] != porter["aggregate"]  # the modes do rank differently here
     again = eval_json("--lexical", "trigram")
     assert again["diff"] is not None and again["diff"]["mrr"] == 0.0  # same mode: compared
     text = CliRunner().invoke(
         cli, ["--config", str(toml), "eval", "--kb-path", str(kb), "--golden", str(golden_en)]
     )
-    assert "lexical mode changed since last run (trigram -> porter), diff disabled" in text.stdout
+    # Back to porter: compared with the porter run, not switched off by the trigram runs.
+    assert f" · {porter['id']}, newest passing run of this configuration)" in text.stdout
+    assert "diff disabled" not in text.stdout
+    (kb / ".groove-eval-history.json").unlink()
+    eval_json("--lexical", "trigram")
+    first_porter = CliRunner().invoke(
+        cli, ["--config", str(toml), "eval", "--kb-path", str(kb), "--golden", str(golden_en)]
+    )  # the seed's message when no run of the mode exists
+    assert "lexical mode changed since last run (trigram -> porter), diff disabled" in (
+        first_porter.stdout
+    )
 
 
 def test_search_and_tune_take_the_lexical_flag(indexed_kb, golden_en: Path) -> None:  # type: ignore[no-untyped-def]

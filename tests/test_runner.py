@@ -34,6 +34,8 @@ EVAL_PARAMETERS = (
     "lexical",
     "history",
     "fail_on_regression",
+    "baseline",
+    "require_baseline",
     "regression_gate",
     "explain",
     "config",

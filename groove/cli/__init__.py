@@ -52,9 +52,15 @@ def _register() -> None:
 
     engine_cmds.register(cli)
     for name in (
-        "eval_cmd", "tune_cmd", "notebook_cmd", "compare_cmd", "serve_cmd", "golden_cmd",
+        "eval_cmd",
+        "baseline_cmd",
+        "tune_cmd",
+        "notebook_cmd",
+        "compare_cmd",
+        "serve_cmd",
+        "golden_cmd",
         "export_cmd",
-    ):  # fmt: skip
+    ):
         try:
             module = __import__(f"groove.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -26,7 +26,7 @@ from groove.evaluation.records import RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever, RetrieverQuery
 from groove.evaluation.retrievers.spec import open_retriever
-from groove.evaluation.run import _compare_and_save, _score
+from groove.evaluation.run import _score, compare
 from groove.evaluation.settings import EvalSettings
 from groove.notes import Note
 
@@ -84,9 +84,7 @@ def run_external(
 
         k = max(settings.k_values, default=settings.limit)
         attribution = explain_from_legs(per_query, getattr(retriever, "legs", {}), k)
-    return _compare_and_save(
-        replace(settings, notes=(*settings.notes, *notes)), record, attribution
-    )
+    return compare(replace(settings, notes=(*settings.notes, *notes)), record, attribution)
 
 
 def _index_checks(

@@ -51,6 +51,8 @@ class EvalSettings:
     retriever: RetrieverSpec | None = None
     explain: bool = False  # attribute every miss to a cause (groove eval --explain)
     exclude_dirs: tuple[str, ...] | None = None  # the index's, to say why a path is absent
+    baseline: str | None = None  # compare with the run pinned under this name
+    require_baseline: bool = False  # "gate not applied" is a failure (exit 4)
 
     @property
     def depth(self) -> int:
@@ -86,6 +88,8 @@ def resolve_settings(
     regression_gate: str | None = None,
     explain: bool = False,
     lexical: LexicalMode | None = None,
+    baseline: str | None = None,
+    require_baseline: bool | None = None,
 ) -> EvalSettings:
     """CLI values win over groove.toml, which wins over the built-in defaults.
 
@@ -161,6 +165,10 @@ def resolve_settings(
         retriever=retriever,
         explain=explain,
         exclude_dirs=config.exclude_dirs,
+        baseline=baseline if baseline is not None else config.eval.baseline,
+        require_baseline=(
+            require_baseline if require_baseline is not None else config.eval.require_baseline
+        ),
     )
 
 

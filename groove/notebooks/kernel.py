@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
-from groove.errors import GrooveError
+from groove.errors import EXIT_NO_BASELINE, GrooveError
 from groove.notebooks.outcome import Outcome
+from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
 from groove.notes import Level, Note
 from groove.report import plots
@@ -51,6 +53,8 @@ def eval_report(
     lexical: Any = None,
     history: Any = True,
     fail_on_regression: Any = False,
+    baseline: Any = None,
+    require_baseline: Any = None,
     regression_gate: Any = None,
     explain: Any = False,
     config: Any = None,
@@ -60,8 +64,13 @@ def eval_report(
     retriever_name: Any = None,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
-    ("passed" / "regression") and ``exit_code``; summary.md beside it = its
-    ``--format markdown`` report (for a CI page)."""
+    ("passed" / "regression" / "not-applied") and ``exit_code``; summary.md beside it = its
+    ``--format markdown`` report (for a CI page).
+
+    The run enters the eval history only after both files are written. Under the runner
+    (``PENDING_ENV`` set) it is left in ``.groove-pending-run.json`` beside them instead,
+    and the runner appends it after its own files (the HTML page): a run whose outputs
+    failed never becomes a baseline."""
     from groove.evaluation import run as evaluation
     from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
@@ -86,6 +95,8 @@ def eval_report(
             lexical=lexical,
             history=history,
             fail_on_regression=fail_on_regression,
+            baseline=baseline,
+            require_baseline=require_baseline,
             regression_gate=regression_gate,
             explain=explain,
             config=config,
@@ -106,17 +117,22 @@ def eval_report(
             explain=given.pop("explain") is True,
             **given,
         )
-        run = evaluation.run(settings, grid=PROBE if settings.explain else None)
+        run = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
+        document = json.loads(eval_json.render(run))
+        document["previous"] = previous_summary(document.get("previous"))
+        document["verdict"] = verdict(run)
+        document["exit_code"] = run.exit_code
+        write_result(Path(result_path), document)
+        # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
+        summary = Path(result_path).with_name(SUMMARY_FILE)
+        write_file(summary, eval_markdown.render(run))
+        if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
+            if run.history_path is not None and settings.save_history:
+                leave(Path(result_path), run.record, run.history_path, settings.history_size)
+        else:
+            run = evaluation.save(run, settings)
     except GrooveError as exc:
         return _refused(exc, result_path)
-    document = json.loads(eval_json.render(run))
-    document["previous"] = previous_summary(document.get("previous"))
-    document["verdict"] = "regression" if run.regression else "passed"
-    document["exit_code"] = run.exit_code
-    write_result(Path(result_path), document)
-    # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
-    summary = Path(result_path).with_name(SUMMARY_FILE)
-    write_file(summary, eval_markdown.render(run))
     notes = list(run.notes)
     if run.regression:
         notes.append(
@@ -188,9 +204,17 @@ def tune_explorer(
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 
+def verdict(run: EvalRun) -> str:
+    """result.json's ``verdict`` of an eval: regression (exit 1), not-applied (exit 4:
+    require_baseline and the gate could not be applied) or passed."""
+    if run.regression:
+        return "regression"
+    return "not-applied" if run.exit_code == EXIT_NO_BASELINE else "passed"
+
+
 REGRESSION_SWITCH = "-p fail_on_regression true"
 # What a reader of the eval report's result.json needs of the compared run.
-PREVIOUS_KEYS = ("timestamp", "fingerprint", "aggregate")
+PREVIOUS_KEYS = ("id", "timestamp", "fingerprint", "aggregate")
 # CLI options in groove's hints, as the runner spells them (-p NAME VALUE).
 _CLI_OPTION = re.compile(r"--(no-)?([a-z][a-z-]*)( [A-Z][A-Z_]*\b)?")
 _PATH_PARAMETERS = frozenset({"golden", "config", "tune_json"})

@@ -9,6 +9,8 @@ ran through). The exit code is read from result.json, never from papermill:
 
     0  passed          the notebook ran and wrote exit_code 0
     1  regression      eval-report with fail_on_regression found one
+    4  not applied     eval-report with require_baseline, and the regression gate could not
+                       be applied (no comparable baseline, too few queries)
     2  bad input       refused before execution (unknown parameter, unwritable --out), or
                        the notebook caught a GrooveError (no golden file, no index...)
     3  failed          a cell raised anything else, ran longer than --cell-timeout, the
@@ -41,12 +43,15 @@ from typing import IO, Any
 from groove.atomic import write_file
 from groove.errors import (
     EXIT_BAD_INPUT,
+    EXIT_NO_BASELINE,
     EXIT_NOTEBOOK_FAILED,
     EXIT_OK,
     EXIT_REGRESSION,
+    GrooveError,
     NotebookError,
 )
 from groove.notebooks.headless import HEADLESS_ENV
+from groove.notebooks.pending import PENDING_ENV, pending_path
 from groove.settings import NOTEBOOK_RUN
 
 NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
@@ -57,7 +62,9 @@ KERNEL_NAME = "python3"
 PRIVATE_KERNEL_NAME = "groove"
 RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
 
-_EXIT_CODES = (EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED)
+_EXIT_CODES = (EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED, EXIT_NO_BASELINE)
+
+
 _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
 
 
@@ -181,7 +188,7 @@ def _kernel_manager(stderr: IO[bytes]) -> type:
 
         async def start_kernel(self, **kw: Any) -> None:  # type: ignore[override]
             kw.setdefault("stderr", stderr)
-            kw["env"] = {**kw.get("env", os.environ), HEADLESS_ENV: "1"}
+            kw["env"] = {**kw.get("env", os.environ), HEADLESS_ENV: "1", PENDING_ENV: "1"}
             await super().start_kernel(**kw)
 
     return QuietIpcKernelManager
@@ -219,7 +226,7 @@ class RunReport:
 
     @property
     def ok(self) -> bool:
-        return self.exit_code in (EXIT_OK, EXIT_REGRESSION)
+        return self.exit_code in (EXIT_OK, EXIT_REGRESSION, EXIT_NO_BASELINE)
 
 
 @dataclass(frozen=True)
@@ -292,7 +299,10 @@ def run_notebook(
     out = prepare_out(out_dir)
     result_path = (out / RESULT_FILE).resolve()
     executed, html = out / f"{label}.ipynb", out / f"{label}.html"
-    remove_earlier_outputs(executed, html, result_path, result_path.with_name(SUMMARY_FILE))
+    pending = pending_path(result_path)
+    remove_earlier_outputs(
+        executed, html, result_path, result_path.with_name(SUMMARY_FILE), pending
+    )
     given = dict(parameters or {})
     try:
         check_parameters(given, allowed_parameters(source), label)
@@ -311,6 +321,7 @@ def run_notebook(
     failure = _execute(source, executed, given, cwd or Path.cwd(), timings, cell_timeout)
     document = _settle(result_path, failure)
     html_made = exporter.export(source, executed, html, timings)
+    document = _commit(pending, result_path, document, html_made)
     return RunReport(
         name=label,
         exit_code=int(document["exit_code"]),
@@ -461,6 +472,33 @@ def _settle(result_path: Path, failure: _Failure | None) -> dict[str, Any]:
     return document
 
 
+def _commit(
+    pending: Path, result_path: Path, document: dict[str, Any], html_made: bool
+) -> dict[str, Any]:
+    """Append the run eval-report left pending (groove.notebooks.pending) now that every
+    output is written: only for exit 0 or 1 (exit 4: see evaluation.run.save) and only with
+    the HTML page written; otherwise the history stays as it was."""
+    from groove.notebooks.pending import append
+
+    try:
+        if not pending.exists() or document["exit_code"] not in (EXIT_OK, EXIT_REGRESSION):
+            return document
+        if not html_made:
+            message = "the HTML page could not be written, so the run was not added to the history"
+            document = error_document(EXIT_NOTEBOOK_FAILED, message)
+        else:
+            append(pending)
+    except GrooveError as exc:
+        document = error_document(exc.exit_code, exc.message, exc.hint)
+    except (OSError, ValueError, KeyError) as exc:
+        message = f"could not add the run to the history ({pending.name}): {exc}"
+        document = error_document(EXIT_NOTEBOOK_FAILED, message)
+    finally:
+        pending.unlink(missing_ok=True)
+    write_result(result_path, document)
+    return document
+
+
 def read_result(path: Path) -> dict[str, Any] | None:
     """result.json as a dict, or None if absent, unreadable or without a valid exit_code."""
     try:
@@ -551,6 +589,10 @@ def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
 def _outcome_words(document: Mapping[str, Any]) -> str:
     if document["exit_code"] == EXIT_REGRESSION:
         return "regression detected"
+    if document["exit_code"] == EXIT_NO_BASELINE:
+        gate = document.get("gate")
+        reason = gate.get("reason") if isinstance(gate, Mapping) else None
+        return f"regression gate not applied ({reason})" if reason else "gate not applied"
     decision = document.get("decision")
     if not isinstance(decision, Mapping):  # written before tune's decision had its own key
         decision = document.get("verdict")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
 from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
 from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
+from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
 from groove.evaluation.significance import format_p
@@ -174,7 +175,9 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
             f"<tr><td>{_e(row['metric'])}</td><td>{row['value']:.3f}</td><td>{previous}</td>"
             f"<td style='{style}'>{row['change']}</td></tr>"
         )
-    if run.diff_enabled and run.previous is not None:
+    if run.diff_enabled and run.baseline_stated:
+        caption = f"compared with the {describe_baseline(run)}"
+    elif run.diff_enabled and run.previous is not None:
         caption = f"compared with the run of {run.previous.timestamp}"
     else:
         caption = "no comparable previous run, so no diff"

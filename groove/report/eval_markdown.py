@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from groove.evaluation.change import Change, MetricRow, arrow, metric_rows
 from groove.evaluation.findings import Finding, PathFinding
+from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.result import DEFAULT_LIMIT, NOTE_CORPUS_CHANGED, EvalRun
 from groove.notes import Level
 from groove.report import eval_explain
@@ -59,6 +60,8 @@ def _gate(run: EvalRun) -> list[str]:
 
 def _notes(run: EvalRun) -> list[str]:
     notes = []
+    if run.diff_enabled and run.baseline_stated:
+        notes.append(f"> Compared with the {describe_baseline(run)}")
     for note in run.comparison_notes():
         tail = ": a delta below may reflect that, not retrieval"
         notes.append(f"> ⚠️ {note.message}{tail if note.kind == NOTE_CORPUS_CHANGED else ''}")

@@ -17,6 +17,7 @@ groove.evaluation.change); colour only when asked for (a terminal, and no ``--no
 from __future__ import annotations
 
 from groove.evaluation.change import Change, arrow, classify, metric_rows
+from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.evaluation.significance import PairedTest
 from groove.report import eval_explain
@@ -51,14 +52,16 @@ def _header(run: EvalRun) -> list[str]:
         lines.append(f"  corpus: {run.corpus.documents} docs / {run.corpus.chunks} chunks")
         change = run.corpus_change
         if change is not None:
-            lines.append(f"    ⚠️ corpus changed since last run ({change})")
+            lines.append(f"    ⚠️ corpus changed since {run.since} ({change})")
             lines.append("       a delta below may reflect that, not retrieval")
     return lines
 
 
 def _aggregate(run: EvalRun, color: bool) -> list[str]:
     lines = []
-    if run.diff_enabled and run.previous is not None:
+    if run.diff_enabled and run.previous is not None and run.baseline_stated:
+        lines.append(f"Aggregate ({describe_baseline(run)})")
+    elif run.diff_enabled and run.previous is not None:
         lines.append(f"Aggregate (previous run: {run.previous.timestamp})")
     elif run.diff_note is not None:
         lines += [f"⚠️ {run.diff_note}", "Aggregate"]

@@ -56,3 +56,13 @@ def regression_message(run: EvalRun, *, switch: str = "--fail-on-regression") ->
         f"groove eval: retrieval-quality regression detected ({rule}).{note}{details} "
         f"Exiting with code 1 because {switch} was set."
     )
+
+
+def not_applied_message(run: EvalRun, *, switch: str = "--require-baseline") -> str:
+    """The stderr line that explains exit code 4."""
+    status = run.gate_status
+    reason = status.reason if status is not None else None
+    return (
+        f"groove eval: the regression gate could not be applied ({reason}). "
+        f"Exiting with code 4 because {switch} was set."
+    )
