@@ -20,6 +20,7 @@ from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, PathFind
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.evaluation.result import NOTE_CORPUS_CHANGED
 from groove.evaluation.significance import format_p
+from groove.install import install_command
 from groove.labels import location_label
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
@@ -789,7 +790,7 @@ def conditions_table(outcome: Outcome[TuneResult]) -> Any:
 
 PICKER_HINT = (
     "Condition picker: needs a live kernel and the widget front end where the Jupyter "
-    "server runs (pip install 'groove[lab]'); the table above lists every condition."
+    f"server runs ({install_command('lab')}); the table above lists every condition."
 )
 SORTS = {
     "mean Δ, best first": lambda row: (-row["mean ΔnDCG@5"], row["index"]),
@@ -920,7 +921,7 @@ class ConditionPicker:
 
 HEADLESS_PICKER_HINT = (
     "Condition picker: in a live kernel only (groove notebook open tune-explorer, with "
-    "groove[lab]); the table above lists every condition."
+    f"{install_command('lab')}); the table above lists every condition."
 )
 
 
