@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from groove.cards import Card, Introduces
 from groove.config import Config
 from groove.engine.chunking import ParsedDocument, parse_markdown
 from groove.engine.embed import Embedder
@@ -66,8 +67,8 @@ ProgressFn = Callable[[int, int], None]
 WaitFn = Callable[[Path], None]
 
 
-@dataclass(frozen=True)
-class IndexSummary:
+@dataclass(frozen=True, repr=False)
+class IndexSummary(Introduces):
     """What a build did. ``indexed`` counts files parsed and embedded (new or changed)."""
 
     kb_path: Path
@@ -84,6 +85,12 @@ class IndexSummary:
     chunks_embedded: int
     seconds: float
     warnings: tuple[str, ...] = ()
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the summary line and the counts."""
+        from groove.engine.card import index_card
+
+        return index_card(self)
 
     def line(self) -> str:
         """The one-line summary ``groove index`` prints."""

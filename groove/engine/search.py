@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from groove.cards import Card, Introduces
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, SearchConfig
 from groove.engine.lexical import LexicalMode, LexicalQuery, lexical_query, mode_for_index
 from groove.engine.mmr import mmr_select
@@ -71,13 +72,19 @@ class SearchOptions:
     lexical: LexicalMode | None = None
 
 
-@dataclass(frozen=True)
-class SearchResult:
+@dataclass(frozen=True, repr=False)
+class SearchResult(Introduces):
     query: str
     compiled: CompiledQuery
     hits: tuple[Hit, ...]
     warnings: tuple[str, ...] = ()
     lexical: LexicalQuery | None = None  # the bm25 leg's table and expression
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the best hits, ranked."""
+        from groove.engine.card import search_card
+
+        return search_card(self)
 
 
 def candidate_pool(limit: int) -> int:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.cards import Card, Introduces
 from groove.errors import HistoryError
 from groove.evaluation.gate import DEFAULT_ALPHA
 from groove.evaluation.records import RunRecord
@@ -72,11 +73,17 @@ class RunComparison:
     metrics: tuple[MetricComparison, ...]
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Introduces):
     baseline: LabelledRun
     alpha: float
     runs: tuple[RunComparison, ...]
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the significant changes, one line per run."""
+        from groove.evaluation.card import comparison_card
+
+        return comparison_card(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {

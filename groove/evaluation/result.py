@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.cards import Card, Introduces
 from groove.evaluation.attribution import Attributions, misses_by_cause
 from groove.evaluation.change import Change, classify
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
@@ -39,8 +40,8 @@ class MetricDelta:
         return self.now - self.previous
 
 
-@dataclass(frozen=True)
-class EvalRun:
+@dataclass(frozen=True, repr=False)
+class EvalRun(Introduces):
     """One evaluation and everything needed to judge it against the last one."""
 
     record: RunRecord
@@ -58,6 +59,12 @@ class EvalRun:
     significance: Significance | None = None
     gate: GateDecision | None = None
     attribution: Attributions | None = None  # set by --explain: query id -> its answers
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the verdict, the metrics, where the details are."""
+        from groove.evaluation.card import eval_run_card
+
+        return eval_run_card(self)
 
     @property
     def fingerprint(self) -> Fingerprint:
