@@ -40,6 +40,7 @@ class Card:
     rows: tuple[tuple[str, str], ...] = ()  # headline numbers: (label, value)
     details: tuple[tuple[str, str], ...] = ()  # (method or attribute, what it gives)
     more: str = ""  # e.g. "and 12 more runs": what the rows left out
+    next: str = ""  # what to do next, in a sentence
 
     def _rows(self) -> list[tuple[str, str]]:
         return [(clip(k, 40), clip(v)) for k, v in self.rows[:MAX_ROWS]]
@@ -56,6 +57,8 @@ class Card:
             lines += [f"  {k:<{width}}  {v}" for k, v in rows]
         if self.more:
             lines.append(f"  {clip(self.more)}")
+        if self.next:
+            lines.append(f"  next: {clip(self.next, 240)}")
         if self.details:
             lines.append("  details: " + ", ".join(clip(m, 60) for m, _ in self.details))
         out = "\n".join(lines) + ">"
@@ -86,6 +89,10 @@ class Card:
             parts.append("</table>")
         if self.more:
             parts.append(f'<div style="color:#57606a">{e(clip(self.more))}</div>')
+        if self.next:
+            parts.append(
+                f'<div style="margin-top:6px"><b>Next:</b> {e(clip(self.next, 240))}</div>'
+            )
         if self.details:
             items = "; ".join(
                 f"<code>{e(clip(m, 60))}</code> {e(clip(what, 80))}" for m, what in self.details[:6]

@@ -17,6 +17,12 @@ from groove.settings import EVAL, LexicalMode
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
 @setting_options(EVAL, "history", "diff")
 @click.option("--no-color", is_flag=True, help="No ANSI colours in the text report.")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="List every regression, miss and explained query in the text and Markdown reports "
+    "(they show the first 20 and 10, and count the rest).",
+)
 @setting_options(
     EVAL,
     "fail_on_regression",
@@ -44,6 +50,7 @@ def eval_cmd(
     no_history: bool,
     no_diff: bool,
     no_color: bool,
+    full: bool,
     fail_on_regression: bool,
     regression_gate: str | None,
     explain: bool,
@@ -106,9 +113,9 @@ def eval_cmd(
     if fmt == "json":
         click.echo(eval_json.render(result), nl=False)
     elif fmt == "markdown":
-        click.echo(eval_markdown.render(result), nl=False)
+        click.echo(eval_markdown.render(result, full=full), nl=False)
     else:
-        click.echo(eval_text.render(result, color=use_color(no_color)), nl=False)
+        click.echo(eval_text.render(result, color=use_color(no_color), full=full), nl=False)
     for text in warning_texts(result.findings):
         warn(text)
     if result.regression:

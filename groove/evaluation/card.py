@@ -28,9 +28,11 @@ def eval_run_card(run: EvalRun) -> Card:
     n = len(record.per_query)
     misses = sum(1 for q in record.per_query if q.is_miss)
     compared = run.diff_enabled and run.previous is not None
+    explain = "run.attribution_frame()" if run.attribution is not None else "explain = True"
     if run.regression:
         fell = ", ".join(run.regressed_metrics) or "a metric"
         verdict, level = f"regression: {fell} fell beyond the gate", BAD
+        step = f"find the queries marked ↓ in the per-query table; {explain} says why they missed"
     elif compared:
         assert run.previous is not None
         down = [d.label for d in run.deltas() if classify(d.delta, run.threshold) is Change.DOWN]
@@ -40,13 +42,17 @@ def eval_run_card(run: EvalRun) -> Card:
                 "run (the gate was not asked to fail on it)"
             )
             level = WARN
+            step = f"read the queries marked ↓ in the per-query table; {explain} says why"
         else:
             verdict = f"no metric fell by more than {run.threshold:.3f} since the previous run"
             level = OK
+            step = "nothing to fix; the misses, if any, are in the per-query table"
     elif run.diff_note is not None:
         verdict, level = f"not compared: {run.diff_note}", WARN
+        step = "this run is the baseline the next compatible run is compared with"
     else:
         verdict, level = "first run: no previous compatible run to compare with", INFO
+        step = "this run is the baseline: change something and run again to see the effect"
     rows = _metric_rows(record, run.previous if compared else None)
     rows.append(("misses", f"{misses} of {n} queries found nothing expected"))
     if compared and run.previous is not None:
@@ -66,6 +72,7 @@ def eval_run_card(run: EvalRun) -> Card:
         level,
         tuple(rows),
         tuple(details),
+        next=step,
     )
 
 

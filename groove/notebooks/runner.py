@@ -46,6 +46,7 @@ from groove.errors import (
     EXIT_REGRESSION,
     NotebookError,
 )
+from groove.notebooks import export
 from groove.notebooks.headless import HEADLESS_ENV
 from groove.settings import NOTEBOOK_RUN
 
@@ -485,9 +486,8 @@ class _HtmlExporter:
     def _load(self) -> None:
         try:
             import nbformat
-            from nbconvert import HTMLExporter
 
-            exporter = HTMLExporter()
+            exporter = export.html_exporter()
             exporter.from_notebook_node(nbformat.v4.new_notebook())
             self._exporter = exporter
         except Exception:  # export() imports again and reports a real failure
@@ -501,12 +501,11 @@ class _HtmlExporter:
         self._thread.join()
         try:
             if self._exporter is None:
-                from nbconvert import HTMLExporter
-
-                self._exporter = HTMLExporter()
+                self._exporter = export.html_exporter()
             notebook = nbformat.read(str(executed if executed.is_file() else source), 4)
-            if not executed.is_file():
-                nbformat.write(notebook, str(executed))
+            # set-up cells collapsed, so the notebook opens on its verdict too
+            if export.collapse_setup(notebook) or not executed.is_file():
+                write_file(executed, nbformat.writes(notebook) + "\n")
             body, _ = self._exporter.from_notebook_node(widgets_as_text(notebook))
             write_file(html, body)
         except (OSError, ValueError):

@@ -22,6 +22,7 @@ from groove.evaluation.result import NOTE_CORPUS_CHANGED
 from groove.evaluation.significance import format_p
 from groove.install import install_command
 from groove.labels import location_label
+from groove.notebooks.headline import headline as headline
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
 from groove.report import plots
