@@ -5,7 +5,6 @@ EvalRun ran to 667,592 characters)."""
 from __future__ import annotations
 
 import re
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -14,18 +13,14 @@ import pytest
 from groove.cards import MAX_REPR_CHARS, MAX_ROWS, Card, clip
 from groove.config import Config
 from groove.engine.embed import HashingEmbedder
-from groove.engine.index import build
 from groove.engine.query import compile_query
 from groove.engine.search import SearchOptions, search
 from groove.evaluation.compare import LabelledRun, compare_runs
 from groove.evaluation.history import history_path, load_history
-from groove.evaluation.run import run as eval_run
-from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.store.db import connect
 from groove.tuning.run import run as tune_run
 from groove.tuning.settings import resolve_settings as tune_settings
 
-FIXTURES = Path(__file__).parent / "fixtures"
 QUERIES = 1000
 
 
@@ -67,19 +62,16 @@ def _check(result: object, kind: str, *, verdict: str, method: str) -> str:
 @pytest.fixture(scope="module")
 def large(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """An index of the English fixture, 1,000 generated queries, two explained runs."""
-    from helpers.golden_gen import generated_golden
+    from helpers.large_runs import large_runs
 
-    root = tmp_path_factory.mktemp("cards")
-    kb = root / "kb"
-    shutil.copytree(FIXTURES / "kb_en", kb)
-    summary = build(kb, HashingEmbedder())
-    golden = generated_golden(kb, QUERIES, root / "large.yml")
-    settings = eval_settings(Config(), kb_path=kb, golden=golden, explain=True)
-    first = eval_run(settings, embedder=HashingEmbedder())
-    (kb / "ops" / "rollback.md").unlink()  # some generated queries lose their answer
-    build(kb, HashingEmbedder())
-    second = eval_run(settings, embedder=HashingEmbedder())
-    return {"kb": kb, "golden": golden, "summary": summary, "first": first, "second": second}
+    got = large_runs(tmp_path_factory.mktemp("cards"))
+    return {
+        "kb": got.kb,
+        "golden": got.golden,
+        "summary": got.summary,
+        "first": got.first,
+        "second": got.second,
+    }
 
 
 def test_an_eval_run_of_1000_queries(large: dict[str, object]) -> None:

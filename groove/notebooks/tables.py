@@ -84,6 +84,9 @@ def interactive(
         pageLength=page_length,
         lengthMenu=list(PAGE_CHOICES),
         order=[],  # the frame's own order first; a click on a header sorts
+        # a click anywhere on the header sorts, not only on its 12 x 20 px icon (itables'
+        # default keeps the header text selectable instead)
+        text_in_header_can_be_selected=False,
         columnDefs=defs,
         classes="display compact groove-table",
         style="table-layout:auto;width:100%;margin:0;caption-side:top",
