@@ -121,3 +121,23 @@ def test_a_click_on_the_header_text_sorts(pages: dict[str, Path]) -> None:
     _, seen = _browse(pages["eval-report"], _sorted_by_header_text)
     assert "dt-ordering-asc" in seen["class"]
     assert seen["after"] == sorted(seen["after"]) and seen["after"] != seen["before"]
+
+
+def test_an_untrusted_reader_is_told_where_every_row_is(pages: dict[str, Path]) -> None:
+    """With scripts (the HTML page) the note is gone; without (an untrusted notebook, whose
+    outputs lose their scripts) the first page is static and the note names the HTML."""
+    from playwright.sync_api import sync_playwright
+
+    _, notes = _browse(
+        pages["tune-explorer"], lambda page: page.locator(".groove-untrusted").count()
+    )
+    assert notes == 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(java_script_enabled=False)
+            page.goto(pages["tune-explorer"].resolve().as_uri())
+            texts = page.locator(".groove-untrusted").all_inner_texts()
+        finally:
+            browser.close()
+    assert texts and all("the HTML report exported beside this notebook" in t for t in texts)

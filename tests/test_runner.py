@@ -110,6 +110,7 @@ def test_unknown_and_runner_owned_parameters_are_refused() -> None:
     with pytest.raises(NotebookError) as unknown:
         runner.check_parameters({"limt": 5}, ("limit", "result_path"), "eval-report")
     assert unknown.value.message == "unknown parameter 'limt' for eval-report; allowed: limit"
+    assert unknown.value.hint == "did you mean -p limit?"
     with pytest.raises(NotebookError) as owned:
         runner.check_parameters({"result_path": "x"}, ("result_path",), "eval-report")
     assert owned.value.message == (
@@ -127,9 +128,10 @@ def test_unknown_parameter_exits_2_with_one_line_and_a_result(tmp_path: Path) ->
     )
     allowed = ", ".join(EVAL_PARAMETERS[:-1])
     line = f"Error: unknown parameter 'bogus' for eval-report; allowed: {allowed}\n"
-    assert (result.exit_code, result.stdout, result.stderr) == (2, "", line)
+    hint = "docs/notebooks.md says what each parameter does"
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"{line}hint: {hint}\n")
     document = json.loads((out / "result.json").read_text(encoding="utf-8"))
-    assert document == {"verdict": "error", "exit_code": 2, "error": line[7:-1], "hint": None}
+    assert document == {"verdict": "error", "exit_code": 2, "error": line[7:-1], "hint": hint}
     assert sorted(p.name for p in out.iterdir()) == ["result.json"]  # nothing was executed
 
 
@@ -518,4 +520,5 @@ def test_open_refuses_an_unknown_parameter_before_writing(tmp_path: Path) -> Non
     )
     assert result.exit_code == 2
     assert "unknown parameter 'limt' for eval-report" in result.stderr
+    assert "hint: did you mean -p limit?" in result.stderr
     assert not (tmp_path / "w").exists()

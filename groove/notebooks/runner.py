@@ -25,6 +25,7 @@ must not pay for them.
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import os
@@ -116,8 +117,15 @@ def check_parameters(parameters: Mapping[str, Any], allowed: Sequence[str], name
         if key in RUNNER_PARAMETERS:
             raise NotebookError(f"{key} is set by the runner (<out>/{RESULT_FILE}); drop -p {key}")
         if key not in allowed:
-            names = ", ".join(p for p in allowed if p not in RUNNER_PARAMETERS)
-            raise NotebookError(f"unknown parameter {key!r} for {name}; allowed: {names}")
+            settable = [p for p in allowed if p not in RUNNER_PARAMETERS]
+            names = ", ".join(settable)
+            close = difflib.get_close_matches(key, settable, n=1)
+            hint = (
+                f"did you mean -p {close[0]}?"
+                if close
+                else "docs/notebooks.md says what each parameter does"
+            )
+            raise NotebookError(f"unknown parameter {key!r} for {name}; allowed: {names}", hint)
 
 
 # ---------------------------------------------------------------- kernel
@@ -298,7 +306,7 @@ def run_notebook(
     try:
         check_parameters(given, allowed_parameters(source), label)
     except NotebookError as exc:
-        write_result(result_path, error_document(EXIT_BAD_INPUT, exc.message))
+        write_result(result_path, error_document(EXIT_BAD_INPUT, exc.message, exc.hint))
         raise
     if kb_path is not None:
         given["kb_path"] = str(kb_path.resolve())

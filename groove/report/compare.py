@@ -22,9 +22,14 @@ def _change(m: MetricComparison) -> str:
     return f"{arrow} {abs(t.delta):.3f} {t.compact()}{holm}{mark}"
 
 
+UNPAIRED = "no query id in common with the baseline, so no change could be tested"
+
+
 def _title(r: RunComparison) -> str:
     fp = r.run.record.fingerprint
     role = "baseline" if r.is_baseline else f"{r.paired_queries} paired queries"
+    if not r.is_baseline and r.paired_queries == 0:
+        role += f": {UNPAIRED}"
     config = "" if r.same_config or r.is_baseline else ", other config than the baseline"
     return (
         f"{r.run.label}  {r.run.record.timestamp}  ({role}{config}; model {fp.model}, "
@@ -71,6 +76,9 @@ def render_markdown(comparison: Comparison) -> str:
             " (baseline)" if r.is_baseline else ""
         )
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    unpaired = [r.run.label for r in comparison.runs if not r.is_baseline and not r.paired_queries]
+    if unpaired:
+        lines += ["", f"0 paired queries for {', '.join(unpaired)}: {UNPAIRED}."]
     return "\n".join(lines) + "\n"
 
 
