@@ -470,6 +470,10 @@ def test_open_writes_a_parameterised_copy_and_prints_the_lab_command(
     notebook = nbformat.read(str(copy), as_version=4)
     injected = [c for c in notebook.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert len(injected) == 1
+    assert injected[0].metadata["jupyter"]["source_hidden"] is True  # the verdict comes first
+    headline = next(c for c in notebook.cells if "view.headline(outcome)" in c.source)
+    setup = notebook.cells[: notebook.cells.index(headline) + 1]
+    assert all(c.metadata.get("jupyter", {}).get("source_hidden") for c in setup[1:])
     namespace: dict[str, object] = {}
     exec(injected[0].source, namespace)  # the values the kernel will see
     assert namespace["golden"] == str(tmp_path / "g.yml")  # absolute: the kernel runs in work/
@@ -522,3 +526,26 @@ def test_open_refuses_an_unknown_parameter_before_writing(tmp_path: Path) -> Non
     assert "unknown parameter 'limt' for eval-report" in result.stderr
     assert "hint: did you mean -p limit?" in result.stderr
     assert not (tmp_path / "w").exists()
+
+
+def test_the_html_export_loads_nothing_and_leaves_the_set_up_code_out() -> None:
+    import nbformat
+
+    from groove.notebooks import export
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("secret_setup = 1", metadata={"tags": ["hide-input"]}),
+        nbformat.v4.new_code_cell("x = 2", metadata={"tags": ["injected-parameters"]}),
+        nbformat.v4.new_code_cell("shown_code = 3"),
+    ]
+    body, _ = export.html_exporter().from_notebook_node(notebook)
+    assert "require.min.js" not in body and "mathjax" not in body.lower()
+    assert "secret_setup" not in body and "shown_code" in body
+    assert export.collapse_setup(notebook) is True
+    assert [c.metadata.get("jupyter", {}).get("source_hidden") for c in notebook.cells] == [
+        None,
+        True,
+        None,
+    ]
+    assert export.collapse_setup(notebook) is False
