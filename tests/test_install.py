@@ -139,3 +139,31 @@ def test_the_name_is_not_taken_on_the_package_index() -> None:
     ours = _pip(python, "index", "versions", install.DISTRIBUTION)
     assert ours.returncode != 0
     assert "No matching distribution found" in ours.stderr
+
+
+@pytest.mark.slow
+def test_the_documented_lines_install_this_project_in_a_fresh_venv(tmp_path: Path) -> None:
+    """README's two ways without make: `pip install -e '.[lab]'` in the checkout, and
+    `pip install 'groove-retrieval[lab]' --find-links wheels` with a wheel built here. Each
+    resolves (a dry run, dependencies left out) to this project, never the index's groove."""
+    wheels = tmp_path / "wheels"
+    built = _pip(Path(sys.executable), "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT))
+    assert built.returncode == 0, built.stderr
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    lines = {
+        "checkout": (["-e", ".[lab]"], ROOT),
+        "wheel": (["groove-retrieval[lab]", "--find-links", str(wheels), "--no-index"], tmp_path),
+    }
+    for name, (args, cwd) in lines.items():
+        report = tmp_path / f"{name}.json"
+        flags = ["--dry-run", "--no-deps", "--ignore-installed", "--report", str(report)]
+        got = _pip(python, "install", *flags, *args, cwd=cwd)
+        assert got.returncode == 0, (name, got.stderr)
+        (item,) = json.loads(report.read_text())["install"]
+        assert item["metadata"]["name"] == "groove-retrieval", name
+        assert "lab" in item["metadata"].get("provides_extra", []), name
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "pip install -e '.[lab]'" in readme
+    assert "pip install 'groove-retrieval[lab]' --find-links wheels" in readme

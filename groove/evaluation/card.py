@@ -93,9 +93,12 @@ def history_card(history: History) -> Card:
         ]
         worst = min(deltas, key=lambda d: d[1])
         best = max(deltas, key=lambda d: d[1])
-        verdict = (
-            f"newest run vs the one before: {worst[0]} {worst[1]:+.3f}, {best[0]} {best[1]:+.3f}"
-        )
+        moves = []
+        if worst[1] < 0:
+            moves.append(f"largest fall {worst[0]} {worst[1]:+.3f}")
+        if best[1] > 0:
+            moves.append(f"largest rise {best[0]} {best[1]:+.3f}")
+        verdict = "newest run vs the one before: " + ("; ".join(moves) or "no metric moved")
         level = OK if worst[1] >= 0 else WARN
     else:
         verdict = (
