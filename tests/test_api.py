@@ -110,7 +110,7 @@ def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:
 
 @pytest.mark.parametrize(
     ("command", "table", "presentation"),
-    [("eval", EVAL, {"fmt", "no_color"}), ("tune", TUNE, {"fmt", "no_color"})],
+    [("eval", EVAL, {"fmt", "no_color", "full"}), ("tune", TUNE, {"fmt", "no_color"})],
 )
 def test_cli_options_are_the_declared_settings(command, table, presentation) -> None:  # type: ignore[no-untyped-def]
     from groove.cli import cli

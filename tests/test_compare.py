@@ -309,3 +309,48 @@ def test_compare_says_how_many_queries_it_paired_and_why_not_the_rest() -> None:
     # All paired: no line, the seed's text.
     same = compare_runs([LabelledRun("#2", base), LabelledRun("#1", base)])
     assert "not paired" not in render_text(same)
+
+
+def test_two_result_files_of_the_same_name_are_told_apart(tmp_path: Path) -> None:
+    """``groove compare main/result.json pr/result.json`` labelled both "result.json"."""
+    paths = []
+    for folder, scores in (("main", BASE), ("pr", ONE_DOWN)):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "result.json"
+        stamp = "2026-01-01T00:00:00+00:00" if folder == "main" else "2026-01-02T00:00:00+00:00"
+        path.write_text(json.dumps(make_run(stamp, scores).to_dict()), encoding="utf-8")
+        paths.append(str(path))
+    got = CliRunner().invoke(cli, ["compare", *paths, "--kb-path", str(tmp_path)])
+    assert got.exit_code == 0, got.stderr
+    assert "baseline main/result.json (" in got.stdout.splitlines()[0]
+    assert "\npr/result.json  2026-01-02" in got.stdout
+    assert list(dict.fromkeys(compare(paths)["run"])) == ["main/result.json", "pr/result.json"]
+    from groove.evaluation.compare import file_labels
+
+    assert file_labels([Path("/a/x/r.json"), Path("/b/x/r.json"), Path("/b/y.json")]) == [
+        "a/x/r.json",
+        "b/x/r.json",
+        "y.json",
+    ]
+
+
+def test_zero_paired_queries_is_explained(tmp_path: Path) -> None:
+    base = make_run("2026-01-01T00:00:00+00:00", BASE)
+    other = make_run("2026-01-02T00:00:00+00:00", BASE).to_dict()
+    for query in other["per_query"]:
+        query["id"] = f"renamed-{query['id']}"
+    paths = []
+    for name, document in (("base.json", base.to_dict()), ("renamed.json", other)):
+        (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+        paths.append(str(tmp_path / name))
+    runner = CliRunner()
+    text = runner.invoke(cli, ["compare", *paths, "--kb-path", str(tmp_path)])
+    assert text.exit_code == 0, text.stderr
+    assert (
+        "renamed.json  2026-01-02T00:00:00+00:00  (0 paired queries: no query id in common "
+        "with the baseline, so no change could be tested; " in text.stdout
+    )
+    markdown = runner.invoke(
+        cli, ["compare", *paths, "--kb-path", str(tmp_path), "--format", "markdown"]
+    )
+    assert "0 paired queries for renamed.json: no query id in common" in markdown.stdout

@@ -217,6 +217,14 @@ def test_near_matches_kinds() -> None:
     assert near_matches("team/oncall.md", indexed) == ()
 
 
+def test_a_numbered_note_is_not_a_typo_of_another_number() -> None:
+    """docs/572.md missing: docs/72.md is another document (Cranfield numbers its notes)."""
+    indexed = ["docs/72.md", "docs/571.md", "docs/57.md", "notes/v2-plan.md"]
+    assert near_matches("docs/572.md", indexed) == ()
+    assert [n.path for n in near_matches("notes/v2-plna.md", indexed)] == ["notes/v2-plan.md"]
+    assert [n.kind for n in near_matches("Docs/72.md", indexed)] == ["case"]
+
+
 def test_cause_order_for_the_post_retrieval_and_leg_cases() -> None:
     from groove.evaluation.explain import Explainer as E
 

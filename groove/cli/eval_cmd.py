@@ -18,6 +18,12 @@ from groove.settings import EVAL, LexicalMode
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
 @setting_options(EVAL, "history", "diff")
 @click.option("--no-color", is_flag=True, help="No ANSI colours in the text report.")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="List every regression, miss and explained query in the text and Markdown reports "
+    "(they show the first 20 and 10, and count the rest).",
+)
 @setting_options(
     EVAL,
     "fail_on_regression",
@@ -47,6 +53,7 @@ def eval_cmd(
     no_history: bool,
     no_diff: bool,
     no_color: bool,
+    full: bool,
     fail_on_regression: bool,
     baseline: str | None,
     require_baseline: bool,
@@ -112,9 +119,9 @@ def eval_cmd(
     if fmt == "json":
         report = eval_json.render(result)
     elif fmt == "markdown":
-        report = eval_markdown.render(result)
+        report = eval_markdown.render(result, full=full)
     else:
-        report = eval_text.render(result, color=use_color(no_color))
+        report = eval_text.render(result, color=use_color(no_color), full=full)
     for note in result.notes:
         warn(cli_line("eval", note))
     click.echo(report, nl=False)

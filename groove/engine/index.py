@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from groove.cards import Card, Introduces
 from groove.config import Config
 from groove.engine.chunking import ParsedDocument, parse_markdown
 from groove.engine.embed import Embedder
@@ -77,8 +78,8 @@ ProgressFn = Callable[[int, int], None]
 WaitFn = Callable[[Path], None]
 
 
-@dataclass(frozen=True)
-class IndexSummary:
+@dataclass(frozen=True, repr=False)
+class IndexSummary(Introduces):
     """What a build did. ``indexed`` counts files parsed and embedded (new or changed)."""
 
     kb_path: Path
@@ -96,6 +97,12 @@ class IndexSummary:
     seconds: float
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # what the build kept or changed that a user should know
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the summary line and the counts."""
+        from groove.engine.card import index_card
+
+        return index_card(self)
 
     def line(self) -> str:
         """The one-line summary ``groove index`` prints."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from groove.cards import Card, Introduces
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, SearchConfig
 from groove.engine.family import fuse_family, scored_lexical_leg, scored_vector_leg
 from groove.engine.lexical import LexicalMode, LexicalQuery, lexical_query, mode_for_index
@@ -73,13 +74,19 @@ class SearchOptions:
     lexical: LexicalMode | None = None
 
 
-@dataclass(frozen=True)
-class SearchResult:
+@dataclass(frozen=True, repr=False)
+class SearchResult(Introduces):
     query: str
     compiled: CompiledQuery
     hits: tuple[Hit, ...]
     warnings: tuple[str, ...] = ()
     lexical: LexicalQuery | None = None  # the bm25 leg's table and expression
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the best hits, ranked."""
+        from groove.engine.card import search_card
+
+        return search_card(self)
 
 
 def candidate_pool(limit: int) -> int:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.cards import Card, Introduces
 from groove.errors import HistoryError
 from groove.evaluation.gate import DEFAULT_ALPHA
 from groove.evaluation.records import RunRecord
@@ -97,11 +98,17 @@ class RunComparison:
         return f"{total} quer{'y' if total == 1 else 'ies'} not paired: {parts}"
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Introduces):
     baseline: LabelledRun
     alpha: float
     runs: tuple[RunComparison, ...]
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the significant changes, one line per run."""
+        from groove.evaluation.card import comparison_card
+
+        return comparison_card(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -285,12 +292,16 @@ def load_run_file(path: Path) -> RunRecord:
 
 
 def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[LabelledRun]:
-    """Each ref: an existing file, a history position (1 = newest) or a timestamp (prefix)."""
+    """Each ref: an existing file, a history position (1 = newest) or a timestamp (prefix).
+    A file is labelled by its name, with as many parent folders as tell it apart from the
+    other files (``main/result.json``, ``pr/result.json``)."""
+    files = [Path(ref).expanduser() for ref in refs if Path(ref).expanduser().is_file()]
+    names = dict(zip(files, file_labels(files), strict=True))
     out = []
     for ref in refs:
         path = Path(ref).expanduser()
         if path.is_file():
-            out.append(LabelledRun(path.name, load_run_file(path)))
+            out.append(LabelledRun(names[path], load_run_file(path)))
         elif ref.isdigit():
             position = int(ref)
             if not 1 <= position <= len(history):
@@ -309,6 +320,26 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
                 )
             out.append(LabelledRun(f"#{matches[0] + 1}", history[matches[0]]))
     return out
+
+
+def file_labels(paths: Sequence[Path]) -> list[str]:
+    """The shortest trailing part of each path that no other path of ``paths`` shares."""
+    parts = [path.resolve().parts for path in paths]
+    depth = [1] * len(paths)
+
+    def label(i: int) -> str:
+        return "/".join(parts[i][-depth[i] :])
+
+    while True:
+        seen: dict[str, list[int]] = {}
+        for i in range(len(paths)):
+            seen.setdefault(label(i), []).append(i)
+        clashes = [i for group in seen.values() if len(group) > 1 for i in group]
+        grown = [i for i in clashes if depth[i] < len(parts[i])]
+        if not grown:
+            return [label(i) for i in range(len(paths))]
+        for i in grown:
+            depth[i] += 1
 
 
 def comparable_chain(
@@ -352,9 +383,19 @@ def _coerce(run: Any, index: int) -> LabelledRun:
     raise TypeError(f"runs[{index}] is a {type(run).__name__}, not an eval run")
 
 
+def _coerce_all(runs: Sequence[Any]) -> list[LabelledRun]:
+    """Every run coerced; saved files labelled apart (two result.json files would not be)."""
+    labelled = [_coerce(r, i) for i, r in enumerate(runs)]
+    files = [i for i, r in enumerate(runs) if isinstance(r, str | Path)]
+    names = file_labels([Path(runs[i]).expanduser() for i in files])
+    for i, name in zip(files, names, strict=True):
+        labelled[i] = LabelledRun(name, labelled[i].record)
+    return labelled
+
+
 def compare_frame(runs: Sequence[Any], baseline: int = 0) -> pd.DataFrame:
     """``compare`` over runs of any accepted kind, baseline given by position."""
-    labelled = [_coerce(r, i) for i, r in enumerate(runs)]
+    labelled = _coerce_all(runs)
     return compare_runs(labelled, baseline).to_dataframe()
 
 
@@ -368,7 +409,7 @@ def compare(
     Columns: run, timestamp, baseline, same config, metric, value, delta, ci_low, ci_high,
     p (sign-flip), p_holm (over the run's metrics) and mark (▲ / ▼ when p_holm < alpha).
     """
-    labelled = [_coerce(r, i) for i, r in enumerate(runs)]
+    labelled = _coerce_all(runs)
     if isinstance(baseline, str):
         found = [
             i

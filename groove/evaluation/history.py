@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock, Timeout
 
 from groove.atomic import remove_stale_temps, write_file
+from groove.cards import Card, Introduces
 from groove.errors import FileRefusedError, HistoryError
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import RunRecord
@@ -48,11 +49,17 @@ NOTE_HISTORY_CORRUPTED = "history-corrupted"
 NOTE_HISTORY_TRIMMED = "history-trimmed"
 
 
-@dataclass(frozen=True)
-class History:
+@dataclass(frozen=True, repr=False)
+class History(Introduces):
     runs: tuple[RunRecord, ...] = ()
     warnings: tuple[Note, ...] = ()
     pins: Mapping[str, str] = field(default_factory=dict)  # baseline name -> run id
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the runs, the newest metrics, the last change."""
+        from groove.evaluation.card import history_card
+
+        return history_card(self)
 
     @property
     def newest(self) -> RunRecord | None:

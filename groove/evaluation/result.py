@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.cards import Card, Introduces
 from groove.errors import EXIT_NO_BASELINE, EXIT_OK, EXIT_REGRESSION
 from groove.evaluation.attribution import Attributions, misses_by_cause
 from groove.evaluation.baseline import Baseline
@@ -43,8 +44,8 @@ class MetricDelta:
         return self.now - self.previous
 
 
-@dataclass(frozen=True)
-class EvalRun:
+@dataclass(frozen=True, repr=False)
+class EvalRun(Introduces):
     """One evaluation and everything needed to judge it against its baseline.
 
     ``previous`` is the run the diff compares with (the baseline) when there is one, else
@@ -80,6 +81,12 @@ class EvalRun:
         """How the reports name the compared run: the seed's "last run", or "the baseline
         run" when it is an older one."""
         return "the baseline run" if self.baseline_stated else "last run"
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the verdict, the metrics, where the details are."""
+        from groove.evaluation.card import eval_run_card
+
+        return eval_run_card(self)
 
     @property
     def fingerprint(self) -> Fingerprint:

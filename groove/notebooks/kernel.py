@@ -75,6 +75,7 @@ def eval_report(
     from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
+    from groove.report.cap import NOTEBOOK_WHERE
     from groove.report.notes import regression_message
     from groove.tuning.reach import PROBE
 
@@ -125,7 +126,7 @@ def eval_report(
         write_result(Path(result_path), document)
         # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
         summary = Path(result_path).with_name(SUMMARY_FILE)
-        write_file(summary, eval_markdown.render(run))
+        write_file(summary, eval_markdown.render(run, where=NOTEBOOK_WHERE))
         if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
             if run.history_path is not None and settings.save_history:
                 leave(Path(result_path), run.record, run.history_path, settings.history_size)
@@ -188,7 +189,8 @@ def tune_explorer(
             result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
             settings = tune_settings(_config(given.pop("config")), **given)
-            result, source = tune.run(settings), "measured"
+            result = tune.run(settings)
+            source = "measured now: the grid ran on this knowledge base"
     except GrooveError as exc:
         return _refused(exc, result_path)
     document = export.to_document(result)  # tune's decision is its own field, "decision"

@@ -27,6 +27,7 @@ must not pay for them.
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import os
@@ -50,6 +51,7 @@ from groove.errors import (
     GrooveError,
     NotebookError,
 )
+from groove.notebooks import export
 from groove.notebooks.headless import HEADLESS_ENV
 from groove.notebooks.pending import PENDING_ENV, pending_path
 from groove.settings import NOTEBOOK_RUN
@@ -122,8 +124,15 @@ def check_parameters(parameters: Mapping[str, Any], allowed: Sequence[str], name
         if key in RUNNER_PARAMETERS:
             raise NotebookError(f"{key} is set by the runner (<out>/{RESULT_FILE}); drop -p {key}")
         if key not in allowed:
-            names = ", ".join(p for p in allowed if p not in RUNNER_PARAMETERS)
-            raise NotebookError(f"unknown parameter {key!r} for {name}; allowed: {names}")
+            settable = [p for p in allowed if p not in RUNNER_PARAMETERS]
+            names = ", ".join(settable)
+            close = difflib.get_close_matches(key, settable, n=1)
+            hint = (
+                f"did you mean -p {close[0]}?"
+                if close
+                else "docs/notebooks.md says what each parameter does"
+            )
+            raise NotebookError(f"unknown parameter {key!r} for {name}; allowed: {names}", hint)
 
 
 # ---------------------------------------------------------------- kernel
@@ -307,7 +316,7 @@ def run_notebook(
     try:
         check_parameters(given, allowed_parameters(source), label)
     except NotebookError as exc:
-        write_result(result_path, error_document(EXIT_BAD_INPUT, exc.message))
+        write_result(result_path, error_document(EXIT_BAD_INPUT, exc.message, exc.hint))
         raise
     if kb_path is not None:
         given["kb_path"] = str(kb_path.resolve())
@@ -523,9 +532,8 @@ class _HtmlExporter:
     def _load(self) -> None:
         try:
             import nbformat
-            from nbconvert import HTMLExporter
 
-            exporter = HTMLExporter()
+            exporter = export.html_exporter()
             exporter.from_notebook_node(nbformat.v4.new_notebook())
             self._exporter = exporter
         except Exception:  # export() imports again and reports a real failure
@@ -539,12 +547,11 @@ class _HtmlExporter:
         self._thread.join()
         try:
             if self._exporter is None:
-                from nbconvert import HTMLExporter
-
-                self._exporter = HTMLExporter()
+                self._exporter = export.html_exporter()
             notebook = nbformat.read(str(executed if executed.is_file() else source), 4)
-            if not executed.is_file():
-                nbformat.write(notebook, str(executed))
+            # set-up cells collapsed, so the notebook opens on its verdict too
+            if export.collapse_setup(notebook) or not executed.is_file():
+                write_file(executed, nbformat.writes(notebook) + "\n")
             body, _ = self._exporter.from_notebook_node(widgets_as_text(notebook))
             write_file(html, body)
         except (OSError, ValueError):

@@ -21,7 +21,9 @@ from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
 from groove.evaluation.significance import format_p
+from groove.install import install_command
 from groove.labels import location_label
+from groove.notebooks.headline import headline as headline
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
 from groove.report import plots
@@ -802,7 +804,7 @@ def conditions_table(outcome: Outcome[TuneResult]) -> Any:
 
 PICKER_HINT = (
     "Condition picker: needs a live kernel and the widget front end where the Jupyter "
-    "server runs (pip install 'groove[lab]'); the table above lists every condition."
+    f"server runs ({install_command('lab')}); the table above lists every condition."
 )
 SORTS = {
     "mean Δ, best first": lambda row: (-row["mean ΔnDCG@5"], row["index"]),
@@ -933,7 +935,7 @@ class ConditionPicker:
 
 HEADLESS_PICKER_HINT = (
     "Condition picker: in a live kernel only (groove notebook open tune-explorer, with "
-    "groove[lab]); the table above lists every condition."
+    f"{install_command('lab')}); the table above lists every condition."
 )
 
 

@@ -23,9 +23,14 @@ def _change(m: MetricComparison, is_baseline: bool = False) -> str:
     return f"{arrow} {abs(t.delta):.3f} {t.compact()}{holm}{mark}"
 
 
+UNPAIRED = "no query id in common with the baseline, so no change could be tested"
+
+
 def _title(r: RunComparison) -> str:
     fp = r.run.record.fingerprint
     role = "baseline" if r.is_baseline else f"{r.paired_queries} paired queries"
+    if not r.is_baseline and r.paired_queries == 0:
+        role += f": {UNPAIRED}"
     config = "" if r.same_config or r.is_baseline else ", other config than the baseline"
     return (
         f"{r.run.label}  {r.run.record.timestamp}  ({role}{config}; model {fp.model}, "
@@ -78,6 +83,9 @@ def render_markdown(comparison: Comparison) -> str:
         if r.unpaired_note is not None:
             name += f" ({r.unpaired_note})"
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    unpaired = [r.run.label for r in comparison.runs if not r.is_baseline and not r.paired_queries]
+    if unpaired:
+        lines += ["", f"0 paired queries for {', '.join(unpaired)}: {UNPAIRED}."]
     return "\n".join(lines) + "\n"
 
 

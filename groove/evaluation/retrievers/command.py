@@ -159,7 +159,8 @@ class CommandRetriever:
         how = f"exited with code {code}" if code is not None else "closed its output"
         return RetrieverError(
             f"retriever command {how} before answering query {query_id!r}",
-            "its standard error (above) may say why",
+            "its standard error may say why: a terminal shows it just before this message; "
+            "a notebook does not, so run groove eval with the same --retriever in a terminal",
         )
 
     def _kill(self) -> None:
