@@ -16,6 +16,7 @@ from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import AnyFinding
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import GateDecision
+from groove.evaluation.judged import JudgedSummary
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
 from groove.evaluation.significance import Significance
 from groove.notes import Level, Note
@@ -58,6 +59,8 @@ class EvalRun:
     significance: Significance | None = None
     gate: GateDecision | None = None
     attribution: Attributions | None = None  # set by --explain: query id -> its answers
+    # judged@k, when the golden file has a judgements file beside it (docs/judgements.md)
+    judged: JudgedSummary | None = None
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -182,6 +185,8 @@ class EvalRun:
             else None
         )
         out["gate"] = self.gate.to_dict() if self.gate is not None else None
+        if self.judged is not None:  # absent, not null, without judgements: seed output kept
+            out["judged"] = self.judged.to_dict()
         return out
 
     def per_query_frame(self) -> pd.DataFrame:

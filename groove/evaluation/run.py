@@ -35,6 +35,7 @@ from groove.evaluation.gate import decide as decide_gate
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.golden_paths import PathDoctor, path_findings
 from groove.evaluation.history import History, append_run, history_path, load_history
+from groove.evaluation.judged import judged_for
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
 from groove.evaluation.records import QueryResult, RunRecord
 from groove.evaluation.result import EvalRun
@@ -182,6 +183,9 @@ def _compare_and_save(
             )
         else:
             fell = tuple(m.label for m in gate.metrics if m.regressed)
+    judged = judged_for(settings.golden_path, record, compatible)
+    if judged is not None and judged.drop is not None:
+        notes.append(judged.drop.note())
     if path is not None and settings.save_history:
         saved = append_run(path, record, settings.history_size)
         notes += saved.warnings
@@ -200,6 +204,7 @@ def _compare_and_save(
         significance=significance,
         gate=gate,
         attribution=attribution,
+        judged=judged,
     )
 
 

@@ -23,7 +23,7 @@ from groove.evaluation.significance import format_p
 from groove.labels import location_label
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
-from groove.report import plots
+from groove.report import judged, plots
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -140,7 +140,7 @@ def aggregate_rows(run: EvalRun) -> list[dict[str, Any]]:
             "shade": "" if row.change is None else str(row.change),
         }
         for row in metric_rows(run)
-    ]
+    ] + judged.aggregate_rows(run)
 
 
 def _interval(run: EvalRun, label: str) -> str:
@@ -326,6 +326,8 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
         )
         if run.attribution is not None:
             rows[-1]["cause"] = _causes(run.attribution.get(q.id, ()))
+        if run.judged is not None:
+            rows[-1][f"judged@{k}"] = judged.query_value(run, q.id)
     order = {"✗ miss": 0, "↓ regressed": 1, "ok": 2}
     recall, ndcg = f"recall@{k}", f"nDCG@{k}"
     # stable sort: golden order kept among equals

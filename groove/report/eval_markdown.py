@@ -6,7 +6,7 @@ from groove.evaluation.change import Change, MetricRow, arrow, metric_rows
 from groove.evaluation.findings import Finding, PathFinding
 from groove.evaluation.result import DEFAULT_LIMIT, NOTE_CORPUS_CHANGED, EvalRun
 from groove.notes import Level
-from groove.report import eval_explain
+from groove.report import eval_explain, judged
 
 
 def render(run: EvalRun) -> str:
@@ -72,7 +72,7 @@ def _table(run: EvalRun) -> list[str]:
         if test is not None and test.moved and row.delta is not None:
             change += f" 95% CI {test.compact()}"
         lines.append(f"| {row.label} | {row.value:.3f} | {change} |")
-    return lines
+    return lines + judged.markdown_rows(run)
 
 
 def _change(row: MetricRow) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from groove.evaluation.change import Change, arrow, classify, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.evaluation.significance import PairedTest
-from groove.report import eval_explain
+from groove.report import eval_explain, judged
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"
@@ -72,6 +72,7 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
             delta = MetricDelta(row.label, row.value, row.previous)
             suffix = _arrow(delta, run.threshold, color, test)
         lines.append(f"  {row.label:<11}{row.value:.3f}{suffix}")
+    lines += judged.text_lines(run)
     lines += _gate(run)
     return lines
 
