@@ -89,6 +89,7 @@ class EvalConfig:
     regression_threshold: float = 0.05
     regression_gate: str = "threshold"
     alpha: float = 0.05
+    judge: str | None = None  # who judges hits (docs/judgements.md)
 
 
 @dataclass(frozen=True)
@@ -319,12 +320,14 @@ class _Reader:
     def eval(self, data: Any) -> EvalConfig:
         keys = {
             "golden", "history_size", "k_values", "regression_threshold", "regression_gate",
-            "alpha",
+            "alpha", "judge",
         }  # fmt: skip
         table = self.table(data, "eval", keys)
         cfg = EvalConfig()
         if "golden" in table:
             cfg = replace(cfg, golden=self.path(table, "eval.golden"))
+        if "judge" in table:
+            cfg = replace(cfg, judge=self.string(table, "eval.judge"))
         if "history_size" in table:
             size = self.integer(table, "eval.history_size", 1, 10_000)
             cfg = replace(cfg, history_size=size)

@@ -30,6 +30,8 @@ from groove.judging.pool import (
 from groove.notes import Level, Note
 
 DEFAULT_DEPTH = 10
+NOTE_EMPTY_HISTORY = "pool-empty-history"
+EMPTY_HISTORY = "the eval history holds no run yet: pooling a fresh run of groove's engine"
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,10 @@ class PoolSources:
     current: bool = False
     retriever: RetrieverSpec | None = None
     tune: bool = False
+
+    def any_other(self) -> bool:
+        """A source besides the history."""
+        return bool(self.runs) or self.current or self.tune or self.retriever is not None
 
     def any(self) -> bool:
         return (
@@ -70,6 +76,11 @@ def collect(settings: EvalSettings, sources: PoolSources, depth: int = DEFAULT_D
         for labelled in resolve_refs(sources.runs, stored):
             lists.append(lists_from_record(labelled.label, labelled.record, depth))
     quiet = replace(settings, history=False, save_history=False, diff=False, explain=False)
+    notes: list[Note] = []
+    if sources.history and not lists and not sources.any_other():
+        # Nothing stored yet: pool what groove's engine returns now, rather than nothing.
+        notes.append(Note(NOTE_EMPTY_HISTORY, EMPTY_HISTORY, Level.INFO))
+        sources = replace(sources, current=True)
     if sources.current:
         lists.append(lists_from_record("groove", _evaluate(replace(quiet, retriever=None)), depth))
     if sources.retriever is not None:
@@ -78,7 +89,6 @@ def collect(settings: EvalSettings, sources: PoolSources, depth: int = DEFAULT_D
         lists.append(lists_from_record(label, record, depth))
     if sources.tune:
         lists.append(tune_lists(quiet, depth))
-    notes: list[Note] = []
     paths = {h[0] for s in lists for hits in s.tops.values() for h in hits}
     snippets = _snippets(settings, paths, notes)
     return build_pool(golden, judgements, lists, depth, snippets, notes)
