@@ -16,7 +16,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from groove.api import evaluate, index, load_history, load_tune, save_tune, search, tune
+from groove.api import (
+    evaluate,
+    index,
+    judge,
+    load_history,
+    load_tune,
+    pool,
+    save_tune,
+    search,
+    tune,
+)
 from groove.errors import (
     ConfigError,
     FileRefusedError,
@@ -66,8 +76,10 @@ __all__ = [
     "compare",
     "evaluate",
     "index",
+    "judge",
     "load_history",
     "load_tune",
+    "pool",
     "save_tune",
     "search",
     "tune",

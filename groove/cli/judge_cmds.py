@@ -45,27 +45,27 @@ def pool_cmd(
     """List the hits no expected entry and no judgement covers, most useful first."""
     from groove.cli.retriever_flags import spec_from_flags
     from groove.judging.exchange import export_pool, file_format
-    from groove.judging.run import pool, pool_settings
+    from groove.judging.run import pool, resolve
     from groove.report.notes import cli_line
 
     if out is not None:
         file_format(out)  # a bad name fails before any retrieval runs
-    settings, sources = pool_settings(
-        config_from(ctx),
-        kb_path=kb_path,
-        golden=golden,
-        history=not no_history,
-        runs=runs,
-        current=current,
-        tune=tune,
-        retriever=spec_from_flags(**retriever_flags),
-        model=model,
-        model_path=model_path,
-        limit=limit,
-        lexical=lexical,
-        db_path=db_path,
-    )
-    result = pool(settings, sources, depth or POOL["depth"].default)
+    given = {
+        "kb_path": kb_path,
+        "golden": golden,
+        "depth": depth,
+        "history": not no_history,
+        "runs": runs,
+        "current": current,
+        "tune": tune,
+        "model": model,
+        "model_path": model_path,
+        "limit": limit,
+        "lexical": lexical,
+        "db_path": db_path,
+    }
+    request = resolve(config_from(ctx), given, retriever=spec_from_flags(**retriever_flags))
+    result = pool(request)
     for note in result.notes:
         warn(cli_line("golden pool", note))
     warn(f"groove golden pool: {result.summary()}")
