@@ -107,6 +107,7 @@ class Pool:
     sources: tuple[str, ...]
     candidates: tuple[Candidate, ...]
     covered: int  # distinct hits the sources brought that expected or a judgement covers
+    judged: int = 0  # of those, the ones only a judgement covers (judging progress)
     notes: tuple[Note, ...] = ()
 
     def summary(self) -> str:
@@ -180,6 +181,7 @@ def build_pool(
     labels: dict[tuple[str, str, str | None], tuple[str, str | None]] = {}
     weights = {s.label: s.weight for s in sources}
     covered: set[tuple[str, str, str | None]] = set()
+    judged: set[tuple[str, str, str | None]] = set()
     for source in sources:
         for query_id, hits in source.tops.items():
             query = by_id.get(query_id)
@@ -189,8 +191,11 @@ def build_pool(
                 if rank > depth:
                     continue
                 key = (query_id, *_key(path, heading))
-                if _covered(query, judgements, path, heading):
+                how = _covered(query, judgements, path, heading)
+                if how is not None:
                     covered.add(key)
+                    if how == "judged":
+                        judged.add(key)
                     continue
                 labels.setdefault(key, (path, heading))
                 sightings = found.setdefault(key, {})
@@ -216,15 +221,19 @@ def build_pool(
         sources=tuple(s.label for s in sources),
         candidates=tuple(candidates),
         covered=len(covered),
+        judged=len(judged),
         notes=tuple(notes),
     )
 
 
-def _covered(query: GoldenQuery, judgements: Judgements, path: str, heading: str | None) -> bool:
+def _covered(
+    query: GoldenQuery, judgements: Judgements, path: str, heading: str | None
+) -> str | None:
+    """ "expected" or "judged" when the hit is covered, else None."""
     hit = RankedHit(0, path, heading, 0.0)
     if any(is_hit(e, hit) for e in query.expected):
-        return True
-    return judgements.find(query.id, path, heading) is not None
+        return "expected"
+    return "judged" if judgements.find(query.id, path, heading) is not None else None
 
 
 def _snippet(

@@ -78,8 +78,9 @@ class JudgeView:
         self.queue: list[Candidate] = [
             c for c in pool.candidates if judged.find(c.query_id, c.path, c.heading) is None
         ]
-        self.total = len(pool.candidates)
-        self.done = self.total - len(self.queue)
+        # Progress counts the hits of these sources judged in earlier sessions too.
+        self.done = pool.judged + len(pool.candidates) - len(self.queue)
+        self.total = pool.judged + len(pool.candidates)
         self.skipped = 0
         self.status = widgets.HTML()
         self.bar = widgets.IntProgress(min=0, max=max(self.total, 1), value=self.done)
@@ -154,7 +155,15 @@ class JudgeView:
             judgement = stamped(c.query_id, c.path, c.heading, relevant, self.by, note)
             save_judgements(self.path, [judgement])
             self.note.value = ""
-            self.done += 1
+            # A hit without a heading is judged for its whole file (the golden hit rule),
+            # so the file's other sections of this query leave the queue with it.
+            left = [
+                q
+                for q in self.queue
+                if q.query_id != c.query_id or not judgement.covers(q.path, q.heading)
+            ]
+            self.done += 1 + len(self.queue) - len(left)
+            self.queue = left
         self._show()
 
     def apply(self) -> None:
@@ -249,7 +258,7 @@ def open_view(
     *,
     kb_path: Any = None,
     golden: Any = None,
-    depth: Any = None,
+    depth: Any = 10,
     history: Any = True,
     runs: Any = None,
     current: Any = False,
