@@ -123,6 +123,15 @@ def test_a_judgement_covers_hits_by_the_golden_hit_rule() -> None:
     assert j.find("other", "a.md", None) is None
 
 
+def test_a_verdict_on_lead_text_covers_only_the_lead_text() -> None:
+    lead = stamped("q", "a.md", None, False, "x")
+    assert lead.heading == "" and lead.lead_text
+    assert lead.covers("a.md", None) and not lead.covers("a.md", "Setup")
+    assert lead.expected == Expected("a.md")  # applied: the golden file names the file
+    whole = Judgement("q", "a.md", None, False, WHEN, "x")  # written by hand: the whole file
+    assert whole.covers("a.md", "Setup") and whole.key != lead.key
+
+
 def _cranfield_sized(seed: int) -> tuple[dict, dict, dict]:
     """225 queries over 1,400 documents: expected answers, judgements, ranked runs."""
     rng = random.Random(seed)

@@ -15,9 +15,15 @@ can be concatenated or grepped. Fields (unknown ones are refused)::
 
 ``heading`` and ``note`` may be absent or null. A judgement covers a hit under the golden
 hit rule (groove.evaluation.metrics.is_hit): same path and, if the judgement has a heading,
-the same heading once trimmed and lower-cased. Judging the same (query, path, heading)
-again replaces the earlier line. Saves are atomic (groove.atomic) under a lock, so the
-widget can save after every key press and a crash loses at most the judgement in flight.
+the same heading once trimmed and lower-cased; with ``"heading": null`` it covers every
+chunk of the file. One addition to the golden rule: ``"heading": ""`` is the *lead text*
+(the chunk before the first heading, or a retriever's hit that names no section), and
+covers only hits without a heading. That is what a verdict on such a hit records, so
+judging a file's introduction never marks its sections as judged. Applied to the golden
+file, a relevant lead-text judgement becomes a path-only entry (the golden schema cannot
+pin the lead text). Judging the same (query, path, heading) again replaces the earlier
+line. Saves are atomic (groove.atomic) under a lock, so the widget can save after every
+key press and a crash loses at most the judgement in flight.
 """
 
 from __future__ import annotations
@@ -69,11 +75,17 @@ class Judgement:
 
     @property
     def expected(self) -> Expected:
-        """The golden entry this judgement stands for."""
-        return Expected(self.path, self.heading)
+        """The golden entry this judgement stands for (lead text: the whole file)."""
+        return Expected(self.path, self.heading or None)
+
+    @property
+    def lead_text(self) -> bool:
+        return self.heading is not None and not self.heading.strip()
 
     def covers(self, path: str, heading: str | None) -> bool:
-        return is_hit(self.expected, RankedHit(0, path, heading, 0.0))
+        if self.lead_text:
+            return path == self.path and not (heading or "").strip()
+        return is_hit(Expected(self.path, self.heading), RankedHit(0, path, heading, 0.0))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -112,7 +124,7 @@ class Judgements:
     def find(self, query_id: str, path: str, heading: str | None) -> Judgement | None:
         """The judgement that covers this hit, the most specific first (a heading one)."""
         found = [j for j in self.for_query(query_id) if j.covers(path, heading)]
-        found.sort(key=lambda j: j.heading is None)
+        found.sort(key=lambda j: j.heading is None)  # a section's verdict before the file's
         return found[0] if found else None
 
     def with_judgement(self, judgement: Judgement) -> Judgements:
@@ -255,5 +267,6 @@ def stamped(
     note: str | None = None,
     when: str | None = None,
 ) -> Judgement:
-    """A judgement made now (or ``when``) by ``by``."""
-    return Judgement(query_id, path, heading, relevant, when or now(), by, note)
+    """A judgement of one hit made now (or ``when``) by ``by``; a hit without a heading is
+    judged as lead text (``""``), never as its whole file."""
+    return Judgement(query_id, path, heading or "", relevant, when or now(), by, note)

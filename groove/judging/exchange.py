@@ -3,7 +3,8 @@
 The export has one row per candidate, in priority order, with two empty columns for the
 judge: ``relevant`` and ``note``. The import reads the same columns back (only
 ``query_id``, ``path`` and ``relevant`` are required; ``heading`` and ``note`` are read
-when present, the rest is ignored) and turns each row with a verdict into a judgement:
+when present, the rest is ignored) and turns each row with a verdict into a judgement (an
+empty heading is the lead text, as in groove.evaluation.judgements):
 
     yes / y / true / 1 / relevant            relevant
     no / n / false / 0 / not relevant        not relevant
@@ -114,7 +115,7 @@ def read_verdicts(path: Path, golden: GoldenSet, by: str) -> Imported:
         if query_id not in ids:
             unknown.append(query_id)
             continue
-        heading = _text(row.get("heading")) or None
+        heading = _text(row.get("heading"))  # empty: the lead text, as the view records it
         note = _text(row.get("note")) or None
         out.append(Judgement(query_id, file, heading, verdict, stamp, by, note))
     return Imported(tuple(out), skipped, tuple(unknown))

@@ -219,6 +219,8 @@ def _card(c: Candidate) -> str:
         for e in c.expected
     )
     label = html.escape(location_label(c.path, c.heading))
+    if c.heading is None:
+        label += " <small>(the text before its first heading)</small>"
     return (
         "<div class='groove-judge-card' style='border:1px solid #ccc;padding:8px;"
         "border-radius:6px;max-width:60em'>"
