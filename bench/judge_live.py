@@ -86,10 +86,14 @@ def start_lab(folder: Path, port: int) -> subprocess.Popen[bytes]:
 
 
 def run_all(page) -> None:  # type: ignore[no-untyped-def]
+    news = page.locator(".jp-Notification-Toast-close")  # JupyterLab's news question
+    if news.count():
+        news.first.click()
     page.click("text=Run", timeout=60_000)
     page.click("text=Run All Cells")
     page.wait_for_selector(".groove-judge", timeout=240_000)
     page.wait_for_timeout(1000)
+    page.locator(".groove-judge").scroll_into_view_if_needed()
 
 
 def status(page) -> str:  # type: ignore[no-untyped-def]
@@ -100,7 +104,7 @@ def check(page, shots: Path, golden: Path) -> None:  # type: ignore[no-untyped-d
     run_all(page)
     first = status(page)
     print("opened:", first)
-    page.screenshot(path=str(shots / "judge-1-open.png"), full_page=True)
+    page.locator(".groove-judge").screenshot(path=str(shots / "judge-1-open.png"))
     box = page.locator(".groove-judge-keys input")
     before = first
     for key in VERDICTS:
@@ -113,7 +117,7 @@ def check(page, shots: Path, golden: Path) -> None:  # type: ignore[no-untyped-d
         )
         before = status(page)
         print(f"after {key}:", before)
-    page.screenshot(path=str(shots / "judge-2-five-judged.png"), full_page=True)
+    page.locator(".groove-judge").screenshot(path=str(shots / "judge-2-five-judged.png"))
     judged_lines = (golden.with_name("golden.judgements.jsonl")).read_text().splitlines()
     verdicts = [json.loads(line)["relevant"] for line in judged_lines]
     assert verdicts == [k == "r" for k in VERDICTS], verdicts
@@ -123,13 +127,13 @@ def check(page, shots: Path, golden: Path) -> None:  # type: ignore[no-untyped-d
     resumed = status(page)
     print("resumed:", resumed)
     assert resumed.startswith(before.split(" judged")[0]), (resumed, before)
-    page.screenshot(path=str(shots / "judge-3-resumed.png"), full_page=True)
+    page.locator(".groove-judge").screenshot(path=str(shots / "judge-3-resumed.png"))
     page.click("button:has-text('apply to golden file')")
     page.wait_for_selector(".groove-judge-log", timeout=60_000)
     log = page.inner_text(".groove-judge-log")
     print(log)
     assert log.startswith("added "), log
-    page.screenshot(path=str(shots / "judge-4-applied.png"), full_page=True)
+    page.locator(".groove-judge").screenshot(path=str(shots / "judge-4-applied.png"))
     page.click("button:has-text('run eval')")
     page.wait_for_function(
         "document.querySelector('.groove-judge-log').innerText.includes('groove eval')",
@@ -140,7 +144,7 @@ def check(page, shots: Path, golden: Path) -> None:  # type: ignore[no-untyped-d
     assert "golden changed since last run, diff disabled" in report
     assert "judged@10" in report
     page.locator(".groove-judge-log").scroll_into_view_if_needed()
-    page.screenshot(path=str(shots / "judge-5-eval.png"), full_page=True)
+    page.locator(".groove-judge").screenshot(path=str(shots / "judge-5-eval.png"))
 
 
 def main() -> None:

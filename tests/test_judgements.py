@@ -233,3 +233,79 @@ def test_reports_show_judged_at_k_only_when_a_judgements_file_exists(
     text = eval_text.render(judged)
     assert f"  judged@10  {judged.judged.aggregate[10]:.3f}\n" in text
     assert "| judged@5 |" in eval_markdown.render(judged)
+
+
+# ---------------------------------------------------------------- a drop on unjudged hits
+
+
+def _record(tops: dict[str, list[str]], expected: dict[str, list[str]]):  # type: ignore[no-untyped-def]
+    from groove.evaluation.fingerprint import Fingerprint
+    from groove.evaluation.metrics import aggregate, query_metrics
+    from groove.evaluation.records import QueryResult, RunRecord
+
+    per_query = []
+    for qid, paths in tops.items():
+        exp = tuple(Expected(p) for p in expected[qid])
+        hits = tuple(RankedHit(r + 1, p, None, 1.0 / (r + 1)) for r, p in enumerate(paths))
+        per_query.append(QueryResult(qid, qid, exp, hits, query_metrics(exp, hits, (1, 5, 10))))
+    fp = Fingerprint("m", None, 10, (1, 5, 10), "g", 2, 1)
+    agg = aggregate([(q.expected, q.metrics) for q in per_query], (1, 5, 10))
+    return RunRecord(WHEN, fp, None, tuple(per_query), agg, ())
+
+
+def test_a_drop_made_of_unjudged_newcomers_is_named_and_compare_shows_it() -> None:
+    from groove.evaluation.compare import LabelledRun, compare_runs
+    from groove.evaluation.judged import drop_check, summarise
+    from groove.report.compare import render_text
+
+    expected = {"q1": ["a.md"], "q2": ["b.md"]}
+    before = _record({"q1": ["a.md", "x.md", "y.md"], "q2": ["b.md", "z.md"]}, expected)
+    # q1 fell: a.md went from rank 1 to rank 3, pushed down by two newcomers
+    after = _record({"q1": ["n1.md", "n2.md", "a.md"], "q2": ["b.md", "z.md"]}, expected)
+    judgements = Judgements(Path("j"), (Judgement("q1", "n1.md", None, False, WHEN, "x"),))
+    found = drop_check(after, before, judgements)
+    assert found is not None
+    assert (found.queries, found.entered, found.unjudged) == (("q1",), 2, 1)
+    assert found.message == (
+        "1 of the 2 hits that entered the top 10 of the 1 query that fell are unjudged: "
+        "judge them before trusting this drop (groove golden pool)"
+    )
+    assert drop_check(before, before, judgements) is None  # nothing fell
+    summary = summarise(after, judgements, before)
+    assert summary.aggregate[10] == pytest.approx(((2 / 3) + 0.5) / 2)  # q1: a.md, n1.md
+    comparison = compare_runs(
+        [LabelledRun("#2", before), LabelledRun("#1", after)], 0, judgements=judgements
+    )
+    text = render_text(comparison)
+    assert "  judged@10  0.583\n" in text
+    assert f"  ⚠️ {found.message}\n" in text
+    assert comparison.to_dict()["runs"][1]["judged"]["drop"]["unjudged"] == 1
+    plain = render_text(compare_runs([LabelledRun("#2", before), LabelledRun("#1", after)]))
+    assert "judged@" not in plain  # without judgements, compare prints what it did
+
+
+def test_the_eval_notes_the_drop_and_reports_it(tmp_path: Path) -> None:
+    from groove.config import Config
+    from groove.evaluation.history import append_run, history_path
+    from groove.evaluation.run import _compare_and_save
+    from groove.evaluation.settings import resolve_settings
+    from groove.report import eval_json, eval_markdown
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    golden = tmp_path / "golden.yml"
+    golden.write_text("queries: []\n")
+    expected = {"q1": ["a.md"], "q2": ["b.md"]}
+    before = _record({"q1": ["a.md", "x.md"], "q2": ["b.md"]}, expected)
+    after = _record({"q1": ["n1.md", "a.md"], "q2": ["b.md"]}, expected)
+    append_run(history_path(kb), before, 10)
+    settings = resolve_settings(Config(), kb_path=kb, golden=golden, save_history=False)
+    plain = _compare_and_save(settings, after)
+    assert plain.judged is None and not plain.notes  # no judgements file: no note
+    save_judgements(judgements_path(golden), [stamped("q2", "c.md", None, False, "x")])
+    run = _compare_and_save(settings, after)
+    (note,) = run.notes
+    assert note.kind == "unjudged-drop"
+    assert note.message.startswith("1 of the 1 hits that entered the top 10 of the 1 query")
+    assert f"> ⚠️ warning: {note.message}" in eval_markdown.render(run)
+    assert json.loads(eval_json.render(run))["judged"]["drop"]["queries"] == ["q1"]

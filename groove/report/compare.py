@@ -45,7 +45,19 @@ def render_text(comparison: Comparison) -> str:
             value = "  n/a" if m.value is None else f"{m.value:.3f}"
             change = _change(m)
             lines.append(f"  {m.label:<11}{value}" + (f"  ({change})" if change else ""))
+        lines += _judged(r)
     return "\n".join(lines) + "\n"
+
+
+def _judged(r: RunComparison) -> list[str]:
+    """judged@max(k) and, against the baseline, the unjudged newcomers (with judgements)."""
+    if r.judged is None or not r.judged.k_values:
+        return []
+    k = max(r.judged.k_values)
+    lines = [f"  {'judged@' + str(k):<11}{r.judged.aggregate.get(k, 0.0):.3f}"]
+    if r.judged.drop is not None:
+        lines.append(f"  ⚠️ {r.judged.drop.message}")
+    return lines
 
 
 def render_markdown(comparison: Comparison) -> str:
@@ -71,6 +83,10 @@ def render_markdown(comparison: Comparison) -> str:
             " (baseline)" if r.is_baseline else ""
         )
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    notes = [(r, line) for r in comparison.runs for line in _judged(r)]
+    if notes:
+        lines.append("")
+        lines += [f"- {r.run.label}: {line.strip()}" for r, line in notes]
     return "\n".join(lines) + "\n"
 
 
