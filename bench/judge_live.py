@@ -170,8 +170,13 @@ def main() -> None:
             page.goto(f"http://127.0.0.1:{port}/lab/tree/judge.ipynb")
             page.wait_for_selector(".jp-Notebook", timeout=120_000)
             page.wait_for_timeout(3000)  # the kernel starts
-            check(page, args.shots, golden)
-            browser.close()
+            try:
+                check(page, args.shots, golden)
+            except Exception:
+                page.screenshot(path=str(args.shots / "failure.png"))
+                raise
+            finally:
+                browser.close()
     finally:
         lab.terminate()
         lab.wait(timeout=30)
