@@ -3,8 +3,8 @@ different configuration brings into the top 10, and what judged@10 and the drop 
 
 On a copy of the Cranfield KB (bench/_cranfield.py), with an empty judgements file beside a
 copy of the golden file (so the reports show judged@k): ``groove eval`` with the default
-settings, then with ``--mmr true`` (another configuration), then ``groove golden pool``
-over the history. Prints the counts the docs quote and the commands' own output.
+settings, then with ``--mmr true`` (another configuration), ``groove compare`` of the two,
+then ``groove golden pool`` over the history. Prints the counts the docs quote and the commands' own output.
 
     python bench/judge_cranfield.py [--dataset DIR] [--other "--mmr true"]
 """
@@ -45,6 +45,8 @@ def main() -> None:
     for extra in ([], shlex.split(args.other)):
         done = groove("eval", *base, *extra)
         print(done.stdout, done.stderr, sep="", flush=True)
+    compared = groove("compare", "2", "1", "--kb-path", str(kb), "--golden", str(golden))
+    print(compared.stdout, compared.stderr, sep="", flush=True)
     started = time.perf_counter()
     pooled = groove("golden", "pool", *base, "--depth", "10")
     print(pooled.stderr + "\n".join(pooled.stdout.splitlines()[:8]))

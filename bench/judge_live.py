@@ -86,12 +86,21 @@ def start_lab(folder: Path, port: int) -> subprocess.Popen[bytes]:
 
 
 def run_all(page) -> None:  # type: ignore[no-untyped-def]
-    news = page.locator(".jp-Notification-Toast-close")  # JupyterLab's news question
+    """Run All Cells from the menu once the kernel is idle; again if nothing started."""
+    page.wait_for_selector(".jp-StatusBar-TextItem:has-text('Idle')", timeout=180_000)
+    news = page.get_by_role("button", name="No", exact=True)  # JupyterLab's news question
     if news.count():
         news.first.click()
-    page.click("text=Run", timeout=60_000)
-    page.click("text=Run All Cells")
-    page.wait_for_selector(".groove-judge", timeout=240_000)
+    for _attempt in range(3):
+        page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        try:
+            page.wait_for_selector(".groove-judge", timeout=120_000)
+            break
+        except Exception:  # a click the page was not ready for: try once more
+            page.keyboard.press("Escape")
+    else:
+        raise SystemExit("the judging view did not appear after Run All Cells")
     page.wait_for_timeout(1000)
     page.locator(".groove-judge").scroll_into_view_if_needed()
 
@@ -169,7 +178,6 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1300, "height": 1100})
             page.goto(f"http://127.0.0.1:{port}/lab/tree/judge.ipynb")
             page.wait_for_selector(".jp-Notebook", timeout=120_000)
-            page.wait_for_timeout(3000)  # the kernel starts
             try:
                 check(page, args.shots, golden)
             except Exception:
