@@ -4,7 +4,8 @@ different configuration brings into the top 10, and what judged@10 and the drop 
 On a copy of the Cranfield KB (bench/_cranfield.py), with an empty judgements file beside a
 copy of the golden file (so the reports show judged@k): ``groove eval`` with the default
 settings, then with ``--mmr true`` (another configuration), ``groove compare`` of the two,
-then ``groove golden pool`` over the history. Prints the counts the docs quote and the commands' own output.
+then ``groove golden pool`` over the history. Prints the counts the docs quote and the
+commands' own output.
 
     python bench/judge_cranfield.py [--dataset DIR] [--other "--mmr true"]
 """
