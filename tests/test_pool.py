@@ -191,3 +191,18 @@ def test_cli_pool_refuses_a_bad_export_name_before_any_work(kb: Path, golden: Pa
     )
     assert result.exit_code == 2
     assert "Error: cannot tell the format of x.txt" in result.output
+
+
+def test_pool_from_a_saved_run_file_and_a_history_position(
+    kb: Path, golden: Path, tmp_path: Path, real_embedder
+) -> None:
+    from groove.report import eval_json
+
+    saved = tmp_path / "run.json"
+    saved.write_text(eval_json.render(_eval(kb, golden, real_embedder, mmr=True)))
+    _eval(kb, golden, real_embedder)  # the history's only run
+    sources = PoolSources(history=False, runs=(str(saved), "1"))
+    pool = collect(_settings(kb, golden), sources, depth=2)
+    assert pool.sources == ("run.json", "#1")
+    assert {s.source for c in pool.candidates for s in c.seen} == {"run.json", "#1"}
+    assert all(s.rank <= 2 for c in pool.candidates for s in c.seen)

@@ -23,6 +23,7 @@ line saying so instead of the view (the widget's plain-text form).
 
 from __future__ import annotations
 
+import functools
 import html
 import importlib.util
 from collections.abc import Callable
@@ -104,7 +105,7 @@ class JudgeView:
             self._button(widgets, "run eval", "", lambda _: self.run_eval()),
         ]
         self.log = widgets.HTML()
-        self.widget = _Box(
+        self.widget = _box_type()(
             [
                 widgets.HBox([self.bar, self.status]),
                 self.card,
@@ -197,20 +198,20 @@ class JudgeView:
         self.card.value = _card(c) if c is not None else _done(self.total)
 
 
-class _Box:
-    """A VBox whose plain-text form says what is missing when no front end draws it."""
+@functools.cache
+def _box_type() -> Any:
+    """A VBox whose plain-text form says what is missing when no front end draws it (made
+    on first use: ipywidgets is imported only when a view is built)."""
+    import ipywidgets
 
-    def __new__(cls, children: list[Any]) -> Any:
-        import ipywidgets
+    class JudgeBox(ipywidgets.VBox):
+        def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+            bundle = super()._repr_mimebundle_(**kwargs)
+            if isinstance(bundle, dict):
+                bundle["text/plain"] = NO_FRONT_END
+            return bundle
 
-        class JudgeBox(ipywidgets.VBox):
-            def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-                bundle = super()._repr_mimebundle_(**kwargs)
-                if isinstance(bundle, dict):
-                    bundle["text/plain"] = NO_FRONT_END
-                return bundle
-
-        return JudgeBox(children)
+    return JudgeBox
 
 
 def _card(c: Candidate) -> str:
