@@ -112,10 +112,6 @@ class JudgedSummary:
         }
 
 
-def unjudged_hits(q: QueryResult, judgements: Judgements, k: int) -> list[RankedHit]:
-    return [h for h in q.top_k[:k] if not is_judged(q.id, q.expected, judgements, h)]
-
-
 def query_judged(
     q: QueryResult, judgements: Judgements, k_values: Sequence[int]
 ) -> dict[int, float]:

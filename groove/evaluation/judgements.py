@@ -127,11 +127,6 @@ class Judgements:
         found.sort(key=lambda j: j.heading is None)  # a section's verdict before the file's
         return found[0] if found else None
 
-    def with_judgement(self, judgement: Judgement) -> Judgements:
-        """A copy with ``judgement`` added, replacing one with the same key."""
-        items = [j for j in self.items if j.key != judgement.key]
-        return Judgements(self.path, (*items, judgement))
-
 
 def judgements_path(golden_path: Path) -> Path:
     """``<folder>/<golden stem>.judgements.jsonl``: beside the golden file, never in it."""
