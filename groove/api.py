@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.settings import EVAL, INDEX, SEARCH, TUNE, LexicalMode, Setting
+from groove.settings import EVAL, INDEX, JUDGE, POOL, SEARCH, TUNE, LexicalMode, Setting
 
 if TYPE_CHECKING:
     from groove.config import Config
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from groove.evaluation.history import History
     from groove.evaluation.records import RunRecord
     from groove.evaluation.result import EvalRun
+    from groove.judging.pool import Pool
+    from groove.notebooks.judge import JudgeView
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
@@ -329,6 +331,99 @@ def tune(
     for note in settings.notes:
         say(cli_line("tune", note))
     return tune_run.run(settings, log=log, on_note=lambda note: say(cli_line("tune", note)))
+
+
+def pool(
+    kb_path: PathArg | None,
+    golden: PathArg | None = None,
+    *,
+    depth: int = 10,
+    history: bool = True,
+    runs: Sequence[str] | None = None,
+    current: bool = False,
+    tune: bool = False,
+    retriever: str | None = None,
+    retriever_options: Mapping[str, Any] | None = None,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    limit: int | None = None,
+    lexical: LexicalMode | None = None,
+    db_path: PathArg | None = None,
+    config: PathArg | None = None,
+) -> Pool:
+    """The hits of ``golden``'s queries that no ``expected`` entry and no judgement covers,
+    like ``groove golden pool``: from the newest run of each configuration in the history
+    (``history``), named ``runs``, a fresh run of groove's engine (``current``), another
+    ``retriever``, the tune grid (``tune``); ``depth`` hits per source and query. The
+    result's ``candidates`` are ordered most useful first; ``frame()`` is a pandas view."""
+    from groove.judging.run import pool as run_pool
+    from groove.judging.run import resolve
+
+    given = _keywords(
+        POOL,
+        kb_path=kb_path,
+        golden=golden,
+        depth=depth,
+        history=history,
+        runs=list(runs) if runs is not None else None,
+        current=current,
+        tune=tune,
+        retriever=retriever,
+        retriever_options=retriever_options,
+        model=model,
+        model_path=model_path,
+        limit=limit,
+        lexical=lexical,
+        db_path=db_path,
+    )
+    return run_pool(resolve(_config(config), given, source="keyword"))
+
+
+def judge(
+    kb_path: PathArg | None,
+    golden: PathArg | None = None,
+    *,
+    depth: int = 10,
+    history: bool = True,
+    runs: Sequence[str] | None = None,
+    current: bool = False,
+    tune: bool = False,
+    retriever: str | None = None,
+    retriever_options: Mapping[str, Any] | None = None,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    limit: int | None = None,
+    lexical: LexicalMode | None = None,
+    db_path: PathArg | None = None,
+    config: PathArg | None = None,
+    by: str | None = None,
+) -> JudgeView:
+    """The judging view for Jupyter over ``pool(...)``'s candidates: relevant / not
+    relevant / skip with the keys r / n / s, each verdict saved at once beside the golden
+    file, resuming where it stopped (docs/judgements.md). ``by``: who judges (default:
+    $GROOVE_JUDGE, else ``[eval].judge``, else the login name)."""
+    from groove.notebooks.judge import build_view
+
+    _keywords(JUDGE, by=by)
+    return build_view(
+        "keyword",
+        kb_path=kb_path,
+        golden=golden,
+        depth=depth,
+        history=history,
+        runs=list(runs) if runs is not None else None,
+        current=current,
+        tune=tune,
+        retriever=retriever,
+        retriever_options=retriever_options,
+        model=model,
+        model_path=model_path,
+        limit=limit,
+        lexical=lexical,
+        db_path=db_path,
+        config=config,
+        by=by,
+    )
 
 
 def save_tune(result: TuneResult, path: PathArg) -> Path:

@@ -122,6 +122,7 @@ class EvalConfig:
     alpha: float = 0.05
     baseline: str | None = None  # compare with the run pinned under this name
     require_baseline: bool = False  # exit 4 when the gate cannot be applied
+    judge: str | None = None  # who judges hits (docs/judgements.md)
 
 
 @dataclass(frozen=True)
@@ -364,12 +365,14 @@ class _Reader:
     def eval(self, data: Any) -> EvalConfig:
         keys = {
             "golden", "history_size", "k_values", "regression_threshold", "regression_gate",
-            "alpha", "baseline", "require_baseline",
+            "alpha", "baseline", "require_baseline", "judge",
         }  # fmt: skip
         table = self.table(data, "eval", keys)
         cfg = EvalConfig()
         if "golden" in table:
             cfg = replace(cfg, golden=self.path(table, "eval.golden"))
+        if "judge" in table:
+            cfg = replace(cfg, judge=self.string(table, "eval.judge"))
         if "history_size" in table:
             size = self.integer(table, "eval.history_size", 1, 10_000)
             cfg = replace(cfg, history_size=size)

@@ -597,6 +597,76 @@ EXPORT = _table(
     ),
 )
 
+# ---------------------------------------------------------------- groove golden pool / judge
+# (docs/judgements.md; the --retriever family is the eval's, so a spec reads the same)
+
+_POOL_SOURCES = (
+    Setting(
+        "depth",
+        "whole",
+        "Hits taken from each source per query.",
+        flag="--depth",
+        default=10,
+    ),
+    Setting(
+        "history",
+        "bool",
+        "Leave out the newest run of each configuration in the eval history.",
+        flag="--no-history",
+        switch=True,
+        default=True,
+    ),
+    Setting(
+        "runs",
+        "texts",
+        "Also pool this run: a history position (1 = newest), a timestamp or a saved "
+        "run file (repeatable).",
+        flag="--run",
+        dest="runs",
+        metavar="REF",
+    ),
+    Setting(
+        "current",
+        "bool",
+        "Also pool a fresh run of groove's engine with the current settings.",
+        flag="--current",
+        switch=True,
+        default=False,
+    ),
+    Setting(
+        "tune",
+        "bool",
+        "Also pool the top lists of the tune grid's 384 rrf_k x bm25-weight conditions.",
+        flag="--tune",
+        switch=True,
+        default=False,
+    ),
+)
+
+POOL = _table(
+    KB_PATH,
+    GOLDEN,
+    *_POOL_SOURCES,
+    *(EVAL[name] for name in EVAL if name.startswith("retriever")),
+    MODEL,
+    MODEL_PATH,
+    LIMIT,
+    LEXICAL,
+    DB_PATH,
+    CONFIG,
+)
+
+JUDGE = _table(
+    *POOL.values(),
+    Setting(
+        "by",
+        "text",
+        "Who is judging (default: $GROOVE_JUDGE, else [eval].judge, else the login name).",
+        flag="--by",
+    ),
+)
+
+
 # ---------------------------------------------------------------- groove notebook run
 # (its other options, -p, --out and --notebook, are written in groove/cli/notebook_cmd.py)
 

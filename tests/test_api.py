@@ -28,7 +28,7 @@ from groove.engine.index import build
 from groove.evaluation.history import history_path, load_history
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
-from groove.settings import EVAL, INDEX, SEARCH, TUNE, on
+from groove.settings import EVAL, INDEX, JUDGE, POOL, SEARCH, TUNE, on
 from groove.tuning.analysis import table_aggregate
 from groove.tuning.grid import DEFAULT_CONDITION
 from groove.tuning.run import run as tune_run
@@ -96,6 +96,8 @@ def _keywords(function: object) -> list[str]:
         (groove.tune, TUNE, ("log",)),
         (groove.search, SEARCH, ("query",)),
         (groove.index, INDEX, ("force", "progress")),
+        (groove.pool, POOL, ()),
+        (groove.judge, JUDGE, ()),
     ],
 )
 def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:  # type: ignore[no-untyped-def]
@@ -110,12 +112,20 @@ def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:
 
 @pytest.mark.parametrize(
     ("command", "table", "presentation"),
-    [("eval", EVAL, {"fmt", "no_color", "full"}), ("tune", TUNE, {"fmt", "no_color"})],
+    [
+        ("eval", EVAL, {"fmt", "no_color", "full"}),
+        ("tune", TUNE, {"fmt", "no_color"}),
+        ("golden pool", POOL, {"out"}),
+    ],
 )
 def test_cli_options_are_the_declared_settings(command, table, presentation) -> None:  # type: ignore[no-untyped-def]
     from groove.cli import cli
 
-    params = {p.name: p for p in cli.commands[command].params}
+    group, _, sub = command.partition(" ")
+    found = cli.commands[group]
+    if sub:
+        found = found.commands[sub]  # type: ignore[attr-defined]
+    params = {p.name: p for p in found.params}
     declared = {table[name].param: table[name] for name in on(table, "cli")}
     assert set(params) - presentation == set(declared)
     for name, setting in declared.items():

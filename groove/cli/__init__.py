@@ -60,6 +60,7 @@ def _register() -> None:
         "serve_cmd",
         "golden_cmd",
         "export_cmd",
+        "judge_cmds",
     ):
         try:
             module = __import__(f"groove.cli.{name}", fromlist=["register"])

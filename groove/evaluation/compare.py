@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from groove.cards import Card, Introduces
 from groove.errors import HistoryError
 from groove.evaluation.gate import DEFAULT_ALPHA
+from groove.evaluation.judged import JudgedSummary, summarise
+from groove.evaluation.judgements import Judgements
 from groove.evaluation.records import RunRecord
 from groove.evaluation.significance import (
     PairedTest,
@@ -85,6 +87,9 @@ class RunComparison:
     paired_queries: int
     metrics: tuple[MetricComparison, ...]
     unpaired: Mapping[str, int] | None = None  # reason -> queries (UNPAIRED_REASONS)
+    # judged@k under the current judgements, and the unjudged newcomers of the queries that
+    # fell against the baseline (only when a judgements file is given; docs/judgements.md)
+    judged: JudgedSummary | None = None
 
     @property
     def unpaired_note(self) -> str | None:
@@ -122,6 +127,7 @@ class Comparison(Introduces):
                     "same_config": r.same_config,
                     "paired_queries": r.paired_queries,
                     "unpaired": dict(r.unpaired or {}),
+                    **({"judged": r.judged.to_dict()} if r.judged is not None else {}),
                     "metrics": {
                         m.label: {
                             "value": m.value,
@@ -182,9 +188,14 @@ def _labels(runs: Sequence[LabelledRun]) -> list[str]:
 
 
 def compare_runs(
-    runs: Sequence[LabelledRun], baseline: int = 0, *, alpha: float = DEFAULT_ALPHA
+    runs: Sequence[LabelledRun],
+    baseline: int = 0,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    judgements: Judgements | None = None,
 ) -> Comparison:
-    """Every run against ``runs[baseline]``; Holm over each run's metrics."""
+    """Every run against ``runs[baseline]``; Holm over each run's metrics; with
+    ``judgements``, each run's judged@k and unjudged newcomers against the baseline."""
     if not runs:
         raise ValueError("nothing to compare")
     base = runs[baseline]
@@ -226,6 +237,9 @@ def compare_runs(
                 paired_queries=len(run.record.per_query) if i == baseline else paired,
                 metrics=tuple(metrics),
                 unpaired=None if i == baseline else unpaired(run.record, base.record),
+                judged=None
+                if judgements is None
+                else summarise(run.record, judgements, None if i == baseline else base.record),
             )
         )
     return Comparison(baseline=base, alpha=alpha, runs=tuple(out))

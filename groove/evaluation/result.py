@@ -20,6 +20,7 @@ from groove.evaluation.findings import AnyFinding
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import GateDecision
 from groove.evaluation.gate_status import GateStatus
+from groove.evaluation.judged import JudgedSummary
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
 from groove.evaluation.retrievers.identity import retriever_change_note
 from groove.evaluation.significance import Significance
@@ -69,6 +70,8 @@ class EvalRun(Introduces):
     attribution: Attributions | None = None  # set by --explain: query id -> its answers
     baseline: Baseline | None = None  # how ``previous`` was chosen, when the diff uses it
     gate_status: GateStatus | None = None  # whether the gate could judge this run
+    # judged@k, when the golden file has a judgements file beside it (docs/judgements.md)
+    judged: JudgedSummary | None = None
 
     @property
     def baseline_stated(self) -> bool:
@@ -219,6 +222,8 @@ class EvalRun(Introduces):
             else None
         )
         out["gate"] = self.gate_dict()
+        if self.judged is not None:  # absent, not null, without judgements: seed output kept
+            out["judged"] = self.judged.to_dict()
         return out
 
     def gate_dict(self) -> dict[str, Any] | None:

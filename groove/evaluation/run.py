@@ -46,6 +46,7 @@ from groove.evaluation.gate_status import (
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.golden_paths import PathDoctor, path_findings
 from groove.evaluation.history import History, append_run, history_path, load_history
+from groove.evaluation.judged import judged_for
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
 from groove.evaluation.records import (
     OUTCOME_NO_BASELINE,
@@ -237,6 +238,9 @@ def compare(
         else:
             fell = tuple(m.label for m in gate.metrics if m.regressed)
     compared = base if settings.diff else None
+    judged = judged_for(settings.golden_path, record, compared)
+    if judged is not None and judged.drop is not None:
+        notes.append(judged.drop.note())
     return EvalRun(
         record=record,
         previous=compared or (history.newest if settings.diff else None),
@@ -254,6 +258,7 @@ def compare(
         attribution=attribution,
         baseline=chosen if compared is not None else None,
         gate_status=status,
+        judged=judged,
     )
 
 

@@ -56,7 +56,11 @@ from groove.notebooks.headless import HEADLESS_ENV
 from groove.notebooks.pending import PENDING_ENV, pending_path
 from groove.settings import NOTEBOOK_RUN
 
-NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
+NOTEBOOKS = {
+    "eval-report": "eval_report.ipynb",
+    "tune-explorer": "tune_explorer.ipynb",
+    "judge": "judge.ipynb",
+}
 RESULT_FILE = "result.json"
 RESULT_SCHEMA = Path(__file__).with_name("result.schema.json")  # the result.json contract
 SUMMARY_FILE = "summary.md"  # eval-report's Markdown summary, beside result.json

@@ -26,7 +26,7 @@ from groove.labels import location_label
 from groove.notebooks.headline import headline as headline
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
-from groove.report import plots
+from groove.report import judged, plots
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -147,7 +147,7 @@ def aggregate_rows(run: EvalRun) -> list[dict[str, Any]]:
             "shade": "" if row.change is None else str(row.change),
         }
         for row in metric_rows(run)
-    ]
+    ] + judged.aggregate_rows(run)
 
 
 def _interval(run: EvalRun, label: str) -> str:
@@ -338,6 +338,8 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
         )
         if run.attribution is not None:
             rows[-1]["cause"] = _causes(run.attribution.get(q.id, ()))
+        if run.judged is not None:
+            rows[-1][f"judged@{k}"] = judged.query_value(run, q.id)
     order = {"✗ miss": 0, "↓ regressed": 1, "ok": 2}
     recall, ndcg = f"recall@{k}", f"nDCG@{k}"
     # stable sort: golden order kept among equals

@@ -55,7 +55,19 @@ def render_text(comparison: Comparison) -> str:
             if change == "n/a":
                 change = "n/a: the baseline did not measure it"
             lines.append(f"  {m.label:<11}{value}" + (f"  ({change})" if change else ""))
+        lines += _judged(r)
     return "\n".join(lines) + "\n"
+
+
+def _judged(r: RunComparison) -> list[str]:
+    """judged@max(k) and, against the baseline, the unjudged newcomers (with judgements)."""
+    if r.judged is None or not r.judged.k_values:
+        return []
+    k = max(r.judged.k_values)
+    lines = [f"  {'judged@' + str(k):<11}{r.judged.aggregate.get(k, 0.0):.3f}"]
+    if r.judged.drop is not None:
+        lines.append(f"  ⚠️ {r.judged.drop.message}")
+    return lines
 
 
 def render_markdown(comparison: Comparison) -> str:
@@ -86,6 +98,10 @@ def render_markdown(comparison: Comparison) -> str:
     unpaired = [r.run.label for r in comparison.runs if not r.is_baseline and not r.paired_queries]
     if unpaired:
         lines += ["", f"0 paired queries for {', '.join(unpaired)}: {UNPAIRED}."]
+    notes = [(r, line) for r in comparison.runs for line in _judged(r)]
+    if notes:
+        lines.append("")
+        lines += [f"- {r.run.label}: {line.strip()}" for r, line in notes]
     return "\n".join(lines) + "\n"
 
 

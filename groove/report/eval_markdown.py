@@ -7,7 +7,7 @@ from groove.evaluation.findings import Finding, PathFinding
 from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.result import DEFAULT_LIMIT, NOTE_CORPUS_CHANGED, EvalRun
 from groove.notes import Level
-from groove.report import eval_explain
+from groove.report import eval_explain, judged
 from groove.report.cap import (
     CLI_WHERE,
     TOP_FINDINGS,
@@ -91,7 +91,7 @@ def _table(run: EvalRun) -> list[str]:
         if test is not None and test.moved and row.delta is not None:
             change += f" 95% CI {test.compact()}"
         lines.append(f"| {row.label} | {row.value:.3f} | {change} |")
-    return lines
+    return lines + judged.markdown_rows(run)
 
 
 def _change(row: MetricRow) -> str:

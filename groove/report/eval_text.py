@@ -21,7 +21,7 @@ from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.records import QueryResult
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.evaluation.significance import PairedTest
-from groove.report import eval_explain
+from groove.report import eval_explain, judged
 from groove.report.cap import CLI_WHERE, TOP_FLAGGED, first, rest_line
 
 RED = "\x1b[31m"
@@ -78,6 +78,7 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
             delta = MetricDelta(row.label, row.value, row.previous)
             suffix = _arrow(delta, run.threshold, color, test)
         lines.append(f"  {row.label:<11}{row.value:.3f}{suffix}")
+    lines += judged.text_lines(run)
     lines += _gate(run)
     return lines
 
