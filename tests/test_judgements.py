@@ -287,7 +287,7 @@ def test_a_drop_made_of_unjudged_newcomers_is_named_and_compare_shows_it() -> No
 def test_the_eval_notes_the_drop_and_reports_it(tmp_path: Path) -> None:
     from groove.config import Config
     from groove.evaluation.history import append_run, history_path
-    from groove.evaluation.run import _compare_and_save
+    from groove.evaluation.run import compare
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
 
@@ -300,10 +300,10 @@ def test_the_eval_notes_the_drop_and_reports_it(tmp_path: Path) -> None:
     after = _record({"q1": ["n1.md", "a.md"], "q2": ["b.md"]}, expected)
     append_run(history_path(kb), before, 10)
     settings = resolve_settings(Config(), kb_path=kb, golden=golden, save_history=False)
-    plain = _compare_and_save(settings, after)
+    plain = compare(settings, after)
     assert plain.judged is None and not plain.notes  # no judgements file: no note
     save_judgements(judgements_path(golden), [stamped("q2", "c.md", None, False, "x")])
-    run = _compare_and_save(settings, after)
+    run = compare(settings, after)
     (note,) = run.notes
     assert note.kind == "unjudged-drop"
     assert note.message.startswith("1 of the 1 hits that entered the top 10 of the 1 query")

@@ -35,7 +35,10 @@ def resolve(
     from CLI flags (else ``given["retriever"]`` with ``retriever_options``)."""
     if retriever is None:
         retriever = spec_from_mapping(
-            given.get("retriever"), given.get("retriever_options"), source=source
+            given.get("retriever"),
+            given.get("retriever_options"),
+            source=source,
+            name=given.get("retriever_name"),
         )
     settings = resolve_settings(
         config,
