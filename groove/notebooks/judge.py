@@ -38,13 +38,14 @@ from groove.evaluation.judgements import (
     stamped,
 )
 from groove.evaluation.settings import EvalSettings
+from groove.install import install_command
 from groove.judging.pool import Candidate, Pool
 from groove.labels import location_label
 
-INSTALL_HINT = "pip install 'groove[lab]' (ipywidgets, JupyterLab and jupyterlab_widgets)"
+INSTALL_HINT = f"{install_command('lab')} (ipywidgets, JupyterLab and jupyterlab_widgets)"
 NO_FRONT_END = (
     "The judging view did not render: this Jupyter has no widget front end. "
-    "Install it with: pip install 'groove[lab]' (jupyterlab_widgets), then reload the page."
+    f"Install it with: {install_command('lab')} (jupyterlab_widgets), then reload the page."
 )
 KEYS = {"r": True, "1": True, "y": True, "n": False, "0": False, "s": None}
 

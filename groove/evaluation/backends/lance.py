@@ -6,7 +6,7 @@ the table and the engine's own hybrid query: LanceDB's hybrid search with
 one-based ranks). The lexical leg is LanceDB's native full-text index (BM25) over one
 ``text`` column, heading, context and content joined (LanceDB weighs no fields); the vector
 leg is cosine distance, reported as ``1 - distance``. lancedb comes with the
-``groove[lancedb]`` extra.
+``groove-retrieval[lancedb]`` extra.
 """
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ from groove.evaluation.backends.common import (
 from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
 from groove.evaluation.retrievers.legs import QueryLegs
+from groove.install import install_command
 from groove.notes import Note
 
-INSTALL_HINT = "install the extra: pip install 'groove[lancedb]'"
+INSTALL_HINT = f"install the extra: {install_command('lancedb')}"
 SCHEMA_HINT = "write the table with `groove export --kb-path KB --to lancedb:///PATH`"
 SCHEME = "lancedb://"
 

@@ -3,7 +3,7 @@
 ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DB?table=groove_chunks&family=rrf&k=60&window=100``
 names the server, the table and the fusion of the engine's own hybrid query (defaults:
 ``groove_chunks``, RRF, k 60, window 100). The SQL is in postgres_sql.py. psycopg comes
-with the ``groove[postgres]`` extra.
+with the ``groove-retrieval[postgres]`` extra.
 
 Failures are one line and stop the run before anything is written: a server that does not
 answer within the timeout (``--retriever-timeout``, also each statement's limit), a table
@@ -34,12 +34,13 @@ from groove.evaluation.backends.common import (
 from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
 from groove.evaluation.retrievers.legs import QueryLegs
+from groove.install import install_command
 from groove.notes import Note
 
 if TYPE_CHECKING:
     import psycopg
 
-INSTALL_HINT = "install the extra: pip install 'groove[postgres]'"
+INSTALL_HINT = f"install the extra: {install_command('postgres')}"
 SCHEMA_HINT = "write the table with `groove export --kb-path KB --to postgresql://...`"
 _MAX_EF_SEARCH = 1000  # pgvector's upper bound of hnsw.ef_search
 
