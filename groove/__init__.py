@@ -16,7 +16,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from groove.api import evaluate, index, load_history, load_tune, save_tune, search, tune
+from groove.api import (
+    accept_baseline,
+    evaluate,
+    index,
+    judge,
+    load_history,
+    load_tune,
+    pool,
+    save_tune,
+    search,
+    set_baseline,
+    tune,
+    unset_baseline,
+)
 from groove.errors import (
     ConfigError,
     FileRefusedError,
@@ -64,14 +77,19 @@ __all__ = [
     "TuneProgress",
     "TuneResult",
     "__version__",
+    "accept_baseline",
     "compare",
     "evaluate",
     "index",
+    "judge",
     "load_history",
     "load_tune",
+    "pool",
     "save_tune",
     "search",
+    "set_baseline",
     "tune",
+    "unset_baseline",
 ]
 
 # Result types live beside the code that builds them; they are loaded on first access so

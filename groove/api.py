@@ -9,7 +9,9 @@ importing groove stays cheap.
 
 Unlike ``groove eval``, ``evaluate`` does not append the run to the eval history unless
 ``save_history=True``: an exploratory run in a notebook must not become the baseline the
-CI gate compares against. It still reads the history, to diff against its newest run.
+CI gate compares against. It still reads the history, to diff against its baseline
+(groove.evaluation.baseline). With ``save_history=True`` the run is appended only after
+the evaluation finished: a run that failed leaves the history as it was.
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.settings import EVAL, INDEX, SEARCH, TUNE, LexicalMode, Setting, at_most
+from groove.settings import EVAL, INDEX, JUDGE, POOL, SEARCH, TUNE, LexicalMode, Setting, at_most
 
 if TYPE_CHECKING:
     from groove.config import Config
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
     from groove.evaluation.history import History
+    from groove.evaluation.records import RunRecord
     from groove.evaluation.result import EvalRun
+    from groove.judging.pool import Pool
+    from groove.notebooks.judge import JudgeView
     from groove.notes import Note
     from groove.tuning.result import TuneProgress, TuneResult
 
@@ -42,17 +47,26 @@ def index(
     model_path: PathArg | None = None,
     config: PathArg | None = None,
     progress: Callable[[int, int], None] | None = None,
+    lexical: LexicalMode | None = None,
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
     Only new and changed files are embedded. ``progress(done, total)`` follows the chunks
-    embedded. Returns what the build did; its ``line()`` is the CLI's summary line.
+    embedded. ``lexical`` records that mode in the index (``--lexical``); without it the
+    recorded mode is kept, ``force`` included. Returns what the build did; its ``line()`` is
+    the CLI's summary line and its ``notes`` what the CLI prints on stderr.
     """
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
 
     given = _keywords(
-        INDEX, kb_path=kb_path, db_path=db_path, force=force, model=model, model_path=model_path
+        INDEX,
+        kb_path=kb_path,
+        db_path=db_path,
+        force=force,
+        model=model,
+        model_path=model_path,
+        lexical=lexical,
     )
     _checked("progress", progress, _callable_or_none, "a function (done, total) or None")
     loaded = _config(config)
@@ -73,6 +87,7 @@ def index(
         force=given["force"],
         progress=progress,
         model_path=chosen_model_path,
+        lexical=given["lexical"],
     )
 
 
@@ -164,11 +179,14 @@ def evaluate(
     save_history: bool = False,
     diff: bool = True,
     fail_on_regression: bool = False,
+    baseline: str | None = None,
+    require_baseline: bool | None = None,
     regression_gate: str | None = None,
     explain: bool = False,
     config: PathArg | None = None,
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
+    retriever_name: str | None = None,
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -179,9 +197,13 @@ def evaluate(
     (``--lexical``) and, like every search setting, is part of the run's fingerprint. The
     result's ``per_query_frame()``, ``aggregate_frame()`` and ``attribution_frame()`` are
     pandas views of it.
+    ``retriever_name`` is the fingerprint name of the ``retriever`` below (``--retriever-name``).
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
+    ``baseline`` compares with the run pinned under that name (``set_baseline``);
+    ``require_baseline=True`` makes the result's ``exit_code`` 4 when the regression gate
+    could not be applied (its ``gate_status.reason`` says why).
     """
     from groove.evaluation import run as evaluation
     from groove.evaluation.retrievers.spec import spec_from_mapping
@@ -207,16 +229,64 @@ def evaluate(
         save_history=save_history,
         diff=diff,
         fail_on_regression=fail_on_regression,
+        baseline=baseline,
+        require_baseline=require_baseline,
         retriever=retriever,
         retriever_options=retriever_options,
+        retriever_name=retriever_name,
         regression_gate=regression_gate,
         explain=explain,
     )
     spec = spec_from_mapping(
-        given.pop("retriever"), given.pop("retriever_options"), source="keyword"
+        given.pop("retriever"),
+        given.pop("retriever_options"),
+        source="keyword",
+        name=given.pop("retriever_name"),
     )
     settings = resolve_settings(_config(config), retriever=spec, **given)
-    return evaluation.run(settings, grid=PROBE if explain else None)
+    result = evaluation.prepare(settings, grid=PROBE if explain else None)
+    return evaluation.save(result, settings)
+
+
+def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
+    """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
+    ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
+    ``evaluate(..., baseline=name)`` and ``groove eval --baseline NAME`` compare with it."""
+    from groove.evaluation import baseline
+
+    path, size = _history_file(kb_path)
+    return baseline.pin(path, name, run, size)
+
+
+def accept_baseline(
+    kb_path: PathArg | None, run: str | None = None, *, name: str | None = None
+) -> RunRecord:
+    """Accept the run ``run`` (default: the newest) as a baseline although it fell, like
+    ``groove baseline accept``: the next runs of its configuration compare with it. With
+    ``name``, pin it under that name too. Returns the accepted run."""
+    from groove.evaluation import baseline
+
+    path, size = _history_file(kb_path)
+    accepted, _ = baseline.accept(path, run, name, size)
+    return accepted
+
+
+def unset_baseline(kb_path: PathArg | None, name: str) -> str:
+    """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
+    from groove.evaluation import baseline
+
+    path, size = _history_file(kb_path)
+    return baseline.unpin(path, name, size)
+
+
+def _history_file(kb_path: PathArg | None, config: PathArg | None = None) -> tuple[Path, int]:
+    from groove.engine.session import check_kb_path
+    from groove.evaluation.history import history_path
+
+    loaded = _config(config)
+    given = _keywords(EVAL, kb_path=kb_path)["kb_path"]
+    kb = check_kb_path(given or loaded.kb_path)
+    return history_path(kb), loaded.eval.history_size
 
 
 def load_history(kb_path: PathArg) -> History:
@@ -273,6 +343,103 @@ def tune(
         if on_note is not None:
             on_note(note)
     return tune_run.run(settings, progress=progress, on_note=on_note)
+
+
+def pool(
+    kb_path: PathArg | None,
+    golden: PathArg | None = None,
+    *,
+    depth: int = 10,
+    history: bool = True,
+    runs: Sequence[str] | None = None,
+    current: bool = False,
+    tune: bool = False,
+    retriever: str | None = None,
+    retriever_options: Mapping[str, Any] | None = None,
+    retriever_name: str | None = None,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    limit: int | None = None,
+    lexical: LexicalMode | None = None,
+    db_path: PathArg | None = None,
+    config: PathArg | None = None,
+) -> Pool:
+    """The hits of ``golden``'s queries that no ``expected`` entry and no judgement covers,
+    like ``groove golden pool``: from the newest run of each configuration in the history
+    (``history``), named ``runs``, a fresh run of groove's engine (``current``), another
+    ``retriever``, the tune grid (``tune``); ``depth`` hits per source and query. The
+    result's ``candidates`` are ordered most useful first; ``frame()`` is a pandas view."""
+    from groove.judging.run import pool as run_pool
+    from groove.judging.run import resolve
+
+    given = _keywords(
+        POOL,
+        kb_path=kb_path,
+        golden=golden,
+        depth=depth,
+        history=history,
+        runs=list(runs) if runs is not None else None,
+        current=current,
+        tune=tune,
+        retriever=retriever,
+        retriever_options=retriever_options,
+        retriever_name=retriever_name,
+        model=model,
+        model_path=model_path,
+        limit=limit,
+        lexical=lexical,
+        db_path=db_path,
+    )
+    return run_pool(resolve(_config(config), given, source="keyword"))
+
+
+def judge(
+    kb_path: PathArg | None,
+    golden: PathArg | None = None,
+    *,
+    depth: int = 10,
+    history: bool = True,
+    runs: Sequence[str] | None = None,
+    current: bool = False,
+    tune: bool = False,
+    retriever: str | None = None,
+    retriever_options: Mapping[str, Any] | None = None,
+    retriever_name: str | None = None,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    limit: int | None = None,
+    lexical: LexicalMode | None = None,
+    db_path: PathArg | None = None,
+    config: PathArg | None = None,
+    by: str | None = None,
+) -> JudgeView:
+    """The judging view for Jupyter over ``pool(...)``'s candidates: relevant / not
+    relevant / skip with the keys r / n / s, each verdict saved at once beside the golden
+    file, resuming where it stopped (docs/judgements.md). ``by``: who judges (default:
+    $GROOVE_JUDGE, else ``[eval].judge``, else the login name)."""
+    from groove.notebooks.judge import build_view
+
+    _keywords(JUDGE, by=by)
+    return build_view(
+        "keyword",
+        kb_path=kb_path,
+        golden=golden,
+        depth=depth,
+        history=history,
+        runs=list(runs) if runs is not None else None,
+        current=current,
+        tune=tune,
+        retriever=retriever,
+        retriever_options=retriever_options,
+        retriever_name=retriever_name,
+        model=model,
+        model_path=model_path,
+        limit=limit,
+        lexical=lexical,
+        db_path=db_path,
+        config=config,
+        by=by,
+    )
 
 
 def save_tune(result: TuneResult, path: PathArg) -> Path:

@@ -32,14 +32,30 @@ _TOP_KEYS = {
 }  # fmt: skip
 
 
+#: [search.fusion] family: how the two legs are fused (groove.fusion).
+FUSION_FAMILIES = ("rrf", "weighted_rrf", "convex")
+#: [search.fusion] normalizer of the convex family.
+FUSION_NORMALIZERS = ("none", "minmax", "zscore", "dbsf", "l2", "tmm")
+#: The largest [search.fusion] window (candidates per leg).
+FUSION_WINDOW_MAX = 10_000
+
+
 @dataclass(frozen=True)
 class FusionConfig:
-    """RRF constant and bm25 column weights (heading, context, content)."""
+    """RRF constant and bm25 column weights (heading, context, content); then, to reproduce
+    another engine's fusion on groove's legs, the family (``rrf``, ``weighted_rrf``,
+    ``convex``), a window (candidates per leg, as Elasticsearch's ``rank_window_size``;
+    None: groove's pool), the vector leg's weight (the lexical leg gets 1 - that) and the
+    convex family's normalizer."""
 
     rrf_k: float = 60.0
     bm25_heading_weight: float = 2.0
     bm25_context_weight: float = 1.0
     bm25_content_weight: float = 1.0
+    family: str = "rrf"
+    window: int | None = None
+    vector_weight: float = 0.5
+    normalizer: str = "minmax"
 
     @property
     def weights(self) -> tuple[float, float, float]:
@@ -49,13 +65,28 @@ class FusionConfig:
     def is_default(self) -> bool:
         return self == FusionConfig()
 
-    def to_dict(self) -> dict[str, float]:
-        return {
+    @property
+    def is_seed_rrf(self) -> bool:
+        """Plain RRF over groove's pool: the seed's fusion, whatever its k and weights."""
+        return self.family == "rrf" and self.window is None
+
+    def to_dict(self) -> dict[str, float | int | str]:
+        """The seed's four keys, then only the family keys that differ from the default
+        (so a fingerprint written before the families existed reads the same)."""
+        out: dict[str, float | int | str] = {
             "rrf_k": self.rrf_k,
             "bm25_heading_weight": self.bm25_heading_weight,
             "bm25_context_weight": self.bm25_context_weight,
             "bm25_content_weight": self.bm25_content_weight,
         }
+        if self.family != "rrf":
+            out["family"] = self.family
+            out["vector_weight"] = self.vector_weight
+        if self.family == "convex":
+            out["normalizer"] = self.normalizer
+        if self.window is not None:
+            out["window"] = self.window
+        return out
 
 
 @dataclass(frozen=True)
@@ -89,6 +120,9 @@ class EvalConfig:
     regression_threshold: float = 0.05
     regression_gate: str = "threshold"
     alpha: float = 0.05
+    baseline: str | None = None  # compare with the run pinned under this name
+    require_baseline: bool = False  # exit 4 when the gate cannot be applied
+    judge: str | None = None  # who judges hits (docs/judgements.md)
 
 
 @dataclass(frozen=True)
@@ -274,13 +308,25 @@ class _Reader:
 
     def fusion(self, data: Any) -> FusionConfig:
         weights = ("bm25_heading_weight", "bm25_context_weight", "bm25_content_weight")
-        table = self.table(data, "search.fusion", {"rrf_k", *weights})
-        values: dict[str, float] = {}
+        family_keys = {"family", "window", "vector_weight", "normalizer"}
+        table = self.table(data, "search.fusion", {"rrf_k", *weights, *family_keys})
+        values: dict[str, Any] = {}
         if "rrf_k" in table:
             values["rrf_k"] = self.number(table, "search.fusion.rrf_k", 1.0, 1e6)
         for key in weights:
             if key in table:
                 values[key] = self.number(table, f"search.fusion.{key}", 0.0, 1e6)
+        for key, allowed in (("family", FUSION_FAMILIES), ("normalizer", FUSION_NORMALIZERS)):
+            if key in table:
+                if table[key] not in allowed:
+                    raise self.bad_value(
+                        f"search.fusion.{key}", table[key], "must be " + " / ".join(allowed)
+                    )
+                values[key] = table[key]
+        if "window" in table:
+            values["window"] = self.integer(table, "search.fusion.window", 1, FUSION_WINDOW_MAX)
+        if "vector_weight" in table:
+            values["vector_weight"] = self.number(table, "search.fusion.vector_weight", 0.0, 1.0)
         fusion = FusionConfig(**values)
         if not any(fusion.weights):
             raise self.fail("[search.fusion] the three bm25 weights cannot all be zero")
@@ -323,12 +369,14 @@ class _Reader:
     def eval(self, data: Any) -> EvalConfig:
         keys = {
             "golden", "history_size", "k_values", "regression_threshold", "regression_gate",
-            "alpha",
+            "alpha", "baseline", "require_baseline", "judge",
         }  # fmt: skip
         table = self.table(data, "eval", keys)
         cfg = EvalConfig()
         if "golden" in table:
             cfg = replace(cfg, golden=self.path(table, "eval.golden"))
+        if "judge" in table:
+            cfg = replace(cfg, judge=self.string(table, "eval.judge"))
         if "history_size" in table:
             size = self.integer(table, "eval.history_size", 1, 10_000)
             cfg = replace(cfg, history_size=size)
@@ -349,6 +397,16 @@ class _Reader:
             if not 0.0 < alpha < 1.0:
                 raise self.bad_value("eval.alpha", table["alpha"], "must be above 0 and below 1")
             cfg = replace(cfg, alpha=alpha)
+        if "baseline" in table:
+            name = table["baseline"]
+            if not isinstance(name, str) or not name:
+                raise self.bad_value("eval.baseline", name, "must be the name of a pinned run")
+            cfg = replace(cfg, baseline=name)
+        if "require_baseline" in table:
+            required = table["require_baseline"]
+            if not isinstance(required, bool):
+                raise self.bad_value("eval.require_baseline", required, "must be true or false")
+            cfg = replace(cfg, require_baseline=required)
         return cfg
 
     def k_values(self, value: Any) -> tuple[int, ...]:

@@ -12,6 +12,9 @@
     +-- NotebookError           the notebook runner was given something it cannot run
     +-- RetrieverError          an external retriever failed, hung or broke its contract
 
+Exit code 4 is no error: ``groove eval --require-baseline`` (and the notebook runner) exit
+with it when the regression gate could not be applied (groove.evaluation.gate_status).
+
 The CLI catches GrooveError once, prints ``Error: <message>`` and ``hint: <hint>`` on stderr
 and exits with ``exit_code``. Anything else is a bug and keeps its traceback.
 
@@ -30,6 +33,8 @@ EXIT_OK = 0
 EXIT_REGRESSION = 1
 EXIT_BAD_INPUT = 2
 EXIT_NOTEBOOK_FAILED = 3
+# --require-baseline: the regression gate could not be applied (no comparable baseline)
+EXIT_NO_BASELINE = 4
 
 
 Face = Literal["cli", "api", "notebook", "serve"]

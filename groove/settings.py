@@ -322,6 +322,16 @@ INDEX = _table(
     MODEL,
     MODEL_PATH,
     CONFIG,
+    # The index's own mode (used when groove.toml names none): a build keeps the recorded
+    # one, --force included, because it is part of the eval fingerprint.
+    Setting(
+        "lexical",
+        "lexical",
+        "Record this lexical mode in the index (used when groove.toml names none); "
+        "without it the recorded mode is kept, with --force too.",
+        flag="--lexical",
+        surfaces=frozenset({"cli", "api"}),
+    ),
 )
 
 SEARCH = _table(
@@ -389,6 +399,22 @@ EVAL = _table(
         default=False,
     ),
     Setting(
+        "baseline",
+        "text",
+        "Compare with the run pinned under this name (groove baseline set NAME) "
+        "(default: [eval].baseline, else the newest passing run of this configuration).",
+        flag="--baseline",
+        metavar="NAME",
+    ),
+    Setting(
+        "require_baseline",
+        "bool",
+        "Exit 4 when the regression gate cannot be applied (no comparable baseline, "
+        "too few queries, --no-diff) (default: [eval].require_baseline).",
+        flag="--require-baseline",
+        switch=True,
+    ),
+    Setting(
         "regression_gate",
         "gate",
         "threshold: any fall beyond regression_threshold; significant: such a fall whose "
@@ -431,9 +457,9 @@ EVAL = _table(
     Setting(
         "retriever_name",
         "text",
-        "Its name in the fingerprint (default: the program, URL or file name).",
+        "Its name in the fingerprint, kept across edits of its script (default: the whole "
+        "command line with a hash of its files, the URL, or the run file's path and hash).",
         flag="--retriever-name",
-        surfaces=frozenset({"cli"}),
     ),
     Setting(
         "retriever_headers",
@@ -537,9 +563,48 @@ TUNE = _table(
     Setting(
         "retriever",
         "text",
-        "Not supported: tune sweeps groove's own fusion (use groove eval --retriever).",
+        "Tune another engine's fusion over the legs its answers carry (docs/engines.md).",
         flag="--retriever",
         metavar="SPEC",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_name",
+        "text",
+        "The retriever's name in the report (default: the program, URL or file name).",
+        flag="--retriever-name",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_timeout",
+        "seconds",
+        "Per-query answer timeout of the retriever (default 30).",
+        flag="--retriever-timeout",
+        metavar="SECONDS",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "family",
+        "text",
+        "With --retriever: the fusion family to sweep: rrf, weighted_rrf or convex.",
+        flag="--family",
+        default="rrf",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "engine",
+        "text",
+        "With --retriever: write the recommendation for groove, elasticsearch, opensearch, "
+        "qdrant, postgresql or lancedb (default: the retriever's kind, else groove).",
+        flag="--engine",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "window",
+        "whole",
+        "With --retriever: the deepest window swept (the retrieval's limit; default 100).",
+        flag="--window",
+        metavar="N",
         surfaces=frozenset({"cli"}),
     ),
 )
@@ -585,6 +650,92 @@ SERVE = _table(
     CONFIG,
 )
 
+# ---------------------------------------------------------------- groove export
+
+EXPORT = _table(
+    KB_PATH,
+    DB_PATH,
+    Setting(
+        "to",
+        "text",
+        "postgresql://USER@HOST:PORT/DB[?table=NAME] or lancedb:///PATH[?table=NAME].",
+        flag="--to",
+        dest="target",
+        metavar="URL",
+        surfaces=frozenset({"cli"}),
+    ),
+)
+
+# ---------------------------------------------------------------- groove golden pool / judge
+# (docs/judgements.md; the --retriever family is the eval's, so a spec reads the same)
+
+_POOL_SOURCES = (
+    Setting(
+        "depth",
+        "whole",
+        "Hits taken from each source per query.",
+        flag="--depth",
+        default=10,
+    ),
+    Setting(
+        "history",
+        "bool",
+        "Leave out the newest run of each configuration in the eval history.",
+        flag="--no-history",
+        switch=True,
+        default=True,
+    ),
+    Setting(
+        "runs",
+        "texts",
+        "Also pool this run: a history position (1 = newest), a timestamp or a saved "
+        "run file (repeatable).",
+        flag="--run",
+        dest="runs",
+        metavar="REF",
+    ),
+    Setting(
+        "current",
+        "bool",
+        "Also pool a fresh run of groove's engine with the current settings.",
+        flag="--current",
+        switch=True,
+        default=False,
+    ),
+    Setting(
+        "tune",
+        "bool",
+        "Also pool the top lists of the tune grid's 384 rrf_k x bm25-weight conditions.",
+        flag="--tune",
+        switch=True,
+        default=False,
+    ),
+)
+
+POOL = _table(
+    KB_PATH,
+    GOLDEN,
+    *_POOL_SOURCES,
+    *(EVAL[name] for name in EVAL if name.startswith("retriever")),
+    MODEL,
+    MODEL_PATH,
+    LIMIT,
+    LEXICAL,
+    DB_PATH,
+    CONFIG,
+)
+
+JUDGE = _table(
+    *POOL.values(),
+    Setting(
+        "by",
+        "text",
+        "Who is judging (default: $GROOVE_JUDGE, else [eval].judge, else the login name).",
+        flag="--by",
+    ),
+)
+
+
 # ---------------------------------------------------------------- groove notebook run
 # (its other options, -p, --out and --notebook, are written in groove/cli/notebook_cmd.py)
 
@@ -624,7 +775,7 @@ def at_most(name: str, value: int) -> int:
 
 def _flags() -> dict[str, str]:
     found: dict[str, str] = {"config": "--config"}
-    for table in (INDEX, SEARCH, EVAL, TUNE, SERVE, NOTEBOOK_RUN):
+    for table in (INDEX, SEARCH, EVAL, TUNE, SERVE, EXPORT, JUDGE, NOTEBOOK_RUN):
         for s in table.values():
             if s.flag is not None:
                 found.setdefault(s.name, s.flag)

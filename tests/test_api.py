@@ -28,7 +28,7 @@ from groove.engine.index import build
 from groove.evaluation.history import history_path, load_history
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
-from groove.settings import EVAL, INDEX, NOTEBOOK_RUN, SEARCH, SERVE, TUNE, on
+from groove.settings import EVAL, INDEX, JUDGE, NOTEBOOK_RUN, POOL, SEARCH, SERVE, TUNE, on
 from groove.tuning.analysis import table_aggregate
 from groove.tuning.grid import DEFAULT_CONDITION
 from groove.tuning.run import run as tune_run
@@ -96,6 +96,8 @@ def _keywords(function: object) -> list[str]:
         (groove.tune, TUNE, ("progress", "on_note")),
         (groove.search, SEARCH, ("query",)),
         (groove.index, INDEX, ("progress",)),
+        (groove.pool, POOL, ()),
+        (groove.judge, JUDGE, ()),
     ],
 )
 def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:  # type: ignore[no-untyped-def]
@@ -111,12 +113,13 @@ def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:
 @pytest.mark.parametrize(
     ("command", "table", "presentation"),
     [
-        ("eval", EVAL, {"fmt", "no_color"}),
+        ("eval", EVAL, {"fmt", "no_color", "full"}),
         ("tune", TUNE, {"fmt", "no_color"}),
         ("index", INDEX, {"quiet"}),
         ("search", SEARCH, {"query", "fmt"}),
         ("notebook run", NOTEBOOK_RUN, {"name", "notebook_path", "out_dir", "parameters"}),
         ("serve", SERVE, set()),
+        ("golden pool", POOL, {"out"}),
     ],
 )
 def test_cli_options_are_the_declared_settings(command, table, presentation) -> None:  # type: ignore[no-untyped-def]

@@ -131,6 +131,46 @@ def test_force_re_embeds_everything(tmp_path: Path, models: dict[str, Path]) -> 
     assert _counts(result) == (9, 0, 0, 0, 0, 0, 33, 33)
 
 
+def test_force_keeps_the_recorded_lexical_mode_and_says_so(
+    tmp_path: Path, models: dict[str, Path]
+) -> None:
+    from groove.store.db import connect, default_db_path
+    from groove.store.meta import read_meta, write_meta
+    from groove.store.schema import KEY_LEXICAL_DEFAULT
+
+    kb = _indexed(tmp_path, models)
+    db = default_db_path(kb)
+    conn = connect(db)
+    try:
+        write_meta(conn, KEY_LEXICAL_DEFAULT, "trigram")  # what the porter migration records
+    finally:
+        conn.close()
+
+    def recorded() -> str | None:
+        conn = connect(db)
+        try:
+            return read_meta(conn).lexical_default
+        finally:
+            conn.close()
+
+    kept = _run("index", "--kb-path", kb, "--force")
+    assert _counts(kept) == (9, 0, 0, 0, 0, 0, 33, 33)
+    assert kept.stderr == (
+        "groove index: note: --force kept the index's lexical mode trigram, so searches and "
+        f"eval runs stay comparable; `groove index --kb-path {kb} --lexical auto` switches it\n"
+    )
+    assert recorded() == "trigram"
+    switched = _run("index", "--kb-path", kb, "--lexical", "auto", "-q")
+    assert switched.exit_code == 0 and switched.stdout == ""
+    assert switched.stderr == (
+        "groove index: note: the index's lexical mode is now auto (was trigram): eval runs "
+        "without a configured mode are not compared with earlier ones\n"
+    )
+    assert recorded() is None
+    again = _run("index", "--kb-path", kb, "--force", "-q")
+    assert again.exit_code == 0 and again.stderr == "", again.stderr
+
+
 def test_links_and_non_utf8_files_are_skipped_with_a_warning_naming_them(
     tmp_path: Path, models: dict[str, Path]
 ) -> None:

@@ -221,3 +221,136 @@ def test_the_notebook_comparison_table_puts_the_interval_in_one_cell() -> None:
     assert '\\"&lt;0.001\\"' in tiny.data and '\\"0.00\\"' not in tiny.data
     # the run being reported first, the baseline (its rows all dashes) last
     assert table.index("2026-01-03T00:00:00") < table.index("2026-01-01T00:00:00")
+
+
+def _with_k(record: RunRecord, k_values: tuple[int, ...]) -> RunRecord:
+    """``record`` as if measured at ``k_values`` (every k scores like k=10)."""
+    from dataclasses import replace
+
+    per_query = tuple(
+        replace(
+            q,
+            metrics=QueryMetrics(
+                {k: q.metrics.recall_at_k[10] for k in k_values},
+                q.metrics.reciprocal_rank,
+                {k: q.metrics.ndcg_at_k[10] for k in k_values},
+            ),
+        )
+        for q in record.per_query
+    )
+    return replace(
+        record,
+        fingerprint=replace(record.fingerprint, k_values=k_values),
+        per_query=per_query,
+        aggregate=aggregate([(q.expected, q.metrics) for q in per_query], k_values),
+    )
+
+
+def test_a_metric_the_baseline_did_not_measure_is_na_not_a_fall_from_zero(tmp_path: Path) -> None:
+    """Issue 18: a run at k=20 against a baseline at k=1,5,10 showed recall@20 as a rise
+    from 0 with a delta and p."""
+    from groove.evaluation.compare import LabelledRun, compare_runs
+    from groove.report.compare import render_json, render_markdown, render_text
+
+    base = LabelledRun("#2", make_run("2026-01-01T00:00:00+00:00", BASE))
+    wider = LabelledRun("#1", _with_k(make_run("2026-01-02T00:00:00+00:00", BASE), (1, 5, 20)))
+    comparison = compare_runs([base, wider])
+    text = render_text(comparison)
+    assert "  recall@20  0.750  (n/a: the baseline did not measure it)\n" in text
+    assert "  recall@5   0.750  (—)\n" in text  # measured by both: compared as before
+    assert "  recall@10    n/a\n" in text  # not measured by this run
+    row = comparison.runs[1]
+    by_label = {m.label: m for m in row.metrics}
+    assert by_label["recall@20"].test is None and by_label["recall@20"].p_holm is None
+    assert by_label["recall@20"].baseline_measured is False
+    assert by_label["recall@10"].value is None  # this run did not measure it
+    assert "| #1 `2026-01-02T00:00:00+00:00` | 0.750 | 0.750 | n/a | 0.750 n/a | 0.750 |" in (
+        render_markdown(comparison)
+    )
+    doc = json.loads(render_json(comparison))
+    metric = doc["runs"][1]["metrics"]["recall@20"]
+    assert (metric["delta"], metric["p_value"], metric["baseline_measured"]) == (None, None, False)
+    frame = compare([base.record, wider.record])
+    cell = frame[(frame["run"] == wider.record.timestamp) & (frame["metric"] == "recall@20")]
+    assert cell["delta"].isna().all() and cell["p"].isna().all()
+
+
+def test_compare_says_how_many_queries_it_paired_and_why_not_the_rest() -> None:
+    """Issue 18: with repeated query ids ``compare`` paired 972 of 1,000 queries silently."""
+    from dataclasses import replace
+
+    from groove.evaluation.compare import LabelledRun, compare_runs
+    from groove.report.compare import render_json, render_markdown, render_text
+
+    base = make_run("2026-01-01T00:00:00+00:00", BASE)
+    now = make_run("2026-01-02T00:00:00+00:00", BASE)
+    queries = list(now.per_query)
+    queries[1] = replace(queries[1], id="q0")  # a repeated id: only its first is paired
+    queries[2] = replace(queries[2], id="new")  # not in the baseline
+    now = replace(now, per_query=tuple(queries))
+    comparison = compare_runs([LabelledRun("#2", base), LabelledRun("#1", now)])
+    row = comparison.runs[1]
+    assert row.paired_queries == len(BASE) - 2
+    assert row.unpaired == {
+        "duplicate_id": 1,
+        "only_in_run": 1,
+        "only_in_baseline": 2,  # q1 and q2
+        "not_scored": 0,
+    }
+    note = (
+        "4 queries not paired: 1 with a repeated query id, 1 only in this run, "
+        "2 only in the baseline"
+    )
+    assert f"(12 paired queries; model m, reranker none, limit 10)\n  {note}\n" in (
+        render_text(comparison)
+    )
+    assert note in render_markdown(comparison)
+    assert json.loads(render_json(comparison))["runs"][1]["unpaired"]["only_in_baseline"] == 2
+    # All paired: no line, the seed's text.
+    same = compare_runs([LabelledRun("#2", base), LabelledRun("#1", base)])
+    assert "not paired" not in render_text(same)
+
+
+def test_two_result_files_of_the_same_name_are_told_apart(tmp_path: Path) -> None:
+    """``groove compare main/result.json pr/result.json`` labelled both "result.json"."""
+    paths = []
+    for folder, scores in (("main", BASE), ("pr", ONE_DOWN)):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "result.json"
+        stamp = "2026-01-01T00:00:00+00:00" if folder == "main" else "2026-01-02T00:00:00+00:00"
+        path.write_text(json.dumps(make_run(stamp, scores).to_dict()), encoding="utf-8")
+        paths.append(str(path))
+    got = CliRunner().invoke(cli, ["compare", *paths, "--kb-path", str(tmp_path)])
+    assert got.exit_code == 0, got.stderr
+    assert "baseline main/result.json (" in got.stdout.splitlines()[0]
+    assert "\npr/result.json  2026-01-02" in got.stdout
+    assert list(dict.fromkeys(compare(paths)["run"])) == ["main/result.json", "pr/result.json"]
+    from groove.evaluation.compare import file_labels
+
+    assert file_labels([Path("/a/x/r.json"), Path("/b/x/r.json"), Path("/b/y.json")]) == [
+        "a/x/r.json",
+        "b/x/r.json",
+        "y.json",
+    ]
+
+
+def test_zero_paired_queries_is_explained(tmp_path: Path) -> None:
+    base = make_run("2026-01-01T00:00:00+00:00", BASE)
+    other = make_run("2026-01-02T00:00:00+00:00", BASE).to_dict()
+    for query in other["per_query"]:
+        query["id"] = f"renamed-{query['id']}"
+    paths = []
+    for name, document in (("base.json", base.to_dict()), ("renamed.json", other)):
+        (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+        paths.append(str(tmp_path / name))
+    runner = CliRunner()
+    text = runner.invoke(cli, ["compare", *paths, "--kb-path", str(tmp_path)])
+    assert text.exit_code == 0, text.stderr
+    assert (
+        "renamed.json  2026-01-02T00:00:00+00:00  (0 paired queries: no query id in common "
+        "with the baseline, so no change could be tested; " in text.stdout
+    )
+    markdown = runner.invoke(
+        cli, ["compare", *paths, "--kb-path", str(tmp_path), "--format", "markdown"]
+    )
+    assert "0 paired queries for renamed.json: no query id in common" in markdown.stdout

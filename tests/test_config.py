@@ -248,7 +248,8 @@ def test_bad_values_name_the_file_the_key_and_the_rule(text: str, message: str) 
         (
             "[search.fusion]\nrrfk = 3",
             "search.fusion.rrfk",
-            "bm25_content_weight, bm25_context_weight, bm25_heading_weight, rrf_k",
+            "bm25_content_weight, bm25_context_weight, bm25_heading_weight, family, "
+            "normalizer, rrf_k, vector_weight, window",
         ),
         ("[search.mmr]\nlambda_ = 0.5", "search.mmr.lambda_", "enabled, lambda, same_doc_penalty"),
         (
@@ -259,7 +260,8 @@ def test_bad_values_name_the_file_the_key_and_the_rule(text: str, message: str) 
         (
             "[eval.extra]\nx = 1",
             "eval.extra",
-            "alpha, golden, history_size, k_values, regression_gate, regression_threshold",
+            "alpha, baseline, golden, history_size, judge, k_values, regression_gate, "
+            "regression_threshold, require_baseline",
         ),
         ("[quality_filter]\nenabled = true", "quality_filter", TOP_KEYS),
     ],

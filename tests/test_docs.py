@@ -35,6 +35,7 @@ OWN_PAGES = (
     "architecture.md",
     "search.md",
     "api.md",
+    "engines.md",
 )
 
 
@@ -172,3 +173,20 @@ def test_every_golden_answer_is_in_the_top_10(real_embedder, tmp_path: Path) -> 
         "or the note (never quote the query in the note), see docs/eval.md"
     )
     assert result.findings == ()
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_the_sample_outputs_in_the_docs_are_what_the_commands_print() -> None:
+    """docs/eval.md and docs/tune.md (and their twins) quote `make demo`'s eval and a tune
+    run on docs/; a fresh run must print the same (bench/doc_samples.py rewrites them)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "doc_samples.py"
+    spec = importlib.util.spec_from_file_location("doc_samples", path)
+    assert spec is not None and spec.loader is not None
+    doc_samples = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(doc_samples)
+    fresh = doc_samples.samples()
+    assert doc_samples.differences(fresh) == [], "run: python bench/doc_samples.py"
+    assert "corpus: " in fresh["eval"] and "## Verdict" in fresh["tune-stdout"]

@@ -215,17 +215,25 @@ def test_json_document_has_the_spec_keys_sorted(kb: Path, golden: Path) -> None:
     assert list(document) == sorted(document)
     assert list(document) == [
         "aggregate",
+        "baseline_id",
         "corpus",
         "corpus_changed",
         "diff",
         "findings",
         "fingerprint",
         "gate",
+        "id",
+        "outcome",
         "per_query",
         "previous",
         "significance",
         "timestamp",
     ]
+    # The gate's view of the run: its id, the run it was compared with, the outcome.
+    assert document["baseline_id"] == document["previous"]["id"]
+    assert document["outcome"] == "passed"
+    assert document["gate"]["applied"] is True and document["gate"]["reason"] is None
+    assert document["gate"]["baseline"]["id"] == document["baseline_id"]
     assert document["findings"] == []
     assert document["corpus_changed"] is False
     assert set(document["diff"]) == {"mrr", "ndcg_at_k", "recall_at_k"}

@@ -217,6 +217,14 @@ def test_near_matches_kinds() -> None:
     assert near_matches("team/oncall.md", indexed) == ()
 
 
+def test_a_numbered_note_is_not_a_typo_of_another_number() -> None:
+    """docs/572.md missing: docs/72.md is another document (Cranfield numbers its notes)."""
+    indexed = ["docs/72.md", "docs/571.md", "docs/57.md", "notes/v2-plan.md"]
+    assert near_matches("docs/572.md", indexed) == ()
+    assert [n.path for n in near_matches("notes/v2-plna.md", indexed)] == ["notes/v2-plan.md"]
+    assert [n.kind for n in near_matches("Docs/72.md", indexed)] == ["case"]
+
+
 def test_cause_order_for_the_post_retrieval_and_leg_cases() -> None:
     from groove.evaluation.explain import Explainer as E
 
@@ -418,3 +426,36 @@ def test_mmr_pushing_a_fused_hit_out_is_post_processing(
     assert (a.cause, a.moved_by, a.final_rank) == ("post-processing", ("MMR",), None)
     assert a.fused_rank is not None and a.fused_rank <= 5
     assert a.explanation() == f"fusion ranked it {a.fused_rank}, within k=5; MMR pushed it out"
+
+
+def test_a_wrong_heading_miss_gives_the_files_own_ranks(kb: Path, tmp_path: Path) -> None:
+    """Issue 18: ``--explain`` on a wrong-heading miss gave no ranks, although the file
+    itself was at rank 1; now both legs' best ranks of the file are shown."""
+    golden = tmp_path / "stew.yml"
+    golden.write_text(
+        "queries:\n"
+        "  - id: stew\n"
+        "    query: zorblax stew with onions carrots and bay leaves\n"
+        "    expected:\n"
+        "      - path: kitchen/zorblax.md\n"
+        "        heading: Ingredient list\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["eval", "--kb-path", str(kb), "--golden", str(golden),
+                                      "--explain", "--no-history", "--format", "json"])  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    (a,) = json.loads(result.stdout)["per_query"][0]["attribution"]
+    assert a["cause"] == "heading-mismatch" and a["closest_heading"] == "Ingredients"
+    assert (a["fts_rank"], a["final_rank"]) == (1, 1)
+    assert a["vector_rank"] is not None and a["fused_rank"] == 1
+    assert a["explanation"] == (
+        'no chunk of kitchen/zorblax.md has the heading "Ingredient list"; closest heading: '
+        '"Ingredients"; the file itself is at rank 1'
+    )
+    text = CliRunner().invoke(cli, ["eval", "--kb-path", str(kb), "--golden", str(golden),
+                                    "--explain", "--no-history"])  # fmt: skip
+    assert re.search(
+        r"\n      the file's best chunk: FTS rank 1 of \d+ matches · vector rank \d+ of \d+ · "
+        r"fused rank 1 \(pool 50 per leg\) · final rank 1\n",
+        text.stdout,
+    ), text.stdout

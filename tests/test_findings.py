@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from groove.evaluation.findings import (
     CHECK_QUOTED,
     Finding,
@@ -137,3 +139,139 @@ def test_finding_round_trips_through_dict() -> None:
         "quoted": [{"query_id": "a", "rank_in_top_k": 3}, {"query_id": "b", "rank_in_top_k": None}],
     }
     assert Finding.from_dict(finding.to_dict()) == finding
+
+
+# ---------------------------------------------------------------- duplicate-query-id
+
+
+def test_ids_shared_by_several_queries_are_named_given_or_default(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from groove.evaluation.findings import (
+        CHECK_DUPLICATE_ID,
+        DuplicateIdFinding,
+        duplicate_id_findings,
+        finding_from_dict,
+        warning_texts,
+    )
+    from groove.evaluation.golden import load_golden
+
+    stem = "How do I roll back a deploy when"  # 32 characters: the default id
+    assert len(stem) == 32
+    path = tmp_path / "golden.yml"
+    path.write_text(
+        "queries:\n"
+        f"  - query: {stem} the canary fails?\n    expected: [{{path: a.md}}]\n"
+        f"  - query: {stem} the database migrated?\n    expected: [{{path: b.md}}]\n"
+        "  - id: backup\n    query: which snapshots?\n    expected: [{path: c.md}]\n"
+        "  - id: backup\n    query: how long do we keep backups?\n    expected: [{path: c.md}]\n"
+        "  - id: unique\n    query: who is on call?\n    expected: [{path: d.md}]\n",
+        encoding="utf-8",
+    )
+    found = duplicate_id_findings(load_golden(path).queries)
+    assert found == (
+        DuplicateIdFinding(CHECK_DUPLICATE_ID, stem, (2, 4), True),
+        DuplicateIdFinding(CHECK_DUPLICATE_ID, "backup", (6, 9), False),
+    )
+    assert [finding_from_dict(f.to_dict()) for f in found] == list(found)
+    (text,) = warning_texts(found)
+    assert text == (
+        "groove eval: 2 query id(s) in the golden file name more than one query "
+        "(duplicate-query-id).\n"
+        f"  query id '{stem}' (default id: the first 32 characters) names 2 queries "
+        "(lines 2, 4)\n"
+        "  query id 'backup' names 2 queries (lines 6, 9)\n"
+        "  Runs are paired by id (the per-query diff, groove compare): only the first\n"
+        "  query of each id is compared. Give every query its own `id`."
+    )
+
+
+# ---------------------------------------------------------------- retriever-paths-implausible
+
+
+def _tops(*paths: str):  # type: ignore[no-untyped-def]
+    from groove.evaluation.metrics import RankedHit
+
+    return [tuple(RankedHit(r, p, None, 0.0) for r, p in enumerate(paths, start=1))]
+
+
+INDEXED = frozenset({"ops/rollback.md", "ops/canary.md", "team/oncall.md", "archive/old.md"})
+
+
+def test_absolute_hit_paths_are_not_indexed_paths_and_the_fix_names_the_prefix() -> None:
+    from groove.evaluation.hit_paths import hit_path_findings, hit_path_warning_text
+
+    tops = _tops(*(f"/srv/kb/{p}" for p in sorted(INDEXED)))
+    (found,) = hit_path_findings(tops, {"ops/rollback.md"}, INDEXED)
+    assert (found.against, found.hits, found.implausible, found.pattern) == (
+        "index",
+        4,
+        4,
+        "absolute",
+    )
+    assert found.examples == ("/srv/kb/archive/old.md", "/srv/kb/ops/canary.md",
+                              "/srv/kb/ops/rollback.md")  # fmt: skip
+    assert hit_path_warning_text([found]) == (
+        "groove eval: 4 of 4 hit paths from the retriever are not indexed paths "
+        "(retriever-paths-implausible).\n"
+        "  e.g. /srv/kb/archive/old.md, /srv/kb/ops/canary.md, /srv/kb/ops/rollback.md\n"
+        "  Likely fix: the paths are absolute: strip '/srv/kb/' to get paths relative to the KB "
+        "folder, as the index holds them (e.g. archive/old.md).\n"
+        "  Each such hit counts as a miss: the scores say nothing of the retriever."
+    )
+
+
+@pytest.mark.parametrize(
+    ("paths", "pattern"),
+    [
+        (("./ops/rollback.md", "./ops/canary.md", "ops/x.md"), "dot-slash"),
+        (("kb/ops/rollback.md", "kb/team/oncall.md", "x.md"), "prefix"),
+        (("ops\\rollback.md", "ops\\canary.md", "x.md"), "backslash"),
+        (("C:\\kb\\ops\\rollback.md", "C:\\kb\\ops\\canary.md", "x.md"), "absolute"),
+    ],
+)
+def test_without_an_index_hits_are_judged_by_the_golden_paths_shape(
+    paths: tuple[str, ...], pattern: str
+) -> None:
+    from groove.evaluation.hit_paths import hit_path_findings
+
+    golden = {"ops/rollback.md", "ops/canary.md", "team/oncall.md"}
+    (found,) = hit_path_findings(_tops(*paths), golden, None)
+    assert (found.against, found.implausible, found.pattern) == ("golden", 2, pattern)
+
+
+def test_plausible_hits_raise_nothing() -> None:
+    from groove.evaluation.hit_paths import hit_path_findings
+
+    golden = {"ops/rollback.md"}
+    # Paths outside the golden file are plausible: most hits of any retriever are no answer.
+    elsewhere = _tops("archive/old.md", "team/oncall.md", "x/y.md")
+    assert hit_path_findings(elsewhere, golden, None) == ()
+    # Half of the hits unindexed is not "most".
+    assert hit_path_findings(_tops("ops/rollback.md", "/abs.md"), golden, INDEXED) == ()
+    assert hit_path_findings([()], golden, INDEXED) == ()
+
+
+def test_groove_engine_runs_report_duplicate_ids_too(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from conftest import copy_kb
+
+    from groove.config import Config
+    from groove.engine.embed import HashingEmbedder
+    from groove.engine.index import build
+    from groove.evaluation.findings import DuplicateIdFinding
+    from groove.evaluation.run import run
+    from groove.evaluation.settings import resolve_settings
+
+    kb = copy_kb("kb_en", tmp_path)
+    embedder = HashingEmbedder()
+    build(kb, embedder)
+    golden = tmp_path / "golden.yml"
+    golden.write_text(
+        "queries:\n"
+        "  - {id: r, query: roll back a release, expected: [{path: ops/rollback.md}]}\n"
+        "  - {id: r, query: canary share, expected: [{path: ops/canary.md}]}\n",
+        encoding="utf-8",
+    )
+    settings = resolve_settings(Config(), kb_path=kb, golden=golden, history=False)
+    result = run(settings, embedder=embedder)
+    assert [f for f in result.findings if isinstance(f, DuplicateIdFinding)] == [
+        DuplicateIdFinding("duplicate-query-id", "r", (2, 3), False)
+    ]

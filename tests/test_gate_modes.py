@@ -164,9 +164,10 @@ def test_broad_drop_fails_the_significant_gate_and_significance_matches_scipy(
     kb: Path, golden14: Path
 ) -> None:
     first = _eval(kb, golden14, "--format", "json", "--fail-on-regression")
-    assert first.exit_code == 0  # no previous run: the gate is a no-op
+    assert first.exit_code == 0  # no previous run: the gate is a no-op, and says so
+    assert "regression gate not applied: no previous run in the history" in first.stderr
     before = json.loads(first.stdout)
-    assert before["significance"] is None and before["gate"] is None
+    assert before["significance"] is None and before["gate"]["applied"] is False
     for name in ("ops/rollback.md", "ops/canary.md", "data/backup.md", "data/restore.md"):
         (kb / name).write_text(UNRELATED, encoding="utf-8")
     for name in ("search/rrf.md", "search/chunking.md", "team/postmortem.md"):
@@ -179,6 +180,7 @@ def test_broad_drop_fails_the_significant_gate_and_significance_matches_scipy(
         kb, golden14, "--fail-on-regression", "--regression-gate", "significant", "--no-diff"
     )
     assert off.exit_code == 0
+    assert "warning: regression gate not applied: --no-diff" in off.stderr
     (kb / ".groove-eval-history.json").write_bytes(saved)
 
     result = _eval(

@@ -83,7 +83,7 @@ def test_file_layout_is_pretty_json_with_runs_and_no_empty_findings(tmp_path: Pa
     data = json.loads(text)
     assert list(data) == ["runs"]
     run = data["runs"][0]
-    assert list(run) == ["timestamp", "fingerprint", "corpus", "per_query", "aggregate"]
+    assert list(run) == ["id", "timestamp", "fingerprint", "corpus", "per_query", "aggregate"]
     assert text.startswith('{\n  "runs": [\n')
 
 

@@ -46,7 +46,10 @@ from groove.store.schema import FTS_TABLES, KEY_LEXICAL_DEFAULT
         ("RRF の定数 k の意味は？", "trigram"),  # mixed Latin + Japanese: trigram
         ("Ωmega σύνολο", "trigram"),  # another script: the seed's leg
         ("2024 0001", "trigram"),  # no letter at all
-        ("backup -ロールバック", "porter"),  # exclusions do not decide
+        ("backup -restore", "porter"),  # Latin exclusions: porter honours them
+        ("backup -ロールバック", "trigram"),  # porter could not honour a Japanese exclusion
+        ('deployctl -"ロールバック 手順"', "trigram"),
+        ("deployctl -ロ", "trigram"),  # under the trigram floor: not applied, and said so
         ("バックアップ -backup", "trigram"),
     ],
 )
@@ -203,12 +206,51 @@ def test_an_index_built_before_the_porter_table_gains_it_without_reembedding(
         assert kept.lexical.leg == "trigram"
         assert engine.search("restore", SearchOptions(lexical="porter")).hits
 
-    build(kb, embedder, force=True)  # a rebuild is a new index: groove's default
+    forced = build(kb, embedder, force=True)  # a rebuild keeps the recorded mode
+    assert forced.notes and "--force kept the index's lexical mode trigram" in forced.notes[0]
+    conn = connect(db)
+    try:
+        assert read_meta(conn).lexical_default == "trigram"
+    finally:
+        conn.close()
+    switched = build(kb, embedder, force=True, lexical="auto")  # unless told otherwise
+    assert switched.notes == (
+        "the index's lexical mode is now auto (was trigram): eval runs without a configured "
+        "mode are not compared with earlier ones",
+    )
     conn = connect(db)
     try:
         assert read_meta(conn).lexical_default is None
     finally:
         conn.close()
+    assert build(kb, embedder, force=True).notes == ()  # groove's default: nothing to say
+
+
+def test_index_force_keeps_a_legacy_index_comparable_and_gated(tmp_path: Path) -> None:
+    """Issue 18: ``index --force`` turned a legacy index's ``trigram`` into ``auto`` without
+    a word; the next eval's fingerprint changed and the gate was off ("diff disabled")."""
+    kb = copy_kb("kb_en", tmp_path)
+    embedder = HashingEmbedder()
+    build(kb, embedder)
+    _make_pre_porter(default_db_path(kb))
+    build(kb, embedder)  # the migration records trigram
+    golden = FIXTURES / "golden_en.yml"
+
+    def evaluate():  # type: ignore[no-untyped-def]
+        settings = resolve_settings(
+            Config(), kb_path=kb, golden=golden, save_history=True, fail_on_regression=True
+        )
+        return eval_run(settings, embedder=embedder)
+
+    before = evaluate()
+    assert before.fingerprint.lexical == "trigram"
+    build(kb, embedder, force=True)
+    (kb / "ops" / "rollback.md").unlink()  # a real change after the rebuild
+    build(kb, embedder)
+    after = evaluate()
+    assert after.fingerprint.lexical == "trigram"
+    assert after.diff_enabled and after.diff_note is None
+    assert after.regression and after.exit_code == 1
 
 
 def test_porter_exclusions_drop_chunks_from_both_legs(tmp_path: Path) -> None:
@@ -309,14 +351,24 @@ def test_the_lexical_flag_wins_over_groove_toml_and_modes_are_never_diffed(
     assert trigram["fingerprint"]["lexical"] == "trigram"
     assert {q["lexical_leg"] for q in trigram["per_query"]} == {"trigram"}
     assert trigram["previous"]["fingerprint"]["lexical"] == "porter"
-    assert trigram["diff"] is None and trigram["gate"] is None  # not compared with porter
+    assert trigram["diff"] is None and trigram["gate"]["applied"] is False  # not with porter
     assert trigram["aggregate"] != porter["aggregate"]  # the modes do rank differently here
     again = eval_json("--lexical", "trigram")
     assert again["diff"] is not None and again["diff"]["mrr"] == 0.0  # same mode: compared
     text = CliRunner().invoke(
         cli, ["--config", str(toml), "eval", "--kb-path", str(kb), "--golden", str(golden_en)]
     )
-    assert "lexical mode changed since last run (trigram -> porter), diff disabled" in text.stdout
+    # Back to porter: compared with the porter run, not switched off by the trigram runs.
+    assert f" · {porter['id']}, newest passing run of this configuration)" in text.stdout
+    assert "diff disabled" not in text.stdout
+    (kb / ".groove-eval-history.json").unlink()
+    eval_json("--lexical", "trigram")
+    first_porter = CliRunner().invoke(
+        cli, ["--config", str(toml), "eval", "--kb-path", str(kb), "--golden", str(golden_en)]
+    )  # the seed's message when no run of the mode exists
+    assert "lexical mode changed since last run (trigram -> porter), diff disabled" in (
+        first_porter.stdout
+    )
 
 
 def test_search_and_tune_take_the_lexical_flag(indexed_kb, golden_en: Path) -> None:  # type: ignore[no-untyped-def]

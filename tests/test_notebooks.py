@@ -17,6 +17,7 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
+import groove
 from groove.cli import cli
 from groove.notebooks import kernel as notebook_run
 from groove.notebooks import runner
@@ -55,7 +56,8 @@ def _degrade(kb: Path, embedder: Any) -> None:
 
 
 def _without_stamps(document: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in document.items() if k not in ("timestamp", "verdict", "exit_code")}
+    stamped = ("timestamp", "id", "verdict", "exit_code")  # the id is derived from the time
+    return {k: v for k, v in document.items() if k not in stamped}
 
 
 # ---------------------------------------------------------------- run cells and views
@@ -130,7 +132,7 @@ def test_regression_is_exit_1_with_misses_first(
     assert regression.message.startswith("groove eval: retrieval-quality regression detected")
     assert regression.message.endswith("because -p fail_on_regression true was set.")
     assert "recall@10" in regression.data["metrics"]
-    assert set(written["previous"]) == {"timestamp", "fingerprint", "aggregate"}
+    assert set(written["previous"]) == {"id", "timestamp", "fingerprint", "aggregate"}
     per_query = notebook_views.per_query_frame(run)
     assert list(per_query.index[:2]) == ["restore-pitr", "restore-drill"]
     assert list(per_query["status"][:2]) == ["✗ miss", "✗ miss"]
@@ -342,17 +344,30 @@ def test_ci_gate_script_appends_the_summary(
 ) -> None:
     shutil.copy(golden_en, kb / ".groove-eval.yml")
     notebook_run.eval_report(kb_path=kb, result_path=tmp_path / "baseline.json")
-    _degrade(kb, real_embedder)
     page = tmp_path / "step-summary.md"
-    page.write_text("before\n", encoding="utf-8")
     env = {"GROOVE": str(Path(sys.executable).parent / "groove"), "GITHUB_STEP_SUMMARY": str(page)}
     gate = Path(__file__).resolve().parent.parent / "ci" / "gate.sh"
-    done = subprocess.run(
-        ["bash", str(gate), str(kb), str(tmp_path / "report")],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
+
+    def run_gate() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["bash", str(gate), str(kb), str(tmp_path / "report")],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env},
+        )
+
+    # No run pinned as main yet: the gate cannot be applied, and says so (exit 4).
+    history = (kb / ".groove-eval-history.json").read_bytes()
+    unpinned = run_gate()
+    assert unpinned.returncode == 4, unpinned.stderr
+    assert "> ⚠️ warning: regression gate not applied: no run is pinned as 'main'" in (
+        page.read_text(encoding="utf-8")
     )
+    assert (kb / ".groove-eval-history.json").read_bytes() == history
+    groove.set_baseline(kb, "main")
+    _degrade(kb, real_embedder)
+    page.write_text("before\n", encoding="utf-8")
+    done = run_gate()
     assert done.returncode == 1, done.stderr
     text = page.read_text(encoding="utf-8")
     assert text.startswith("before\n## groove eval\n")

@@ -24,6 +24,7 @@ import yaml
 from click.testing import CliRunner
 
 from groove.cli import cli
+from groove.evaluation.retrievers.identity import content_hash
 
 ADAPTER = Path(__file__).parent / "helpers" / "adapter.py"
 DECOY = "team/postmortem.md"
@@ -80,12 +81,20 @@ def command_spec(run: Path, *extra: str) -> str:
 def test_spec_names_hide_credentials_and_headers_expand_only_at_open() -> None:
     from groove.errors import ConfigError
     from groove.evaluation.retrievers.http import expand_headers
-    from groove.evaluation.retrievers.spec import parse_spec
+    from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
 
     spec = parse_spec("https://bob:s3cret@search.example.com:9200/idx/_search?api_key=k#x")
     assert (spec.kind, spec.name) == ("http", "https://search.example.com:9200/idx/_search")
-    assert parse_spec("command:python 'my adapter.py' --fast").name == "python"
-    assert parse_spec("run:out/bm25.trec").name == "bm25.trec"
+    # Another request body on the same endpoint is another system.
+    bodies = ['{"query": {"match": {"body": "{{query}}"}}}', '{"query": "{{query}}"}']
+    names = {parse_spec(spec.target, options=RetrieverOptions(body=b)).name for b in bodies}
+    assert len(names) == 2
+    assert all(n.startswith("https://search.example.com:9200/idx/_search #") for n in names)
+    # No file named "my adapter.py" here: the command line alone, re-quoted.
+    assert parse_spec("command:python 'my adapter.py' --fast").name == (
+        "python 'my adapter.py' --fast"
+    )
+    assert parse_spec("run:./out/bm25.trec").name == "out/bm25.trec"
     assert parse_spec("run:x", name="bm25 baseline").fingerprint() == {
         "kind": "run",
         "name": "bm25 baseline",
@@ -141,11 +150,17 @@ def test_command_adapter_and_both_run_file_formats_score_the_same(
     docs["trec"] = json.loads(result.stdout)
     for doc in docs.values():
         assert_known_metrics(doc)
+    # The whole command line, and one hash over the files among its arguments (the
+    # adapter and the run file it reads; the interpreter is a program, not a script).
+    files = [ADAPTER, run_jsonl]
     assert docs["command"]["fingerprint"]["retriever"] == {
         "kind": "command",
-        "name": sys.executable,
+        "name": f"{sys.executable} {ADAPTER} {run_jsonl} #{content_hash(files)}",
     }
-    assert docs["trec"]["fingerprint"]["retriever"] == {"kind": "run", "name": "run.trec"}
+    assert docs["trec"]["fingerprint"]["retriever"] == {
+        "kind": "run",
+        "name": f"{trec.as_posix()} #{content_hash([trec])}",
+    }
     tops = {k: [q["top_k"] for q in d["per_query"]] for k, d in docs.items()}
     assert tops["command"] == tops["jsonl"] == tops["trec"]
     assert "corpus drift and the golden-leak check are not available" in result.stderr
@@ -188,6 +203,62 @@ def test_retriever_runs_share_history_only_with_the_same_retriever(
     ]  # newest first
 
 
+def test_two_scripts_under_one_interpreter_are_two_retrievers(
+    golden: Path, run_jsonl: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: ``python3 a.py`` and ``python3 b.py`` were both recorded as ``python3`` and
+    gated against each other; an edited script was the same system as before."""
+    monkeypatch.chdir(tmp_path)
+    misses = tmp_path / "misses.jsonl"
+    misses.write_text(
+        "".join(json.dumps({"id": q, "hits": []}) + "\n" for q in made_up_hits(golden))
+    )
+    for script in ("a.py", "b.py"):
+        (tmp_path / script).write_bytes(ADAPTER.read_bytes())
+    python = sys.executable
+
+    def run(script: str, answers: Path, *extra: str):  # type: ignore[no-untyped-def]
+        return invoke("eval", "--retriever", f"command:{python} {script} {answers.name}",
+                      "--golden", str(golden), "--format", "json", "--fail-on-regression",
+                      *extra)  # fmt: skip
+
+    good = run("a.py", run_jsonl)
+    assert good.exit_code == 0, good.stderr
+    again = run("a.py", run_jsonl)  # the same script again: the same system, diffed
+    assert json.loads(again.stdout)["diff"] is not None
+    bad = run("b.py", misses)  # every query missed: a regression if it were compared
+    assert bad.exit_code == 0, bad.stderr
+    doc = json.loads(bad.stdout)
+    assert doc["diff"] is None
+    assert doc["fingerprint"]["retriever"]["name"].startswith(f"{python} b.py misses.jsonl #")
+    # An edited script is another system; --retriever-name keeps one name across edits.
+    (tmp_path / "a.py").write_text(ADAPTER.read_text() + "# tuned\n")
+    edited = run("a.py", run_jsonl)
+    assert json.loads(edited.stdout)["diff"] is None
+    named = run("a.py", run_jsonl, "--retriever-name", "adapter")
+    assert named.exit_code == 0, named.stderr
+    (tmp_path / "a.py").write_text(ADAPTER.read_text() + "# tuned again\n")
+    fell = run("a.py", misses, "--retriever-name", "adapter")
+    assert fell.exit_code == 1  # the named system fell: gated against its own last run
+    assert json.loads(fell.stdout)["fingerprint"]["retriever"]["name"] == "adapter"
+
+
+def test_runs_recorded_under_the_old_short_name_are_another_configuration(
+    golden: Path, run_jsonl: Path
+) -> None:
+    spec = command_spec(run_jsonl)
+    # A history entry as older groove wrote it: the program alone.
+    old = invoke("eval", "--retriever", spec, "--golden", str(golden),
+                 "--retriever-name", sys.executable)  # fmt: skip
+    assert old.exit_code == 0, old.stderr
+    new = invoke("eval", "--retriever", spec, "--golden", str(golden), "--fail-on-regression")
+    assert new.exit_code == 0, new.stderr
+    assert (
+        f"retriever changed since last run (recorded as {sys.executable!r} before groove named "
+        "a command retriever in full: a new configuration), diff disabled"
+    ) in new.stdout
+
+
 def test_engine_flags_and_tune_refuse_a_retriever(golden: Path, run_jsonl: Path) -> None:
     mixed = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden), "--mmr",
                    "true")  # fmt: skip
@@ -200,12 +271,13 @@ def test_engine_flags_and_tune_refuse_a_retriever(golden: Path, run_jsonl: Path)
     no_golden = invoke("eval", "--retriever", f"run:{run_jsonl}")
     assert no_golden.exit_code == 2
     assert "with --retriever and no --kb-path, groove needs --golden" in no_golden.stderr
-    tune = invoke("tune", "--retriever", "http://127.0.0.1:9/search", "--golden", str(golden))
+    # tune re-fuses a retriever's legs: one whose answers carry none is refused
+    tune = invoke("tune", "--retriever", f"run:{run_jsonl}", "--golden", str(golden))
     assert tune.exit_code == 2
-    assert "cannot tune an external retriever" in tune.stderr
+    assert "without `legs`" in tune.stderr
 
 
-def test_explain_is_refused_with_a_retriever_and_nothing_is_written(
+def test_explain_without_legs_is_refused_and_nothing_is_written(
     tmp_path: Path, golden: Path, run_jsonl: Path
 ) -> None:
     import groove
@@ -215,29 +287,38 @@ def test_explain_is_refused_with_a_retriever_and_nothing_is_written(
     first = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden))
     assert first.exit_code == 0, first.stderr
     before = history.read_bytes()
-    refused = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden),
+    # the first query's answer loses its expected hit: a miss to explain, with no legs
+    lines = run_jsonl.read_text().splitlines()
+    answer = json.loads(lines[0])
+    answer["hits"] = answer["hits"][:1]
+    missing = tmp_path / "missing.jsonl"
+    missing.write_text("\n".join([json.dumps(answer), *lines[1:]]) + "\n")
+    qid = answer["id"]
+    refused = invoke("eval", "--retriever", f"run:{missing}", "--golden", str(golden),
                      "--explain", "--export-run", str(tmp_path / "run.trec"))  # fmt: skip
     assert (refused.exit_code, refused.stdout) == (2, "")
     assert refused.stderr == (
-        "Error: --explain needs groove's own engine and cannot be combined with --retriever\n"
-        "hint: drop --explain, or drop --retriever to explain the misses of groove's engine\n"
+        f"Error: --explain with --retriever needs the legs of each answer; query {qid!r} came "
+        "back without `legs`\n"
+        "hint: the retriever must answer with `legs` (docs/retrievers.md#per-leg-results-legs)\n"
     )
     # each face names the settings its own way (groove.errors: a library error names them)
-    with pytest.raises(groove.ConfigError) as info:
-        groove.evaluate(None, golden, retriever=f"run:{run_jsonl}", explain=True,
+    with pytest.raises(groove.RetrieverError) as info:
+        groove.evaluate(None, golden, retriever=f"run:{missing}", explain=True,
                         save_history=True)  # fmt: skip
     assert str(info.value) == (
-        "keyword explain needs groove's own engine and cannot be combined with keyword retriever"
+        "keyword explain with keyword retriever needs the legs of each answer; query "
+        f"{qid!r} came back without `legs`"
     )
     outcome = kernel.eval_report(
         golden=str(golden),
-        retriever=f"run:{run_jsonl}",
+        retriever=f"run:{missing}",
         explain=True,
         result_path=str(tmp_path / "result.json"),
     )
     assert outcome.exit_code == 2 and str(outcome.error) == (
-        "parameter explain needs groove's own engine and cannot be combined with parameter "
-        "retriever"
+        "parameter explain with parameter retriever needs the legs of each answer; query "
+        f"{qid!r} came back without `legs`"
     )
     assert history.read_bytes() == before
     assert not (tmp_path / "run.trec").exists()
@@ -264,6 +345,16 @@ def test_notebook_kernel_takes_a_retriever(tmp_path: Path, golden: Path, run_jso
         result_path=str(tmp_path / "refused.json"),
     )
     assert refused.exit_code == 2 and "unknown key 'colour'" in str(refused.error)
+    named = kernel.eval_report(
+        golden=str(golden),
+        retriever=f"run:{run_jsonl}",
+        retriever_name="bm25",
+        history=False,
+        result_path=str(tmp_path / "named.json"),
+    )
+    assert named.ok, named.error
+    named_doc = json.loads((tmp_path / "named.json").read_text())
+    assert named_doc["fingerprint"]["retriever"] == {"kind": "run", "name": "bm25"}
 
 
 # ------------------------------------------------------------------------ command faults
@@ -511,3 +602,80 @@ def test_groove_evaluate_takes_a_retriever(golden: Path, run_jsonl: Path) -> Non
     assert not (golden.parent / ".groove-eval-history.json").exists()  # save_history=False
     with pytest.raises(groove.ConfigError, match="keyword retriever_options needs retriever"):
         groove.evaluate(None, golden, retriever_options={"name": "x"})
+    named = groove.evaluate(None, golden, retriever=f"run:{run_jsonl}", retriever_name="bm25")
+    assert named.fingerprint.retriever == {"kind": "run", "name": "bm25"}
+    with pytest.raises(groove.ConfigError, match="keyword retriever_name needs retriever"):
+        groove.evaluate(None, golden, retriever_name="bm25")
+    with pytest.raises(groove.ConfigError, match="'bm25' and retriever_options name 'x' disagree"):
+        groove.evaluate(None, golden, retriever=f"run:{run_jsonl}", retriever_name="bm25",
+                        retriever_options={"name": "x"})  # fmt: skip
+
+
+# ------------------------------------------------------------------- plausibility (issue 18)
+
+
+def _run_file(path: Path, golden: Path, rewrite: Callable[[str], str]) -> Path:
+    lines = [
+        json.dumps({"id": qid, "hits": [{**h, "path": rewrite(h["path"])} for h in hits]})
+        for qid, hits in made_up_hits(golden).items()
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_absolute_hit_paths_are_reported_with_examples_and_the_fix(
+    tmp_path: Path,
+    golden: Path,
+    indexed_kb,  # type: ignore[no-untyped-def]
+) -> None:
+    """Issue 18: a retriever returning absolute paths scored 0.000 everywhere, exit 0, and
+    nothing said that none of its paths was indexed."""
+    kb = indexed_kb("kb_en")
+    run = _run_file(tmp_path / "abs.jsonl", golden, lambda p: f"{kb}/{p}")
+    result = invoke("eval", "--retriever", f"run:{run}", "--kb-path", str(kb), "--golden",
+                    str(golden), "--no-history", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["aggregate"]["mrr"] == 0.0
+    (finding,) = [f for f in doc["findings"] if f["check"] == "retriever-paths-implausible"]
+    assert finding["against"] == "index" and finding["pattern"] == "absolute"
+    assert finding["implausible"] == finding["hits"] == 30
+    assert len(finding["examples"]) == 3
+    assert all(e.startswith(f"{kb}/") for e in finding["examples"])
+    assert (
+        "groove eval: 30 of 30 hit paths from the retriever are not indexed paths "
+        "(retriever-paths-implausible)."
+    ) in result.stderr
+    assert f"Likely fix: the paths are absolute: strip '{kb}/' to get paths" in result.stderr
+
+
+def test_dot_slash_hit_paths_are_reported_against_the_golden_paths(
+    tmp_path: Path, golden: Path
+) -> None:
+    run = _run_file(tmp_path / "dot.jsonl", golden, lambda p: f"./{p}")
+    result = invoke("eval", "--retriever", f"run:{run}", "--golden", str(golden),
+                    "--no-history", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert (finding["against"], finding["pattern"]) == ("golden", "dot-slash")
+    assert "do not look like the golden file's paths (retriever-paths-implausible)" in (
+        result.stderr
+    )
+    assert "Likely fix: the paths start with ./ or ../" in result.stderr
+
+
+def test_duplicate_query_ids_are_a_finding(tmp_path: Path, run_jsonl: Path) -> None:
+    golden = tmp_path / "dup.yml"
+    golden.write_text(
+        "queries:\n"
+        "  - {id: q1, query: roll back a bad release, expected: [{path: ops/rollback.md}]}\n"
+        "  - {id: q1, query: canary traffic share, expected: [{path: ops/canary.md}]}\n",
+        encoding="utf-8",
+    )
+    result = invoke("eval", "--retriever", f"run:{run_jsonl}", "--golden", str(golden),
+                    "--no-history", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    assert {"check": "duplicate-query-id", "query_id": "q1", "lines": [2, 3],
+            "default_id": False} in findings  # fmt: skip
+    assert "query id 'q1' names 2 queries (lines 2, 3)" in result.stderr

@@ -34,11 +34,14 @@ EVAL_PARAMETERS = (
     "lexical",
     "history",
     "fail_on_regression",
+    "baseline",
+    "require_baseline",
     "regression_gate",
     "explain",
     "config",
     "retriever",
     "retriever_options",
+    "retriever_name",
     "result_path",
 )
 TUNE_PARAMETERS = (
@@ -110,6 +113,7 @@ def test_unknown_and_runner_owned_parameters_are_refused() -> None:
     with pytest.raises(NotebookError) as unknown:
         runner.check_parameters({"limt": 5}, ("limit", "result_path"), "eval-report")
     assert unknown.value.message == "unknown parameter 'limt' for eval-report; allowed: limit"
+    assert unknown.value.hint == "did you mean -p limit?"
     with pytest.raises(NotebookError) as owned:
         runner.check_parameters({"result_path": "x"}, ("result_path",), "eval-report")
     assert owned.value.message == (
@@ -127,9 +131,10 @@ def test_unknown_parameter_exits_2_with_one_line_and_a_result(tmp_path: Path) ->
     )
     allowed = ", ".join(EVAL_PARAMETERS[:-1])
     line = f"Error: unknown parameter 'bogus' for eval-report; allowed: {allowed}\n"
-    assert (result.exit_code, result.stdout, result.stderr) == (2, "", line)
+    hint = "docs/notebooks.md says what each parameter does"
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"{line}hint: {hint}\n")
     document = json.loads((out / "result.json").read_text(encoding="utf-8"))
-    assert document == {"verdict": "error", "exit_code": 2, "error": line[7:-1], "hint": None}
+    assert document == {"verdict": "error", "exit_code": 2, "error": line[7:-1], "hint": hint}
     assert sorted(p.name for p in out.iterdir()) == ["result.json"]  # nothing was executed
 
 
@@ -468,6 +473,10 @@ def test_open_writes_a_parameterised_copy_and_prints_the_lab_command(
     notebook = nbformat.read(str(copy), as_version=4)
     injected = [c for c in notebook.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert len(injected) == 1
+    assert injected[0].metadata["jupyter"]["source_hidden"] is True  # the verdict comes first
+    headline = next(c for c in notebook.cells if "view.headline(outcome)" in c.source)
+    setup = notebook.cells[: notebook.cells.index(headline) + 1]
+    assert all(c.metadata.get("jupyter", {}).get("source_hidden") for c in setup[1:])
     namespace: dict[str, object] = {}
     exec(injected[0].source, namespace)  # the values the kernel will see
     assert namespace["golden"] == str(tmp_path / "g.yml")  # absolute: the kernel runs in work/
@@ -518,4 +527,28 @@ def test_open_refuses_an_unknown_parameter_before_writing(tmp_path: Path) -> Non
     )
     assert result.exit_code == 2
     assert "unknown parameter 'limt' for eval-report" in result.stderr
+    assert "hint: did you mean -p limit?" in result.stderr
     assert not (tmp_path / "w").exists()
+
+
+def test_the_html_export_loads_nothing_and_leaves_the_set_up_code_out() -> None:
+    import nbformat
+
+    from groove.notebooks import export
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("secret_setup = 1", metadata={"tags": ["hide-input"]}),
+        nbformat.v4.new_code_cell("x = 2", metadata={"tags": ["injected-parameters"]}),
+        nbformat.v4.new_code_cell("shown_code = 3"),
+    ]
+    body, _ = export.html_exporter().from_notebook_node(notebook)
+    assert "require.min.js" not in body and "mathjax" not in body.lower()
+    assert "secret_setup" not in body and "shown_code" in body
+    assert export.collapse_setup(notebook) is True
+    assert [c.metadata.get("jupyter", {}).get("source_hidden") for c in notebook.cells] == [
+        None,
+        True,
+        None,
+    ]
+    assert export.collapse_setup(notebook) is False

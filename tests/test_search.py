@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -474,3 +475,25 @@ def test_japanese_query_reaches_its_note_through_the_fts_leg(indexed_kb, real_em
     assert fts == ["search/再ランキング.md", "search/再ランキング.md"]
     assert "search/再ランキング.md" not in vec  # the English model cannot read it
     assert hits[0].path == "search/再ランキング.md"
+
+
+@pytest.mark.model
+def test_a_japanese_exclusion_after_latin_words_is_honoured_in_auto_mode(indexed_kb) -> None:  # type: ignore[no-untyped-def]
+    """Issue 18: ``deployctl -ロールバック`` went to the porter table (Latin positive text),
+    which read the Japanese term as one unknown word: the excluded note came first."""
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    kb = indexed_kb("kb_ja")
+
+    def paths(query: str) -> list[str]:
+        result = CliRunner().invoke(cli, ["search", query, "--kb-path", str(kb), "--format",
+                                          "json", "--lexical", "auto"])  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        return [hit["path"] for hit in json.loads(result.stdout)]
+
+    assert paths("deployctl")[0] == "運用/ロールバック.md"
+    excluded = paths("deployctl -ロールバック")
+    assert excluded and "運用/ロールバック.md" not in excluded
+    assert "運用/ロールバック.md" not in paths('deployctl -"ロールバック"')

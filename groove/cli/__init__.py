@@ -108,7 +108,17 @@ def _register() -> None:
     from groove.cli import engine_cmds
 
     engine_cmds.register(cli)
-    for name in ("eval_cmd", "tune_cmd", "notebook_cmd", "compare_cmd", "serve_cmd", "golden_cmd"):
+    for name in (
+        "eval_cmd",
+        "baseline_cmd",
+        "tune_cmd",
+        "notebook_cmd",
+        "compare_cmd",
+        "serve_cmd",
+        "golden_cmd",
+        "export_cmd",
+        "judge_cmds",
+    ):
         try:
             module = __import__(f"groove.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from groove.cli.common import config_from, kb_option
+
+if TYPE_CHECKING:
+    from groove.evaluation.judgements import Judgements
 
 
 @click.command("compare")
@@ -25,6 +29,13 @@ from groove.cli.common import config_from, kb_option
     help="Level of the significance marks (default: [eval].alpha).",
 )
 @click.option("--last", type=click.IntRange(min=2), default=5, help="Runs shown without REFS.")
+@click.option(
+    "--golden",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Golden YAML whose judgements file gives judged@k (default: [eval].golden, else "
+    "<kb>/.groove-eval.yml; none: no judged@k).",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
 @click.pass_context
 def compare_cmd(
@@ -34,6 +45,7 @@ def compare_cmd(
     baseline: str | None,
     alpha: float | None,
     last: int,
+    golden: Path | None,
     fmt: str,
 ) -> None:
     """Compare eval runs with paired statistics per metric.
@@ -74,13 +86,30 @@ def compare_cmd(
             f"{len(runs)} run(s) to compare: need at least two",
             "run `groove eval` again, or pass two REFS (history positions or saved files)",
         )
-    comparison = compare_runs(runs, index, alpha=alpha if alpha is not None else config.eval.alpha)
+    comparison = compare_runs(
+        runs,
+        index,
+        alpha=alpha if alpha is not None else config.eval.alpha,
+        judgements=_judgements(golden or config.eval.golden, kb),
+    )
     if fmt == "json":
         click.echo(report.render_json(comparison), nl=False)
     elif fmt == "markdown":
         click.echo(report.render_markdown(comparison), nl=False)
     else:
         click.echo(report.render_text(comparison), nl=False)
+
+
+def _judgements(golden: Path | None, kb: Path | None) -> Judgements | None:
+    """The judgements beside the golden file, when that file exists (else no judged@k)."""
+    from groove.evaluation.judgements import judgements_path, load_judgements
+    from groove.evaluation.settings import GOLDEN_FILE_NAME
+
+    if golden is None and kb is not None:
+        golden = Path(kb) / GOLDEN_FILE_NAME
+    if golden is None or not judgements_path(golden).exists():
+        return None
+    return load_judgements(judgements_path(golden))
 
 
 def register(cli: click.Group) -> None:

@@ -29,6 +29,7 @@ from groove.settings import LexicalMode
 @db_option
 @setting_option(settings.INDEX["force"])
 @model_options
+@setting_option(settings.INDEX["lexical"])
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary line.")
 @click.pass_context
 def index_cmd(
@@ -38,6 +39,7 @@ def index_cmd(
     force: bool,
     model: str | None,
     model_path: Path | None,
+    lexical: LexicalMode | None,
     quiet: bool,
 ) -> None:
     """Index (or update the index of) a Markdown knowledge base.
@@ -67,6 +69,7 @@ def index_cmd(
             on_wait=lambda lock: warn(
                 f"groove index: waiting for another groove index to finish ({lock})"
             ),
+            lexical=lexical,
         )
     finally:
         bar.close()
@@ -74,6 +77,8 @@ def index_cmd(
         warn(f"groove index: warning: {skipped.reason}")
     for message in summary.warnings:
         warn(f"groove index: warning: {message}")
+    for message in summary.notes:
+        warn(f"groove index: note: {message}")
     if not quiet:
         click.echo(summary.line())
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,17 @@ from groove.settings import EVAL, LexicalMode
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
 @setting_options(EVAL, "history", "diff")
 @click.option("--no-color", is_flag=True, help="No ANSI colours in the text report.")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="List every regression, miss and explained query in the text and Markdown reports "
+    "(they show the first 20 and 10, and count the rest).",
+)
 @setting_options(
     EVAL,
     "fail_on_regression",
+    "baseline",
+    "require_baseline",
     "regression_gate",
     "explain",
     "mmr",
@@ -44,7 +53,10 @@ def eval_cmd(
     no_history: bool,
     no_diff: bool,
     no_color: bool,
+    full: bool,
     fail_on_regression: bool,
+    baseline: str | None,
+    require_baseline: bool,
     regression_gate: str | None,
     explain: bool,
     mmr: bool | None,
@@ -64,7 +76,7 @@ def eval_cmd(
     from groove.evaluation.findings import warning_texts
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown, eval_text
-    from groove.report.notes import cli_line, regression_message
+    from groove.report.notes import cli_line, not_applied_message, regression_message
     from groove.tuning.reach import PROBE
 
     config = config_from(ctx)
@@ -86,6 +98,8 @@ def eval_cmd(
         history=not no_history,
         diff=not no_diff,
         fail_on_regression=fail_on_regression,
+        baseline=baseline,
+        require_baseline=require_baseline or None,  # absent: [eval].require_baseline
         retriever=retriever,
         regression_gate=regression_gate,
         explain=explain,
@@ -93,26 +107,35 @@ def eval_cmd(
     )
     bar = ProgressBar()
     try:
-        result = evaluation.run(settings, progress=bar.update, grid=PROBE if explain else None)
+        result = evaluation.prepare(settings, progress=bar.update, grid=PROBE if explain else None)
     finally:
         bar.close()
+    # All or nothing: every output is written before the run enters the history.
     if export_run is not None:
         from groove.evaluation.trec import run_lines, write_atomic
 
         by = "heading" if export_run_headings else "path"
         write_atomic(export_run, run_lines(result.per_query, by=by))
+    if fmt == "json":
+        report = eval_json.render(result)
+    elif fmt == "markdown":
+        report = eval_markdown.render(result, full=full)
+    else:
+        report = eval_text.render(result, color=use_color(no_color), full=full)
     for note in result.notes:
         warn(cli_line("eval", note))
-    if fmt == "json":
-        click.echo(eval_json.render(result), nl=False)
-    elif fmt == "markdown":
-        click.echo(eval_markdown.render(result), nl=False)
-    else:
-        click.echo(eval_text.render(result, color=use_color(no_color)), nl=False)
+    click.echo(report, nl=False)
+    sys.stdout.flush()
+    saved = evaluation.save(result, settings)
+    for note in saved.notes[len(result.notes) :]:
+        warn(cli_line("eval", note))
     for text in warning_texts(result.findings):
         warn(text)
     if result.regression:
         warn(regression_message(result, switch=EVAL["fail_on_regression"].flag or ""))
+    elif result.exit_code:
+        warn(not_applied_message(result, switch=EVAL["require_baseline"].flag or ""))
+    if result.exit_code:
         ctx.exit(result.exit_code)
 
 

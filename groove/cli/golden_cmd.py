@@ -11,7 +11,7 @@ from groove.cli.common import config_from, kb_option, warn
 
 @click.group("golden")
 def golden_group() -> None:
-    """Convert golden sets from and to TREC / BEIR qrels."""
+    """Golden sets: qrels in and out, pool unjudged hits, apply judgements."""
 
 
 @golden_group.command("import")

@@ -11,6 +11,8 @@ from groove.cli.common import kb_option, setting_options, warn
 from groove.settings import NOTEBOOK_RUN
 
 NOTEBOOK_NAMES = ("eval-report", "tune-explorer")
+# The judging view is interactive: it opens in JupyterLab and has nothing to run headless.
+OPEN_NAMES = (*NOTEBOOK_NAMES, "judge")
 
 
 # `-p NAME VALUE`, the same for a headless run and a live JupyterLab copy.
@@ -84,7 +86,7 @@ def run_cmd(
 
 
 @notebook_group.command("open")
-@click.argument("name", type=click.Choice(NOTEBOOK_NAMES))
+@click.argument("name", type=click.Choice(OPEN_NAMES))
 @click.argument("lab_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LAB_OPTION...]")
 @kb_option
 @parameter_option

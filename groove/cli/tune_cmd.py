@@ -1,4 +1,5 @@
-"""``groove tune``: the guarded sweep of rrf_k and the bm25 column weights."""
+"""``groove tune``: the guarded sweep of rrf_k and the bm25 column weights, or, with
+``--retriever``, of another engine's fusion over the legs it returns."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from groove.settings import TUNE, LexicalMode
 @setting_options(TUNE, "kb_path", "golden", "model", "model_path", "k_values", "limit")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--no-color", is_flag=True, help="No ANSI styles in the text report.")
-@setting_options(TUNE, "lexical", "db_path", "retriever")
+@setting_options(TUNE, "lexical", "db_path", "retriever", "retriever_name", "retriever_timeout")
+@setting_options(TUNE, "family", "engine", "window")
 @click.pass_context
 def tune_cmd(
     ctx: click.Context,
@@ -29,17 +31,26 @@ def tune_cmd(
     lexical: LexicalMode | None,
     db_path: Path | None,
     retriever: str | None,
+    retriever_name: str | None,
+    retriever_timeout: float | None,
+    family: str | None,
+    engine: str | None,
+    window: int | None,
 ) -> None:
     """Measure whether rrf_k and the bm25 weights can move nDCG@5; recommend only if guarded."""
-    if retriever is not None:
-        from groove.errors import ConfigError
-
-        raise ConfigError(
-            "groove tune sweeps groove's own fusion (rrf_k and the bm25 weights) and cannot "
-            "tune an external retriever",
-            "measure it with `groove eval --retriever SPEC`; tune its fusion in that system",
-        )
     from groove.config import parse_k_list
+
+    if retriever is not None:
+        _tune_retriever(
+            ctx, retriever, retriever_name, retriever_timeout, golden, k_text, limit, fmt,
+            family or "rrf", engine, window,
+        )  # fmt: skip
+        return
+    for flag, value in (("--family", family), ("--engine", engine), ("--window", window)):
+        if value is not None and not (flag == "--family" and value == "rrf"):
+            from groove.errors import ConfigError
+
+            raise ConfigError(f"{flag} needs --retriever", "pass --retriever SPEC as well")
     from groove.report import tune_json, tune_text
     from groove.report.notes import cli_line, progress_line
     from groove.tuning import run as tune
@@ -71,6 +82,59 @@ def tune_cmd(
         click.echo(tune_json.render(result), nl=False)
     else:
         click.echo(tune_text.render(result, color=use_color(no_color)), nl=False)
+
+
+def _tune_retriever(
+    ctx: click.Context,
+    retriever: str,
+    name: str | None,
+    timeout: float | None,
+    golden: Path | None,
+    k_text: str | None,
+    limit: int | None,
+    fmt: str,
+    family: str,
+    engine: str | None,
+    window: int | None,
+) -> None:
+    from groove.config import FUSION_FAMILIES, parse_k_list
+    from groove.errors import ConfigError
+    from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
+    from groove.report import tune_external
+    from groove.tuning.external import run_external
+    from groove.tuning.grid import PRIMARY_K
+    from groove.tuning.recommend import ENGINES
+
+    if family not in FUSION_FAMILIES:
+        raise ConfigError(f"--family {family!r}", f"use one of {', '.join(FUSION_FAMILIES)}")
+    config = config_from(ctx)
+    golden_path = golden or config.eval.golden
+    if golden_path is None:
+        raise ConfigError("--golden is required with --retriever", "pass --golden FILE")
+    options = RetrieverOptions(timeout=timeout) if timeout is not None else RetrieverOptions()
+    spec = parse_spec(retriever, name=name, options=options)
+    chosen = engine or (spec.kind if spec.kind in ENGINES else "groove")
+    if chosen not in ENGINES:
+        raise ConfigError(f"--engine {chosen!r}", f"use one of {', '.join(ENGINES)}")
+    raw_k = parse_k_list(k_text) if k_text else config.eval.k_values
+    ks = tuple(sorted({k for k in raw_k if k > 0} | {PRIMARY_K}))
+    result = run_external(
+        spec,
+        golden_path,
+        family=family,  # type: ignore[arg-type]  # checked above
+        engine=chosen,
+        limit=max(limit or 10, max(ks)),
+        k_values=ks,
+        depth=window or 100,
+        log=warn,
+    )
+    for note in result.notes:
+        warn(f"groove tune: {note.message}")
+    if fmt == "json":
+        click.echo(tune_external.render_json(result), nl=False)
+    else:
+        click.echo(tune_external.render_text(result), nl=False)
+    ctx.exit(result.exit_code)
 
 
 def register(cli: click.Group) -> None:

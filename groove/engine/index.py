@@ -16,6 +16,11 @@ document with all of its chunk, FTS and vector rows. Embedding runs before its b
 transaction opens. A build killed at any point therefore leaves an index that opens and
 searches, and the next ``build`` sees the documents not yet written as new or changed and
 completes them. A lock file beside the database keeps two builds from interleaving.
+
+The lexical mode recorded in the index (``trigram`` for an index built before the porter
+table existed, see engine.lexical) is part of every eval fingerprint made without a
+configured mode, so no build changes it unless asked: ``force`` keeps it (and says so in
+``notes``), ``lexical`` records another one.
 """
 
 from __future__ import annotations
@@ -29,11 +34,13 @@ from pathlib import Path
 
 import numpy as np
 
+from groove.cards import Card, Introduces
 from groove.config import Config
 from groove.engine.chunking import ParsedDocument, parse_markdown
 from groove.engine.embed import Embedder
 from groove.engine.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
 from groove.errors import ConfigError, FileRefusedError
+from groove.settings import LexicalMode
 from groove.store import chunks as rows
 from groove.store.db import cannot_write, connect, default_db_path, ensure_db_folder, transaction
 from groove.store.meta import (
@@ -48,7 +55,12 @@ from groove.store.meta import (
     read_meta,
     write_meta,
 )
-from groove.store.schema import create_vector_table, has_vector_table, optimize_fts
+from groove.store.schema import (
+    KEY_LEXICAL_DEFAULT,
+    create_vector_table,
+    has_vector_table,
+    optimize_fts,
+)
 from groove.store.sqlite import Connection
 
 #: Chunks embedded and written per transaction: large enough to sort texts by length and
@@ -66,8 +78,8 @@ ProgressFn = Callable[[int, int], None]
 WaitFn = Callable[[Path], None]
 
 
-@dataclass(frozen=True)
-class IndexSummary:
+@dataclass(frozen=True, repr=False)
+class IndexSummary(Introduces):
     """What a build did. ``indexed`` counts files parsed and embedded (new or changed)."""
 
     kb_path: Path
@@ -84,6 +96,13 @@ class IndexSummary:
     chunks_embedded: int
     seconds: float
     warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # what the build kept or changed that a user should know
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the summary line and the counts."""
+        from groove.engine.card import index_card
+
+        return index_card(self)
 
     def line(self) -> str:
         """The one-line summary ``groove index`` prints."""
@@ -147,11 +166,13 @@ def build(
     progress: ProgressFn | None = None,
     model_path: Path | None = None,
     on_wait: WaitFn | None = None,
+    lexical: LexicalMode | None = None,
 ) -> IndexSummary:
     """Index ``kb_path`` into ``db_path`` (default ``<parent of kb>/.groove.db``).
 
     ``progress(done, total)`` follows the chunks embedded; ``on_wait(lock)`` is called once if
-    another build holds the database's lock (this one then waits for it).
+    another build holds the database's lock (this one then waits for it). ``lexical``
+    records that mode in the index; without it the recorded mode stays, ``force`` included.
     """
     from filelock import FileLock, Timeout
 
@@ -170,7 +191,7 @@ def build(
         lock.acquire()
     try:
         return _build_locked(
-            kb_path, scan, embedder, db_path, config, force, progress, model_path, started
+            kb_path, scan, embedder, db_path, config, force, progress, model_path, started, lexical
         )
     finally:
         lock.release()
@@ -194,12 +215,20 @@ def _build_locked(
     progress: ProgressFn | None,
     model_path: Path | None,
     started: float,
+    lexical: LexicalMode | None,
 ) -> IndexSummary:
     conn = connect(db_path)
     try:
+        before = read_meta(conn)
+        recorded = before.lexical_default
+        wanted = recorded if lexical is None else _recorded_mode(lexical)
+        notes = _lexical_notes(recorded, wanted, force, kb_path)
         if force:
-            _reset(conn)
-        _prepare_meta(conn, embedder, config, kb_path, model_path)
+            _reset(conn, wanted)
+        elif wanted != recorded:
+            with transaction(conn):
+                write_meta(conn, KEY_LEXICAL_DEFAULT, wanted)
+        _prepare_meta(conn, embedder, config, kb_path, model_path, before)
         plan = _plan(conn, scan, config)
         _, chunks_before = rows.counts(conn)
         stamp = datetime.now(UTC).isoformat()
@@ -226,26 +255,56 @@ def _build_locked(
         chunks_embedded=embedded,
         seconds=time.perf_counter() - started,
         warnings=tuple(plan.warnings),
+        notes=notes,
     )
 
 
-def _reset(conn: Connection) -> None:
+def _recorded_mode(mode: LexicalMode) -> str | None:
+    """What the index records for ``mode``: nothing for auto (groove's default)."""
+    return None if mode == "auto" else mode
+
+
+def _lexical_notes(
+    recorded: str | None, wanted: str | None, force: bool, kb_path: Path
+) -> tuple[str, ...]:
+    if wanted != recorded:
+        return (
+            f"the index's lexical mode is now {wanted or 'auto'} (was {recorded or 'auto'}): "
+            "eval runs without a configured mode are not compared with earlier ones",
+        )
+    if force and recorded is not None:
+        return (
+            f"--force kept the index's lexical mode {recorded}, so searches and eval runs stay "
+            f"comparable; `groove index --kb-path {kb_path} --lexical auto` switches it",
+        )
+    return ()
+
+
+def _reset(conn: Connection, lexical_default: str | None) -> None:
+    """Empty the index in one transaction that keeps its lexical mode (a crash loses neither)."""
     with transaction(conn):
         rows.clear_all(conn)
+        write_meta(conn, KEY_LEXICAL_DEFAULT, lexical_default)
 
 
 def _prepare_meta(
-    conn: Connection, embedder: Embedder, config: Config, kb_path: Path, model_path: Path | None
+    conn: Connection,
+    embedder: Embedder,
+    config: Config,
+    kb_path: Path,
+    model_path: Path | None,
+    before: IndexMeta,
 ) -> None:
-    """Refuse another model or context mode; record the model before the first chunk."""
+    """Refuse another model or context mode; record the model before the first chunk.
+    ``before``: the meta before a ``--force`` reset, whose model folder a rebuild keeps."""
     meta = read_meta(conn)
     check_model(meta, embedder.model_id, embedder.dim, kb_path)
     wanted_mode = CONTEXT_STATIC if config.contextual else CONTEXT_OFF
     document_count, _ = rows.counts(conn)
     if document_count and (meta.context_mode or CONTEXT_OFF) != wanted_mode:
-        now, before = ("on", "off") if config.contextual else ("off", "on")
+        now, was = ("on", "off") if config.contextual else ("off", "on")
         raise ConfigError(
-            f"[contextual] is {now} but the index was built with it {before}: "
+            f"[contextual] is {now} but the index was built with it {was}: "
             "every chunk's text and embedding would change",
             "run {index_command:force} to rebuild the index",
             kb_path=kb_path,
@@ -253,7 +312,7 @@ def _prepare_meta(
     with transaction(conn):
         write_meta(conn, KEY_MODEL, embedder.model_id)
         write_meta(conn, KEY_DIM, str(embedder.dim))
-        write_meta(conn, KEY_MODEL_PATH, _recorded_model_path(meta, embedder, model_path))
+        write_meta(conn, KEY_MODEL_PATH, _recorded_model_path(before, embedder, model_path))
         write_meta(conn, KEY_CONTEXT_MODE, wanted_mode)
         if not has_vector_table(conn):
             create_vector_table(conn, embedder.dim)

@@ -11,7 +11,9 @@ groove.toml, picks the table:
   table: exactly groove's behaviour before the porter table existed.
 * ``"porter"``: every query compiled into words (below) on the porter table.
 * ``"auto"``: routed by script (``route``). A query goes to porter when its positive text
-  (exclusions cut out) has at least one Latin letter and no letter of another script;
+  (exclusions cut out) has at least one Latin letter and no letter of another script, and
+  no exclusion term has a letter of another script (porter's ``unicode61`` would read
+  ``-ロールバック`` as one unknown word and exclude nothing; the trigram table honours it);
   anything else goes to trigram: a query with kanji or kana, a mixed query (Latin words
   with Japanese, e.g. ``RRF の定数 k``: porter's ``unicode61`` reads a run of Japanese as
   one "word" that no chunk holds, so the Japanese half would be lost; measured in
@@ -114,14 +116,25 @@ def route(compiled: CompiledQuery, mode: LexicalMode) -> LexicalTable:
         return TRIGRAM
     if mode == "porter":
         return PORTER
+    if not all(_latin_only(term) for term in (*compiled.negative, *compiled.dropped_negative)):
+        return TRIGRAM  # porter would read the term as one unknown word: not excluded
     latin = False
     for c in compiled.positive_text:
         if not c.isalpha():
             continue  # digits, punctuation and spaces do not decide
-        if char_class(c) in _CJK or not unicodedata.name(c, "").startswith("LATIN"):
+        if not _is_latin(c):
             return TRIGRAM
         latin = True
     return PORTER if latin else TRIGRAM
+
+
+def _is_latin(c: str) -> bool:
+    return char_class(c) not in _CJK and unicodedata.name(c, "").startswith("LATIN")
+
+
+def _latin_only(text: str) -> bool:
+    """Whether every letter of ``text`` is Latin (a text with no letter is)."""
+    return all(_is_latin(c) for c in text if c.isalpha())
 
 
 def lexical_query(

@@ -4,7 +4,8 @@ The bm25 leg reads one of two FTS tables, trigram or porter, chosen per query by
 ``--lexical`` or ``[search] lexical`` (``engine.lexical``); ``SearchResult.lexical`` says
 which.
 
-Pipeline, in order: candidates from both legs -> RRF -> optional cross-encoder reranker ->
+Pipeline, in order: candidates from both legs -> RRF (or the ``[search.fusion] family``
+that reproduces another engine's fusion: engine/family.py) -> optional cross-encoder reranker ->
 optional MMR -> optional parent retriever (which only rewrites ``content``).
 
 RRF score of a chunk: sum over the legs that returned it of ``1 / (rrf_k + rank)``, with
@@ -20,7 +21,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from groove.cards import Card, Introduces
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, SearchConfig
+from groove.engine.family import fuse_family, scored_lexical_leg, scored_vector_leg
 from groove.engine.lexical import LexicalMode, LexicalQuery, lexical_query, mode_for_index
 from groove.engine.mmr import mmr_select
 from groove.engine.parent import expand_parents
@@ -73,13 +76,19 @@ class SearchOptions:
         at_most("limit", self.limit)  # the one rule on every face: above the bound is refused
 
 
-@dataclass(frozen=True)
-class SearchResult:
+@dataclass(frozen=True, repr=False)
+class SearchResult(Introduces):
     query: str
     compiled: CompiledQuery
     hits: tuple[Hit, ...]
     warnings: tuple[str, ...] = ()
     lexical: LexicalQuery | None = None  # the bm25 leg's table and expression
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the best hits, ranked."""
+        from groove.engine.card import search_card
+
+        return search_card(self)
 
 
 def candidate_pool(limit: int) -> int:
@@ -214,6 +223,11 @@ def _fused(
     excluded: frozenset[int],
     limit: int | None,
 ) -> list[tuple[int, float]]:
+    if not fusion.is_seed_rrf:  # another engine's fusion, reproduced on groove's legs
+        depth = fusion.window or per_leg
+        vec = scored_vector_leg(conn, query_vector, depth, excluded, VEC_K_MAX)
+        fts = scored_lexical_leg(conn, lexical.match, fusion.weights, depth, lexical.leg)
+        return fuse_family(fusion, vec, fts, limit)
     vec_ids = vector_leg(conn, query_vector, per_leg, excluded)
     fts_ids = fts_leg(conn, lexical.match, fusion.weights, per_leg, lexical.leg)
     return rrf_fuse([vec_ids, fts_ids], fusion.rrf_k, limit)

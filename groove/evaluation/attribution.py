@@ -9,7 +9,9 @@ after the reranker / MMR, and one cause, checked in this order (the first that a
     the path is not in the index (missing, ignored, in an excluded folder, skipped by a
     guard, or not indexed yet); near matches suggest the intended path.
 ``heading-mismatch``
-    the file is indexed but none of its chunks has the expected heading.
+    the file is indexed but none of its chunks has the expected heading. The ranks are
+    then those of the file's best chunk (any heading), so the report shows whether the
+    file itself was found.
 ``found``
     found within k (an answer of a query whose other answers missed).
 ``excluded``
@@ -126,6 +128,8 @@ class Attribution:
             text = f'no chunk of {self.path} has the heading "{self.heading}"'
             if self.closest_heading is not None:
                 text += f'; closest heading: "{self.closest_heading}"'
+            if self.final_rank is not None:
+                text += f"; the file itself is at rank {self.final_rank}"
             return text
         if self.cause == FOUND:
             return f"found at rank {self.final_rank}"

@@ -8,7 +8,10 @@ or by timestamp), from saved files (``groove eval --format json`` output or a no
 result.json), or as RunRecord / EvalRun objects.
 
 Runs with another fingerprint are compared too (that is what comparing a config change
-means); ``same_config`` says whether a run's fingerprint matches the baseline's.
+means); ``same_config`` says whether a run's fingerprint matches the baseline's. A metric
+one of the two runs did not measure (another ``k_values``) is not compared: its change is
+n/a, never a delta against 0. ``unpaired`` counts the queries that could not be paired, by
+reason (``UNPAIRED_REASONS``).
 """
 
 from __future__ import annotations
@@ -19,8 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.cards import Card, Introduces
 from groove.errors import ConfigError, HistoryError, literal
 from groove.evaluation.gate import DEFAULT_ALPHA
+from groove.evaluation.judged import JudgedSummary, summarise
+from groove.evaluation.judgements import Judgements
 from groove.evaluation.records import RunRecord
 from groove.evaluation.significance import (
     PairedTest,
@@ -35,6 +41,15 @@ if TYPE_CHECKING:
 
 MAX_RESULT_FILE_BYTES = 64 * 1024 * 1024
 
+#: Why a query of either run has no partner, in report order (groove.evaluation.significance
+#: pairs by id the scored queries of both runs, the first of a repeated id only).
+UNPAIRED_REASONS = {
+    "duplicate_id": "with a repeated query id",
+    "only_in_run": "only in this run",
+    "only_in_baseline": "only in the baseline",
+    "not_scored": "with no expected answer",
+}
+
 
 @dataclass(frozen=True)
 class LabelledRun:
@@ -46,14 +61,15 @@ class LabelledRun:
 
 @dataclass(frozen=True)
 class MetricComparison:
-    """One metric of one run against the baseline (test is None for the baseline itself
-    or when no query is paired)."""
+    """One metric of one run against the baseline (test is None for the baseline itself,
+    when no query is paired, or when either run did not measure the metric)."""
 
     label: str
     value: float | None
     test: PairedTest | None
     p_holm: float | None
     significant: bool
+    baseline_measured: bool = True  # False: the baseline has no value for this metric
 
     @property
     def mark(self) -> str:
@@ -70,13 +86,34 @@ class RunComparison:
     same_config: bool
     paired_queries: int
     metrics: tuple[MetricComparison, ...]
+    unpaired: Mapping[str, int] | None = None  # reason -> queries (UNPAIRED_REASONS)
+    # judged@k under the current judgements, and the unjudged newcomers of the queries that
+    # fell against the baseline (only when a judgements file is given; docs/judgements.md)
+    judged: JudgedSummary | None = None
+
+    @property
+    def unpaired_note(self) -> str | None:
+        """``28 queries not paired: 24 with a repeated query id, 4 only in the baseline``:
+        the run's queries left out, and the baseline's ids the run does not have."""
+        counts = {k: n for k, n in (self.unpaired or {}).items() if n}
+        if not counts:
+            return None
+        total = sum(counts.values())
+        parts = ", ".join(f"{n} {UNPAIRED_REASONS[k]}" for k, n in counts.items())
+        return f"{total} quer{'y' if total == 1 else 'ies'} not paired: {parts}"
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Introduces):
     baseline: LabelledRun
     alpha: float
     runs: tuple[RunComparison, ...]
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the significant changes, one line per run."""
+        from groove.evaluation.card import comparison_card
+
+        return comparison_card(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +126,8 @@ class Comparison:
                     "baseline": r.is_baseline,
                     "same_config": r.same_config,
                     "paired_queries": r.paired_queries,
+                    "unpaired": dict(r.unpaired or {}),
+                    **({"judged": r.judged.to_dict()} if r.judged is not None else {}),
                     "metrics": {
                         m.label: {
                             "value": m.value,
@@ -97,6 +136,7 @@ class Comparison:
                             "p_value": m.test.p_value if m.test else None,
                             "p_holm": m.p_holm,
                             "significant": m.significant,
+                            "baseline_measured": m.baseline_measured,
                         }
                         for m in r.metrics
                     },
@@ -148,9 +188,14 @@ def _labels(runs: Sequence[LabelledRun]) -> list[str]:
 
 
 def compare_runs(
-    runs: Sequence[LabelledRun], baseline: int = 0, *, alpha: float = DEFAULT_ALPHA
+    runs: Sequence[LabelledRun],
+    baseline: int = 0,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    judgements: Judgements | None = None,
 ) -> Comparison:
-    """Every run against ``runs[baseline]``; Holm over each run's metrics."""
+    """Every run against ``runs[baseline]``; Holm over each run's metrics; with
+    ``judgements``, each run's judged@k and unjudged newcomers against the baseline."""
     if not runs:
         raise ConfigError("nothing to compare", _RUNS_HINT, setting="runs")
     base = runs[baseline]
@@ -162,6 +207,9 @@ def compare_runs(
         for label in labels:
             if i == baseline or _value(run.record, label) is None:
                 tests.append(None)
+                continue
+            if _value(base.record, label) is None:
+                tests.append(None)  # the baseline never measured it: n/a, not a fall from 0
                 continue
             ids, now, before = paired_values(run.record.per_query, base.record.per_query, label)
             paired = max(paired, len(ids))
@@ -178,6 +226,7 @@ def compare_runs(
                     test=test,
                     p_holm=p_holm,
                     significant=p_holm is not None and p_holm < alpha,
+                    baseline_measured=_value(base.record, label) is not None,
                 )
             )
         out.append(
@@ -187,9 +236,35 @@ def compare_runs(
                 same_config=run.record.fingerprint.compatible_with(base.record.fingerprint),
                 paired_queries=len(run.record.per_query) if i == baseline else paired,
                 metrics=tuple(metrics),
+                unpaired=None if i == baseline else unpaired(run.record, base.record),
+                judged=None
+                if judgements is None
+                else summarise(run.record, judgements, None if i == baseline else base.record),
             )
         )
     return Comparison(baseline=base, alpha=alpha, runs=tuple(out))
+
+
+def unpaired(run: RunRecord, base: RunRecord) -> dict[str, int]:
+    """How many queries of ``run`` have no partner in ``base``, by reason (the pairing rule
+    of ``paired_values``: by id, scored in both, the first of a repeated id), and how many
+    ids of ``base`` the run does not have. The run's queries: paired + the first three."""
+    counts = dict.fromkeys(UNPAIRED_REASONS, 0)
+    first_base: dict[str, bool] = {}
+    for q in base.per_query:
+        first_base.setdefault(q.id, bool(q.expected))
+    seen: set[str] = set()
+    for q in run.per_query:
+        if q.id in seen:
+            counts["duplicate_id"] += 1
+            continue
+        seen.add(q.id)
+        if q.id not in first_base:
+            counts["only_in_run"] += 1
+        elif not q.expected or not first_base[q.id]:
+            counts["not_scored"] += 1
+    counts["only_in_baseline"] = sum(1 for qid in first_base if qid not in seen)
+    return counts
 
 
 # ---------------------------------------------------------------- where runs come from
@@ -231,12 +306,16 @@ def load_run_file(path: Path) -> RunRecord:
 
 
 def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[LabelledRun]:
-    """Each ref: an existing file, a history position (1 = newest) or a timestamp (prefix)."""
+    """Each ref: an existing file, a history position (1 = newest) or a timestamp (prefix).
+    A file is labelled by its name, with as many parent folders as tell it apart from the
+    other files (``main/result.json``, ``pr/result.json``)."""
+    files = [Path(ref).expanduser() for ref in refs if Path(ref).expanduser().is_file()]
+    names = dict(zip(files, file_labels(files), strict=True))
     out = []
     for ref in refs:
         path = Path(ref).expanduser()
         if path.is_file():
-            out.append(LabelledRun(path.name, load_run_file(path)))
+            out.append(LabelledRun(names[path], load_run_file(path)))
         elif ref.isdigit():
             position = int(ref)
             if not 1 <= position <= len(history):
@@ -255,6 +334,26 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
                 )
             out.append(LabelledRun(f"#{matches[0] + 1}", history[matches[0]]))
     return out
+
+
+def file_labels(paths: Sequence[Path]) -> list[str]:
+    """The shortest trailing part of each path that no other path of ``paths`` shares."""
+    parts = [path.resolve().parts for path in paths]
+    depth = [1] * len(paths)
+
+    def label(i: int) -> str:
+        return "/".join(parts[i][-depth[i] :])
+
+    while True:
+        seen: dict[str, list[int]] = {}
+        for i in range(len(paths)):
+            seen.setdefault(label(i), []).append(i)
+        clashes = [i for group in seen.values() if len(group) > 1 for i in group]
+        grown = [i for i in clashes if depth[i] < len(parts[i])]
+        if not grown:
+            return [label(i) for i in range(len(paths))]
+        for i in grown:
+            depth[i] += 1
 
 
 def comparable_chain(
@@ -318,7 +417,17 @@ def _labelled(runs: Any) -> list[LabelledRun]:
         )
     if not runs:
         raise ConfigError("nothing to compare", _RUNS_HINT, setting="runs")
-    return [_coerce(r, i) for i, r in enumerate(runs)]
+    return _coerce_all(runs)
+
+
+def _coerce_all(runs: Sequence[Any]) -> list[LabelledRun]:
+    """Every run coerced; saved files labelled apart (two result.json files would not be)."""
+    labelled = [_coerce(r, i) for i, r in enumerate(runs)]
+    files = [i for i, r in enumerate(runs) if isinstance(r, str | Path)]
+    names = file_labels([Path(runs[i]).expanduser() for i in files])
+    for i, name in zip(files, names, strict=True):
+        labelled[i] = LabelledRun(name, labelled[i].record)
+    return labelled
 
 
 def compare_frame(runs: Sequence[Any], baseline: int = 0) -> pd.DataFrame:

@@ -140,7 +140,6 @@ class Explainer:
             )
         chunks = self.headings(e.path)
         targets = [c.chunk_id for c in chunks]
-        closest = None
         if e.heading is not None:
             wanted = normalise_heading(e.heading)
             targets = [
@@ -149,7 +148,9 @@ class Explainer:
                 if c.heading is not None and normalise_heading(c.heading) == wanted
             ]
             if not targets:
-                closest = _closest_heading(e.heading, chunks)
+                # The heading cannot match, but the file may well rank: its best chunk's
+                # ranks say whether fixing the heading alone would make it a hit.
+                whole = [c.chunk_id for c in chunks]
                 return _Draft(
                     Attribution(
                         path=e.path,
@@ -158,7 +159,14 @@ class Explainer:
                         cause="heading-mismatch",
                         indexed=True,
                         heading_exists=False,
-                        closest_heading=closest,
+                        closest_heading=_closest_heading(e.heading, chunks),
+                        fts_rank=legs.best(legs.fts_rank, whole),
+                        fts_matches=legs.fts_matches,
+                        vector_rank=legs.best(legs.vector_rank, whole),
+                        vector_candidates=legs.vector_candidates,
+                        pool=self.per_leg,
+                        fused_rank=legs.best(legs.fused_rank, whole),
+                        final_rank=next((h.rank for h in top if h.path == e.path), None),
                     )
                 )
         final = next((h.rank for h in top if is_hit(e, h)), None)

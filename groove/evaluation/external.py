@@ -17,15 +17,16 @@ from datetime import UTC, datetime
 from groove.errors import IndexMissingError
 from groove.evaluation.corpus import CorpusSnapshot
 from groove.evaluation.corpus_scan import snapshot
-from groove.evaluation.findings import Finding, QuoteScanner
+from groove.evaluation.findings import AnyFinding, QuoteScanner, duplicate_id_findings
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.golden import GoldenSet, load_golden
+from groove.evaluation.hit_paths import hit_path_findings
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate
 from groove.evaluation.records import RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever, RetrieverQuery
 from groove.evaluation.retrievers.spec import open_retriever
-from groove.evaluation.run import _compare_and_save, _score
+from groove.evaluation.run import _score, compare
 from groove.evaluation.settings import EvalSettings
 from groove.notes import Note
 
@@ -52,7 +53,10 @@ def run_external(
             retriever.close()
     tops = [tuple(hits[: settings.depth]) for hits in tops]
     notes = list(getattr(retriever, "notes", ()))
-    corpus, findings, why = _index_checks(settings, golden, tops)
+    corpus, findings, indexed, why = _index_checks(settings, golden, tops)
+    golden_paths = {e.path for q in golden.queries for e in q.expected}
+    findings += duplicate_id_findings(golden.queries)
+    findings += hit_path_findings(tops, golden_paths, indexed)
     if why is not None:
         notes.append(Note(NOTE_INDEX_CHECKS, NOT_AVAILABLE.format(why=why), data={"why": why}))
     per_query = _score(golden, tops, settings.k_values, [None] * len(tops))
@@ -74,26 +78,35 @@ def run_external(
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
         findings=findings,
     )
-    return _compare_and_save(replace(settings, notes=(*settings.notes, *notes)), record)
+    attribution = None
+    if settings.explain:  # the engine's misses attributed to the legs of its answers
+        from groove.evaluation.leg_explain import explain_from_legs
+
+        k = max(settings.k_values, default=settings.limit)
+        attribution = explain_from_legs(per_query, getattr(retriever, "legs", {}), k)
+    return compare(replace(settings, notes=(*settings.notes, *notes)), record, attribution)
 
 
 def _index_checks(
     settings: EvalSettings, golden: GoldenSet, tops: Sequence[Sequence[RankedHit]]
-) -> tuple[CorpusSnapshot | None, tuple[Finding, ...], str | None]:
-    """(corpus, findings, None) from the KB's index, or (None, (), why not)."""
+) -> tuple[CorpusSnapshot | None, tuple[AnyFinding, ...], frozenset[str] | None, str | None]:
+    """(corpus, findings, indexed paths, None) from the KB's index, or (None, (), None,
+    why not)."""
     from groove.store.db import default_db_path, open_existing, read_snapshot
+    from groove.store.ranks import indexed_paths
 
     if settings.kb_path is None:
-        return None, (), "no --kb-path"
+        return None, (), None, "no --kb-path"
     db = settings.db_path or default_db_path(settings.kb_path)
     try:
         conn = open_existing(db, settings.kb_path)
     except IndexMissingError:
-        return None, (), f"no index at {db}"
+        return None, (), None, f"no index at {db}"
     scanner = QuoteScanner(golden.queries)
     try:
         with read_snapshot(conn) as snap:
             corpus = snapshot(snap, scanner.visit)
+            indexed = indexed_paths(snap)
     finally:
         conn.close()
-    return corpus, scanner.findings([[h.path for h in hits] for hits in tops]), None
+    return corpus, scanner.findings([[h.path for h in hits] for hits in tops]), indexed, None

@@ -20,10 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from groove.evaluation.golden import GoldenQuery
+from groove.evaluation.golden import DEFAULT_ID_CHARS, GoldenQuery, default_id
+from groove.evaluation.hit_paths import CHECK_HIT_PATHS, HitPathFinding, hit_path_warning_text
 
 CHECK_QUOTED = "golden-queries-quoted"
 CHECK_NOT_INDEXED = "golden-path-not-indexed"
+CHECK_DUPLICATE_ID = "duplicate-query-id"
 MIN_QUERY_CHARS = 12
 MIN_DISTINCT_QUERIES = 2
 
@@ -203,13 +205,78 @@ class PathFinding:
         )
 
 
-AnyFinding = Finding | PathFinding
+# ---- duplicate-query-id ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DuplicateIdFinding:
+    """One query id that names two or more golden queries (given, or the default id)."""
+
+    check: str
+    query_id: str
+    lines: tuple[int | None, ...]  # the golden file's lines of those queries
+    default_id: bool  # True: no query gave an id, all share the first 32 characters
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "query_id": self.query_id,
+            "lines": list(self.lines),
+            "default_id": self.default_id,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DuplicateIdFinding:
+        lines = tuple(None if n is None else int(n) for n in data.get("lines", []))
+        return cls(str(data["check"]), str(data["query_id"]), lines, bool(data.get("default_id")))
+
+    @property
+    def summary(self) -> str:
+        where = ", ".join("?" if n is None else str(n) for n in self.lines)
+        how = f" (default id: the first {DEFAULT_ID_CHARS} characters)" if self.default_id else ""
+        return f"query id {self.query_id!r}{how} names {len(self.lines)} queries (lines {where})"
+
+
+def duplicate_id_findings(queries: Sequence[GoldenQuery]) -> tuple[DuplicateIdFinding, ...]:
+    """One finding per id shared by several queries, in the order of first use."""
+    by_id: dict[str, list[GoldenQuery]] = defaultdict(list)
+    for query in queries:
+        by_id[query.id].append(query)
+    return tuple(
+        DuplicateIdFinding(
+            CHECK_DUPLICATE_ID,
+            query_id,
+            tuple(q.line for q in same),
+            all(q.id == default_id(q.query) for q in same),
+        )
+        for query_id, same in by_id.items()
+        if len(same) > 1
+    )
+
+
+def duplicate_id_warning_text(findings: Sequence[DuplicateIdFinding]) -> str:
+    lines = [
+        f"groove eval: {len(findings)} query id(s) in the golden file name more than one "
+        f"query ({CHECK_DUPLICATE_ID})."
+    ]
+    lines += [f"  {f.summary}" for f in findings]
+    lines.append("  Runs are paired by id (the per-query diff, groove compare): only the first")
+    lines.append("  query of each id is compared. Give every query its own `id`.")
+    return "\n".join(lines)
+
+
+AnyFinding = Finding | PathFinding | DuplicateIdFinding | HitPathFinding
 
 
 def finding_from_dict(data: Mapping[str, Any]) -> AnyFinding:
-    """Either kind of finding, told apart by its ``check``."""
-    if data.get("check") == CHECK_NOT_INDEXED:
+    """Any kind of finding, told apart by its ``check``."""
+    check = data.get("check")
+    if check == CHECK_NOT_INDEXED:
         return PathFinding.from_dict(data)
+    if check == CHECK_DUPLICATE_ID:
+        return DuplicateIdFinding.from_dict(data)
+    if check == CHECK_HIT_PATHS:
+        return HitPathFinding.from_dict(data)
     return Finding.from_dict(data)
 
 
@@ -232,5 +299,9 @@ def warning_texts(findings: Sequence[AnyFinding]) -> list[str]:
     """One stderr block per kind of finding present (quoted documents first)."""
     quoted = [f for f in findings if isinstance(f, Finding)]
     unindexed = [f for f in findings if isinstance(f, PathFinding)]
+    duplicates = [f for f in findings if isinstance(f, DuplicateIdFinding)]
+    hit_paths = [f for f in findings if isinstance(f, HitPathFinding)]
     out = [warning_text(quoted)] if quoted else []
-    return out + ([path_warning_text(unindexed)] if unindexed else [])
+    out += [path_warning_text(unindexed)] if unindexed else []
+    out += [duplicate_id_warning_text(duplicates)] if duplicates else []
+    return out + ([hit_path_warning_text(hit_paths)] if hit_paths else [])

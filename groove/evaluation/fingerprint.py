@@ -39,7 +39,7 @@ class Fingerprint:
     fts_query_version: int
     mmr: Mapping[str, float] | None = None
     parent_retriever: Mapping[str, int] | None = None
-    fusion: Mapping[str, float] | None = None
+    fusion: Mapping[str, float | int | str] | None = None
     context: Mapping[str, str] | None = None
     lexical: str | None = "trigram"
     retriever: Mapping[str, str] | None = None

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -87,11 +88,20 @@ def near_matches(path: str, indexed: Iterable[str]) -> tuple[NearMatch, ...]:
     name = PurePosixPath(cleaned).name.lower()
     add([p for p in candidates if PurePosixPath(p).name.lower() == name], "moved")
     if not out:
+        # numbered notes (docs/572.md, docs/72.md) are different documents, not a typo
+        shape = _numbered(cleaned)
+        spelled = [p for p in candidates if _numbered(p) != shape]
         add(
-            difflib.get_close_matches(cleaned, candidates, n=MAX_NEAR, cutoff=TYPO_CUTOFF),
+            difflib.get_close_matches(cleaned, spelled, n=MAX_NEAR, cutoff=TYPO_CUTOFF),
             "similar",
         )
     return tuple(out[:MAX_NEAR])
+
+
+def _numbered(path: str) -> str:
+    """``path`` with each run of digits as ``#``: equal for two notes that differ only in
+    their numbers."""
+    return re.sub(r"\d+", "#", path.lower())
 
 
 @dataclass

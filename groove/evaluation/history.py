@@ -13,19 +13,26 @@ silently would let a regression through. Hence:
   a killed writer left behind is removed by the next save, which holds the lock);
 * the writer keeps under the same 64 MiB cap the reader enforces, dropping the oldest runs
   first and saying how many it kept.
+
+Besides the runs, the file holds the named baselines (``"baselines": {"main": "<run id>"}``,
+set by ``groove baseline set``). Trimming to ``history_size`` never drops a pinned run, nor
+the run that is the current baseline of a configuration still in the history
+(groove.evaluation.baseline): a burst of experiments or of failed runs must not push the
+baseline out of the file.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
 from groove.atomic import remove_stale_temps, write_file
+from groove.cards import Card, Introduces
 from groove.errors import FileRefusedError, HistoryError, literal
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.records import RunRecord
@@ -42,14 +49,25 @@ NOTE_HISTORY_CORRUPTED = "history-corrupted"
 NOTE_HISTORY_TRIMMED = "history-trimmed"
 
 
-@dataclass(frozen=True)
-class History:
+@dataclass(frozen=True, repr=False)
+class History(Introduces):
     runs: tuple[RunRecord, ...] = ()
     warnings: tuple[Note, ...] = ()
+    pins: Mapping[str, str] = field(default_factory=dict)  # baseline name -> run id
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the runs, the newest metrics, the last change."""
+        from groove.evaluation.card import history_card
+
+        return history_card(self)
 
     @property
     def newest(self) -> RunRecord | None:
         return self.runs[0] if self.runs else None
+
+    def by_id(self, run_id: str) -> RunRecord | None:
+        """The run whose id is ``run_id`` (exactly), or None."""
+        return next((r for r in self.runs if r.id == run_id), None)
 
     def frame(self) -> pd.DataFrame:
         """One row per stored run, oldest first: ``timestamp``, ``model``, ``queries``, the
@@ -96,7 +114,8 @@ def load_history(path: Path) -> History:
             setting="history",
         ) from exc
     try:
-        return History(runs=_parse(raw))
+        runs, pins = _parse(raw)
+        return History(runs=runs, pins=pins)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         corrupted = Note(
@@ -108,12 +127,17 @@ def load_history(path: Path) -> History:
         return History(warnings=(corrupted,))
 
 
-def _parse(raw: bytes) -> tuple[RunRecord, ...]:
+def _parse(raw: bytes) -> tuple[tuple[RunRecord, ...], dict[str, str]]:
     data = json.loads(raw.decode("utf-8"))
     runs = data["runs"]
     if not isinstance(runs, list):
         raise TypeError("`runs` is not a list")
-    return tuple(RunRecord.from_dict(run) for run in runs)
+    pins = data.get("baselines") or {}
+    if not isinstance(pins, dict):
+        raise TypeError("`baselines` is not a mapping")
+    return tuple(RunRecord.from_dict(run) for run in runs), {
+        str(k): str(v) for k, v in pins.items()
+    }
 
 
 def append_run(
@@ -123,13 +147,31 @@ def append_run(
     cap: int = MAX_HISTORY_FILE_BYTES,
 ) -> SaveResult:
     """Add ``record`` as the newest run, trim to ``history_size`` and the byte cap, save."""
+    return edit_history(
+        path, lambda current: replace(current, runs=(record, *current.runs)), history_size, cap
+    )
+
+
+def edit_history(
+    path: Path,
+    change: Callable[[History], History],
+    history_size: int,
+    cap: int = MAX_HISTORY_FILE_BYTES,
+) -> SaveResult:
+    """Re-read the history under its lock, apply ``change``, trim and save atomically.
+
+    ``change`` may raise (a GrooveError for a refused edit): the file is then untouched.
+    Every run is written with its id, so an id derived from an older run's content is
+    stored from then on.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT_SECONDS)
     try:
         with lock:
             current = load_history(path)
-            runs = [record, *current.runs][: max(history_size, 1)]
-            payload, kept, warnings = _fit(runs, history_size, cap)
+            changed = change(replace(current, warnings=()))
+            runs = [r if r.run_id else replace(r, run_id=r.id) for r in changed.runs]
+            payload, kept, warnings = _fit(runs, history_size, cap, changed.pins)
             remove_stale_temps(path)
             _atomic_write(path, payload)
     except Timeout as exc:
@@ -142,18 +184,40 @@ def append_run(
     return SaveResult(path, kept, warnings)
 
 
-def serialise(runs: Sequence[RunRecord]) -> bytes:
+def serialise(runs: Sequence[RunRecord], pins: Mapping[str, str] | None = None) -> bytes:
     data: dict[str, Any] = {"runs": [r.to_dict(keep_empty_findings=False) for r in runs]}
+    if pins:
+        data["baselines"] = dict(sorted(pins.items()))
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+def kept_runs(runs: Sequence[RunRecord], newest: int, pins: Mapping[str, str]) -> list[RunRecord]:
+    """The ``newest`` newest runs, plus every older run that is pinned or is the baseline
+    the default rule picks for a configuration among them (in history order)."""
+    window = list(runs[:newest])
+    protected = set(pins.values())
+    for run in window:
+        base = next(
+            (r for r in runs if r.passed and r.fingerprint.compatible_with(run.fingerprint)),
+            None,
+        )
+        if base is not None:
+            protected.add(base.id)
+    kept = {r.id for r in window}
+    return window + [r for r in runs[newest:] if r.id in protected and r.id not in kept]
+
+
 def _fit(
-    runs: Sequence[RunRecord], history_size: int, cap: int
+    all_runs: Sequence[RunRecord], history_size: int, cap: int, pins: Mapping[str, str]
 ) -> tuple[bytes, int, tuple[Note, ...]]:
-    payload = serialise(runs)
+    size = max(history_size, 1)
+    runs = kept_runs(all_runs, size, pins)
+    live = {r.id for r in runs}
+    pins = {name: run_id for name, run_id in pins.items() if run_id in live}
+    payload = serialise(runs, pins)
     if len(payload) <= cap:
         return payload, len(runs), ()
-    single = serialise(runs[:1])
+    single = serialise(runs[:1], pins)
     if len(single) > cap:
         raise HistoryError(
             f"a single eval run serialises to {len(single)} bytes, over the {cap} byte cap, "
@@ -162,10 +226,11 @@ def _fit(
             "or pass {give} to skip the file",
             setting="history",
         )
+    # Over the cap, the newest runs win (a pin whose run is dropped goes with it).
     low, high = 1, len(runs)  # invariant: the newest `low` runs fit, `high + 1` do not
     while low < high:
         middle = (low + high + 1) // 2
-        if len(serialise(runs[:middle])) <= cap:
+        if len(_capped(runs, middle, pins)) <= cap:
             low = middle
         else:
             high = middle - 1
@@ -176,7 +241,12 @@ def _fit(
         Level.WARNING,
         {"kept": low, "cap_bytes": cap, "history_size": history_size},
     )
-    return serialise(runs[:low]), low, (warning,)
+    return _capped(runs, low, pins), low, (warning,)
+
+
+def _capped(runs: Sequence[RunRecord], count: int, pins: Mapping[str, str]) -> bytes:
+    live = {r.id for r in runs[:count]}
+    return serialise(runs[:count], {n: i for n, i in pins.items() if i in live})
 
 
 def _atomic_write(path: Path, payload: bytes) -> None:

@@ -6,8 +6,10 @@ reads records written by this or an older version (absent optional parts default
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from groove.evaluation.corpus import CorpusSnapshot
@@ -104,6 +106,14 @@ class QueryResult:
         )
 
 
+#: What the gate concluded about a run against its baseline (``RunRecord.outcome``).
+OUTCOME_PASSED = "passed"
+OUTCOME_REGRESSED = "regressed"
+OUTCOME_NO_BASELINE = "no-baseline"
+OUTCOMES = (OUTCOME_PASSED, OUTCOME_REGRESSED, OUTCOME_NO_BASELINE)
+RUN_ID_LENGTH = 10
+
+
 @dataclass(frozen=True)
 class RunRecord:
     timestamp: str
@@ -112,23 +122,49 @@ class RunRecord:
     per_query: tuple[QueryResult, ...]
     aggregate: AggregateMetrics
     findings: tuple[AnyFinding, ...]
+    # The gate's view of the run, recorded whether or not --fail-on-regression was given
+    # (groove.evaluation.baseline): its short id, the id of the run it was compared with,
+    # and the outcome. None in runs stored before groove kept them (read as passed; the id
+    # is then derived from the content, and written on the next save).
+    run_id: str | None = field(default=None, compare=False)
+    baseline_id: str | None = None
+    outcome: str | None = None
+    accepted: bool = False  # `groove baseline accept`: may serve as a baseline though it fell
+
+    @property
+    def id(self) -> str:
+        """The run's short id: the stored one, else one derived from its content."""
+        return self.run_id or content_id(self)
+
+    @property
+    def passed(self) -> bool:
+        """May this run serve as a baseline? Not when it failed the gate, unless accepted."""
+        return self.accepted or self.outcome != OUTCOME_REGRESSED
 
     def to_dict(self, *, keep_empty_findings: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "timestamp": self.timestamp,
-            "fingerprint": self.fingerprint.to_dict(),
-        }
+        out: dict[str, Any] = {}
+        if self.run_id is not None:
+            out["id"] = self.run_id
+        out["timestamp"] = self.timestamp
+        out["fingerprint"] = self.fingerprint.to_dict()
         if self.corpus is not None:
             out["corpus"] = self.corpus.to_dict()
         out["per_query"] = [q.to_dict() for q in self.per_query]
         out["aggregate"] = aggregate_to_dict(self.aggregate)
         if self.findings or keep_empty_findings:
             out["findings"] = [f.to_dict() for f in self.findings]
+        if self.outcome is not None:
+            out["baseline_id"] = self.baseline_id
+            out["outcome"] = self.outcome
+        if self.accepted:
+            out["accepted"] = True
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunRecord:
         corpus = data.get("corpus")
+        outcome = data.get("outcome")
+        baseline_id = data.get("baseline_id")
         return cls(
             timestamp=str(data["timestamp"]),
             fingerprint=Fingerprint.from_dict(data["fingerprint"]),
@@ -136,7 +172,24 @@ class RunRecord:
             per_query=tuple(QueryResult.from_dict(q) for q in data.get("per_query", [])),
             aggregate=aggregate_from_dict(data.get("aggregate", {})),
             findings=tuple(finding_from_dict(f) for f in data.get("findings", [])),
+            run_id=str(data["id"]) if data.get("id") else None,
+            baseline_id=str(baseline_id) if baseline_id else None,
+            outcome=outcome if outcome in OUTCOMES else None,
+            accepted=data.get("accepted") is True,
         )
+
+
+def content_id(record: RunRecord) -> str:
+    """A short id derived from what the run measured (timestamp, fingerprint, results):
+    the same run always gets the same id, so a pin to it survives re-reading."""
+    body = {
+        "timestamp": record.timestamp,
+        "fingerprint": record.fingerprint.to_dict(),
+        "per_query": [q.to_dict() for q in record.per_query],
+        "aggregate": aggregate_to_dict(record.aggregate),
+    }
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_ID_LENGTH]
 
 
 def metric_pairs(

@@ -10,13 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.cards import Card, Introduces
+from groove.errors import EXIT_NO_BASELINE, EXIT_OK, EXIT_REGRESSION
 from groove.evaluation.attribution import Attributions, misses_by_cause
+from groove.evaluation.baseline import Baseline
 from groove.evaluation.change import Change, classify
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.findings import AnyFinding
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import GateDecision
+from groove.evaluation.gate_status import GateStatus
+from groove.evaluation.judged import JudgedSummary
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
+from groove.evaluation.retrievers.identity import retriever_change_note
 from groove.evaluation.significance import Significance
 from groove.notes import Level, Note
 
@@ -39,9 +45,13 @@ class MetricDelta:
         return self.now - self.previous
 
 
-@dataclass(frozen=True)
-class EvalRun:
-    """One evaluation and everything needed to judge it against the last one."""
+@dataclass(frozen=True, repr=False)
+class EvalRun(Introduces):
+    """One evaluation and everything needed to judge it against its baseline.
+
+    ``previous`` is the run the diff compares with (the baseline) when there is one, else
+    the newest stored run (whose difference the diff-disabled note names), else None.
+    """
 
     record: RunRecord
     previous: RunRecord | None
@@ -58,6 +68,28 @@ class EvalRun:
     significance: Significance | None = None
     gate: GateDecision | None = None
     attribution: Attributions | None = None  # set by --explain: query id -> its answers
+    baseline: Baseline | None = None  # how ``previous`` was chosen, when the diff uses it
+    gate_status: GateStatus | None = None  # whether the gate could judge this run
+    # judged@k, when the golden file has a judgements file beside it (docs/judgements.md)
+    judged: JudgedSummary | None = None
+
+    @property
+    def baseline_stated(self) -> bool:
+        """Must the reports name the compared run? When it is not the newest stored run
+        (the seed's only candidate) or was pinned by name."""
+        return self.baseline is not None and self.baseline.stated
+
+    @property
+    def since(self) -> str:
+        """How the reports name the compared run: the seed's "last run", or "the baseline
+        run" when it is an older one."""
+        return "the baseline run" if self.baseline_stated else "last run"
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the verdict, the metrics, where the details are."""
+        from groove.evaluation.card import eval_run_card
+
+        return eval_run_card(self)
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -95,7 +127,9 @@ class EvalRun:
         if self.golden_changed:
             return "golden changed since last run, diff disabled"
         if self.previous.fingerprint.retriever != self.fingerprint.retriever:
-            return "retriever changed since last run, diff disabled"
+            return retriever_change_note(
+                self.previous.fingerprint.retriever, self.fingerprint.retriever
+            )
         before, now = self.previous.fingerprint.lexical, self.fingerprint.lexical
         if before != now:
             return f"lexical mode changed since last run ({before} -> {now}), diff disabled"
@@ -110,7 +144,7 @@ class EvalRun:
             notes.append(Note(NOTE_DIFF_DISABLED, self.diff_note, Level.WARNING, data))
         change = self.corpus_change
         if change is not None:
-            message = f"corpus changed since last run ({change})"
+            message = f"corpus changed since {self.since} ({change})"
             notes.append(Note(NOTE_CORPUS_CHANGED, message, Level.WARNING, {"change": change}))
         return tuple(notes)
 
@@ -123,7 +157,13 @@ class EvalRun:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.regression else 0
+        """1 on a regression; 4 when --require-baseline was set and the gate could not be
+        applied; else 0."""
+        if self.regression:
+            return EXIT_REGRESSION
+        if self.gate_status is not None and self.gate_status.refused:
+            return EXIT_NO_BASELINE
+        return EXIT_OK
 
     def deltas(self) -> list[MetricDelta]:
         """Aggregate metric changes since the previous run; empty when the diff is off."""
@@ -181,7 +221,31 @@ class EvalRun:
             if out["diff"] is not None and self.significance is not None
             else None
         )
-        out["gate"] = self.gate.to_dict() if self.gate is not None else None
+        out["gate"] = self.gate_dict()
+        if self.judged is not None:  # absent, not null, without judgements: seed output kept
+            out["judged"] = self.judged.to_dict()
+        return out
+
+    def gate_dict(self) -> dict[str, Any] | None:
+        """The JSON ``gate``: the decision (mode, threshold, alpha, metrics) and whether it
+        was applied, why not, and which baseline it compared with."""
+        status = self.gate_status
+        if status is None:  # an EvalRun built by hand, without a status
+            return self.gate.to_dict() if self.gate is not None else None
+        if self.gate is not None:
+            out = self.gate.to_dict()
+        else:
+            out = {
+                "mode": status.mode,
+                "threshold": status.threshold,
+                "alpha": status.alpha,
+                "regressed": False,
+                "metrics": [],
+            }
+        out["applied"] = status.applied
+        out["reason"] = status.reason
+        out["required"] = status.required
+        out["baseline"] = self.baseline.to_dict() if self.baseline is not None else None
         return out
 
     def per_query_frame(self) -> pd.DataFrame:

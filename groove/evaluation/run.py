@@ -1,14 +1,17 @@
 """``groove eval``: run the golden queries through the same hybrid search and score them.
 
 ``run(settings)`` returns an ``EvalRun``: the new run record (what the history stores),
-the previous run it is compared with, the diff, the corpus and golden notes, the findings
-and whether the regression gate tripped. It also appends the run to the history when the
-settings say so (``save_history``). Rendering lives in ``groove.report``; the CLI, the
-notebooks, the CI runner and ``groove.evaluate`` all call this one function.
+the baseline it is compared with (groove.evaluation.baseline), the diff, the corpus and
+golden notes, the findings, whether the regression gate tripped and whether it could be
+applied at all, and appends the run to the history (``save_history``). A caller with
+outputs of its own (report, --export-run, the runner's files) calls ``prepare``, writes
+them, and then ``save``, so that a run enters the history only when everything asked for
+was written. Rendering lives in ``groove.report``; the CLI, the
+notebooks, the CI runner and ``groove.evaluate`` all call these two functions.
 
 Order of work (it decides which error a user sees first): golden file, index, model,
 searches inside one read snapshot (which also takes the corpus digest and the quote scan),
-history read, regression check, history write.
+history read, baseline choice, regression check; the history write comes last, in ``save``.
 """
 
 from __future__ import annotations
@@ -26,21 +29,37 @@ from groove.engine.rerank import load_reranker
 from groove.engine.search import search
 from groove.engine.session import open_engine
 from groove.evaluation.attribution import Attributions
+from groove.evaluation.baseline import choose
 from groove.evaluation.change import regressed_metrics
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.explain import Explainer, GridProbe, explain_all
-from groove.evaluation.findings import QuoteScanner
+from groove.evaluation.findings import QuoteScanner, duplicate_id_findings
 from groove.evaluation.fingerprint import Fingerprint, search_parts
+from groove.evaluation.gate import GateDecision, unreachable_reason
 from groove.evaluation.gate import decide as decide_gate
+from groove.evaluation.gate_status import (
+    NOTE_GATE_NOT_APPLIED,
+    REASON_NO_DIFF,
+    REASON_NO_HISTORY,
+    GateStatus,
+)
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.golden_paths import PathDoctor, path_findings
 from groove.evaluation.history import History, append_run, history_path, load_history
+from groove.evaluation.judged import judged_for
 from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
-from groove.evaluation.records import QueryResult, RunRecord
+from groove.evaluation.records import (
+    OUTCOME_NO_BASELINE,
+    OUTCOME_PASSED,
+    OUTCOME_REGRESSED,
+    QueryResult,
+    RunRecord,
+)
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.significance import compare_records
+from groove.notes import Level, Note
 from groove.store.db import read_snapshot
 from groove.store.ranks import indexed_paths
 
@@ -53,7 +72,21 @@ def run(
     progress: ProgressFn | None = None,
     grid: GridProbe | None = None,
 ) -> EvalRun:
-    """Evaluate, compare with the history, save the run (when ``save_history``).
+    """Evaluate, compare with the baseline and save the run (when ``save_history``):
+    ``prepare`` then ``save``, for a caller that writes no output of its own."""
+    result = prepare(settings, embedder=embedder, retriever=retriever, progress=progress, grid=grid)
+    return save(result, settings)
+
+
+def prepare(
+    settings: EvalSettings,
+    *,
+    embedder: Embedder | None = None,
+    retriever: Retriever | None = None,
+    progress: ProgressFn | None = None,
+    grid: GridProbe | None = None,
+) -> EvalRun:
+    """Evaluate and compare with the baseline, writing nothing; ``save`` appends the run.
 
     With ``settings.retriever`` or a ``retriever`` object the golden queries go to that
     retriever instead of groove's engine (groove.evaluation.external); ``progress(done, total)``
@@ -113,9 +146,11 @@ def run(
         corpus=corpus,
         per_query=per_query,
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
-        findings=scanner.findings([[h.path for h in hits] for hits in tops]) + unindexed,
+        findings=scanner.findings([[h.path for h in hits] for hits in tops])
+        + unindexed
+        + duplicate_id_findings(golden.queries),
     )
-    return _compare_and_save(settings, record, attribution)
+    return compare(settings, record, attribution)
 
 
 def _score(
@@ -153,54 +188,129 @@ def _fingerprint(
     )
 
 
-def _compare_and_save(
+def compare(
     settings: EvalSettings, record: RunRecord, attribution: Attributions | None = None
 ) -> EvalRun:
+    """Compare ``record`` with its baseline (groove.evaluation.baseline). Nothing is
+    written here: the caller writes its outputs first, then ``save`` (all or nothing)."""
     notes = list(settings.notes)
     path = history_file(settings) if settings.history else None
     history = load_history(path) if path is not None else History()
     notes += history.warnings
-    previous = history.newest if settings.diff else None
-    compatible = history.previous_compatible(record.fingerprint) if settings.diff else None
+    chosen = choose(history, record.fingerprint, settings.baseline)
+    base = chosen.run
     significance = None
     gate = None
-    if compatible is not None:
-        significance = compare_records(record, compatible)
+    if base is not None:
+        significance = compare_records(record, base)
         gate = decide_gate(
             record,
-            compatible,
+            base,
             significance,
             mode=settings.regression_gate,
             threshold=settings.regression_threshold,
             alpha=settings.alpha,
         )
+    # The gate's view is stored with the run whatever the flags: a regressed run never
+    # becomes a baseline by itself (the default rule skips it).
+    outcome = (
+        OUTCOME_NO_BASELINE
+        if gate is None
+        else (OUTCOME_REGRESSED if gate.regressed else OUTCOME_PASSED)
+    )
+    record = replace(
+        record,
+        run_id=record.id,
+        baseline_id=base.id if base is not None else None,
+        outcome=outcome,
+    )
+    status = _status(settings, chosen.reason, record, base, gate)
+    if not settings.diff:
+        gate = significance = None
+    if status.wanted and not status.applied:
+        data = {"reason": status.reason, "required": status.required}
+        notes.append(Note(NOTE_GATE_NOT_APPLIED, status.message(), Level.WARNING, data))
     fell: tuple[str, ...] = ()
-    if settings.fail_on_regression and compatible is not None and gate is not None:
+    if settings.fail_on_regression and status.applied and gate is not None and base is not None:
         if settings.regression_gate == "threshold":
-            fell = regressed_metrics(
-                record.aggregate, compatible.aggregate, settings.regression_threshold
-            )
+            threshold = settings.regression_threshold
+            fell = regressed_metrics(record.aggregate, base.aggregate, threshold)
         else:
             fell = tuple(m.label for m in gate.metrics if m.regressed)
-    if path is not None and settings.save_history:
-        saved = append_run(path, record, settings.history_size)
-        notes += saved.warnings
+    compared = base if settings.diff else None
+    judged = judged_for(settings.golden_path, record, compared)
+    if judged is not None and judged.drop is not None:
+        notes.append(judged.drop.note())
     return EvalRun(
         record=record,
-        previous=previous,
-        diff_enabled=compatible is not None,
+        previous=compared or (history.newest if settings.diff else None),
+        diff_enabled=compared is not None,
         regression=bool(fell),
         threshold=settings.regression_threshold,
         kb_path=settings.kb_path,
         golden_path=settings.golden_path,
         history_path=path,
         notes=tuple(notes),
-        history_saved=path is not None and settings.save_history,
+        history_saved=False,
         regressed_metrics=fell,
         significance=significance,
         gate=gate,
         attribution=attribution,
+        baseline=chosen if compared is not None else None,
+        gate_status=status,
+        judged=judged,
     )
+
+
+def _status(
+    settings: EvalSettings,
+    no_baseline: str | None,
+    record: RunRecord,
+    base: RunRecord | None,
+    gate: GateDecision | None,
+) -> GateStatus:
+    reason = None
+    if not settings.history:
+        reason = REASON_NO_HISTORY
+    elif not settings.diff:
+        reason = REASON_NO_DIFF
+    elif base is None or gate is None:
+        reason = no_baseline
+    else:
+        reason = _too_few(settings, record, base, gate)
+    return GateStatus(
+        applied=reason is None,
+        reason=reason,
+        mode=settings.regression_gate,
+        threshold=settings.regression_threshold,
+        alpha=settings.alpha,
+        wanted=settings.fail_on_regression or settings.require_baseline,
+        required=settings.require_baseline,
+    )
+
+
+def _too_few(
+    settings: EvalSettings, record: RunRecord, base: RunRecord, gate: GateDecision
+) -> str | None:
+    """Why the chosen mode can never flag a regression on this pair, if so (too few
+    paired queries for the significant gate to reach alpha)."""
+    before = {q.id for q in base.per_query}
+    paired = len({q.id for q in record.per_query} & before)
+    mode, alpha = settings.regression_gate, settings.alpha
+    return unreachable_reason(paired, mode, alpha, len(gate.metrics))
+
+
+def save(result: EvalRun, settings: EvalSettings) -> EvalRun:
+    """Append ``result``'s run to the history (when the settings save it): the last step of
+    an eval, after every output was written. A failure raises and leaves the file as it was."""
+    if result.history_path is None or not settings.save_history:
+        return result
+    if result.gate_status is not None and result.gate_status.refused:
+        # --require-baseline failed: a run nothing judged must not become the baseline of
+        # the next one (a retry would then pass), so the history stays as it was.
+        return result
+    saved = append_run(result.history_path, result.record, settings.history_size)
+    return replace(result, history_saved=True, notes=(*result.notes, *saved.warnings))
 
 
 def history_file(settings: EvalSettings) -> Path:

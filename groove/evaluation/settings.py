@@ -50,6 +50,8 @@ class EvalSettings:
     retriever: RetrieverSpec | None = None
     explain: bool = False  # attribute every miss to a cause (groove eval --explain)
     exclude_dirs: tuple[str, ...] | None = None  # the index's, to say why a path is absent
+    baseline: str | None = None  # compare with the run pinned under this name
+    require_baseline: bool = False  # "gate not applied" is a failure (exit 4)
 
     @property
     def depth(self) -> int:
@@ -85,6 +87,8 @@ def resolve_settings(
     regression_gate: str | None = None,
     explain: bool = False,
     lexical: LexicalMode | None = None,
+    baseline: str | None = None,
+    require_baseline: bool | None = None,
 ) -> EvalSettings:
     """CLI values win over groove.toml, which wins over the built-in defaults.
 
@@ -97,14 +101,8 @@ def resolve_settings(
         kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
         golden_path = golden_path_for(config, kb, golden)
     else:
-        if explain:
-            # explain ranks each missed answer in the index's own legs and fusion, which an
-            # external retriever does not have: refused rather than silently skipped.
-            raise ConfigError(
-                "{explain} needs groove's own engine and cannot be combined with {retriever}",
-                "drop {explain}, or drop {retriever} to explain the misses of groove's engine",
-                setting="explain",
-            )
+        # --explain with a retriever reads the legs of its answers (leg_explain.py); a
+        # retriever that sends none stops the run there, before anything is written.
         _refuse_engine_flags(
             model=model,
             model_path=model_path,
@@ -157,6 +155,10 @@ def resolve_settings(
         retriever=retriever,
         explain=explain,
         exclude_dirs=config.exclude_dirs,
+        baseline=baseline if baseline is not None else config.eval.baseline,
+        require_baseline=(
+            require_baseline if require_baseline is not None else config.eval.require_baseline
+        ),
     )
 
 

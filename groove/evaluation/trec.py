@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from groove.errors import GoldenError, GrooveError, RetrieverError
@@ -29,6 +29,7 @@ from groove.evaluation.golden import GoldenSet
 from groove.evaluation.metrics import RankedHit
 from groove.evaluation.records import QueryResult
 from groove.evaluation.retrievers.base import hits_from_items
+from groove.evaluation.retrievers.legs import QueryLegs, parse_legs
 
 RUN_TAG = "groove"
 _ESCAPE = re.compile(r"[%#\s]")
@@ -65,6 +66,7 @@ def split_docid(token: str) -> tuple[str, str | None]:
 class RunFile:
     path: Path
     hits: Mapping[str, tuple[RankedHit, ...]]
+    legs: Mapping[str, QueryLegs] = field(default_factory=dict)  # JSON lines with `legs`
 
 
 def read_run(path: Path) -> RunFile:
@@ -77,7 +79,8 @@ def read_run(path: Path) -> RunFile:
         raise RetrieverError(f"cannot read the run file {path}: {exc}", None) from None
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if lines and lines[0][1].lstrip().startswith("{"):
-        return RunFile(path, _json_lines(path, lines))
+        legs: dict[str, QueryLegs] = {}
+        return RunFile(path, _json_lines(path, lines, legs), legs)
     return RunFile(path, _trec_lines(path, lines))
 
 
@@ -111,7 +114,9 @@ def _trec_lines(path: Path, lines: Sequence[tuple[int, str]]) -> dict[str, tuple
     return out
 
 
-def _json_lines(path: Path, lines: Sequence[tuple[int, str]]) -> dict[str, tuple[RankedHit, ...]]:
+def _json_lines(
+    path: Path, lines: Sequence[tuple[int, str]], legs: dict[str, QueryLegs]
+) -> dict[str, tuple[RankedHit, ...]]:
     out: dict[str, tuple[RankedHit, ...]] = {}
     for n, line in lines:
         try:
@@ -128,6 +133,9 @@ def _json_lines(path: Path, lines: Sequence[tuple[int, str]]) -> dict[str, tuple
             raise _run_error(path, n, f"query {qid!r}: `hits` is missing or not a list")
         try:
             out[qid] = hits_from_items(items, qid)
+            found = parse_legs(answer, qid)
+            if found is not None:
+                legs[qid] = found
         except GrooveError as exc:
             raise _run_error(path, n, exc.message.removeprefix("retriever answer for ")) from None
     return out

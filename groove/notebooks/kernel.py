@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
-from groove.errors import GrooveError
+from groove.errors import EXIT_NO_BASELINE, GrooveError
 from groove.notebooks.outcome import Outcome
+from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
 from groove.notes import Level, Note
 from groove.report import plots
@@ -51,20 +53,29 @@ def eval_report(
     lexical: Any = None,
     history: Any = True,
     fail_on_regression: Any = False,
+    baseline: Any = None,
+    require_baseline: Any = None,
     regression_gate: Any = None,
     explain: Any = False,
     config: Any = None,
     result_path: Any = RESULT_FILE,
     retriever: Any = None,
     retriever_options: Any = None,
+    retriever_name: Any = None,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
-    ("passed" / "regression") and ``exit_code``; summary.md beside it = its
-    ``--format markdown`` report (for a CI page)."""
+    ("passed" / "regression" / "not-applied") and ``exit_code``; summary.md beside it = its
+    ``--format markdown`` report (for a CI page).
+
+    The run enters the eval history only after both files are written. Under the runner
+    (``PENDING_ENV`` set) it is left in ``.groove-pending-run.json`` beside them instead,
+    and the runner appends it after its own files (the HTML page): a run whose outputs
+    failed never becomes a baseline."""
     from groove.evaluation import run as evaluation
     from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
+    from groove.report.cap import NOTEBOOK_WHERE
     from groove.report.notes import regression_message
     from groove.tuning.reach import PROBE
 
@@ -85,13 +96,20 @@ def eval_report(
             lexical=lexical,
             history=history,
             fail_on_regression=fail_on_regression,
+            baseline=baseline,
+            require_baseline=require_baseline,
             regression_gate=regression_gate,
             explain=explain,
             config=config,
             retriever=retriever,
             retriever_options=retriever_options,
+            retriever_name=retriever_name,
         )
-        spec = spec_from_mapping(given.pop("retriever"), given.pop("retriever_options"))
+        spec = spec_from_mapping(
+            given.pop("retriever"),
+            given.pop("retriever_options"),
+            name=given.pop("retriever_name"),
+        )
         settings = resolve_settings(
             _config(given.pop("config")),
             history=given.pop("history") is not False,
@@ -100,17 +118,22 @@ def eval_report(
             explain=given.pop("explain") is True,
             **given,
         )
-        run = evaluation.run(settings, grid=PROBE if settings.explain else None)
+        run = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
+        document = json.loads(eval_json.render(run))
+        document["previous"] = previous_summary(document.get("previous"))
+        document["verdict"] = verdict(run)
+        document["exit_code"] = run.exit_code
+        write_result(Path(result_path), document)
+        # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
+        summary = Path(result_path).with_name(SUMMARY_FILE)
+        write_file(summary, eval_markdown.render(run, where=NOTEBOOK_WHERE))
+        if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
+            if run.history_path is not None and settings.save_history:
+                leave(Path(result_path), run.record, run.history_path, settings.history_size)
+        else:
+            run = evaluation.save(run, settings)
     except GrooveError as exc:
         return _refused(exc, result_path)
-    document = json.loads(eval_json.render(run))
-    document["previous"] = previous_summary(document.get("previous"))
-    document["verdict"] = "regression" if run.regression else "passed"
-    document["exit_code"] = run.exit_code
-    write_result(Path(result_path), document)
-    # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
-    summary = Path(result_path).with_name(SUMMARY_FILE)
-    write_file(summary, eval_markdown.render(run))
     notes = list(run.notes)
     if run.regression:
         notes.append(
@@ -166,7 +189,8 @@ def tune_explorer(
             result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
             settings = tune_settings(_config(given.pop("config")), **given)
-            result, source = tune.run(settings), "measured"
+            result = tune.run(settings)
+            source = "measured now: the grid ran on this knowledge base"
     except GrooveError as exc:
         return _refused(exc, result_path)
     document = export.to_document(result)  # tune's decision is its own field, "decision"
@@ -182,9 +206,17 @@ def tune_explorer(
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 
+def verdict(run: EvalRun) -> str:
+    """result.json's ``verdict`` of an eval: regression (exit 1), not-applied (exit 4:
+    require_baseline and the gate could not be applied) or passed."""
+    if run.regression:
+        return "regression"
+    return "not-applied" if run.exit_code == EXIT_NO_BASELINE else "passed"
+
+
 REGRESSION_SWITCH = "-p fail_on_regression true"
 # What a reader of the eval report's result.json needs of the compared run.
-PREVIOUS_KEYS = ("timestamp", "fingerprint", "aggregate")
+PREVIOUS_KEYS = ("id", "timestamp", "fingerprint", "aggregate")
 # CLI options in groove's hints, as the runner spells them (-p NAME VALUE).
 _CLI_OPTION = re.compile(r"--(no-)?([a-z][a-z-]*)( [A-Z][A-Z_]*\b)?")
 _PATH_PARAMETERS = frozenset({"golden", "config", "tune_json"})

@@ -21,9 +21,10 @@ from typing import Any
 
 from groove.atomic import write_file
 from groove.errors import NotebookError
-from groove.notebooks import runner
+from groove.install import install_command
+from groove.notebooks import export, runner
 
-INSTALL_HINT = "pip install 'groove[lab]' (JupyterLab and the widget front end jupyterlab_widgets)"
+INSTALL_HINT = f"{install_command('lab')} (JupyterLab and the widget front end jupyterlab_widgets)"
 PATH_PARAMETERS = ("kb_path", "golden", "config", "tune_json")
 DEFAULT_FOLDER = Path("groove-notebooks")
 
@@ -113,6 +114,7 @@ def write_copy(
         for cell in notebook.cells:
             if not cell.metadata.get("tags"):
                 cell.metadata.pop("tags", None)
+    export.collapse_setup(notebook)  # the injected parameters too: the verdict comes first
     write_file(target, nbformat.writes(notebook) + "\n")
     return target
 

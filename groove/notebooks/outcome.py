@@ -25,7 +25,7 @@ class Outcome(Generic[T]):
     exit_code: int
     error: GrooveError | None = None
     notes: tuple[Note, ...] = ()
-    source: str = "measured"
+    source: str = "measured now, on this knowledge base"
 
     @property
     def ok(self) -> bool:

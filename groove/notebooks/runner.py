@@ -9,6 +9,8 @@ ran through). The exit code is read from result.json, never from papermill:
 
     0  passed          the notebook ran and wrote exit_code 0
     1  regression      eval-report with fail_on_regression found one
+    4  not applied     eval-report with require_baseline, and the regression gate could not
+                       be applied (no comparable baseline, too few queries)
     2  bad input       refused before execution (unknown parameter, unwritable --out), or
                        the notebook caught a GrooveError (no golden file, no index...)
     3  failed          a cell raised anything else, ran longer than --cell-timeout, the
@@ -25,6 +27,7 @@ must not pay for them.
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import os
@@ -41,15 +44,23 @@ from typing import IO, Any
 from groove.atomic import write_file
 from groove.errors import (
     EXIT_BAD_INPUT,
+    EXIT_NO_BASELINE,
     EXIT_NOTEBOOK_FAILED,
     EXIT_OK,
     EXIT_REGRESSION,
+    GrooveError,
     NotebookError,
 )
+from groove.notebooks import export
 from groove.notebooks.headless import HEADLESS_ENV
+from groove.notebooks.pending import PENDING_ENV, pending_path
 from groove.settings import NOTEBOOK_RUN
 
-NOTEBOOKS = {"eval-report": "eval_report.ipynb", "tune-explorer": "tune_explorer.ipynb"}
+NOTEBOOKS = {
+    "eval-report": "eval_report.ipynb",
+    "tune-explorer": "tune_explorer.ipynb",
+    "judge": "judge.ipynb",
+}
 RESULT_FILE = "result.json"
 RESULT_SCHEMA = Path(__file__).with_name("result.schema.json")  # the result.json contract
 SUMMARY_FILE = "summary.md"  # eval-report's Markdown summary, beside result.json
@@ -57,7 +68,9 @@ KERNEL_NAME = "python3"
 PRIVATE_KERNEL_NAME = "groove"
 RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
 
-_EXIT_CODES = (EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED)
+_EXIT_CODES = (EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED, EXIT_NO_BASELINE)
+
+
 _QUIET_LOGGERS = ("papermill", "traitlets", "nbclient", "jupyter_client")
 
 
@@ -115,8 +128,15 @@ def check_parameters(parameters: Mapping[str, Any], allowed: Sequence[str], name
         if key in RUNNER_PARAMETERS:
             raise NotebookError(f"{key} is set by the runner (<out>/{RESULT_FILE}); drop -p {key}")
         if key not in allowed:
-            names = ", ".join(p for p in allowed if p not in RUNNER_PARAMETERS)
-            raise NotebookError(f"unknown parameter {key!r} for {name}; allowed: {names}")
+            settable = [p for p in allowed if p not in RUNNER_PARAMETERS]
+            names = ", ".join(settable)
+            close = difflib.get_close_matches(key, settable, n=1)
+            hint = (
+                f"did you mean -p {close[0]}?"
+                if close
+                else "docs/notebooks.md says what each parameter does"
+            )
+            raise NotebookError(f"unknown parameter {key!r} for {name}; allowed: {names}", hint)
 
 
 # ---------------------------------------------------------------- kernel
@@ -181,7 +201,7 @@ def _kernel_manager(stderr: IO[bytes]) -> type:
 
         async def start_kernel(self, **kw: Any) -> None:  # type: ignore[override]
             kw.setdefault("stderr", stderr)
-            kw["env"] = {**kw.get("env", os.environ), HEADLESS_ENV: "1"}
+            kw["env"] = {**kw.get("env", os.environ), HEADLESS_ENV: "1", PENDING_ENV: "1"}
             await super().start_kernel(**kw)
 
     return QuietIpcKernelManager
@@ -219,7 +239,7 @@ class RunReport:
 
     @property
     def ok(self) -> bool:
-        return self.exit_code in (EXIT_OK, EXIT_REGRESSION)
+        return self.exit_code in (EXIT_OK, EXIT_REGRESSION, EXIT_NO_BASELINE)
 
 
 @dataclass(frozen=True)
@@ -292,12 +312,15 @@ def run_notebook(
     out = prepare_out(out_dir)
     result_path = (out / RESULT_FILE).resolve()
     executed, html = out / f"{label}.ipynb", out / f"{label}.html"
-    remove_earlier_outputs(executed, html, result_path, result_path.with_name(SUMMARY_FILE))
+    pending = pending_path(result_path)
+    remove_earlier_outputs(
+        executed, html, result_path, result_path.with_name(SUMMARY_FILE), pending
+    )
     given = dict(parameters or {})
     try:
         check_parameters(given, allowed_parameters(source), label)
     except NotebookError as exc:
-        write_result(result_path, error_document(EXIT_BAD_INPUT, exc.message))
+        write_result(result_path, error_document(EXIT_BAD_INPUT, exc.message, exc.hint))
         raise
     if kb_path is not None:
         given["kb_path"] = str(kb_path.resolve())
@@ -311,6 +334,7 @@ def run_notebook(
     failure = _execute(source, executed, given, cwd or Path.cwd(), timings, cell_timeout)
     document = _settle(result_path, failure)
     html_made = exporter.export(source, executed, html, timings)
+    document = _commit(pending, result_path, document, html_made)
     return RunReport(
         name=label,
         exit_code=int(document["exit_code"]),
@@ -461,6 +485,33 @@ def _settle(result_path: Path, failure: _Failure | None) -> dict[str, Any]:
     return document
 
 
+def _commit(
+    pending: Path, result_path: Path, document: dict[str, Any], html_made: bool
+) -> dict[str, Any]:
+    """Append the run eval-report left pending (groove.notebooks.pending) now that every
+    output is written: only for exit 0 or 1 (exit 4: see evaluation.run.save) and only with
+    the HTML page written; otherwise the history stays as it was."""
+    from groove.notebooks.pending import append
+
+    try:
+        if not pending.exists() or document["exit_code"] not in (EXIT_OK, EXIT_REGRESSION):
+            return document
+        if not html_made:
+            message = "the HTML page could not be written, so the run was not added to the history"
+            document = error_document(EXIT_NOTEBOOK_FAILED, message)
+        else:
+            append(pending)
+    except GrooveError as exc:
+        document = error_document(exc.exit_code, exc.message, exc.hint)
+    except (OSError, ValueError, KeyError) as exc:
+        message = f"could not add the run to the history ({pending.name}): {exc}"
+        document = error_document(EXIT_NOTEBOOK_FAILED, message)
+    finally:
+        pending.unlink(missing_ok=True)
+    write_result(result_path, document)
+    return document
+
+
 def read_result(path: Path) -> dict[str, Any] | None:
     """result.json as a dict, or None if absent, unreadable or without a valid exit_code."""
     try:
@@ -485,9 +536,8 @@ class _HtmlExporter:
     def _load(self) -> None:
         try:
             import nbformat
-            from nbconvert import HTMLExporter
 
-            exporter = HTMLExporter()
+            exporter = export.html_exporter()
             exporter.from_notebook_node(nbformat.v4.new_notebook())
             self._exporter = exporter
         except Exception:  # export() imports again and reports a real failure
@@ -501,12 +551,11 @@ class _HtmlExporter:
         self._thread.join()
         try:
             if self._exporter is None:
-                from nbconvert import HTMLExporter
-
-                self._exporter = HTMLExporter()
+                self._exporter = export.html_exporter()
             notebook = nbformat.read(str(executed if executed.is_file() else source), 4)
-            if not executed.is_file():
-                nbformat.write(notebook, str(executed))
+            # set-up cells collapsed, so the notebook opens on its verdict too
+            if export.collapse_setup(notebook) or not executed.is_file():
+                write_file(executed, nbformat.writes(notebook) + "\n")
             body, _ = self._exporter.from_notebook_node(widgets_as_text(notebook))
             write_file(html, body)
         except (OSError, ValueError):
@@ -551,6 +600,10 @@ def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
 def _outcome_words(document: Mapping[str, Any]) -> str:
     if document["exit_code"] == EXIT_REGRESSION:
         return "regression detected"
+    if document["exit_code"] == EXIT_NO_BASELINE:
+        gate = document.get("gate")
+        reason = gate.get("reason") if isinstance(gate, Mapping) else None
+        return f"regression gate not applied ({reason})" if reason else "gate not applied"
     decision = document.get("decision")
     if not isinstance(decision, Mapping):  # written before tune's decision had its own key
         decision = document.get("verdict")

@@ -5,7 +5,9 @@ first table, a cell shows ``scripts()``: the DataTables bundle of the ``itables`
 embedded in the output (about 1 MB, base64) so that both a live JupyterLab and the HTML
 export page work without a network (a CDN would leave the exported page blank offline).
 Without JavaScript (an untrusted notebook, a text viewer) each table falls back to its
-first page as plain HTML, which itables writes next to the script.
+first page as plain HTML, which itables writes next to the script; a table longer than a
+page then adds a line (removed by a script wherever scripts run) naming the place that
+has every row: the HTML report the runner exports beside the notebook.
 
 Cells may hold HTML (marks, line breaks): the caller escapes the text it puts into them,
 ``cell_html`` does it for plain values.
@@ -14,6 +16,7 @@ Cells may hold HTML (marks, line breaks): the caller escapes the text it puts in
 from __future__ import annotations
 
 import html
+import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -84,9 +87,32 @@ def interactive(
         pageLength=page_length,
         lengthMenu=list(PAGE_CHOICES),
         order=[],  # the frame's own order first; a click on a header sorts
+        # a click anywhere on the header sorts, not only on its 12 x 20 px icon (itables'
+        # default keeps the header text selectable instead)
+        text_in_header_can_be_selected=False,
         columnDefs=defs,
         classes="display compact groove-table",
         style="table-layout:auto;width:100%;margin:0;caption-side:top",
         css=CSS,
     )
-    return HTML(body)
+    return HTML(body + untrusted_note(len(frame), page_length))
+
+
+def untrusted_note(rows: int, page_length: int = PAGE_LENGTH) -> str:
+    """The line an untrusted notebook shows under a table it cannot page: where all
+    ``rows`` are. Empty when the first page holds them all; a script removes it wherever
+    the table itself runs (a trusted notebook, the HTML export)."""
+    if rows <= page_length:
+        return ""
+    note_id = f"groove-untrusted-{uuid.uuid4().hex}"
+    text = (
+        f"Above: the first {page_length} of {rows:,} rows, because this notebook is not "
+        "trusted and its tables cannot run here. Every row, sortable and searchable: the "
+        "HTML report exported beside this notebook (same name, .html), or trust the "
+        "notebook (JupyterLab: Trust Notebook in the command palette) and run it again."
+    )
+    return (
+        f'<div id="{note_id}" class="groove-untrusted" style="margin:4px 0;color:#57606a">'
+        f"{html.escape(text)}</div>"
+        f'<script>document.getElementById("{note_id}")?.remove()</script>'
+    )

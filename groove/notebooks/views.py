@@ -16,14 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
 from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
-from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, PathFinding
+from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
+from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
 from groove.evaluation.significance import format_p
+from groove.install import install_command
 from groove.labels import location_label
+from groove.notebooks.headline import headline as headline
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
-from groove.report import plots
+from groove.report import judged, plots
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -144,7 +147,7 @@ def aggregate_rows(run: EvalRun) -> list[dict[str, Any]]:
             "shade": "" if row.change is None else str(row.change),
         }
         for row in metric_rows(run)
-    ]
+    ] + judged.aggregate_rows(run)
 
 
 def _interval(run: EvalRun, label: str) -> str:
@@ -174,7 +177,9 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
             f"<tr><td>{_e(row['metric'])}</td><td>{row['value']:.3f}</td><td>{previous}</td>"
             f"<td style='{style}'>{row['change']}</td></tr>"
         )
-    if run.diff_enabled and run.previous is not None:
+    if run.diff_enabled and run.baseline_stated:
+        caption = f"compared with the {describe_baseline(run)}"
+    elif run.diff_enabled and run.previous is not None:
         caption = f"compared with the run of {run.previous.timestamp}"
     else:
         caption = "no comparable previous run, so no diff"
@@ -333,6 +338,8 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
         )
         if run.attribution is not None:
             rows[-1]["cause"] = _causes(run.attribution.get(q.id, ()))
+        if run.judged is not None:
+            rows[-1][f"judged@{k}"] = judged.query_value(run, q.id)
     order = {"✗ miss": 0, "↓ regressed": 1, "ok": 2}
     recall, ndcg = f"recall@{k}", f"nDCG@{k}"
     # stable sort: golden order kept among equals
@@ -518,6 +525,9 @@ def findings(outcome: Outcome[EvalRun]) -> Any:
                 f"<li><b>{_e(finding.check)}</b> <code>{_e(finding.path)}</code>: "
                 f"{_e(finding.detail)}{near} (expected by {_e(', '.join(finding.queries))})</li>"
             )
+            continue
+        if not isinstance(finding, Finding):  # duplicate ids, implausible retriever paths
+            items.append(f"<li><b>{_e(finding.check)}</b>: {_e(finding.summary)}</li>")
             continue
         quoted = ", ".join(
             f"{_e(q.query_id)} ("
@@ -796,7 +806,7 @@ def conditions_table(outcome: Outcome[TuneResult]) -> Any:
 
 PICKER_HINT = (
     "Condition picker: needs a live kernel and the widget front end where the Jupyter "
-    "server runs (pip install 'groove[lab]'); the table above lists every condition."
+    f"server runs ({install_command('lab')}); the table above lists every condition."
 )
 SORTS = {
     "mean Δ, best first": lambda row: (-row["mean ΔnDCG@5"], row["index"]),
@@ -927,7 +937,7 @@ class ConditionPicker:
 
 HEADLESS_PICKER_HINT = (
     "Condition picker: in a live kernel only (groove notebook open tune-explorer, with "
-    "groove[lab]); the table above lists every condition."
+    f"{install_command('lab')}); the table above lists every condition."
 )
 
 

@@ -10,10 +10,11 @@ from groove.evaluation.compare import Comparison, MetricComparison, RunCompariso
 from groove.evaluation.significance import format_p
 
 
-def _change(m: MetricComparison) -> str:
+def _change(m: MetricComparison, is_baseline: bool = False) -> str:
     t = m.test
     if t is None:
-        return ""
+        # Another k_values: the baseline never measured this metric, so there is no change.
+        return "n/a" if not is_baseline and not m.baseline_measured and m.value is not None else ""
     if not t.moved:
         return "—"
     arrow = "↑" if t.delta > 0 else "↓" if t.delta < 0 else "—"
@@ -22,9 +23,14 @@ def _change(m: MetricComparison) -> str:
     return f"{arrow} {abs(t.delta):.3f} {t.compact()}{holm}{mark}"
 
 
+UNPAIRED = "no query id in common with the baseline, so no change could be tested"
+
+
 def _title(r: RunComparison) -> str:
     fp = r.run.record.fingerprint
     role = "baseline" if r.is_baseline else f"{r.paired_queries} paired queries"
+    if not r.is_baseline and r.paired_queries == 0:
+        role += f": {UNPAIRED}"
     config = "" if r.same_config or r.is_baseline else ", other config than the baseline"
     return (
         f"{r.run.label}  {r.run.record.timestamp}  ({role}{config}; model {fp.model}, "
@@ -41,11 +47,27 @@ def render_text(comparison: Comparison) -> str:
     ]
     for r in comparison.runs:
         lines += ["", _title(r)]
+        if r.unpaired_note is not None:
+            lines.append(f"  {r.unpaired_note}")
         for m in r.metrics:
             value = "  n/a" if m.value is None else f"{m.value:.3f}"
-            change = _change(m)
+            change = _change(m, r.is_baseline)
+            if change == "n/a":
+                change = "n/a: the baseline did not measure it"
             lines.append(f"  {m.label:<11}{value}" + (f"  ({change})" if change else ""))
+        lines += _judged(r)
     return "\n".join(lines) + "\n"
+
+
+def _judged(r: RunComparison) -> list[str]:
+    """judged@max(k) and, against the baseline, the unjudged newcomers (with judgements)."""
+    if r.judged is None or not r.judged.k_values:
+        return []
+    k = max(r.judged.k_values)
+    lines = [f"  {'judged@' + str(k):<11}{r.judged.aggregate.get(k, 0.0):.3f}"]
+    if r.judged.drop is not None:
+        lines.append(f"  ⚠️ {r.judged.drop.message}")
+    return lines
 
 
 def render_markdown(comparison: Comparison) -> str:
@@ -65,12 +87,21 @@ def render_markdown(comparison: Comparison) -> str:
         cells = []
         for m in r.metrics:
             value = "n/a" if m.value is None else f"{m.value:.3f}"
-            change = _change(m)
+            change = _change(m, r.is_baseline)
             cells.append(value + (f" {change}" if change and change != "—" else ""))
         name = f"{r.run.label} `{r.run.record.timestamp}`" + (
             " (baseline)" if r.is_baseline else ""
         )
+        if r.unpaired_note is not None:
+            name += f" ({r.unpaired_note})"
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    unpaired = [r.run.label for r in comparison.runs if not r.is_baseline and not r.paired_queries]
+    if unpaired:
+        lines += ["", f"0 paired queries for {', '.join(unpaired)}: {UNPAIRED}."]
+    notes = [(r, line) for r in comparison.runs for line in _judged(r)]
+    if notes:
+        lines.append("")
+        lines += [f"- {r.run.label}: {line.strip()}" for r, line in notes]
     return "\n".join(lines) + "\n"
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from groove.evaluation.attribution import Attribution, summary_line
 from groove.evaluation.records import QueryResult
 from groove.evaluation.result import EvalRun
+from groove.report.cap import CLI_WHERE, TOP_EXPLAINED, first, rest_line
 
 
 def _explained(run: EvalRun) -> list[tuple[QueryResult, tuple[Attribution, ...]]]:
@@ -39,22 +40,27 @@ def _headline(run: EvalRun, explained: list[tuple[QueryResult, tuple[Attribution
     )
 
 
-def text_lines(run: EvalRun) -> list[str]:
+def text_lines(run: EvalRun, *, full: bool = False) -> list[str]:
     if run.attribution is None:
         return []
     explained = _explained(run)
     lines = [_headline(run, explained), f"  {summary_line(run.attribution)}"]
-    for q, group in explained:
+    shown, rest = first(explained, TOP_EXPLAINED, full)
+    for q, group in shown:
         mark = "✗" if all(a.missed for a in group) else "◐"
         lines += ["", f"  {mark} {q.id}  {q.query}"]
         for a in group:
             lines.append(f"    {a.label}  [{a.cause}]")
-            if a.cause not in ("not-indexed", "heading-mismatch", "excluded", "found"):
+            if a.cause == "heading-mismatch":
+                lines.append(f"      the file's best chunk: {a.ranks_text()}")
+            elif a.cause not in ("not-indexed", "excluded", "found"):
                 lines.append(f"      {a.ranks_text()}")
             lines.append(f"      {a.explanation()}")
             grid = a.grid_text()
             if grid is not None and a.missed:
                 lines.append(f"      {grid}")
+    if rest:
+        lines += ["", f"  {rest_line(rest, 'explained queries', CLI_WHERE)}"]
     return lines
 
 
@@ -66,12 +72,13 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def markdown_lines(run: EvalRun) -> list[str]:
+def markdown_lines(run: EvalRun, *, full: bool = False, where: str = CLI_WHERE) -> list[str]:
     if run.attribution is None:
         return []
     explained = _explained(run)
     lines = ["", f"### {_headline(run, explained)}", "", summary_line(run.attribution)]
-    for q, group in explained:
+    shown, rest = first(explained, TOP_EXPLAINED, full)
+    for q, group in shown:
         lines += ["", f"#### `{_cell(q.id)}`: {_cell(q.query)}", ""]
         lines += [
             "| expected | cause | indexed | FTS rank | vector rank | fused rank | final rank |",
@@ -93,4 +100,6 @@ def markdown_lines(run: EvalRun) -> list[str]:
             if grid is not None:
                 detail += f"; {grid}"
             lines.append(f"- `{_cell(a.label)}`: {_cell(detail)}")
+    if rest:
+        lines += ["", rest_line(rest, "explained queries", where)]
     return lines

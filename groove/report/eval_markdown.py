@@ -4,12 +4,24 @@ from __future__ import annotations
 
 from groove.evaluation.change import Change, MetricRow, arrow, metric_rows
 from groove.evaluation.findings import Finding, PathFinding
+from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.result import DEFAULT_LIMIT, NOTE_CORPUS_CHANGED, EvalRun
 from groove.notes import Level
-from groove.report import eval_explain
+from groove.report import eval_explain, judged
+from groove.report.cap import (
+    CLI_WHERE,
+    TOP_FINDINGS,
+    TOP_FLAGGED,
+    TOP_QUOTED,
+    first,
+    rest_line,
+)
+from groove.report.eval_text import worst_first
 
 
-def render(run: EvalRun) -> str:
+def render(run: EvalRun, *, full: bool = False, where: str = CLI_WHERE) -> str:
+    """``full``: every flagged and explained query and finding (else the first of each,
+    and a count of the rest with ``where``, the place that has them all)."""
     fp = run.fingerprint
     header = (
         f"`{run.record.timestamp}` · model `{fp.model}` · reranker `{fp.reranker or 'none'}` · "
@@ -21,11 +33,12 @@ def render(run: EvalRun) -> str:
     lines.append("")
     lines += _notes(run)
     lines += _table(run)
-    lines += _flagged(run)
-    lines += eval_explain.markdown_lines(run)
-    lines += _findings(run)
+    lines += _flagged(run, full, where)
+    lines += eval_explain.markdown_lines(run, full=full, where=where)
+    lines += _findings(run, full, where)
     lines += _gate(run)
-    lines += _unindexed(run)
+    lines += _unindexed(run, full, where)
+    lines += _other_findings(run)
     if run.regression:
         fell = f" ({', '.join(run.regressed_metrics)})" if run.regressed_metrics else ""
         rule = f"a metric fell by more than {run.threshold:.3f}"
@@ -58,6 +71,8 @@ def _gate(run: EvalRun) -> list[str]:
 
 def _notes(run: EvalRun) -> list[str]:
     notes = []
+    if run.diff_enabled and run.baseline_stated:
+        notes.append(f"> Compared with the {describe_baseline(run)}")
     for note in run.comparison_notes():
         tail = ": a delta below may reflect that, not retrieval"
         notes.append(f"> ⚠️ {note.message}{tail if note.kind == NOTE_CORPUS_CHANGED else ''}")
@@ -76,7 +91,7 @@ def _table(run: EvalRun) -> list[str]:
         if test is not None and test.moved and row.delta is not None:
             change += f" 95% CI {test.compact()}"
         lines.append(f"| {row.label} | {row.value:.3f} | {change} |")
-    return lines
+    return lines + judged.markdown_rows(run)
 
 
 def _change(row: MetricRow) -> str:
@@ -86,44 +101,65 @@ def _change(row: MetricRow) -> str:
     return arrow(row.delta) + mark
 
 
-def _flagged(run: EvalRun) -> list[str]:
+def _flagged(run: EvalRun, full: bool = False, where: str = CLI_WHERE) -> list[str]:
     flagged = run.flagged_queries()
     if not flagged:
         return []
     k_max = max(run.fingerprint.k_values, default=DEFAULT_LIMIT)
-    lines = ["", f"### Regressions and misses ({len(flagged)} of {len(run.per_query)})", ""]
+    shown, rest = first(worst_first(flagged, k_max, TOP_FLAGGED, full), TOP_FLAGGED, full)
+    title = f"### Regressions and misses ({len(flagged)} of {len(run.per_query)}"
+    title += f"; the {len(shown)} largest falls first)" if rest else ")"
+    lines = ["", title, ""]
     lines += [f"| query | recall@{k_max} | expected | top hit |", "|---|---:|---|---|"]
-    for q, previous in flagged:
+    for q, previous in shown:
         now = q.metrics.recall_at_k.get(k_max, 0.0)
         value = f"{previous:.2f} → {now:.2f}" if previous is not None else f"{now:.2f}"
         expected = ", ".join(f"`{e.path}`" for e in q.expected) or "(none)"
         top = f"`{q.top_k[0].path}`" if q.top_k else "(no hits)"
         lines.append(f"| {_cell(q.id)} | {value} | {expected} | {top} |")
+    if rest:
+        lines += ["", rest_line(rest, "queries", where)]
     return lines
 
 
-def _findings(run: EvalRun) -> list[str]:
+def _findings(run: EvalRun, full: bool = False, where: str = CLI_WHERE) -> list[str]:
     documents = [f for f in run.findings if isinstance(f, Finding)]
     if not documents:
         return []
     lines = ["", "### Documents quoting golden queries (golden-queries-quoted)", ""]
-    for finding in documents:
-        quoted = ", ".join(
-            f"{_cell(q.query_id)} ({_where(q.rank_in_top_k)})" for q in finding.quoted
-        )
+    shown, rest = first(documents, TOP_FINDINGS, full)
+    for finding in shown:
+        named, more = first(finding.quoted, TOP_QUOTED, full)
+        quoted = ", ".join(f"{_cell(q.query_id)} ({_where(q.rank_in_top_k)})" for q in named)
+        quoted += f" and {more:,} more" if more else ""
         lines.append(f"- `{finding.path}`: {quoted}")
+    if rest:
+        lines += ["", rest_line(rest, "documents", where)]
     return lines
 
 
-def _unindexed(run: EvalRun) -> list[str]:
+def _unindexed(run: EvalRun, full: bool = False, where: str = CLI_WHERE) -> list[str]:
     missing = [f for f in run.findings if isinstance(f, PathFinding)]
     if not missing:
         return []
     lines = ["", "### Expected paths not in the index (golden-path-not-indexed)", ""]
-    for finding in missing:
+    shown, rest = first(missing, TOP_FINDINGS, full)
+    for finding in shown:
         near = "".join(f"; did you mean `{n.path}` ({n.kind})?" for n in finding.near)
-        queries = ", ".join(_cell(q) for q in finding.queries)
+        named, more = first(finding.queries, TOP_QUOTED, full)
+        queries = ", ".join(_cell(q) for q in named) + (f" and {more:,} more" if more else "")
         lines.append(f"- `{finding.path}`: {finding.detail}{near} (expected by {queries})")
+    if rest:
+        lines += ["", rest_line(rest, "paths", where)]
+    return lines
+
+
+def _other_findings(run: EvalRun) -> list[str]:
+    other = [f for f in run.findings if not isinstance(f, Finding | PathFinding)]
+    if not other:
+        return []
+    lines = ["", "### Other findings", ""]
+    lines += [f"- {f.check}: {_cell(f.summary)}" for f in other]
     return lines
 
 

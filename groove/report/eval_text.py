@@ -17,9 +17,12 @@ groove.evaluation.change); colour only when asked for (a terminal, and no ``--no
 from __future__ import annotations
 
 from groove.evaluation.change import Change, arrow, classify, metric_rows
+from groove.evaluation.gate_status import describe_baseline
+from groove.evaluation.records import QueryResult
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.evaluation.significance import PairedTest
-from groove.report import eval_explain
+from groove.report import eval_explain, judged
+from groove.report.cap import CLI_WHERE, TOP_FLAGGED, first, rest_line
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"
@@ -27,16 +30,17 @@ GRAY = "\x1b[90m"
 RESET = "\x1b[0m"
 
 
-def render(run: EvalRun, *, color: bool = False) -> str:
+def render(run: EvalRun, *, color: bool = False, full: bool = False) -> str:
+    """``full``: every flagged and explained query (else the first of each, and a count)."""
     lines = _header(run)
     lines.append("")
     lines += _aggregate(run, color)
-    flagged = _per_query(run)
+    flagged = _per_query(run, full)
     if flagged:
         lines.append("")
         lines += flagged
     if run.attribution is not None:
-        lines += ["", *eval_explain.text_lines(run)]
+        lines += ["", *eval_explain.text_lines(run, full=full)]
     return "\n".join(lines) + "\n"
 
 
@@ -51,14 +55,16 @@ def _header(run: EvalRun) -> list[str]:
         lines.append(f"  corpus: {run.corpus.documents} docs / {run.corpus.chunks} chunks")
         change = run.corpus_change
         if change is not None:
-            lines.append(f"    ⚠️ corpus changed since last run ({change})")
+            lines.append(f"    ⚠️ corpus changed since {run.since} ({change})")
             lines.append("       a delta below may reflect that, not retrieval")
     return lines
 
 
 def _aggregate(run: EvalRun, color: bool) -> list[str]:
     lines = []
-    if run.diff_enabled and run.previous is not None:
+    if run.diff_enabled and run.previous is not None and run.baseline_stated:
+        lines.append(f"Aggregate ({describe_baseline(run)})")
+    elif run.diff_enabled and run.previous is not None:
         lines.append(f"Aggregate (previous run: {run.previous.timestamp})")
     elif run.diff_note is not None:
         lines += [f"⚠️ {run.diff_note}", "Aggregate"]
@@ -72,6 +78,7 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
             delta = MetricDelta(row.label, row.value, row.previous)
             suffix = _arrow(delta, run.threshold, color, test)
         lines.append(f"  {row.label:<11}{row.value:.3f}{suffix}")
+    lines += judged.text_lines(run)
     lines += _gate(run)
     return lines
 
@@ -104,15 +111,34 @@ def _gate(run: EvalRun) -> list[str]:
     return lines
 
 
-def _per_query(run: EvalRun) -> list[str]:
+def _per_query(run: EvalRun, full: bool = False) -> list[str]:
     flagged = run.flagged_queries()
     if not flagged:
         return []
     k_max = max(run.fingerprint.k_values, default=DEFAULT_LIMIT)
-    lines = [f"Per-query (regressions and misses, {len(flagged)} of {len(run.per_query)})"]
-    for q, previous in flagged:
+    shown, rest = first(worst_first(flagged, k_max, TOP_FLAGGED, full), TOP_FLAGGED, full)
+    title = f"Per-query (regressions and misses, {len(flagged)} of {len(run.per_query)}"
+    lines = [title + (f"; the {len(shown)} largest falls first)" if rest else ")")]
+    for q, previous in shown:
         now = q.metrics.recall_at_k.get(k_max, 0.0)
         arrow = "✗" if q.is_miss else "↓"
         value = f"{previous:.2f} → {now:.2f}" if previous is not None else f"{now:.2f}"
         lines.append(f"  {arrow} {q.id:<24} recall@{k_max}: {value}")
+    if rest:
+        lines.append(f"  {rest_line(rest, 'queries', CLI_WHERE)}")
     return lines
+
+
+def worst_first(
+    flagged: list[tuple[QueryResult, float | None]], k_max: int, limit: int, full: bool
+) -> list[tuple[QueryResult, float | None]]:
+    """Golden order when all are listed; else the largest falls of recall@k first (a miss
+    with no previous run counts as a fall from 1), ties in golden order."""
+    if full or len(flagged) <= limit:
+        return flagged
+
+    def fall(item: tuple[QueryResult, float | None]) -> float:
+        q, previous = item
+        return (1.0 if previous is None else previous) - q.metrics.recall_at_k.get(k_max, 0.0)
+
+    return sorted(flagged, key=fall, reverse=True)

@@ -67,3 +67,13 @@ def regression_message(run: EvalRun, *, switch: str = "fail_on_regression=True")
         f"groove eval: retrieval-quality regression detected ({rule}).{note}{details} "
         f"Exiting with code 1 because {switch} was set."
     )
+
+
+def not_applied_message(run: EvalRun, *, switch: str = "require_baseline=True") -> str:
+    """The line that explains exit code 4; ``switch`` as in ``regression_message``."""
+    status = run.gate_status
+    reason = status.reason if status is not None else None
+    return (
+        f"groove eval: the regression gate could not be applied ({reason}). "
+        f"Exiting with code 4 because {switch} was set."
+    )

@@ -1,4 +1,6 @@
-"""The terminal report of ``groove tune``: diagnostics, grid, LOO, gates, verdict."""
+"""The terminal report of ``groove tune``: the verdict first, then the evidence (LOO, the
+secondary metrics, the per-query impact, the grid) and the query diagnostics, the longest
+part, last and capped at :data:`DIAGNOSTIC_ROWS` rows (every row is in ``--format json``)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABI
 from groove.tuning.grid import DEFAULT_CONDITION, toml_snippet
 from groove.tuning.result import Analysis, TuneResult
 
+DIAGNOSTIC_ROWS = 20  # query diagnostics listed in text; the rest are counted
 BOLD = "\x1b[1m"
 DIM = "\x1b[90m"
 RESET = "\x1b[0m"
@@ -25,14 +28,14 @@ class _Style:
 def render(result: TuneResult, *, color: bool = False) -> str:
     style = _Style(color)
     lines = _header(result, style)
-    lines += _diagnostics(result, style)
     if result.analysis is not None:
         analysis = result.analysis
-        lines += _grid(result, analysis, style)
+        lines += _verdict(analysis, style)
         lines += _loo(result, analysis, style)
         lines += _secondary(result, analysis, style)
         lines += _impact(result, analysis, style)
-        lines += _verdict(analysis, style)
+        lines += _grid(result, analysis, style)
+    lines += _diagnostics(result, style)
     return "\n".join(lines) + "\n"
 
 
@@ -61,11 +64,19 @@ def _diagnostics(result: TuneResult, style: _Style) -> list[str]:
         f"  {'query':<28} {'fts':>5} {'docfreq':>8} {'overlap':>8} {'bm25?':>6} "
         f"{'idf':>5} {'ties':>5}"
     )
-    for d in result.diagnostics:
+    shown = result.diagnostics[:DIAGNOSTIC_ROWS]
+    for d in shown:
         lines.append(
             f"  {d.id[:28]:<28} {d.fts_candidates:>5} {d.fts_total_matches:>8} "
             f"{d.vec_fts_overlap:>8} {'yes' if d.bm25_sensitive else 'no':>6} "
             f"{'CLMP' if d.idf_clamped else 'ok':>5} {d.rrf_ties:>5}"
+        )
+    rest = result.diagnostics[DIAGNOSTIC_ROWS:]
+    if rest:
+        idle = sum(1 for d in rest if not d.effective)
+        lines.append(
+            f"  … and {len(rest)} more queries ({idle} of them not effective): every row is "
+            "under `diagnostics` in `groove tune --format json` and in the tune-explorer notebook"
         )
     lines.append(
         style.dim(

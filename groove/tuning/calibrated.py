@@ -26,7 +26,7 @@ prints the same number. Precision: with B replicates the SE of an SD estimate is
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,7 +137,16 @@ class _Resampled:
     deltas: np.ndarray
 
 
-def _resample(block: np.ndarray, counts: np.ndarray) -> _Resampled:
+#: Many selections at once: row r of (F, columns) means -> the chosen column of row r.
+SelectMany = Callable[[np.ndarray], np.ndarray]
+
+
+def _resample(
+    block: np.ndarray,
+    counts: np.ndarray,
+    select: SelectMany = select_many,
+    default: int = DEFAULT_CONDITION.index,
+) -> _Resampled:
     """Selection and nested LOO on every resample given as copies per query.
 
     ``counts[b, j]`` copies of query j (row j of ``block``) in resample b. Each distinct
@@ -153,14 +162,14 @@ def _resample(block: np.ndarray, counts: np.ndarray) -> _Resampled:
     # A fold with nothing left to train on (the resample holds one distinct query) keeps
     # the default: its delta is 0, as nested_loo gives for a single row.
     trains = rest > 0
-    picks = np.full(b.size, DEFAULT_CONDITION.index, dtype=np.intp)
+    picks = np.full(b.size, default, dtype=np.intp)
     where = np.flatnonzero(trains)
     for start in range(0, where.size, _FOLDS_PER_BATCH):
         part = where[start : start + _FOLDS_PER_BATCH]
         folds = (totals[b[part]] - c[part, np.newaxis] * block[j[part]]) / rest[part, np.newaxis]
-        picks[part] = select_many(folds)
+        picks[part] = select(folds)
     deltas = np.zeros(counts.shape)
-    deltas[b, j] = block[j, picks] - block[j, DEFAULT_CONDITION.index]
+    deltas[b, j] = block[j, picks] - block[j, default]
     means = np.einsum("bj,bj->b", counts, deltas) / size
     return _Resampled(means, deltas)
 
@@ -199,8 +208,12 @@ def calibrated_se(
     replicates: int = CALIBRATION_REPLICATES,
     second_level: tuple[int, int] = SECOND_LEVEL,
     seed: int = CALIBRATION_SEED,
+    select: SelectMany = select_many,
+    default: int = DEFAULT_CONDITION.index,
 ) -> CalibratedSe:
-    """The bootstrap SE of the held-out mean, its selection part corrected (module doc)."""
+    """The bootstrap SE of the held-out mean, its selection part corrected (module doc).
+    ``select`` and ``default``: the selection rule and default column of another grid
+    (an external engine's family grid, groove.tuning.external); the seed's by default."""
     rows = np.asarray(effective_rows, dtype=np.intp).reshape(-1)
     outer, inner = second_level
     if rows.size < 2:
@@ -209,16 +222,16 @@ def calibrated_se(
     n = rows.size
     rng = np.random.default_rng(seed)
     sample = np.ones((1, n))
-    own = _resample(block, sample)
+    own = _resample(block, sample, select, default)
     first_counts = _draw(rng, sample, replicates)
-    first = _resample(block, first_counts)
+    first = _resample(block, first_counts, select, default)
     total_1, fixed_1 = _split(first.means, own.deltas[0], first_counts)
     bootstrap_se = math.sqrt(total_1)
     outer = min(outer, replicates)
     if outer < 1 or inner < 2:
         return CalibratedSe(bootstrap_se, bootstrap_se, replicates, second_level, seed)
     second_counts = _draw(rng, first_counts[:outer], inner)
-    second = _resample(block, second_counts)
+    second = _resample(block, second_counts, select, default)
     total_2 = fixed_2 = 0.0
     for p in range(outer):
         group = slice(p * inner, (p + 1) * inner)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -30,6 +31,18 @@ from groove.tuning.table import MetricTable
 ADOPT_MIN_MEAN_DELTA = 0.02
 ADOPT_SE_MULTIPLIER = 3.0
 STABILITY_MIN = 0.5
+
+
+class HeldOut(Protocol):
+    """What gates 2 to 4 read of a nested leave-one-query-out result (the seed's grid's, or
+    an external engine's family grid's: groove.tuning.external)."""
+
+    @property
+    def mean_delta(self) -> float: ...
+    @property
+    def paired_se(self) -> float: ...
+    @property
+    def stability(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -76,7 +89,7 @@ def _gate_default(loo: LooResult) -> Gate:
     return Gate(name, True, f"refit {loo.refit.label} differs from the built-in defaults")
 
 
-def _gate_floor(loo: LooResult, min_delta: float) -> Gate:
+def _gate_floor(loo: HeldOut, min_delta: float) -> Gate:
     m = loo.mean_delta
     name = f"held-out mean delta > {min_delta:.4f}"
     if m > min_delta:
@@ -84,7 +97,7 @@ def _gate_floor(loo: LooResult, min_delta: float) -> Gate:
     return Gate(name, False, f"held-out mean delta {m:+.4f} <= threshold {min_delta:.4f}")
 
 
-def _gate_se(loo: LooResult, multiplier: float) -> Gate:
+def _gate_se(loo: HeldOut, multiplier: float) -> Gate:
     m, bound = loo.mean_delta, multiplier * loo.paired_se
     name = f"held-out mean delta > {multiplier:.1f} x paired SE"
     # Written as `m > bound` so that an infinite or NaN bound fails the gate.
@@ -94,7 +107,7 @@ def _gate_se(loo: LooResult, multiplier: float) -> Gate:
     return Gate(name, passed, detail)
 
 
-def _gate_stability(loo: LooResult) -> Gate:
+def _gate_stability(loo: HeldOut) -> Gate:
     s = loo.stability
     name = f"selection stability > {STABILITY_MIN:.2f}"
     if s > STABILITY_MIN:
@@ -110,6 +123,21 @@ def _gate_secondary(violations: Sequence[str]) -> Gate:
     return Gate(name, True, "no secondary metric degraded")
 
 
+def held_out_gates(
+    loo: HeldOut,
+    violations: Sequence[str],
+    multiplier: float = ADOPT_SE_MULTIPLIER,
+    min_delta: float = ADOPT_MIN_MEAN_DELTA,
+) -> tuple[Gate, ...]:
+    """Gates 2 to 5 (gate 1, refit != default, depends on what a condition is)."""
+    return (
+        _gate_floor(loo, min_delta),
+        _gate_se(loo, multiplier),
+        _gate_stability(loo),
+        _gate_secondary(violations),
+    )
+
+
 def decide_from(
     loo: LooResult,
     violations: Sequence[str],
@@ -117,13 +145,7 @@ def decide_from(
     min_delta: float = ADOPT_MIN_MEAN_DELTA,
 ) -> Verdict:
     """The verdict from a LOO result and precomputed non-degradation violations."""
-    gates = (
-        _gate_default(loo),
-        _gate_floor(loo, min_delta),
-        _gate_se(loo, multiplier),
-        _gate_stability(loo),
-        _gate_secondary(violations),
-    )
+    gates = (_gate_default(loo), *held_out_gates(loo, violations, multiplier, min_delta))
     adopt = all(g.passed for g in gates)
     reasons = tuple(g.detail for g in gates if not g.passed)
     return Verdict(

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from groove.cards import Card, Introduces
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import AggregateMetrics
 from groove.notes import Note
@@ -78,8 +79,8 @@ class Analysis:
     calibrated: CalibratedSe | None = None
 
 
-@dataclass(frozen=True)
-class TuneResult:
+@dataclass(frozen=True, repr=False)
+class TuneResult(Introduces):
     kb_path: Path
     golden_path: Path
     model: str
@@ -95,6 +96,12 @@ class TuneResult:
     # [search] lexical the sweep ran under: a condition found under one mode says nothing
     # about another, since the bm25 weights act on a different table
     lexical: str = "trigram"
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the recommendation and the evidence for it."""
+        from groove.tuning.card import tune_card
+
+        return tune_card(self)
 
     @property
     def effective_rows(self) -> tuple[int, ...]:

@@ -16,10 +16,10 @@ import numpy as np
 from groove.tuning.grid import N_CONDITIONS, PRIMARY_K
 
 
-def _frozen_array(values: np.ndarray, what: str) -> np.ndarray:
+def _frozen_array(values: np.ndarray, what: str, width: int = N_CONDITIONS) -> np.ndarray:
     array = np.array(values, dtype=np.float64, copy=True)
-    if array.ndim != 2 or array.shape[1] != N_CONDITIONS:
-        raise ValueError(f"{what} must have shape (n_queries, {N_CONDITIONS}), got {array.shape}")
+    if array.ndim != 2 or array.shape[1] != width:
+        raise ValueError(f"{what} must have shape (n_queries, {width}), got {array.shape}")
     if not np.isfinite(array).all():
         raise ValueError(f"{what} holds a non-finite value")
     array.setflags(write=False)
@@ -27,11 +27,11 @@ def _frozen_array(values: np.ndarray, what: str) -> np.ndarray:
 
 
 def _frozen_by_k(
-    by_k: Mapping[int, np.ndarray], k_values: tuple[int, ...], what: str
+    by_k: Mapping[int, np.ndarray], k_values: tuple[int, ...], what: str, width: int
 ) -> Mapping[int, np.ndarray]:
     if set(by_k) != set(k_values):
         raise ValueError(f"{what} keys {sorted(by_k)} differ from k_values {list(k_values)}")
-    return MappingProxyType({k: _frozen_array(by_k[k], f"{what}@{k}") for k in k_values})
+    return MappingProxyType({k: _frozen_array(by_k[k], f"{what}@{k}", width) for k in k_values})
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,14 +46,17 @@ class MetricTable:
     ndcg: Mapping[int, np.ndarray]
     recall: Mapping[int, np.ndarray]
     rr: np.ndarray
+    # Columns: the seed's 384 conditions, or an external engine's family grid
+    # (groove.tuning.external), whose conditions are its own.
+    width: int = N_CONDITIONS
 
     def __post_init__(self) -> None:
         k_values = tuple(self.k_values)
         if PRIMARY_K not in k_values:
             raise ValueError(f"k_values {list(k_values)} must contain the primary k {PRIMARY_K}")
-        rr = _frozen_array(self.rr, "rr")
-        ndcg = _frozen_by_k(self.ndcg, k_values, "ndcg")
-        recall = _frozen_by_k(self.recall, k_values, "recall")
+        rr = _frozen_array(self.rr, "rr", self.width)
+        ndcg = _frozen_by_k(self.ndcg, k_values, "ndcg", self.width)
+        recall = _frozen_by_k(self.recall, k_values, "recall", self.width)
         shapes = {rr.shape} | {a.shape for a in ndcg.values()} | {a.shape for a in recall.values()}
         if len(shapes) != 1:
             raise ValueError(f"metric arrays differ in shape: {sorted(shapes)}")

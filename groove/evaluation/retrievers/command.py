@@ -24,6 +24,7 @@ from groove.evaluation.retrievers.base import (
     parse_hits,
     violation,
 )
+from groove.evaluation.retrievers.legs import QueryLegs, parse_legs
 from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.notes import Note
 
@@ -39,6 +40,7 @@ class CommandRetriever:
         self.argv = shlex.split(spec.target)
         self.timeout = spec.options.timeout
         self.notes: list[Note] = []
+        self.legs: dict[str, QueryLegs] = {}  # query id -> the answer's legs, when it has them
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes] = queue.Queue()
         self._reader: threading.Thread | None = None
@@ -54,6 +56,9 @@ class CommandRetriever:
             self._send(proc.stdin, json.dumps(request, ensure_ascii=False), q.id)
             answer = self._answer(q.id)
             out.append(parse_hits(answer, q.id, q.limit))
+            legs = parse_legs(answer, q.id)
+            if legs is not None:
+                self.legs[q.id] = legs
             if progress is not None:
                 progress(done, len(queries))
         return out
@@ -154,7 +159,8 @@ class CommandRetriever:
         how = f"exited with code {code}" if code is not None else "closed its output"
         return RetrieverError(
             f"retriever command {how} before answering query {query_id!r}",
-            "its standard error (above) may say why",
+            "its standard error may say why: a terminal shows it just before this message; "
+            "a notebook does not, so run groove eval with the same --retriever in a terminal",
         )
 
     def _kill(self) -> None:

@@ -25,6 +25,7 @@ from groove.evaluation.retrievers.base import (
     parse_hits,
     violation,
 )
+from groove.evaluation.retrievers.legs import QueryLegs, parse_legs
 from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.notes import Note
 
@@ -84,6 +85,7 @@ class HttpRetriever:
         self.headers = expand_headers(spec.options.headers)
         self.template = json.loads(spec.options.body) if spec.options.body else None
         self.notes: list[Note] = []
+        self.legs: dict[str, QueryLegs] = {}  # query id -> the answer's legs, when it has them
 
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
@@ -166,7 +168,11 @@ class HttpRetriever:
             except (ValueError, UnicodeDecodeError) as exc:
                 message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
                 raise violation(q.id, f"the answer is not JSON ({message})") from None
-            return parse_hits(answer, q.id, q.limit, self.options.fields)
+            hits = parse_hits(answer, q.id, q.limit, self.options.fields)
+            legs = parse_legs(answer, q.id) if isinstance(answer, dict) else None
+            if legs is not None:
+                self.legs[q.id] = legs  # one key per query: safe across the pool's threads
+            return hits
         raise RetrieverError(
             f"retriever request for query {q.id!r} failed after {attempts} attempt(s): {problem}",
             "is the service up? (--retriever-retries sets how often groove tries)",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
+from groove.evaluation.retrievers.legs import QueryLegs
 from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.notes import Note
 
@@ -27,6 +28,7 @@ class RunFileRetriever:
         self.name = spec.name
         self.path = Path(spec.target).expanduser()
         self.notes: list[Note] = []
+        self.legs: dict[str, QueryLegs] = {}  # query id -> the line's legs (JSON lines only)
 
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
@@ -34,6 +36,7 @@ class RunFileRetriever:
         from groove.evaluation.trec import read_run
 
         run = read_run(self.path)
+        self.legs = {q.id: run.legs[q.id] for q in queries if q.id in run.legs}
         asked = {q.id for q in queries}
         missing = [q.id for q in queries if q.id not in run.hits]
         extra = sorted(set(run.hits) - asked)

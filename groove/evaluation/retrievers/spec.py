@@ -2,9 +2,11 @@
 
 ``command:PROGRAM [ARGS...]`` (split like a shell would), ``http://...`` / ``https://...``,
 ``run:FILE``. The name recorded in the fingerprint is ``--retriever-name`` when given, else
-the program, the URL without user, password, query string or fragment, or the run file's
-name. Header values are kept as written (``$VAR`` unexpanded) and expanded only when the
-retriever opens, so a token never reaches the fingerprint, the history or a report.
+the whole command line (with a hash of its file arguments), the URL without user, password,
+query string or fragment (with a hash of ``--retriever-body``), or the run file's path and
+content hash (``identity``). Header
+values are kept as written (``$VAR`` unexpanded) and expanded only when the retriever opens,
+so a token never reaches the fingerprint, the history or a report.
 """
 
 from __future__ import annotations
@@ -13,15 +15,18 @@ import json
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from groove.errors import ConfigError
 from groove.evaluation.retrievers.base import FieldMap, Retriever
+from groove.evaluation.retrievers.identity import command_name, http_name, run_file_name
 
-KINDS = ("command", "http", "run")
-SPEC_HINT = "use command:PROGRAM [ARGS...], http(s)://HOST/PATH or run:FILE"
+KINDS = ("command", "http", "run", "postgresql", "lancedb")
+SPEC_HINT = (
+    "use command:PROGRAM [ARGS...], http(s)://HOST/PATH, run:FILE, "
+    "postgresql://HOST/DB or lancedb:///PATH"
+)
 FIELD_NAMES = ("path", "heading", "score")
 
 
@@ -63,17 +68,27 @@ def parse_spec(
             raise ConfigError(f"--retriever {text!r}: {exc}", SPEC_HINT) from None
         if not argv:
             raise ConfigError("--retriever command: names no program", SPEC_HINT)
-        return RetrieverSpec("command", line, name or argv[0], options)
+        return RetrieverSpec("command", line, name or command_name(argv), options)
     if text.startswith(("http://", "https://")):
         parts = urlsplit(text)
         if not parts.hostname:
             raise ConfigError(f"--retriever {text!r}: the URL names no host", SPEC_HINT)
-        return RetrieverSpec("http", text, name or public_url(text), options)
+        return RetrieverSpec(
+            "http", text, name or http_name(public_url(text), options.body), options
+        )
     if text.startswith("run:"):
         path = text.removeprefix("run:").strip()
         if not path:
             raise ConfigError("--retriever run: names no file", SPEC_HINT)
-        return RetrieverSpec("run", path, name or Path(path).name, options)
+        return RetrieverSpec("run", path, name or run_file_name(path), options)
+    if text.startswith(("postgresql://", "postgres://")):
+        from groove.evaluation.backends.postgres import public_name
+
+        return RetrieverSpec("postgresql", text, name or public_name(text), options)
+    if text.startswith("lancedb://"):
+        from groove.evaluation.backends.lance import public_name as lance_name
+
+        return RetrieverSpec("lancedb", text, name or lance_name(text), options)
     raise ConfigError(f"unknown retriever {text!r}", SPEC_HINT)
 
 
@@ -165,23 +180,35 @@ def options_from_mapping(data: Mapping[str, Any] | None) -> tuple[str | None, Re
 
 
 def spec_from_mapping(
-    spec: str | None, options: Mapping[str, Any] | None, *, source: str = "parameter"
+    spec: str | None,
+    options: Mapping[str, Any] | None,
+    *,
+    source: str = "parameter",
+    name: str | None = None,
 ) -> RetrieverSpec | None:
-    """``retriever`` and ``retriever_options`` of the notebook and of ``groove.evaluate``:
-    the spec as ``--retriever`` takes it, the options as a mapping with ``name``,
-    ``headers``, ``timeout``, ``concurrency``, ``retries``, ``body``, ``hits``, ``fields``."""
+    """``retriever``, ``retriever_options`` and ``retriever_name`` of the notebook and of
+    ``groove.evaluate``: the spec as ``--retriever`` takes it, the options as a mapping with
+    ``name``, ``headers``, ``timeout``, ``concurrency``, ``retries``, ``body``, ``hits``,
+    ``fields``; ``name`` as ``--retriever-name`` (the same as the options' ``name``)."""
     if spec is None:
         if options:
             raise ConfigError(f"{source} retriever_options needs retriever", None)
+        if name is not None:
+            raise ConfigError(f"{source} retriever_name needs retriever", None)
         return None
     try:
-        name, parsed = options_from_mapping(options)
+        given, parsed = options_from_mapping(options)
     except (TypeError, ValueError) as exc:
         raise ConfigError(
             f"{source} retriever_options has a value of the wrong type ({exc})",
             "timeout is seconds, concurrency and retries whole numbers, fields a mapping",
         ) from None
-    return parse_spec(spec, name=name, options=parsed)
+    if name is not None and given not in (None, name):
+        raise ConfigError(
+            f"{source} retriever_name {name!r} and retriever_options name {given!r} disagree",
+            "give the name once",
+        )
+    return parse_spec(spec, name=name or given, options=parsed)
 
 
 def open_retriever(spec: RetrieverSpec) -> Retriever:
@@ -194,6 +221,14 @@ def open_retriever(spec: RetrieverSpec) -> Retriever:
         from groove.evaluation.retrievers.http import HttpRetriever
 
         return HttpRetriever(spec)
+    if spec.kind == "postgresql":
+        from groove.evaluation.backends.postgres import PostgresRetriever
+
+        return PostgresRetriever(spec.target, spec.name, spec.options.timeout)
+    if spec.kind == "lancedb":
+        from groove.evaluation.backends.lance import LanceRetriever
+
+        return LanceRetriever(spec.target, spec.name)
     from groove.evaluation.retrievers.runfile import RunFileRetriever
 
     return RunFileRetriever(spec)

@@ -1,0 +1,137 @@
+"""``groove baseline``: name, accept and list the runs the regression gate compares with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from groove.cli.common import config_from
+from groove.settings import KB_PATH
+
+
+def _history_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    f = click.option(
+        "--golden",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Without a KB (runs of --retriever): the history beside this golden file.",
+    )(f)
+    return click.option(
+        "--kb-path",
+        type=click.Path(path_type=Path),
+        default=None,
+        help=KB_PATH.help,
+    )(f)
+
+
+def _history(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> tuple[Path, int]:
+    from groove.engine.session import check_kb_path
+    from groove.errors import ConfigError
+    from groove.evaluation.history import history_path
+
+    config = config_from(ctx)
+    wanted = kb_path if kb_path is not None else config.kb_path
+    if wanted is None and golden is not None:
+        return history_path(golden.expanduser().parent), config.eval.history_size
+    if wanted is None:
+        raise ConfigError(
+            "groove baseline needs the knowledge base whose history it edits",
+            "pass --kb-path KB (or --golden FILE for the history of --retriever runs)",
+        )
+    return history_path(check_kb_path(wanted)), config.eval.history_size
+
+
+@click.group("baseline")
+def baseline_group() -> None:
+    """Pin, accept and list the runs the regression gate compares with (docs/eval.md)."""
+
+
+@baseline_group.command("set")
+@click.argument("name")
+@click.option("--run", "ref", default=None, help="Run id or prefix (default: the newest run).")
+@_history_options
+@click.pass_context
+def set_cmd(
+    ctx: click.Context, name: str, ref: str | None, kb_path: Path | None, golden: Path | None
+) -> None:
+    """Pin a run as the baseline NAME (groove eval --baseline NAME compares with it)."""
+    from groove.evaluation.baseline import pin
+
+    path, size = _history(ctx, kb_path, golden)
+    run = pin(path, name, ref, size)
+    click.echo(f"baseline '{name}' -> {run.id} ({run.timestamp})")
+
+
+@baseline_group.command("accept")
+@click.option("--run", "ref", default=None, help="Run id or prefix (default: the newest run).")
+@click.option("--name", default=None, help="Also pin the accepted run under this name.")
+@_history_options
+@click.pass_context
+def accept_cmd(
+    ctx: click.Context,
+    ref: str | None,
+    name: str | None,
+    kb_path: Path | None,
+    golden: Path | None,
+) -> None:
+    """Accept an intended drop: the next runs of this configuration compare with this run."""
+    from groove.evaluation.baseline import accept
+
+    path, size = _history(ctx, kb_path, golden)
+    run, _ = accept(path, ref, name, size)
+    pinned = f", pinned as '{name}'" if name is not None else ""
+    click.echo(f"accepted {run.id} ({run.timestamp}){pinned}")
+
+
+@baseline_group.command("unset")
+@click.argument("name")
+@_history_options
+@click.pass_context
+def unset_cmd(ctx: click.Context, name: str, kb_path: Path | None, golden: Path | None) -> None:
+    """Remove the pinned baseline NAME (its run stays in the history)."""
+    from groove.evaluation.baseline import unpin
+
+    path, size = _history(ctx, kb_path, golden)
+    run_id = unpin(path, name, size)
+    click.echo(f"baseline '{name}' removed (was {run_id})")
+
+
+@baseline_group.command("list")
+@_history_options
+@click.pass_context
+def list_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> None:
+    """The stored runs, newest first: id, time, the gate's outcome, its baseline, pins."""
+    from groove.evaluation.history import load_history
+    from groove.report.notes import cli_line
+
+    path, _ = _history(ctx, kb_path, golden)
+    history = load_history(path)
+    for note in history.warnings:
+        click.echo(cli_line("baseline", note), err=True)
+    names: dict[str, list[str]] = {}
+    for name, run_id in history.pins.items():
+        names.setdefault(run_id, []).append(name)
+    if not history.runs:
+        click.echo(f"no runs in {path}")
+        return
+    click.echo(f"{'id':<10}  {'timestamp':<25}  {'outcome':<11}  {'against':<10}  configuration")
+    for run in history.runs:
+        outcome = "accepted" if run.accepted else (run.outcome or "passed")
+        against = run.baseline_id or "-"
+        fp = run.fingerprint
+        what = (
+            f"{fp.retriever.get('kind')} {fp.retriever.get('name')}"
+            if fp.retriever
+            else f"{fp.model}, lexical {fp.lexical}"
+        )
+        pins = names.get(run.id)
+        tail = f"  [{', '.join(sorted(pins))}]" if pins else ""
+        line = f"{run.id:<10}  {run.timestamp:<25}  {outcome:<11}  {against:<10}  {what}"
+        click.echo(f"{line}, limit {fp.limit}{tail}")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(baseline_group)

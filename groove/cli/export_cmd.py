@@ -1,0 +1,31 @@
+"""``groove export --to URL``: write the index of a knowledge base into another engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from groove.cli.common import config_from, resolve_kb, setting_options, warn
+from groove.settings import EXPORT
+
+
+@click.command("export")
+@setting_options(EXPORT, "kb_path", "db_path", "to")
+@click.pass_context
+def export_cmd(
+    ctx: click.Context, kb_path: Path | None, db_path: Path | None, target: str | None
+) -> None:
+    """Write the index (chunks, headings, context, embeddings) into PostgreSQL or LanceDB."""
+    from groove.errors import ConfigError
+    from groove.evaluation.backends.export import export_index
+
+    if target is None:
+        raise ConfigError("--to is required", "pass --to postgresql://... or lancedb:///PATH")
+    config = config_from(ctx)
+    written = export_index(resolve_kb(kb_path, config), target, db_path)  # type: ignore[arg-type]
+    warn(f"groove export: {written} chunks written")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(export_cmd)

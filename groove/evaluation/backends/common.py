@@ -1,0 +1,114 @@
+"""What the PostgreSQL and LanceDB backends share: the export rows, the URL options, the
+embedder that matches the export, and how a backend failure reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+from urllib.parse import parse_qs
+
+import numpy as np
+
+from groove.config import FUSION_FAMILIES, FUSION_NORMALIZERS
+from groove.engine.embed import Embedder, load_embedder
+from groove.errors import ConfigError, RetrieverError
+from groove.fusion import Fusion
+
+DEFAULT_TABLE = "groove_chunks"
+DEFAULT_WINDOW = 100
+URL_KEYS = ("table", "family", "k", "window", "vector_weight", "normalizer")
+URL_HINT = (
+    "write it like postgresql://user@127.0.0.1:5432/db?table=groove_chunks&k=60&window=100 "
+    "or lancedb:///path/to/dir?table=groove_chunks (docs/engines.md)"
+)
+
+
+@dataclass(frozen=True)
+class ExportRow:
+    """One chunk of a groove index, as an engine stores it."""
+
+    id: int
+    path: str
+    heading: str | None
+    context: str | None
+    content: str
+    embedding: np.ndarray
+
+
+@dataclass(frozen=True)
+class ExportMeta:
+    """What a retriever needs to embed queries as the export did."""
+
+    model: str
+    model_path: str | None
+    dim: int
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """The URL's query string: the table and the fusion of the engine's own hybrid query."""
+
+    table: str = DEFAULT_TABLE
+    fusion: Fusion = field(default_factory=lambda: Fusion("rrf", 60.0, window=DEFAULT_WINDOW))
+
+    @property
+    def window(self) -> int:
+        return self.fusion.window or DEFAULT_WINDOW
+
+
+def parse_options(query: str, spec: str) -> BackendOptions:
+    """``table``, ``family``, ``k``, ``window``, ``vector_weight``, ``normalizer`` from a
+    URL's query string; ConfigError for anything else."""
+    values: Mapping[str, list[str]] = parse_qs(query, keep_blank_values=True)
+    unknown = sorted(set(values) - set(URL_KEYS))
+    if unknown:
+        raise ConfigError(f"{spec}: unknown option {unknown[0]!r}", URL_HINT)
+    one = {key: v[-1] for key, v in values.items()}
+    try:
+        family = one.get("family", "rrf")
+        normalizer = one.get("normalizer", "minmax")
+        if family not in FUSION_FAMILIES or normalizer not in FUSION_NORMALIZERS:
+            raise ValueError(f"family {family!r} / normalizer {normalizer!r}")
+        window = int(one.get("window", DEFAULT_WINDOW))
+        k = float(one.get("k", 60))
+        weight = float(one.get("vector_weight", 0.5))
+        if window < 1 or k <= 0 or not 0 <= weight <= 1:
+            raise ValueError("window >= 1, k > 0, 0 <= vector_weight <= 1")
+    except ValueError as exc:
+        raise ConfigError(f"{spec}: bad option ({exc})", URL_HINT) from None
+    fusion = Fusion(family, k, window, weight, normalizer)  # type: ignore[arg-type]
+    return BackendOptions(one.get("table", DEFAULT_TABLE), fusion)
+
+
+def embedder_for(meta: ExportMeta, embedder: Embedder | None) -> Embedder:
+    """``embedder`` if given, else the model the export recorded; it must match the dim."""
+    found = embedder or load_embedder(
+        meta.model, Path(meta.model_path) if meta.model_path else None
+    )
+    if found.dim != meta.dim:
+        raise RetrieverError(
+            f"the exported embeddings have {meta.dim} dimensions, the model {found.model_id} "
+            f"gives {found.dim}",
+            "export again with the model the retriever uses",
+        )
+    return found
+
+
+def engine_error(name: str, what: str, hint: str | None = None) -> RetrieverError:
+    """A one-line failure of an engine (server down, wrong schema, timeout)."""
+    return RetrieverError(f"retriever {name}: {what}", hint or "check the engine (docs/engines.md)")
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+T = TypeVar("T")
+
+
+def batched(rows: Sequence[T], size: int) -> Iterator[list[T]]:
+    for start in range(0, len(rows), size):
+        yield list(rows[start : start + size])

@@ -1,0 +1,52 @@
+"""``groove export --to URL``: a groove index written into another engine.
+
+The rows are the index's chunks (groove's chunk id, path, heading, context, content, the
+stored embedding) and the model that made the embeddings, so that the engine's retriever
+embeds queries the same way. The engine's side is postgres.py or lance.py; each writes
+all of the table or none of it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from groove.engine.session import open_engine
+from groove.errors import ConfigError
+from groove.evaluation.backends.common import ExportMeta, ExportRow, batched
+from groove.store import chunks as rows_of
+
+SCHEMES = ("postgresql://", "postgres://", "lancedb://")
+TARGET_HINT = "pass --to postgresql://user@127.0.0.1:5432/db or --to lancedb:///path/to/dir"
+
+
+def read_index(kb_path: Path, db_path: Path | None = None) -> tuple[list[ExportRow], ExportMeta]:
+    """Every chunk of the index of ``kb_path`` with its embedding, in chunk id order."""
+    with open_engine(kb_path, db_path=db_path) as engine:
+        meta = engine.meta
+        dim = int(meta.dim or engine.embedder.dim)
+        ids = sorted(rows_of.chunk_labels(engine.conn))
+        out: list[ExportRow] = []
+        for part in batched(ids, 500):
+            found = rows_of.chunk_rows(engine.conn, part)
+            vectors = rows_of.chunk_embeddings(engine.conn, part, dim)
+            for chunk_id, vector in zip(part, vectors, strict=True):
+                row = found[chunk_id]
+                out.append(
+                    ExportRow(chunk_id, row.path, row.heading, row.context, row.content, vector)
+                )
+        model = meta.model or engine.embedder.model_id
+        return out, ExportMeta(model, meta.model_path, dim)
+
+
+def export_index(kb_path: Path, target: str, db_path: Path | None = None) -> int:
+    """Write the index of ``kb_path`` into ``target``; the number of chunks written."""
+    if not target.startswith(SCHEMES):
+        raise ConfigError(f"--to {target!r}: not an engine groove writes to", TARGET_HINT)
+    rows, meta = read_index(kb_path, db_path)
+    if target.startswith("lancedb://"):
+        from groove.evaluation.backends import lance
+
+        return lance.export(target, rows, meta)
+    from groove.evaluation.backends import postgres
+
+    return postgres.export(target, rows, meta)

@@ -1,0 +1,222 @@
+"""LanceDB (embedded): export a groove index into a table, and a retriever over it.
+
+``lancedb:///PATH/TO/DIR?table=groove_chunks&k=60&window=100`` names the database folder,
+the table and the engine's own hybrid query: LanceDB's hybrid search with
+``RRFReranker(K=k)`` over ``window`` candidates per leg (LanceDB's RRF is the paper's:
+one-based ranks). The lexical leg is LanceDB's native full-text index (BM25) over one
+``text`` column, heading, context and content joined (LanceDB weighs no fields); the vector
+leg is cosine distance, reported as ``1 - distance``. lancedb comes with the
+``groove-retrieval[lancedb]`` extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from groove.engine.embed import Embedder
+from groove.errors import ConfigError, RetrieverError
+from groove.evaluation.backends.common import (
+    BackendOptions,
+    ExportMeta,
+    ExportRow,
+    embedder_for,
+    engine_error,
+    first_line,
+    parse_options,
+)
+from groove.evaluation.metrics import RankedHit
+from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
+from groove.evaluation.retrievers.legs import QueryLegs
+from groove.install import install_command
+from groove.notes import Note
+
+INSTALL_HINT = f"install the extra: {install_command('lancedb')}"
+SCHEMA_HINT = "write the table with `groove export --kb-path KB --to lancedb:///PATH`"
+SCHEME = "lancedb://"
+
+
+def split_url(url: str) -> tuple[Path, BackendOptions]:
+    """(the database folder, the options of the query string)."""
+    if not url.startswith(SCHEME):
+        raise ConfigError(f"{url!r} is not a lancedb:///PATH URL", SCHEMA_HINT)
+    rest = url.removeprefix(SCHEME)
+    path, _, query = rest.partition("?")
+    if not path:
+        raise ConfigError(f"{url!r} names no folder", "write it like lancedb:///srv/kb.lance")
+    options = parse_options(query, "lancedb URL")
+    if options.fusion.family != "rrf":
+        raise ConfigError(
+            "the lancedb retriever fuses with LanceDB's RRFReranker only (family=rrf)",
+            "tune other families client-side: groove tune --retriever URL --family convex",
+        )
+    return Path(path).expanduser(), options
+
+
+def public_name(url: str) -> str:
+    """The retriever's recorded name: the database folder (absolute) with groove's options
+    (table, fusion), which decide what the retriever returns. Checks the URL."""
+    folder, _ = split_url(url)
+    query = url.partition("?")[2]
+    ours = "&".join(sorted(part for part in query.split("&") if part))
+    return f"{SCHEME}{folder.resolve()}" + (f"?{ours}" if ours else "")
+
+
+def _lancedb() -> Any:
+    try:
+        import lancedb
+    except ImportError:
+        raise ConfigError("LanceDB support is not installed", INSTALL_HINT) from None
+    return lancedb
+
+
+def _text(row: ExportRow) -> str:
+    return "\n".join(part for part in (row.heading, row.context, row.content) if part)
+
+
+def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
+    """(Re)write the table (a new version: readers see the old one until it is complete)
+    and its full-text index."""
+    import pyarrow as pa
+
+    lancedb = _lancedb()
+    folder, options = split_url(url)
+    db = lancedb.connect(str(folder))
+    dim = meta.dim
+    matrix = (
+        np.stack([r.embedding for r in rows]).astype(np.float32) if rows else np.zeros((0, dim))
+    )
+    table = pa.table(
+        {
+            "id": pa.array([r.id for r in rows], pa.int64()),
+            "path": [r.path for r in rows],
+            "heading": pa.array([r.heading for r in rows], pa.string()),
+            "text": [_text(r) for r in rows],
+            "vector": pa.FixedSizeListArray.from_arrays(
+                pa.array(matrix.reshape(-1), pa.float32()), dim
+            ),
+        },
+        metadata={
+            "groove.model": meta.model,
+            "groove.model_path": meta.model_path or "",
+            "groove.dim": str(dim),
+        },
+    )
+    created = db.create_table(options.table, data=table, mode="overwrite")
+    from lancedb.index import FTS
+
+    # English words, stemmed, stop words dropped: the counterpart of PostgreSQL's 'english'
+    created.create_index("text", config=FTS(language="English", stem=True), replace=True)
+    return len(rows)
+
+
+class LanceRetriever:
+    """Both legs and LanceDB's own hybrid query (RRFReranker) per golden query."""
+
+    kind = "lancedb"
+
+    def __init__(self, url: str, name: str, embedder: Embedder | None = None) -> None:
+        self.url = url
+        self.name = name
+        self.folder, self.options = split_url(url)
+        self.legs: dict[str, QueryLegs] = {}
+        self.notes: list[Note] = []
+        self._embedder = embedder
+
+    def retrieve(
+        self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
+    ) -> list[tuple[RankedHit, ...]]:
+        from lancedb.rerankers import RRFReranker
+
+        table = self._open()
+        meta = _meta(table, self.name)
+        embedder = embedder_for(meta, self._embedder)
+        texts = [q.query for q in queries]
+        vectors = embedder.embed(texts) if texts else np.zeros((0, meta.dim))
+        out: list[tuple[RankedHit, ...]] = []
+        k = self.options.fusion.k
+        try:
+            for done, (q, vector) in enumerate(zip(queries, vectors, strict=True), 1):
+                window = max(self.options.window, q.limit)
+                vec = (
+                    table.search(vector, query_type="vector")
+                    .distance_type("cosine")
+                    .limit(window)
+                    .to_list()
+                )
+                fts = table.search(q.query, query_type="fts").limit(window).to_list()
+                self.legs[q.id] = QueryLegs(
+                    lexical=tuple(_hit(i, r, float(r["_score"])) for i, r in enumerate(fts, 1)),
+                    vector=tuple(
+                        _hit(i, r, 1.0 - float(r["_distance"])) for i, r in enumerate(vec, 1)
+                    ),
+                    lexical_ids=tuple(str(r["id"]) for r in fts),
+                    vector_ids=tuple(str(r["id"]) for r in vec),
+                )
+                fused = (
+                    table.search(query_type="hybrid")
+                    .vector(vector)
+                    .text(q.query)
+                    .distance_type("cosine")
+                    .limit(self.options.window)
+                    .rerank(RRFReranker(K=k))  # type: ignore[arg-type]  # a float K works
+                    .to_list()
+                )
+                out.append(
+                    tuple(
+                        _hit(i, r, float(r["_relevance_score"]))
+                        for i, r in enumerate(fused[: q.limit], 1)
+                    )
+                )
+                if progress is not None:
+                    progress(done, len(queries))
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise engine_error(self.name, f"LanceDB failed: {first_line(exc)}") from None
+        return out
+
+    def close(self) -> None:
+        """An embedded database holds nothing open between runs."""
+
+    def _open(self) -> Any:
+        lancedb = _lancedb()
+        if not self.folder.is_dir():
+            raise engine_error(self.name, f"no LanceDB database at {self.folder}", SCHEMA_HINT)
+        try:
+            table = lancedb.connect(str(self.folder)).open_table(self.options.table)
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise engine_error(
+                self.name,
+                f"cannot open table {self.options.table!r} ({first_line(exc)})",
+                SCHEMA_HINT,
+            ) from None
+        missing = {"id", "path", "heading", "text", "vector"} - set(table.schema.names)
+        if missing:
+            raise engine_error(
+                self.name,
+                f"table {self.options.table!r} is not a groove export (no {sorted(missing)[0]})",
+                SCHEMA_HINT,
+            )
+        return table
+
+
+def _hit(rank: int, row: dict[str, Any], score: float) -> RankedHit:
+    return RankedHit(rank, str(row["path"]), row["heading"], score)
+
+
+def _meta(table: Any, name: str) -> ExportMeta:
+    raw = table.schema.metadata or {}
+    values = {k.decode(): v.decode() for k, v in raw.items()}
+    try:
+        return ExportMeta(
+            values["groove.model"],
+            values.get("groove.model_path") or None,
+            int(values["groove.dim"]),
+        )
+    except (KeyError, ValueError):
+        raise RetrieverError(
+            f"retriever {name}: the table does not say which model made its embeddings",
+            SCHEMA_HINT,
+        ) from None

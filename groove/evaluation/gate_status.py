@@ -1,0 +1,53 @@
+"""Whether the regression gate could judge a run, and why not.
+
+The seed's gate was a silent no-op when there was nothing to compare with (no previous
+run, ``--no-history``, ``--no-diff``, another fingerprint): ``--fail-on-regression`` then
+exited 0 exactly as if the run had passed. Every report now says when the gate was not
+applied and why (stderr, JSON ``gate.applied`` / ``gate.reason``, result.json,
+summary.md), and ``--require-baseline`` turns "not applied" into exit code 4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groove.evaluation.result import EvalRun
+
+NOTE_GATE_NOT_APPLIED = "gate-not-applied"
+
+REASON_NO_HISTORY = "--no-history: no history was read, so there is nothing to compare with"
+REASON_NO_DIFF = "--no-diff: the comparison was switched off"
+
+
+@dataclass(frozen=True)
+class GateStatus:
+    """``applied``: the gate compared the run with a baseline and could have failed it.
+    ``wanted``: the caller asked for the gate (``fail_on_regression`` or
+    ``require_baseline``); ``required``: "not applied" is a failure (exit 4)."""
+
+    applied: bool
+    reason: str | None
+    mode: str
+    threshold: float
+    alpha: float
+    wanted: bool = False
+    required: bool = False
+
+    @property
+    def refused(self) -> bool:
+        """The run fails because the gate could not be applied (``--require-baseline``)."""
+        return self.required and not self.applied
+
+    def message(self) -> str:
+        return f"regression gate not applied: {self.reason}"
+
+
+def describe_baseline(run: EvalRun) -> str:
+    """``baseline: 2026-11-30T19:30:44+00:00 · 3f2a9c01d2, pinned as 'main'``: the compared
+    run and why it is the one (reports say so when it is not simply the newest run)."""
+    baseline = run.baseline
+    if baseline is None or baseline.run is None:
+        return ""
+    return f"baseline: {baseline.run.timestamp} · {baseline.run.id}, {baseline.why}"

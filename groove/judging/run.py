@@ -1,0 +1,69 @@
+"""One entry for every surface (CLI, API, notebook): declared settings in, a Pool out.
+
+``resolve`` turns the pool settings (groove.settings.POOL, already parsed) into the eval
+settings the sources need, the sources to read and the depth; ``pool`` runs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from groove.config import Config
+from groove.evaluation.retrievers.spec import RetrieverSpec, spec_from_mapping
+from groove.evaluation.settings import EvalSettings, resolve_settings
+from groove.judging.collect import DEFAULT_DEPTH, PoolSources, collect
+from groove.judging.pool import Pool
+
+
+@dataclass(frozen=True)
+class PoolRequest:
+    settings: EvalSettings
+    sources: PoolSources
+    depth: int
+
+
+def resolve(
+    config: Config,
+    given: Mapping[str, Any],
+    *,
+    retriever: RetrieverSpec | None = None,
+    source: str = "parameter",
+) -> PoolRequest:
+    """``given``: the POOL settings by name (None = not given); ``retriever`` a spec built
+    from CLI flags (else ``given["retriever"]`` with ``retriever_options``)."""
+    if retriever is None:
+        retriever = spec_from_mapping(
+            given.get("retriever"),
+            given.get("retriever_options"),
+            source=source,
+            name=given.get("retriever_name"),
+        )
+    settings = resolve_settings(
+        config,
+        kb_path=given.get("kb_path"),
+        golden=given.get("golden"),
+        model=given.get("model"),
+        model_path=given.get("model_path"),
+        limit=given.get("limit"),
+        lexical=given.get("lexical"),
+        db_path=given.get("db_path"),
+        retriever=retriever,  # lets kb_path be absent when a retriever is the only source
+        history=True,
+        save_history=False,
+    )
+    settings = replace(settings, retriever=None)  # the retriever is a source, not the eval
+    runs: Sequence[str] = given.get("runs") or ()
+    sources = PoolSources(
+        history=given.get("history") is not False,
+        runs=tuple(runs),
+        current=given.get("current") is True,
+        retriever=retriever,
+        tune=given.get("tune") is True,
+    )
+    return PoolRequest(settings, sources, given.get("depth") or DEFAULT_DEPTH)
+
+
+def pool(request: PoolRequest) -> Pool:
+    return collect(request.settings, request.sources, request.depth)

@@ -1,0 +1,158 @@
+"""The report of ``groove tune --retriever``: the family sweep over an engine's legs.
+
+Same sections as the report of groove's own tune (grid, leave-one-query-out, gates,
+secondary metrics, impact, verdict), with the family's conditions in place of the seed's
+grid and the recommendation written in the engine's own terms.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from groove.evaluation.records import aggregate_to_dict
+from groove.tuning.external_result import ExternalTune
+from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
+
+TOP = 8
+
+
+def _means(result: ExternalTune) -> list[float]:
+    assert result.table is not None
+    rows = list(result.effective_rows)
+    primary = result.table.primary
+    return [float(primary[rows, j].mean()) if rows else 0.0 for j in range(result.grid.width)]
+
+
+def render_text(result: ExternalTune) -> str:
+    grid = result.grid
+    lines = [
+        f"groove tune — retriever {result.retriever} (its legs, re-fused client-side)",
+        f"  golden: {result.golden_path}   family: {grid.family}   engine: {result.engine}",
+        f"  limit: {result.limit}   window swept up to: {grid.window}   conditions: {grid.width}"
+        "   primary metric: nDCG@5",
+        f"  queries: {len(result.queries)} total / {len(result.effective_rows)} effective "
+        "(both legs found something)",
+    ]
+    if result.table is None or result.loo is None or result.verdict is None:
+        lines.append("  no effective query: nothing to sweep")
+        return "\n".join(lines) + "\n"
+    means = _means(result)
+    order = sorted(range(1, grid.width), key=lambda j: (-means[j], j))[:TOP]
+    lines += ["", "## Best conditions (mean nDCG@5 over the effective queries)"]
+    lines.append(f"    {'baseline ' + grid.conditions[0].label:<46} nDCG@5 {means[0]:.4f}")
+    for j in order:
+        lines.append(f"    {grid.conditions[j].label:<46} nDCG@5 {means[j]:.4f}")
+    loo = result.loo
+    se = f"{loo.paired_se:.4f}" if math.isfinite(loo.paired_se) else "n/a"
+    lines += [
+        "",
+        "## Nested leave-one-query-out",
+        f"  refit (all effective queries): {grid.conditions[loo.refit].label}",
+        f"  held-out mean delta vs baseline: {loo.mean_delta:+.4f}   paired SE: {se}"
+        + (
+            f"   calibrated SE: {result.calibrated.se:.4f}"
+            if result.calibrated is not None and math.isfinite(result.calibrated.se)
+            else ""
+        ),
+        f"  selection stability: {loo.stability:.2f}   sign test: "
+        f"{loo.sign_test.improved} up / {loo.sign_test.degraded} down / {loo.sign_test.tied} "
+        f"tied, p = {loo.sign_test.p_value:.3f}",
+        "",
+        "## Gates",
+    ]
+    lines += [f"  {'PASS' if g.passed else 'FAIL'}  {g.detail}" for g in result.verdict.gates]
+    verdict = result.verdict
+    lines += ["", "## Verdict"]
+    if not verdict.adopt or verdict.condition is None:
+        lines.append(f"  Recommendation: keep the engine's fusion ({grid.conditions[0].label}).")
+        lines += [f"    - {reason}" for reason in verdict.reasons]
+    else:
+        lines.append(f"  Recommendation: {verdict.condition.label}")
+        if result.recommendation is not None:
+            lines.append(f"  In {result.engine}'s terms:")
+            lines += ["    " + line for line in result.recommendation.splitlines()]
+        else:
+            lines.append(f"  {result.engine} cannot fuse this way: {result.not_expressible}")
+    lines.append(
+        f"  (gates: mean > {ADOPT_MIN_MEAN_DELTA}, mean > {ADOPT_SE_MULTIPLIER:g} x paired SE, "
+        f"stability > {STABILITY_MIN}, secondary metrics not degraded)"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def to_dict(result: ExternalTune) -> dict[str, Any]:
+    """The JSON report: the keys of ``groove tune --format json`` where they apply."""
+    grid = result.grid
+    out: dict[str, Any] = {
+        "retriever": result.retriever,
+        "golden_path": str(result.golden_path),
+        "engine": result.engine,
+        "family": grid.family,
+        "limit": result.limit,
+        "window": grid.window,
+        "k_values": list(result.k_values),
+        "query_count": len(result.queries),
+        "effective_query_count": len(result.effective_rows),
+        "grid": {"conditions": [c.to_dict() for c in grid.conditions], "baseline": 0},
+        "exit_code": result.exit_code,
+    }
+    if result.loo is None or result.verdict is None or result.table is None:
+        return out
+    loo = result.loo
+    verdict = result.verdict
+    decision: dict[str, Any]
+    if verdict.adopt and verdict.condition is not None:
+        decision = {
+            "decision": "adopt",
+            "condition": verdict.condition.to_dict(),
+            "engine": result.engine,
+            "snippet": result.recommendation,
+            "not_expressible": result.not_expressible,
+        }
+    else:
+        decision = {"decision": "keep_default", "reasons": list(verdict.reasons)}
+    means = _means(result)
+    out.update(
+        {
+            "condition_means": means,
+            "loo": {
+                "refit": grid.conditions[loo.refit].to_dict(),
+                "folds": len(loo.folds),
+                "fold_selections": [grid.conditions[c].to_dict() for c in loo.folds],
+                "held_out_diffs": list(loo.held_out_diffs),
+                "mean_delta": loo.mean_delta,
+                "paired_se": loo.paired_se if math.isfinite(loo.paired_se) else None,
+                "calibrated_se": (
+                    result.calibrated.to_dict() if result.calibrated is not None else None
+                ),
+                "selection_stability": loo.stability,
+                "sign_test": {
+                    "improved": loo.sign_test.improved,
+                    "degraded": loo.sign_test.degraded,
+                    "tied": loo.sign_test.tied,
+                    "p_value": loo.sign_test.p_value,
+                },
+            },
+            "gates": [
+                {"name": g.name, "passed": g.passed, "detail": g.detail} for g in verdict.gates
+            ],
+            "secondary_metrics": {
+                "baseline": aggregate_to_dict(result.baseline) if result.baseline else None,
+                "refit": aggregate_to_dict(result.refit_metrics) if result.refit_metrics else None,
+                "violations": list(result.violations),
+            },
+            "per_query_impact": {
+                "improved": result.impact.improved if result.impact else 0,
+                "degraded": result.impact.degraded if result.impact else 0,
+                "worst_delta": result.impact.worst_delta if result.impact else 0.0,
+            },
+            "verdict": decision,
+        }
+    )
+    return out
+
+
+def render_json(result: ExternalTune) -> str:
+    return json.dumps(to_dict(result), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

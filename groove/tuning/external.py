@@ -1,0 +1,269 @@
+"""``groove tune --retriever``: sweep an engine's fusion client-side over its own legs.
+
+One retrieval per golden query, with a ``limit`` of the deepest window swept; the retriever
+must answer with ``legs`` (docs/retrievers.md). Each cell of the metric table is then the
+chosen family's fusion of that query's legs (groove.fusion), cut to ``limit`` and
+scored with eval's hit rule. The analysis is the seed's: nested leave-one-query-out on
+nDCG@5, paired and calibrated SE, stability and the five gates, with the family grid's
+plateau rule (groove.tuning.families) in place of the seed's coordinate descent and the
+baseline (RRF k = 60 over the whole window) in place of the built-in defaults.
+
+``sweep_legs`` fills the table; ``refuse_without_legs`` says which queries came back
+without legs (a retriever that sends none cannot be tuned).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from groove.errors import RetrieverError
+from groove.evaluation.golden import GoldenQuery, load_golden
+from groove.evaluation.metrics import (
+    AggregateMetrics,
+    ExpectedMatcher,
+    QueryMetrics,
+    metrics_from_matches,
+)
+from groove.evaluation.retrievers.base import RetrieverQuery
+from groove.evaluation.retrievers.legs import QueryLegs
+from groove.evaluation.retrievers.spec import RetrieverSpec, open_retriever
+from groove.fusion import Family, Fusion
+from groove.notes import Note
+from groove.tuning import stats
+from groove.tuning.calibrated import calibrated_se
+from groove.tuning.external_result import ExternalTune, ExternalVerdict, FamilyLoo
+from groove.tuning.families import DEFAULT_COLUMN, FamilyGrid, family_grid, select, select_many
+from groove.tuning.gates import Gate, Impact, held_out_gates
+from groove.tuning.recommend import NotExpressible, recommend
+from groove.tuning.select import fold_means
+from groove.tuning.table import MetricTable
+
+Log = Callable[[str], None]
+LEGS_HINT = (
+    "answer each query with `legs` (docs/retrievers.md#per-leg-results-legs), or measure "
+    "the retriever's hits with `groove eval --retriever`"
+)
+
+
+def retrieve_legs(
+    spec: RetrieverSpec, queries: Sequence[GoldenQuery], depth: int
+) -> list[QueryLegs]:
+    """One retrieval per query at ``limit = depth``; RetrieverError if any has no legs."""
+    retriever = open_retriever(spec)
+    try:
+        retriever.retrieve([RetrieverQuery(q.id, q.query, depth) for q in queries])
+    finally:
+        retriever.close()
+    found: Mapping[str, QueryLegs] = getattr(retriever, "legs", {})
+    missing = [q.id for q in queries if q.id not in found]
+    if missing:
+        raise RetrieverError(
+            f"retriever {spec.name!r} answered {len(missing)} of {len(queries)} queries "
+            f"without `legs` (first: {missing[0]!r}): tune re-fuses the legs and needs them",
+            LEGS_HINT,
+        )
+    return [found[q.id] for q in queries]
+
+
+def fused_metrics(
+    legs: QueryLegs, expected: GoldenQuery, fusion: Fusion, limit: int, ks: Sequence[int]
+) -> QueryMetrics:
+    """One cell: ``fusion`` of the query's legs, cut to ``limit``, scored by eval's rule."""
+    labels = legs.labels()
+    fused = fusion.fuse(legs.scored("vector"), legs.scored("lexical"))[:limit]
+    matcher = ExpectedMatcher(expected.expected)
+    matches = [matcher.match(*labels[key]) for key, _ in fused]
+    return metrics_from_matches(len(expected.expected), range(1, len(fused) + 1), matches, ks)
+
+
+def sweep_legs(
+    legs: Sequence[QueryLegs],
+    queries: Sequence[GoldenQuery],
+    grid: FamilyGrid,
+    limit: int,
+    ks: tuple[int, ...],
+) -> MetricTable:
+    """The query x condition table: every cell a client-side fusion of that query's legs."""
+    shape = (len(queries), grid.width)
+    ndcg = {k: np.zeros(shape) for k in ks}
+    recall = {k: np.zeros(shape) for k in ks}
+    rr = np.zeros(shape)
+    for i, (q, leg) in enumerate(zip(queries, legs, strict=True)):
+        for j, fusion in enumerate(grid.conditions):
+            m = fused_metrics(leg, q, fusion, limit, ks)
+            rr[i, j] = m.reciprocal_rank
+            for k in ks:
+                ndcg[k][i, j] = m.ndcg_at_k[k]
+                recall[k][i, j] = m.recall_at_k[k]
+    return MetricTable(k_values=ks, ndcg=ndcg, recall=recall, rr=rr, width=grid.width)
+
+
+def nested_loo(primary: np.ndarray, rows: Sequence[int]) -> FamilyLoo:
+    """Refit on all effective rows, then one selection per held-out row (seed's procedure)."""
+    idx = np.asarray(rows, dtype=np.intp)
+    refit = select(primary[idx].sum(axis=0) / max(idx.size, 1))
+    folds = tuple(int(c) for c in select_many(fold_means(primary, idx))) if idx.size else ()
+    diffs = tuple(
+        float(primary[q, sel] - primary[q, DEFAULT_COLUMN])
+        for q, sel in zip(idx.tolist(), folds, strict=True)
+    )
+    return FamilyLoo(
+        rows=tuple(idx.tolist()),
+        refit=refit,
+        folds=folds,
+        held_out_diffs=diffs,
+        mean_delta=stats.mean(diffs),
+        paired_se=stats.paired_se(diffs),
+        stability=sum(1 for f in folds if f == refit) / len(folds) if folds else 0.0,
+        sign_test=stats.sign_test(diffs),
+    )
+
+
+def _aggregate(table: MetricTable, rows: Sequence[int], column: int) -> AggregateMetrics:
+    idx = np.asarray(rows, dtype=np.intp)
+
+    def mean(values: np.ndarray) -> float:
+        return stats.mean(values[idx, column].tolist())
+
+    return AggregateMetrics(
+        recall_at_k={k: mean(table.recall[k]) for k in table.k_values},
+        mrr=mean(table.rr),
+        ndcg_at_k={k: mean(table.ndcg[k]) for k in table.k_values},
+        query_count=len(idx),
+    )
+
+
+def _violations(base: AggregateMetrics, cand: AggregateMetrics) -> tuple[str, ...]:
+    """Gate 5's sentences, as the seed's gates write them."""
+    pairs = [(f"recall@{k}", cand.recall_at_k[k], base.recall_at_k[k]) for k in base.recall_at_k]
+    pairs.append(("MRR", cand.mrr, base.mrr))
+    return tuple(f"{n} {c:.4f} < baseline {b:.4f}" for n, c, b in pairs if c < b)
+
+
+def _impact(table: MetricTable, rows: Sequence[int], refit: int) -> Impact:
+    from groove.evaluation.change import direction
+
+    improved = degraded = 0
+    worst, worst_row = 0.0, None
+    for r in rows:
+        d = float(table.primary[r, refit] - table.primary[r, DEFAULT_COLUMN])
+        improved += direction(d) > 0
+        degraded += direction(d) < 0
+        if d < worst:
+            worst, worst_row = d, r
+    return Impact(improved, degraded, worst, worst_row)
+
+
+def analyse(
+    table: MetricTable, grid: FamilyGrid, effective: Sequence[int]
+) -> tuple[FamilyLoo, AggregateMetrics, AggregateMetrics, tuple[str, ...], Impact, ExternalVerdict]:
+    """Selection, nested LOO, the five gates and the impact on a filled family table."""
+    all_rows = list(range(table.n_queries))
+    loo = nested_loo(table.primary, effective)
+    base = _aggregate(table, all_rows, DEFAULT_COLUMN)
+    refit = _aggregate(table, all_rows, loo.refit)
+    violations = _violations(base, refit)
+    name = "refit differs from the baseline"
+    first = (
+        Gate(name, True, f"refit {grid.conditions[loo.refit].label} differs from the baseline")
+        if loo.refit != DEFAULT_COLUMN
+        else Gate(name, False, "refit selected the baseline (rrf k=60 over the whole window)")
+    )
+    gates = (first, *held_out_gates(loo, violations))
+    adopt = all(g.passed for g in gates)
+    verdict = ExternalVerdict(
+        adopt,
+        grid.conditions[loo.refit] if adopt else None,
+        gates,
+        tuple(g.detail for g in gates if not g.passed),
+    )
+    return loo, base, refit, violations, _impact(table, all_rows, loo.refit), verdict
+
+
+def effective_rows(legs: Sequence[QueryLegs]) -> tuple[int, ...]:
+    """Queries fusion can move: both legs found something and together at least two hits."""
+    out = []
+    for i, leg in enumerate(legs):
+        keys = {key for key, _ in leg.scored("vector")} | {k for k, _ in leg.scored("lexical")}
+        if leg.lexical and leg.vector and len(keys) >= 2:
+            out.append(i)
+    return tuple(out)
+
+
+def run_external(
+    spec: RetrieverSpec,
+    golden_path: Path,
+    *,
+    family: Family = "rrf",
+    engine: str = "groove",
+    limit: int = 10,
+    k_values: tuple[int, ...] = (1, 5, 10),
+    depth: int = 100,
+    vector_lower_bound: float = -1.0,
+    calibrate: bool = True,
+    log: Log | None = None,
+) -> ExternalTune:
+    """Retrieve once, sweep ``family``'s grid over the legs, analyse (module doc)."""
+    say = log or (lambda _line: None)
+    queries = load_golden(golden_path).queries
+    say(f"groove tune: one retrieval per query from {spec.name} (limit {depth}, with legs)...")
+    legs = retrieve_legs(spec, queries, depth)
+    say(f"groove tune: sweeping the {family} grid over the legs client-side...")
+    return tune_legs(
+        spec.name, golden_path, queries, legs, family=family, engine=engine, limit=limit,
+        k_values=k_values, depth=depth, vector_lower_bound=vector_lower_bound,
+        calibrate=calibrate,
+    )  # fmt: skip
+
+
+def tune_legs(
+    name: str,
+    golden_path: Path,
+    queries: Sequence[GoldenQuery],
+    legs: Sequence[QueryLegs],
+    *,
+    family: Family = "rrf",
+    engine: str = "groove",
+    limit: int = 10,
+    k_values: tuple[int, ...] = (1, 5, 10),
+    depth: int = 100,
+    vector_lower_bound: float = -1.0,
+    calibrate: bool = True,
+) -> ExternalTune:
+    """The sweep and analysis of legs already in hand (one ``QueryLegs`` per query)."""
+    queries = tuple(queries)
+    grid = family_grid(family, depth, vector_lower_bound)
+    effective = effective_rows(legs)
+    notes: list[Note] = [
+        Note(
+            "effective-queries",
+            f"{len(effective)} of {len(queries)} golden queries are effective (both legs "
+            "found something, two hits or more in all)",
+            data={"effective": len(effective), "usable": len(queries)},
+        )
+    ]
+    if not effective:
+        return ExternalTune(
+            name, golden_path, engine, limit, k_values, grid, queries, effective,
+            None, None, None, None, (), None, None, None, tuple(notes),
+        )  # fmt: skip
+    table = sweep_legs(legs, queries, grid, limit, k_values)
+    loo, base, refit, violations, impact, verdict = analyse(table, grid, effective)
+    calibrated = (
+        calibrated_se(table.primary, effective, select=select_many, default=DEFAULT_COLUMN)
+        if calibrate
+        else None
+    )
+    snippet = why = None
+    if verdict.condition is not None:
+        try:
+            snippet = recommend(verdict.condition, engine)
+        except NotExpressible as exc:
+            why = str(exc)
+    return ExternalTune(
+        name, golden_path, engine, limit, k_values, grid, queries, effective, table, loo,
+        base, refit, violations, impact, verdict, calibrated, tuple(notes), snippet, why,
+    )  # fmt: skip
