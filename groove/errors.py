@@ -49,7 +49,9 @@ class Speller(Protocol):
 
     def here(self, face: Face) -> str: ...
 
-    def index_command(self, face: Face, kb_path: str | None, force: bool) -> str: ...
+    def index_command(
+        self, face: Face, kb_path: str | None, force: bool, lexical: str | None = None
+    ) -> str: ...
 
 
 class _Plain:
@@ -62,8 +64,11 @@ class _Plain:
     def here(self, face: Face) -> str:
         return "to the call"
 
-    def index_command(self, face: Face, kb_path: str | None, force: bool) -> str:
-        return f"groove.index({kb_path!r}{', force=True' if force else ''})"
+    def index_command(
+        self, face: Face, kb_path: str | None, force: bool, lexical: str | None = None
+    ) -> str:
+        extra = (", force=True" if force else "") + (f", lexical={lexical!r}" if lexical else "")
+        return f"groove.index({kb_path!r}{extra})"
 
 
 _speller: list[Speller] = [_Plain()]
@@ -91,13 +96,18 @@ _OPTIONS: dict[Face, str] = {
 
 
 class _IndexCommand:
-    """``{index_command}`` / ``{index_command:force}``: how ``face`` builds the index."""
+    """``{index_command}`` / ``{index_command:force}`` / ``{index_command:lexical=MODE}``: how
+    ``face`` builds the index (with those options)."""
 
     def __init__(self, face: Face, kb_path: str | None) -> None:
         self.face, self.kb_path = face, kb_path
 
     def __format__(self, spec: str) -> str:
-        return _speller[0].index_command(self.face, self.kb_path, spec == "force")
+        words = spec.split()
+        lexical = next(
+            (w.removeprefix("lexical=") for w in words if w.startswith("lexical=")), None
+        )
+        return _speller[0].index_command(self.face, self.kb_path, "force" in words, lexical)
 
 
 class _Fill(dict[str, Any]):
@@ -121,6 +131,12 @@ class _Fill(dict[str, Any]):
         if key.startswith("give_"):
             return _Give(key.removeprefix("give_"), self.face)
         return _speller[0].name(key, self.face)
+
+
+def spell(template: str, face: Face, *, kb_path: object = None) -> str:
+    """A template that names settings (as a GrooveError's message is) spelled for ``face``:
+    for a note the library words once and each face prints in its own words."""
+    return template.format_map(_Fill(None, face, None if kb_path is None else str(kb_path)))
 
 
 class GrooveError(Exception):

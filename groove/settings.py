@@ -533,6 +533,16 @@ EVAL = _table(
         default=False,
         surfaces=frozenset({"cli"}),
     ),
+    Setting(
+        "full",
+        "bool",
+        "List every regression, miss and explained query in the text and Markdown reports "
+        "(they show the first 20 and 10, and count the rest).",
+        flag="--full",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
 )
 
 # ---------------------------------------------------------------- groove tune
@@ -664,6 +674,34 @@ EXPORT = _table(
         metavar="URL",
         surfaces=frozenset({"cli"}),
     ),
+    CONFIG,
+)
+
+# ---------------------------------------------------------------- groove baseline
+# (set / accept / unset / list; the baseline NAME is an argument, written in the command)
+
+BASELINE = _table(
+    KB_PATH,
+    Setting(
+        "golden",
+        "file",
+        "Without a KB (runs of --retriever): the history beside this golden file.",
+        flag="--golden",
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+#: set and accept also take the run to pin
+BASELINE_RUN = _table(
+    *BASELINE.values(),
+    Setting(
+        "ref",
+        "text",
+        "Run id or prefix (default: the newest run).",
+        flag="--run",
+        dest="ref",
+        surfaces=frozenset({"cli"}),
+    ),
 )
 
 # ---------------------------------------------------------------- groove golden pool / judge
@@ -783,6 +821,12 @@ def _flags() -> dict[str, str]:
 
 
 _FLAGS = _flags()
+_SWITCHES = frozenset(
+    s.name
+    for table in (INDEX, SEARCH, EVAL, TUNE, SERVE, EXPORT, JUDGE, NOTEBOOK_RUN)
+    for s in table.values()
+    if s.switch
+)
 
 
 class _Spelling:
@@ -804,8 +848,9 @@ class _Spelling:
 
     def give(self, setting: str, face: errors.Face, example: str) -> str:
         off = _FLAGS.get(setting, "").startswith("--no-")  # a switch turns the setting off
-        if face == "cli":
-            return _flag(setting) + (f" {example}" if example and not off else "")
+        if face == "cli":  # a switch flag takes no value
+            bare = off or setting in _SWITCHES
+            return _flag(setting) + (f" {example}" if example and not bare else "")
         value = "false" if off else example
         if face == "notebook":  # the runner's syntax always shows a value
             return f"-p {setting} {value or _placeholder(setting)}"
@@ -820,13 +865,21 @@ class _Spelling:
             "serve": "in the request",
         }.get(face, "to the call")
 
-    def index_command(self, face: errors.Face, kb_path: str | None, force: bool) -> str:
+    def index_command(
+        self, face: errors.Face, kb_path: str | None, force: bool, lexical: str | None = None
+    ) -> str:
         if face == "api":
             where = repr(kb_path) if kb_path is not None else "kb_path"
-            return f"`groove.index({where}{', force=True' if force else ''})`"
+            extra = (", force=True" if force else "") + (
+                f", lexical={lexical!r}" if lexical else ""
+            )
+            return f"`groove.index({where}{extra})`"
         # the CLI's own command, which a notebook's user also runs to build an index
         kb = f" {_flag('kb_path')} {kb_path}" if kb_path is not None else ""
-        return f"`groove index{kb}{' ' + _flag('force') if force else ''}`"
+        extra = (" " + _flag("force") if force else "") + (
+            f" {_flag('lexical')} {lexical}" if lexical else ""
+        )
+        return f"`groove index{kb}{extra}`"
 
 
 def _placeholder(setting: str) -> str:

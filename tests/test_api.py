@@ -28,7 +28,20 @@ from groove.engine.index import build
 from groove.evaluation.history import history_path, load_history
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
-from groove.settings import EVAL, INDEX, JUDGE, NOTEBOOK_RUN, POOL, SEARCH, SERVE, TUNE, on
+from groove.settings import (
+    BASELINE,
+    BASELINE_RUN,
+    EVAL,
+    EXPORT,
+    INDEX,
+    JUDGE,
+    NOTEBOOK_RUN,
+    POOL,
+    SEARCH,
+    SERVE,
+    TUNE,
+    on,
+)
 from groove.tuning.analysis import table_aggregate
 from groove.tuning.grid import DEFAULT_CONDITION
 from groove.tuning.run import run as tune_run
@@ -113,13 +126,18 @@ def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:
 @pytest.mark.parametrize(
     ("command", "table", "presentation"),
     [
-        ("eval", EVAL, {"fmt", "no_color", "full"}),
+        ("eval", EVAL, {"fmt", "no_color"}),
         ("tune", TUNE, {"fmt", "no_color"}),
         ("index", INDEX, {"quiet"}),
         ("search", SEARCH, {"query", "fmt"}),
         ("notebook run", NOTEBOOK_RUN, {"name", "notebook_path", "out_dir", "parameters"}),
         ("serve", SERVE, set()),
         ("golden pool", POOL, {"out"}),
+        ("export", EXPORT, set()),
+        ("baseline set", BASELINE_RUN, {"name"}),
+        ("baseline accept", BASELINE_RUN, {"name"}),
+        ("baseline unset", BASELINE, {"name"}),
+        ("baseline list", BASELINE, set()),
     ],
 )
 def test_cli_options_are_the_declared_settings(command, table, presentation) -> None:  # type: ignore[no-untyped-def]

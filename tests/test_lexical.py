@@ -207,7 +207,12 @@ def test_an_index_built_before_the_porter_table_gains_it_without_reembedding(
         assert engine.search("restore", SearchOptions(lexical="porter")).hits
 
     forced = build(kb, embedder, force=True)  # a rebuild keeps the recorded mode
-    assert forced.notes and "--force kept the index's lexical mode trigram" in forced.notes[0]
+    # the note names the settings as each face does: the API's words, the CLI's flags
+    assert forced.notes and forced.notes[0].startswith(
+        "force=True kept the index's lexical mode trigram"
+    )
+    assert f"`groove.index({str(kb)!r}, lexical='auto')` switches it" in forced.notes[0]
+    assert forced.notes_for("cli")[0].startswith("--force kept the index's lexical mode trigram")
     conn = connect(db)
     try:
         assert read_meta(conn).lexical_default == "trigram"

@@ -54,6 +54,26 @@ DEBT: dict[tuple[str, str], str] = {
     ("notebooks/runner.py", "--out"): "groove notebook run: unwritable --out",
     ("notebooks/runner.py", "--cell-timeout"): "groove notebook run: cell timeout hint",
     ("notebooks/lab.py", "--overwrite"): "groove notebook open: existing copy hint",
+    # ---- came with main's issue 18/20/22 work (merged into specs); each still to move
+    # `groove export` has no API form: the hint is the one command that writes the table
+    ("evaluation/backends/lance.py", "--kb-path"): "schema hint: groove export command",
+    ("evaluation/backends/lance.py", "--to"): "schema hint: groove export command",
+    ("evaluation/backends/postgres.py", "--kb-path"): "schema hint: groove export command",
+    ("evaluation/backends/postgres.py", "--to"): "schema hint: groove export command",
+    # the retrievers' CLI-only options again (the API takes retriever_options keys)
+    ("evaluation/backends/postgres.py", "--retriever-timeout"): "query timeout hint",
+    ("evaluation/hit_paths.py", "--retriever-field"): "hit-path finding's advice",
+    # tells a notebook user to rerun the same retriever on the command line
+    ("evaluation/retrievers/command.py", "--retriever"): "retriever exited early hint",
+    # the gate's reason is data (GateStatus.reason, the note, the JSON report) that names
+    # the switch as the CLI spells it; per-face wording needs a reason kind the faces spell
+    ("evaluation/gate_status.py", "--no-history"): "gate not applied: history off",
+    ("evaluation/gate_status.py", "--no-diff"): "gate not applied: diff off",
+    # the CLI's text reports name where the rest of their rows are; to be passed in by the
+    # face as eval_markdown's `where` already is
+    ("report/cap.py", "--full"): "CLI_WHERE (eval text report)",
+    ("report/cap.py", "--format"): "CLI_WHERE (eval text report)",
+    ("report/tune_text.py", "--format"): "diagnostics rows left out of the text report",
 }
 
 

@@ -127,3 +127,38 @@ def test_the_notebooks_refuse_naming_the_parameter(kb: Path, tmp_path: Path, not
     document = json.loads(path.read_text(encoding="utf-8"))
     assert document["error"] == f"parameter limit {OVER} exceeds the supported maximum {LIMIT_MAX}"
     assert document["hint"] == f"pass -p limit N with N from 1 to {LIMIT_MAX}"
+
+
+# ---------------------------------------------------------------- depth-like settings
+# The pool's depth (hits per source) and tune --retriever's window (the retrieval's limit)
+# are limits too: the same bound, the same refusal.
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (("golden", "pool", "--limit", str(OVER)), "--limit"),
+        (("golden", "pool", "--depth", str(OVER)), "--depth"),
+        (("tune", "--retriever", "command:true", "--window", str(OVER)), "--window"),
+        (("tune", "--retriever", "command:true", "--limit", str(OVER)), "--limit"),
+    ],
+    ids=["pool-limit", "pool-depth", "tune-window", "tune-retriever-limit"],
+)
+def test_the_cli_refuses_a_depth_over_the_bound(kb: Path, args: tuple[str, ...], flag: str) -> None:
+    golden = kb / "g.yml"
+    golden.write_text('queries:\n  - query: "q"\n    expected: [a.md]\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, [*args, "--kb-path", str(kb), "--golden", str(golden)])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"Error: {flag} {OVER} exceeds the supported maximum {LIMIT_MAX}\n"
+        f"hint: pass {flag} N with N from 1 to {LIMIT_MAX}\n"
+    )
+
+
+def test_the_api_refuses_a_pool_depth_over_the_bound(kb: Path) -> None:
+    golden = kb / "g.yml"
+    golden.write_text('queries:\n  - query: "q"\n    expected: [a.md]\n', encoding="utf-8")
+    with pytest.raises(groove.ConfigError) as info:
+        groove.pool(kb, golden, depth=OVER)
+    assert str(info.value) == f"keyword depth {OVER} exceeds the supported maximum {LIMIT_MAX}"
+    assert info.value.hint == f"pass depth=N with N from 1 to {LIMIT_MAX}"

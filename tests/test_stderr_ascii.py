@@ -48,6 +48,8 @@ def test_input_errors_are_ascii(tmp_path: Path) -> None:
     golden.write_text(f'queries:\n  - query: "{long_query}"\n    expected: []\n', "utf-8")
     config = tmp_path / "groove.toml"
     config.write_text("[search.fusion]\nrrf_k = 0\n", encoding="utf-8")
+    fine = tmp_path / "fine.yml"
+    fine.write_text('queries:\n  - query: "some text"\n    expected: [a.md]\n', "utf-8")
     paths = [
         ("index", "--kb-path", tmp_path / "missing"),
         ("search", "anything", "--kb-path", kb),  # no index
@@ -58,6 +60,12 @@ def test_input_errors_are_ascii(tmp_path: Path) -> None:
         ("tune", "--kb-path", kb, "--retriever", "command:true"),
         ("--config", config, "index", "--kb-path", kb),
         ("compare", "--kb-path", kb),
+        # the commands and settings that came with the gate, judging and engines work
+        ("baseline", "list"),
+        ("export", "--kb-path", kb, "--to", "mysql://db"),
+        ("golden", "pool", "--kb-path", kb, "--golden", fine, "--depth", "10001"),
+        ("golden", "pool", "--kb-path", kb, "--golden", fine, "--no-history"),
+        ("tune", "--retriever", "command:true", "--golden", fine, "--window", "10001"),
     ]
     for args in paths:
         result = _run(*args)
@@ -93,3 +101,12 @@ def test_tune_diagnostics_are_ascii(indexed_kb, golden_en: Path) -> None:  # typ
                   golden_en, "--no-color")  # fmt: skip
     assert result.exit_code in (0, 2), result.stderr
     assert "measures the plain RRF stage only" in _ascii(result)
+
+
+@pytest.mark.model
+def test_the_gate_not_applied_line_is_ascii(indexed_kb, golden_en: Path) -> None:  # type: ignore[no-untyped-def]
+    kb = indexed_kb("kb_en")
+    result = _run("eval", "--kb-path", kb, "--golden", golden_en, "--no-history",
+                  "--require-baseline", "--no-color")  # fmt: skip
+    assert result.exit_code == 4, result.stderr
+    assert "Exiting with code 4 because --require-baseline was set." in _ascii(result)

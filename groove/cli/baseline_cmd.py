@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
-from groove.cli.common import config_from
-from groove.settings import KB_PATH
+from groove.cli.common import config_from, setting_options, warn
+from groove.settings import BASELINE, BASELINE_RUN
 
-
-def _history_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    f = click.option(
-        "--golden",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Without a KB (runs of --retriever): the history beside this golden file.",
-    )(f)
-    return click.option(
-        "--kb-path",
-        type=click.Path(path_type=Path),
-        default=None,
-        help=KB_PATH.help,
-    )(f)
+_history_options = setting_options(BASELINE, "kb_path", "golden")
+_run_option = setting_options(BASELINE_RUN, "ref")
 
 
 def _history(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> tuple[Path, int]:
@@ -51,7 +37,7 @@ def baseline_group() -> None:
 
 @baseline_group.command("set")
 @click.argument("name")
-@click.option("--run", "ref", default=None, help="Run id or prefix (default: the newest run).")
+@_run_option
 @_history_options
 @click.pass_context
 def set_cmd(
@@ -66,7 +52,7 @@ def set_cmd(
 
 
 @baseline_group.command("accept")
-@click.option("--run", "ref", default=None, help="Run id or prefix (default: the newest run).")
+@_run_option
 @click.option("--name", default=None, help="Also pin the accepted run under this name.")
 @_history_options
 @click.pass_context
@@ -110,7 +96,7 @@ def list_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> N
     path, _ = _history(ctx, kb_path, golden)
     history = load_history(path)
     for note in history.warnings:
-        click.echo(cli_line("baseline", note), err=True)
+        warn(cli_line("baseline", note))
     names: dict[str, list[str]] = {}
     for name, run_id in history.pins.items():
         names.setdefault(run_id, []).append(name)

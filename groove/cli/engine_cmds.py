@@ -77,7 +77,7 @@ def index_cmd(
         warn(f"groove index: warning: {skipped.reason}")
     for message in summary.warnings:
         warn(f"groove index: warning: {message}")
-    for message in summary.notes:
+    for message in summary.notes_for("cli"):
         warn(f"groove index: note: {message}")
     if not quiet:
         click.echo(summary.line())

@@ -18,12 +18,7 @@ from groove.settings import EVAL, LexicalMode
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
 @setting_options(EVAL, "history", "diff")
 @click.option("--no-color", is_flag=True, help="No ANSI colours in the text report.")
-@click.option(
-    "--full",
-    is_flag=True,
-    help="List every regression, miss and explained query in the text and Markdown reports "
-    "(they show the first 20 and 10, and count the rest).",
-)
+@setting_options(EVAL, "full")
 @setting_options(
     EVAL,
     "fail_on_regression",

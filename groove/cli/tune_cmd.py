@@ -101,6 +101,7 @@ def _tune_retriever(
     from groove.errors import ConfigError
     from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
     from groove.report import tune_external
+    from groove.report.notes import progress_line
     from groove.tuning.external import run_external
     from groove.tuning.grid import PRIMARY_K
     from groove.tuning.recommend import ENGINES
@@ -126,7 +127,7 @@ def _tune_retriever(
         limit=max(limit or 10, max(ks)),
         k_values=ks,
         depth=window or 100,
-        log=warn,
+        progress=lambda event: warn(progress_line(event)),
     )
     for note in result.notes:
         warn(f"groove tune: {note.message}")

@@ -39,7 +39,7 @@ from groove.config import Config
 from groove.engine.chunking import ParsedDocument, parse_markdown
 from groove.engine.embed import Embedder
 from groove.engine.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
-from groove.errors import ConfigError, FileRefusedError
+from groove.errors import ConfigError, Face, FileRefusedError, spell
 from groove.settings import LexicalMode
 from groove.store import chunks as rows
 from groove.store.db import cannot_write, connect, default_db_path, ensure_db_folder, transaction
@@ -96,7 +96,16 @@ class IndexSummary(Introduces):
     chunks_embedded: int
     seconds: float
     warnings: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()  # what the build kept or changed that a user should know
+    # what the build kept or changed that a user should know, as templates that name
+    # settings (groove.errors.spell): ``notes`` in the API's words, ``notes_for`` a face's
+    note_templates: tuple[str, ...] = ()
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.notes_for("api")
+
+    def notes_for(self, face: Face) -> tuple[str, ...]:
+        return tuple(spell(t, face, kb_path=self.kb_path) for t in self.note_templates)
 
     def card(self) -> Card:
         """What ``repr()`` and Jupyter show: the summary line and the counts."""
@@ -255,7 +264,7 @@ def _build_locked(
         chunks_embedded=embedded,
         seconds=time.perf_counter() - started,
         warnings=tuple(plan.warnings),
-        notes=notes,
+        note_templates=notes,
     )
 
 
@@ -274,8 +283,8 @@ def _lexical_notes(
         )
     if force and recorded is not None:
         return (
-            f"--force kept the index's lexical mode {recorded}, so searches and eval runs stay "
-            f"comparable; `groove index --kb-path {kb_path} --lexical auto` switches it",
+            f"{{give_force:True}} kept the index's lexical mode {recorded}, so searches and "
+            "eval runs stay comparable; {index_command:lexical=auto} switches it",
         )
     return ()
 

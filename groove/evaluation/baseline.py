@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from groove.errors import HistoryError
+from groove.errors import HistoryError, literal
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.history import History, SaveResult, edit_history, load_history
 from groove.evaluation.records import RunRecord
@@ -142,8 +142,9 @@ def find_run(history: History, ref: str | None, path: Path) -> RunRecord:
     """The run ``ref`` names (an id or an unambiguous prefix of one); None: the newest."""
     if not history.runs:
         raise HistoryError(
-            f"the eval history {path} holds no runs",
-            "run groove eval first (without --no-history)",
+            literal(f"the eval history {path} holds no runs"),
+            "run groove eval first (without {give})",
+            setting="history",
         )
     if ref is None:
         return history.runs[0]

@@ -65,7 +65,9 @@ def collect(settings: EvalSettings, sources: PoolSources, depth: int = DEFAULT_D
     if not sources.any():
         raise GoldenError(
             "no source to pool from",
-            "pass --history, --run REF, --current, --retriever SPEC or --tune",
+            "leave the history on, or pass {give_runs:REF}, {give_current:True}, "
+            "{give_retriever:SPEC} or {give_tune:True}",
+            setting="history",
         )
     golden, judgements = load_for_pool(settings.golden_path)
     lists: list[SourceLists] = []
@@ -150,7 +152,7 @@ def _snippets(
     from groove.store.snippets import chunks_by_path
 
     if settings.kb_path is None:
-        notes.append(_no_snippets("no --kb-path"))
+        notes.append(_no_snippets("no knowledge base folder given"))
         return None
     db = settings.db_path or default_db_path(settings.kb_path)
     try:

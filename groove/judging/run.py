@@ -15,6 +15,7 @@ from groove.evaluation.retrievers.spec import RetrieverSpec, spec_from_mapping
 from groove.evaluation.settings import EvalSettings, resolve_settings
 from groove.judging.collect import DEFAULT_DEPTH, PoolSources, collect
 from groove.judging.pool import Pool
+from groove.settings import at_most
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ def resolve(
         retriever=retriever,
         tune=given.get("tune") is True,
     )
-    return PoolRequest(settings, sources, given.get("depth") or DEFAULT_DEPTH)
+    depth = at_most("depth", given.get("depth") or DEFAULT_DEPTH)  # the one limit rule
+    return PoolRequest(settings, sources, depth)
 
 
 def pool(request: PoolRequest) -> Pool:

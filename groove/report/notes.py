@@ -37,6 +37,13 @@ def progress_line(event: TuneProgress) -> str:
         return "groove tune: pre-flight (measuring FTS candidates per query)..."
     if event.stage == "sweep":
         return "groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values..."
+    if event.stage == "retrieve":
+        return (
+            f"groove tune: one retrieval per query from {event.retriever} "
+            f"(limit {event.window}, with legs)..."
+        )
+    if event.stage == "sweep_legs":
+        return f"groove tune: sweeping the {event.family} grid over the legs client-side..."
     return f"  [{event.done}/{event.total}] sweeping 64 weight conditions for {event.query_id}"
 
 

@@ -32,19 +32,20 @@ from groove.evaluation.retrievers.legs import QueryLegs
 from groove.evaluation.retrievers.spec import RetrieverSpec, open_retriever
 from groove.fusion import Family, Fusion
 from groove.notes import Note
+from groove.settings import at_most
 from groove.tuning import stats
 from groove.tuning.calibrated import calibrated_se
 from groove.tuning.external_result import ExternalTune, ExternalVerdict, FamilyLoo
 from groove.tuning.families import DEFAULT_COLUMN, FamilyGrid, family_grid, select, select_many
 from groove.tuning.gates import Gate, Impact, held_out_gates
 from groove.tuning.recommend import NotExpressible, recommend
+from groove.tuning.result import TuneProgress
 from groove.tuning.select import fold_means
 from groove.tuning.table import MetricTable
 
-Log = Callable[[str], None]
 LEGS_HINT = (
     "answer each query with `legs` (docs/retrievers.md#per-leg-results-legs), or measure "
-    "the retriever's hits with `groove eval --retriever`"
+    "the retriever's hits with groove eval instead"
 )
 
 
@@ -204,14 +205,21 @@ def run_external(
     depth: int = 100,
     vector_lower_bound: float = -1.0,
     calibrate: bool = True,
-    log: Log | None = None,
+    progress: Callable[[TuneProgress], None] | None = None,
 ) -> ExternalTune:
-    """Retrieve once, sweep ``family``'s grid over the legs, analyse (module doc)."""
-    say = log or (lambda _line: None)
+    """Retrieve once, sweep ``family``'s grid over the legs, analyse (module doc).
+
+    ``limit``, each k and ``depth`` (the window) follow the one limit rule (refused above
+    groove.settings.LIMIT_MAX); ``progress`` gets a TuneProgress at each stage."""
+    say = progress or (lambda _event: None)
+    for k in k_values:
+        at_most("k_values", k)
+    at_most("limit", limit)
+    at_most("window", depth)
     queries = load_golden(golden_path).queries
-    say(f"groove tune: one retrieval per query from {spec.name} (limit {depth}, with legs)...")
+    say(TuneProgress("retrieve", retriever=spec.name, window=depth))
     legs = retrieve_legs(spec, queries, depth)
-    say(f"groove tune: sweeping the {family} grid over the legs client-side...")
+    say(TuneProgress("sweep_legs", family=family))
     return tune_legs(
         spec.name, golden_path, queries, legs, family=family, engine=engine, limit=limit,
         k_values=k_values, depth=depth, vector_lower_bound=vector_lower_bound,

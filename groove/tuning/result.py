@@ -33,12 +33,18 @@ NOTE_FEW_EFFECTIVE_QUERIES = "few-effective-queries"
 class TuneProgress:
     """Where a running tune is, as it goes: ``stage`` is ``"preflight"`` (counting each
     query's FTS candidates), ``"sweep"`` (the grid starts) or ``"query"`` (query ``done`` of
-    ``total``, ``query_id``, is being swept). Each face words it its own way."""
+    ``total``, ``query_id``, is being swept); with another engine's retriever (tune
+    --retriever), ``"retrieve"`` (one retrieval per query from ``retriever``, ``window``
+    hits with legs) and ``"sweep_legs"`` (``family``'s grid over the legs). Each face words
+    it its own way."""
 
-    stage: Literal["preflight", "sweep", "query"]
+    stage: Literal["preflight", "sweep", "query", "retrieve", "sweep_legs"]
     done: int = 0
     total: int = 0
     query_id: str | None = None
+    retriever: str | None = None
+    window: int = 0
+    family: str | None = None
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from groove.engine.session import open_engine
-from groove.errors import ConfigError
+from groove.errors import ConfigError, literal
 from groove.evaluation.backends.common import ExportMeta, ExportRow, batched
 from groove.store import chunks as rows_of
 
 SCHEMES = ("postgresql://", "postgres://", "lancedb://")
-TARGET_HINT = "pass --to postgresql://user@127.0.0.1:5432/db or --to lancedb:///path/to/dir"
+TARGET_HINT = "pass {give:postgresql://user@127.0.0.1:5432/db} or {give:lancedb:///path/to/dir}"
 
 
 def read_index(kb_path: Path, db_path: Path | None = None) -> tuple[list[ExportRow], ExportMeta]:
@@ -41,7 +41,11 @@ def read_index(kb_path: Path, db_path: Path | None = None) -> tuple[list[ExportR
 def export_index(kb_path: Path, target: str, db_path: Path | None = None) -> int:
     """Write the index of ``kb_path`` into ``target``; the number of chunks written."""
     if not target.startswith(SCHEMES):
-        raise ConfigError(f"--to {target!r}: not an engine groove writes to", TARGET_HINT)
+        raise ConfigError(
+            "{setting} " + literal(f"{target!r}: not an engine groove writes to"),
+            TARGET_HINT,
+            setting="to",
+        )
     rows, meta = read_index(kb_path, db_path)
     if target.startswith("lancedb://"):
         from groove.evaluation.backends import lance

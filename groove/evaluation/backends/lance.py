@@ -51,7 +51,8 @@ def split_url(url: str) -> tuple[Path, BackendOptions]:
     if options.fusion.family != "rrf":
         raise ConfigError(
             "the lancedb retriever fuses with LanceDB's RRFReranker only (family=rrf)",
-            "tune other families client-side: groove tune --retriever URL --family convex",
+            "tune other families client-side: groove tune with this URL as its retriever and the "
+            "convex family (docs/engines.md)",
         )
     return Path(path).expanduser(), options
 
