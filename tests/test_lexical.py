@@ -414,7 +414,7 @@ def test_the_api_takes_lexical_as_a_keyword(indexed_kb, golden_en: Path) -> None
     assert bad.value.message == (
         'keyword lexical must be "auto", "trigram" or "porter", got \'bm25\''
     )
-    with pytest.raises(ConfigError, match="--lexical configures groove's own engine"):
+    with pytest.raises(ConfigError, match="keyword lexical configures groove's own engine"):
         groove.evaluate(None, golden_en, retriever="run:run.jsonl", lexical="porter")
 
 
