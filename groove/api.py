@@ -254,6 +254,8 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
     ``evaluate(..., baseline=name)`` and ``groove eval --baseline NAME`` compare with it."""
     from groove.evaluation import baseline
 
+    _checked("name", name, _text, "text")
+    _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
     path, size = _history_file(kb_path)
     return baseline.pin(path, name, run, size)
 
@@ -266,6 +268,8 @@ def accept_baseline(
     ``name``, pin it under that name too. Returns the accepted run."""
     from groove.evaluation import baseline
 
+    _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
+    _checked("name", name, _text_or_none, "text or None")
     path, size = _history_file(kb_path)
     accepted, _ = baseline.accept(path, run, name, size)
     return accepted
@@ -275,6 +279,7 @@ def unset_baseline(kb_path: PathArg | None, name: str) -> str:
     """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
     from groove.evaluation import baseline
 
+    _checked("name", name, _text, "text")
     path, size = _history_file(kb_path)
     return baseline.unpin(path, name, size)
 
@@ -378,7 +383,7 @@ def pool(
         golden=golden,
         depth=depth,
         history=history,
-        runs=list(runs) if runs is not None else None,
+        runs=runs,
         current=current,
         tune=tune,
         retriever=retriever,
@@ -426,7 +431,7 @@ def judge(
         golden=golden,
         depth=depth,
         history=history,
-        runs=list(runs) if runs is not None else None,
+        runs=runs,
         current=current,
         tune=tune,
         retriever=retriever,
@@ -467,6 +472,14 @@ def _path(value: Any, name: str) -> Path:
 
 def _callable_or_none(value: Any) -> bool:
     return value is None or callable(value)
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _text_or_none(value: Any) -> bool:
+    return value is None or isinstance(value, str)
 
 
 def _checked(name: str, value: Any, ok: Callable[[Any], bool], wanted: str) -> None:

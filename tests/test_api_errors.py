@@ -77,6 +77,35 @@ BAD_CALLS: dict[str, list[Callable[[], Any]]] = {
         lambda: groove.compare(["run.json"], baseline="1999"),
         lambda: groove.compare(["run.json"], alpha=2),
     ],
+    "set_baseline": [
+        lambda: groove.set_baseline(5, "main"),
+        lambda: groove.set_baseline("missing", "main"),
+        lambda: groove.set_baseline("kb", "main"),  # no history: nothing to pin
+        lambda: groove.set_baseline("kb", 5),  # type: ignore[arg-type]
+    ],
+    "accept_baseline": [
+        lambda: groove.accept_baseline(None),
+        lambda: groove.accept_baseline("kb"),
+        lambda: groove.accept_baseline("kb", 5),  # type: ignore[arg-type]
+    ],
+    "unset_baseline": [
+        lambda: groove.unset_baseline(5, "main"),
+        lambda: groove.unset_baseline("kb", "main"),
+    ],
+    "pool": [
+        lambda: groove.pool(5),
+        lambda: groove.pool("kb", "missing.yml"),
+        lambda: groove.pool("kb", "g.yml", depth=0),
+        lambda: groove.pool("kb", "g.yml", depth=10_001),
+        lambda: groove.pool("kb", "g.yml", history=False),  # no source at all
+        lambda: groove.pool("kb", "g.yml", runs=5),  # type: ignore[arg-type]
+        lambda: groove.pool("kb", "g.yml", retriever="nope:x"),
+    ],
+    "judge": [
+        lambda: groove.judge(5),
+        lambda: groove.judge("kb", "g.yml", depth=10_001),
+        lambda: groove.judge("kb", "g.yml", by=5),  # type: ignore[arg-type]
+    ],
 }
 
 
@@ -90,6 +119,7 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)  # relative names above resolve here; no groove.toml found
     (tmp_path / "kb").mkdir()
     (tmp_path / "list.json").write_text("[1, 2]", encoding="utf-8")
+    (tmp_path / "g.yml").write_text('queries:\n  - query: "q"\n    expected: [a.md]\n', "utf-8")
     from helpers.history_jobs import make_record
 
     run = make_record(1).to_dict()  # a saved run, as the history writes it
