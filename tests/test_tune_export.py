@@ -233,7 +233,8 @@ def test_the_adopt_verdict_ends_with_the_reference_line_and_a_flush_left_snippet
     from groove.report import tune_text
 
     text = tune_text.render(_result())
-    verdict = text[text.index("## Verdict") :]
+    start = text.index("## Verdict")
+    verdict = text[start : text.index("\n## ", start)]  # the verdict now comes before the CV
     assert verdict == (
         "## Verdict\n"
         f"  Recommendation: {WINNER.label}\n"
