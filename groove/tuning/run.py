@@ -13,16 +13,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from groove.config import FusionConfig
 from groove.engine.embed import Embedder
 from groove.engine.lexical import LexicalQuery, lexical_query, mode_for_index
 from groove.engine.query import compile_query
-from groove.engine.search import excluded_chunks, fts_leg, vector_leg
 from groove.engine.session import open_engine
 from groove.evaluation.golden import GoldenQuery, load_golden
 from groove.notes import Level, Note
 from groove.store import chunks as rows
-from groove.store import legs
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
 from groove.tuning.analysis import analyse
@@ -36,7 +33,7 @@ from groove.tuning.result import (
     TuneResult,
 )
 from groove.tuning.settings import SMALL_N_WARN, TuneSettings
-from groove.tuning.sweep import sweep_query
+from groove.tuning.sweep import ChunkLabels, QueryLegs, query_legs, sweep_legs
 from groove.tuning.table import MetricTable
 
 Log = Callable[[str], None]
@@ -78,19 +75,23 @@ def run(
         with read_snapshot(engine.conn) as conn:
             say("groove tune: pre-flight (measuring FTS candidates per query)...")
             chunk_total, noop = _index_facts(conn)
-            diagnostics = [
-                _preflight(conn, q.id, c, v, settings.candidate_pool, chunk_total)
-                for q, c, v in zip(usable, routed, vectors, strict=True)
+            # The pre-flight is read from the sweep's own pass over both legs.
+            found = [
+                query_legs(conn, c, v, settings.candidate_pool, noop)
+                for c, v in zip(routed, vectors, strict=True)
             ]
-            effective = sum(d.effective for d in diagnostics)
-            analysis = None
-            if effective:
-                _announce(note, diagnostics, noop)
-                say("groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values...")
-                table, diagnostics = _sweep(
-                    conn, settings, usable, routed, vectors, diagnostics, say
-                )
-                analysis = analyse(table, [i for i, d in enumerate(diagnostics) if d.effective])
+            labels = rows.chunk_labels(conn)
+        diagnostics = [
+            _preflight(q.id, c, legs, chunk_total)
+            for q, c, legs in zip(usable, routed, found, strict=True)
+        ]
+        effective = sum(d.effective for d in diagnostics)
+        analysis = None
+        if effective:
+            _announce(note, diagnostics, noop)
+            say("groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values...")
+            table, diagnostics = _sweep(settings, usable, found, labels, diagnostics, say)
+            analysis = analyse(table, [i for i, d in enumerate(diagnostics) if d.effective])
         model_id = engine.embedder.model_id
     return TuneResult(
         kb_path=settings.kb_path,
@@ -115,24 +116,19 @@ def _index_facts(conn: Connection) -> tuple[int, bool]:
 
 
 def _preflight(
-    conn: Connection,
-    query_id: str,
-    lexical: LexicalQuery,
-    vector: np.ndarray,
-    pool: int,
-    chunk_total: int,
+    query_id: str, lexical: LexicalQuery, found: QueryLegs, chunk_total: int
 ) -> QueryDiagnostics:
-    match, leg = lexical.match, lexical.leg
-    total = 0 if match is None else legs.match_count(conn, match, leg)
-    fts_ids = fts_leg(conn, match, FusionConfig().weights, pool, leg)
-    vec_ids = set(vector_leg(conn, vector, pool, excluded_chunks(conn, lexical)))
+    # The default weights' FTS leg is the grid's default weight set's list (as fts_leg).
+    fts_ids = found.rankings[DEFAULT_CONDITION.weight_index]
+    vec_ids = set(found.vec_ids)
+    total = found.matches
     return QueryDiagnostics(
         id=query_id,
         fts_candidates=len(fts_ids),
         fts_total_matches=total,
         vec_fts_overlap=sum(1 for i in fts_ids if i in vec_ids),
         idf_clamped=chunk_total > 0 and 2 * total >= chunk_total,
-        lexical_leg=leg,
+        lexical_leg=lexical.leg,
     )
 
 
@@ -180,34 +176,22 @@ def _announce(note: OnNote, diagnostics: Sequence[QueryDiagnostics], noop: bool)
 
 
 def _sweep(
-    conn: Connection,
     settings: TuneSettings,
     usable: Sequence[GoldenQuery],
-    routed: Sequence[LexicalQuery],
-    vectors: np.ndarray,
+    found: Sequence[QueryLegs],
+    labels: ChunkLabels,
     diagnostics: Sequence[QueryDiagnostics],
     say: Log,
 ) -> tuple[MetricTable, list[QueryDiagnostics]]:
-    labels = rows.chunk_labels(conn)
     ks = settings.k_values
     shape = (len(usable), N_CONDITIONS)
     ndcg = {k: np.zeros(shape) for k in ks}
     recall = {k: np.zeros(shape) for k in ks}
     rr = np.zeros(shape)
     updated = []
-    for i, (q, c, d) in enumerate(zip(usable, routed, diagnostics, strict=True)):
+    for i, (q, legs, d) in enumerate(zip(usable, found, diagnostics, strict=True)):
         say(f"  [{i + 1}/{len(usable)}] sweeping 64 weight conditions for {q.id}")
-        row = sweep_query(
-            conn,
-            c,
-            vectors[i],
-            q.expected,
-            labels,
-            settings.candidate_pool,
-            settings.limit,
-            ks,
-            DEFAULT_CONDITION.index,
-        )
+        row = sweep_legs(legs, q.expected, labels, settings.limit, ks, DEFAULT_CONDITION.index)
         for j, m in enumerate(row.metrics):
             rr[i, j] = m.reciprocal_rank
             for k in ks:
