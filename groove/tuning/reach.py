@@ -107,9 +107,8 @@ def grid_rankings(legs: LegOrders, match: str | None, pool: int) -> list[tuple[i
     fts_rankings), bm25 computed only for chunks that can enter one of them."""
     if match is None or not len(legs.fts_ids):
         return [()] * len(_WEIGHT_SETS)
-    return top_lists(
-        legs.conn, match, legs.table, legs.fts_ids, legs.fts_lowest, legs.fts_highest, pool
-    )
+    bounds = (legs.fts_ids, legs.fts_lowest, legs.fts_highest)
+    return top_lists(legs.conn, match, legs.table, *bounds, pool, legs.context_free)
 
 
 def current_condition(fusion: FusionConfig) -> Condition | None:
