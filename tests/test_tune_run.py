@@ -313,3 +313,44 @@ def test_preflight_is_what_the_plain_legs_measure(tuned, real_embedder) -> None:
         total = 0 if routed.match is None else match_count(conn, routed.match, routed.leg)
         assert (d.fts_candidates, d.fts_total_matches) == (len(fts_ids), total), q.id
         assert d.vec_fts_overlap == len(set(fts_ids) & set(vec_ids)), q.id
+
+
+def test_read_snapshots_pin_one_snapshot_and_read_alone_when_a_writer_holds_the_lock(
+    indexed_kb,
+) -> None:  # type: ignore[no-untyped-def]
+    from groove.store.db import read_snapshots
+
+    db = default_db_path(indexed_kb("kb_en"))
+    conn, writer = connect(db), connect(db)
+    before = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    with read_snapshots(conn, db, 2) as conns:
+        assert len(conns) == 3
+        writer.execute("DELETE FROM documents WHERE id = (SELECT min(id) FROM documents)")
+        seen = {c.execute("SELECT count(*) FROM documents").fetchone()[0] for c in conns}
+        assert seen == {before}  # every reader still sees the state before the commit
+    assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] == before - 1
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with read_snapshots(conn, db, 2) as conns:
+            assert conns == [conn]
+    finally:
+        writer.execute("ROLLBACK")
+
+
+def test_legs_read_on_parallel_connections_equal_the_serial_read(indexed_kb, real_embedder) -> None:  # type: ignore[no-untyped-def]
+    from groove.store.db import read_snapshots
+    from groove.tuning.run import all_legs
+
+    kb = indexed_kb("kb_en")
+    db = default_db_path(kb)
+    golden = load_golden(Path(__file__).parent / "fixtures" / "golden_en.yml")
+    routed = [lexical_query(q.query, "auto", compile_query(q.query)) for q in golden.queries]
+    vectors = real_embedder.embed([r.terms.positive_text for r in routed])
+    conn = connect(db)
+    for pool in (3, 50):
+        with read_snapshots(conn, db, 0) as alone:
+            serial = all_legs(alone, routed, vectors, pool, True)
+        with read_snapshots(conn, db, 2) as conns:
+            assert len(conns) == 3
+            parallel = all_legs(conns, routed, vectors, pool, True)
+        assert parallel == serial

@@ -9,7 +9,9 @@ always measures the plain RRF stage: no reranker, no MMR, no parent retriever.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -20,7 +22,7 @@ from groove.engine.session import open_engine
 from groove.evaluation.golden import GoldenQuery, load_golden
 from groove.notes import Level, Note
 from groove.store import chunks as rows
-from groove.store.db import read_snapshot
+from groove.store.db import read_snapshots
 from groove.store.sqlite import Connection
 from groove.tuning.analysis import analyse
 from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS
@@ -37,6 +39,9 @@ from groove.tuning.sweep import ChunkLabels, QueryLegs, query_legs, sweep_legs
 from groove.tuning.table import MetricTable
 
 Log = Callable[[str], None]
+# Parallel reads of the legs: at most this many connections, from this many queries on.
+MAX_READERS = 4
+MIN_PARALLEL_QUERIES = 32
 OnNote = Callable[[Note], None]
 
 
@@ -72,14 +77,12 @@ def run(
         mode = mode_for_index(settings.lexical, engine.meta)
         # Each query's bm25 leg reads the table the search would route it to.
         routed = [lexical_query(q.query, mode, c) for q, c in zip(usable, compiled, strict=True)]
-        with read_snapshot(engine.conn) as conn:
+        with read_snapshots(engine.conn, engine.db_path, _extra_readers(len(usable))) as conns:
+            conn = conns[0]
             say("groove tune: pre-flight (measuring FTS candidates per query)...")
             chunk_total, noop = _index_facts(conn)
             # The pre-flight is read from the sweep's own pass over both legs.
-            found = [
-                query_legs(conn, c, v, settings.candidate_pool, noop)
-                for c, v in zip(routed, vectors, strict=True)
-            ]
+            found = all_legs(conns, routed, vectors, settings.candidate_pool, noop)
             labels = rows.chunk_labels(conn)
         diagnostics = [
             _preflight(q.id, c, legs, chunk_total)
@@ -108,6 +111,44 @@ def run(
         notes=settings.notes + tuple(notes),
         lexical=mode,
     )
+
+
+def _extra_readers(queries: int) -> int:
+    """Connections beside the engine's that read the legs in parallel: one per further
+    core, none for a handful of queries (opening one costs more than they take)."""
+    if queries < MIN_PARALLEL_QUERIES:
+        return 0
+    return max(0, min(os.cpu_count() or 1, MAX_READERS) - 1)
+
+
+def all_legs(
+    conns: Sequence[Connection],
+    routed: Sequence[LexicalQuery],
+    vectors: np.ndarray,
+    pool: int,
+    context_free: bool,
+) -> list[QueryLegs]:
+    """Every query's legs, the queries dealt round-robin over ``conns`` (one thread each,
+    the first in this one; SQLite runs a statement without holding Python's lock). The
+    connections must read one snapshot (``store.db.read_snapshots``): then the order of
+    the work changes nothing."""
+
+    def share(k: int) -> list[tuple[int, QueryLegs]]:
+        return [
+            (i, query_legs(conns[k], routed[i], vectors[i], pool, context_free))
+            for i in range(k, len(routed), len(conns))
+        ]
+
+    if len(conns) == 1:
+        return [legs for _, legs in share(0)]
+    with ThreadPoolExecutor(len(conns) - 1) as workers:
+        others = workers.map(share, range(1, len(conns)))
+        parts = [share(0), *others]  # conns[0] stays in the thread that opened it
+    found: list[QueryLegs | None] = [None] * len(routed)
+    for part in parts:
+        for i, legs in part:
+            found[i] = legs
+    return [legs for legs in found if legs is not None]
 
 
 def _index_facts(conn: Connection) -> tuple[int, bool]:
