@@ -233,11 +233,14 @@ def _sweep(
     for i, (q, legs, d) in enumerate(zip(usable, found, diagnostics, strict=True)):
         say(f"  [{i + 1}/{len(usable)}] sweeping 64 weight conditions for {q.id}")
         row = sweep_legs(legs, q.expected, labels, settings.limit, ks, DEFAULT_CONDITION.index)
-        for j, m in enumerate(row.metrics):
-            rr[i, j] = m.reciprocal_rank
-            for k in ks:
-                ndcg[k][i, j] = m.ndcg_at_k[k]
-                recall[k][i, j] = m.recall_at_k[k]
+        # Conditions share metrics objects (one per distinct fused list): read each once.
+        distinct = list({id(m): m for m in row.metrics}.values())
+        slot = {id(m): n for n, m in enumerate(distinct)}
+        index = np.array([slot[id(m)] for m in row.metrics], dtype=np.intp)
+        rr[i] = np.array([m.reciprocal_rank for m in distinct])[index]
+        for k in ks:
+            ndcg[k][i] = np.array([m.ndcg_at_k[k] for m in distinct])[index]
+            recall[k][i] = np.array([m.recall_at_k[k] for m in distinct])[index]
         updated.append(
             QueryDiagnostics(
                 d.id,
