@@ -39,10 +39,10 @@ from groove.tuning.sweep import ChunkLabels, QueryLegs, query_legs, sweep_legs
 from groove.tuning.table import MetricTable
 
 Log = Callable[[str], None]
+OnNote = Callable[[Note], None]
 # Parallel reads of the legs: at most this many connections, from this many queries on.
 MAX_READERS = 4
 MIN_PARALLEL_QUERIES = 32
-OnNote = Callable[[Note], None]
 
 
 def run(
