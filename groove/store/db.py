@@ -49,7 +49,8 @@ def connect(db_path: Path, *, any_thread: bool = False) -> Connection:
     """
     ensure_db_folder(db_path)
     try:
-        conn = open_connection(str(db_path), any_thread=any_thread)
+        path = str(db_path)
+        conn = open_connection(path, any_thread=True) if any_thread else open_connection(path)
     except OperationalError as exc:  # e.g. "unable to open database file" for a folder
         raise cannot_write(db_path, str(exc)) from exc
     try:
