@@ -8,15 +8,20 @@
 2. A no-op re-index / the full index (goal <= 0.02), in-process and as a `groove index`
    process (which also pays for starting Python).
 3. Median per-query latency of the FTS leg, the vector leg and RRF fusion, query embedding
-   excluded (goal <= 10 ms together at 1,400 documents), on the Cranfield queries; then the
-   same on a synthetic index of 50,000 chunks (random unit vectors, generated text, written
-   through the store functions: no embedding).
+   excluded (goal <= 10 ms together at 1,400 documents), on the Cranfield queries, the FTS
+   leg on the table ``search()`` routes each query to; then the same on synthetic indexes of
+   the ``--synthetic`` sizes (random unit vectors, generated text, written through the store
+   functions: no embedding; goal <= 25 ms for the whole ``search()`` at 50,000 chunks).
 
 Each query runs ``--repeats`` times; its time is the fastest repeat (the machine may be busy)
 and the figure is the median over queries. Usage:
 
-    .venv/bin/python bench/index_search.py [--kb DIR] [--synthetic 50000] [--repeats 3]
-        [--slices 7]
+    .venv/bin/python bench/index_search.py [--kb DIR] [--synthetic 50000 ...] [--repeats 3]
+        [--slices 7] [--latency-only] [--keep DIR] [--queries N]
+
+``--latency-only`` skips 1 and 2 and times the legs on bench/.work's indexed Cranfield copy;
+``--keep DIR`` keeps the synthetic indexes there and reuses them on the next run (a
+200,000-chunk one takes about 20 minutes to write on a busy machine).
 """
 
 from __future__ import annotations
