@@ -155,12 +155,16 @@ def configuration(record: RunRecord) -> str:
 
 
 def history_lists(runs: Sequence[RunRecord], depth: int) -> list[SourceLists]:
-    """The newest run of each configuration; the newest run and the one the gate compares
-    it with (the run before, when comparable) weigh double."""
+    """The newest run of each configuration; the newest run and the one the gate compared
+    it with (its stored baseline; in a history from before baselines were stored, the run
+    before it when comparable) weigh double."""
     gate = set()
     if runs:
         gate.add(0)
-        if len(runs) > 1 and runs[1].fingerprint.compatible_with(runs[0].fingerprint):
+        baseline_id = runs[0].baseline_id
+        if baseline_id is not None:
+            gate.update(i for i, r in enumerate(runs) if r.id == baseline_id)
+        elif len(runs) > 1 and runs[1].fingerprint.compatible_with(runs[0].fingerprint):
             gate.add(1)
     seen: set[str] = set()
     out = []
