@@ -34,7 +34,7 @@ from groove.fusion import Family, Fusion
 from groove.notes import Note
 from groove.tuning import stats
 from groove.tuning.calibrated import calibrated_se
-from groove.tuning.external_result import ExternalTune, ExternalVerdict, FamilyLoo
+from groove.tuning.external_result import ExternalTune, ExternalVerdict, FamilyLoo, LegCounts
 from groove.tuning.families import DEFAULT_COLUMN, FamilyGrid, family_grid, select, select_many
 from groove.tuning.gates import Gate, Impact, held_out_gates
 from groove.tuning.recommend import NotExpressible, recommend
@@ -183,6 +183,19 @@ def analyse(
     return loo, base, refit, violations, _impact(table, all_rows, loo.refit), verdict
 
 
+def leg_counts(queries: Sequence[GoldenQuery], legs: Sequence[QueryLegs]) -> tuple[LegCounts, ...]:
+    """Each query's leg lengths and overlap; effective = fusion can move it: both legs
+    found something and together at least two hits."""
+    out = []
+    for q, leg in zip(queries, legs, strict=True):
+        vector = {key for key, _ in leg.scored("vector")}
+        lexical = {key for key, _ in leg.scored("lexical")}
+        effective = bool(leg.lexical and leg.vector and len(vector | lexical) >= 2)
+        out.append(LegCounts(q.id, len(leg.lexical), len(leg.vector), len(vector & lexical),
+                             effective))  # fmt: skip
+    return tuple(out)
+
+
 def effective_rows(legs: Sequence[QueryLegs]) -> tuple[int, ...]:
     """Queries fusion can move: both legs found something and together at least two hits."""
     out = []
@@ -205,6 +218,7 @@ def run_external(
     vector_lower_bound: float = -1.0,
     calibrate: bool = True,
     log: Log | None = None,
+    kb_path: Path | None = None,
 ) -> ExternalTune:
     """Retrieve once, sweep ``family``'s grid over the legs, analyse (module doc)."""
     say = log or (lambda _line: None)
@@ -215,7 +229,7 @@ def run_external(
     return tune_legs(
         spec.name, golden_path, queries, legs, family=family, engine=engine, limit=limit,
         k_values=k_values, depth=depth, vector_lower_bound=vector_lower_bound,
-        calibrate=calibrate,
+        calibrate=calibrate, kb_path=kb_path,
     )  # fmt: skip
 
 
@@ -232,9 +246,11 @@ def tune_legs(
     depth: int = 100,
     vector_lower_bound: float = -1.0,
     calibrate: bool = True,
+    kb_path: Path | None = None,
 ) -> ExternalTune:
     """The sweep and analysis of legs already in hand (one ``QueryLegs`` per query)."""
     queries = tuple(queries)
+    counts = leg_counts(queries, legs)
     grid = family_grid(family, depth, vector_lower_bound)
     effective = effective_rows(legs)
     notes: list[Note] = [
@@ -248,7 +264,8 @@ def tune_legs(
     if not effective:
         return ExternalTune(
             name, golden_path, engine, limit, k_values, grid, queries, effective,
-            None, None, None, None, (), None, None, None, tuple(notes),
+            None, None, None, None, (), None, None, None, tuple(notes), legs=counts,
+            kb_path=kb_path,
         )  # fmt: skip
     table = sweep_legs(legs, queries, grid, limit, k_values)
     loo, base, refit, violations, impact, verdict = analyse(table, grid, effective)
@@ -266,4 +283,5 @@ def tune_legs(
     return ExternalTune(
         name, golden_path, engine, limit, k_values, grid, queries, effective, table, loo,
         base, refit, violations, impact, verdict, calibrated, tuple(notes), snippet, why,
+        counts, kb_path,
     )  # fmt: skip
