@@ -613,7 +613,7 @@ def diagnostics_frame(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
         return tune_engine.diagnostics_frame(engine)
     import pandas as pd
 
-    result = outcome.value
+    result = cast("TuneResult | None", outcome.value)
     if result is None:
         return None
     return pd.DataFrame([vars(d) | {"effective": d.effective} for d in result.diagnostics])
