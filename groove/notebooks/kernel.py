@@ -227,6 +227,13 @@ def tune_explorer(
         document.update(error_document(result.exit_code, error.message, error.hint))
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
+    if result.ran_grid:  # the text report, for a CI page (as eval-report's summary.md)
+        if isinstance(result, external_result.ExternalTune):
+            report = tune_external.render_text(result)
+        else:
+            report = tune_text.render(result, color=False)
+        summary = f"## groove tune\n\n```text\n{report}```\n"
+        write_file(Path(result_path).with_name(SUMMARY_FILE), summary)
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 
