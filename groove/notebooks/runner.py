@@ -5,7 +5,8 @@
 
 writes ``DIR/<name>.ipynb`` (executed), ``DIR/<name>.html`` and ``DIR/result.json``, also
 when the run fails (eval-report adds ``DIR/summary.md``, its Markdown report, and
-tune-explorer its text report there, when it ran through). The exit code is read from result.json, never from papermill:
+tune-explorer its text report there, when it ran through). The exit code is read from
+result.json, never from papermill:
 
     0  passed          the notebook ran and wrote exit_code 0
     1  regression      eval-report with fail_on_regression found one
