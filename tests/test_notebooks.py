@@ -443,6 +443,14 @@ def test_tune_explorer_over_an_engines_legs_under_the_runner(tmp_path: Path) -> 
     assert "ExternalTune" in page and "rank_window_size" in page
     assert "groove&#x27;s own grid only" in page or "groove's own grid only" in page
     assert sorted(p.name for p in kb.iterdir()) == before  # tune writes nothing in the KB
+    again = runner.run_notebook(
+        "tune-explorer",
+        parameters={"tune_json": str(out / "result.json")},
+        out_dir=tmp_path / "again",
+    )  # no retrieval: the saved table is shown again, its analysis recomputed
+    assert again.exit_code == 0, again.line
+    assert again.result["decision"] == document["decision"]
+    assert again.result["loo"] == document["loo"]
 
 
 @pytest.mark.slow

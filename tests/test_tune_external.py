@@ -308,3 +308,34 @@ def test_no_effective_query_is_exit_2_on_stderr_with_nothing_on_stdout(tmp_path:
     assert out.exit_code == 2
     assert out.stdout == ""
     assert "has hits on both legs" in out.stderr and "a: lexical 1, vector 0" in out.stderr
+
+
+def test_saved_engine_result_reloads_with_the_same_analysis(
+    made_up: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import numpy as np
+
+    from groove.config import Config
+    from groove.errors import ConfigError
+    from groove.tuning.export import dumps
+    from groove.tuning.external_document import load_saved, to_document
+    from groove.tuning.external_result import ExternalTune
+    from groove.tuning.external_settings import run_retriever
+
+    golden_path, legs_path = made_up
+    spec = parse_spec(_adapter(legs_path, Fusion("rrf", 60.0, window=50)))
+    result = run_retriever(Config(), spec, golden=golden_path, family="rrf", window=50)
+    path = tmp_path / "saved.json"
+    path.write_text(dumps(to_document(result)))
+    loaded = load_saved(path)
+    assert isinstance(loaded, ExternalTune)
+    assert loaded.table is not None and result.table is not None
+    assert np.array_equal(loaded.table.primary, result.table.primary)
+    assert loaded.loo == result.loo and loaded.verdict == result.verdict
+    assert loaded.legs == result.legs and loaded.recommendation == result.recommendation
+    assert to_document(loaded) == to_document(result)
+    edited = json.loads(path.read_text())
+    edited["loo"]["refit"] = {"family": "rrf", "k": 1.0, "window": 10}
+    path.write_text(json.dumps(edited))
+    with pytest.raises(ConfigError, match="not a saved tune result"):
+        load_saved(path)

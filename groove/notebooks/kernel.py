@@ -206,7 +206,7 @@ def tune_explorer(
             result, source = _tune_retriever(given, external, saved)
         elif saved is not None:
             _only_with_retriever(external)
-            result, source = export.load_tune(saved), f"loaded from {saved}"
+            result, source = external_document.load_saved(saved), f"loaded from {saved}"
         else:
             _only_with_retriever(external)
             settings = tune_settings(_config(given.pop("config")), **given)
