@@ -3,7 +3,8 @@
 Every view takes the ``Outcome`` the run cell returned (groove.notebooks.outcome) and returns
 something a notebook displays (IPython HTML or Image, a DataFrame, a widget), or None when
 the run was refused: the cells after a refused run show nothing instead of raising. No
-view computes a metric; they format EvalRun / TuneResult and call groove.report.plots.
+view computes a metric; they format EvalRun / TuneResult (an engine's ExternalTune through
+groove.notebooks.tune_engine) and call groove.report.plots.
 """
 
 from __future__ import annotations
