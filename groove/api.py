@@ -350,8 +350,12 @@ def tune(
     say = log or (lambda _line: None)
     external = {name: given.pop(name) for name in EXTERNAL_TUNE}
     if external["retriever"] is not None or external["retriever_options"]:
-        from groove.tuning.external_settings import run_retriever
+        from groove.tuning.external_settings import refuse_index_settings, run_retriever
 
+        refuse_index_settings(
+            "keyword", model=given["model"], model_path=given["model_path"],
+            lexical=given["lexical"], db_path=given["db_path"],
+        )  # fmt: skip
         spec = _spec(external)
         result = run_retriever(
             _config(config), spec, kb_path=given["kb_path"], golden=given["golden"],

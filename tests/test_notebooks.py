@@ -492,6 +492,11 @@ def test_tune_cell_without_legs_is_exit_2_and_names_the_fix(tmp_path: Path) -> N
     written = json.loads(path.read_text(encoding="utf-8"))
     assert (written["exit_code"], written["verdict"]) == (2, "error")
     assert "without `legs`" in written["error"]
+    both = notebook_run.tune_explorer(
+        golden=golden, retriever=f"run:{run}", tune_json=path, result_path=path
+    )
+    assert both.exit_code == 2 and both.error is not None
+    assert both.error.message.startswith("parameter tune_json does not apply with retriever")
     for parameters in ({"engine": "qdrant"}, {"window": 20}, {"family": "convex"}):
         refused = notebook_run.tune_explorer(golden=golden, result_path=path, **parameters)
         assert refused.exit_code == 2 and refused.error is not None

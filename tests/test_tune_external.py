@@ -292,6 +292,26 @@ def test_api_and_cli_refuse_bad_engine_inputs_before_any_retrieval(
         cli, ["tune", "--golden", str(golden_path), "--retriever", spec, "--family", "bogus"]
     )
     assert out.exit_code == 2 and "Error: --family 'bogus'" in out.output
+    out = CliRunner().invoke(
+        cli, ["tune", "--golden", str(golden_path), "--retriever", spec, "--lexical", "porter"]
+    )
+    assert out.exit_code == 2 and "option lexical does not apply with retriever" in out.output
+    with pytest.raises(ConfigError, match="keyword model does not apply"):
+        groove.tune(None, golden_path, retriever=spec, model="m")
+
+
+def test_kb_path_gives_the_golden_file_and_is_reported(tmp_path: Path) -> None:
+    golden_path, legs_path = write_made_up(tmp_path, ".groove-eval.yml")
+    out = CliRunner().invoke(
+        cli,
+        ["tune", "--kb-path", str(tmp_path), "--retriever",
+         _adapter(legs_path, Fusion("rrf", 60.0, window=20)), "--window", "20",
+         "--format", "json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    document = json.loads(out.stdout)
+    assert document["kb_path"] == str(tmp_path)
+    assert document["golden_path"] == str(golden_path)
 
 
 def test_no_effective_query_is_exit_2_on_stderr_with_nothing_on_stdout(tmp_path: Path) -> None:

@@ -41,9 +41,14 @@ def tune_cmd(
     from groove.config import parse_k_list
 
     if retriever is not None:
+        from groove.tuning.external_settings import refuse_index_settings
+
+        refuse_index_settings(
+            "option", model=model, model_path=model_path, lexical=lexical, db_path=db_path
+        )
         _tune_retriever(
-            ctx, retriever, retriever_name, retriever_timeout, golden, k_text, limit, fmt,
-            family or "rrf", engine, window,
+            ctx, retriever, retriever_name, retriever_timeout, kb_path, golden, k_text, limit,
+            fmt, family or "rrf", engine, window,
         )  # fmt: skip
         return
     for flag, value in (("--family", family), ("--engine", engine), ("--window", window)):
@@ -85,6 +90,7 @@ def _tune_retriever(
     retriever: str,
     name: str | None,
     timeout: float | None,
+    kb_path: Path | None,
     golden: Path | None,
     k_text: str | None,
     limit: int | None,
@@ -103,6 +109,7 @@ def _tune_retriever(
     result = run_retriever(
         config_from(ctx),
         spec,
+        kb_path=kb_path,
         golden=golden,
         k_values=parse_k_list(k_text) if k_text else None,
         limit=limit,

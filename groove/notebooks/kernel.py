@@ -253,16 +253,11 @@ def _tune_retriever(
     given: dict[str, Any], external: Mapping[str, Any], saved: Path | None
 ) -> tuple[ExternalTune, str]:
     from groove.evaluation.retrievers.spec import spec_from_mapping
-    from groove.tuning.external_settings import run_retriever
+    from groove.tuning.external_settings import refuse_index_settings, run_retriever
 
-    if saved is not None:
-        raise ConfigError("parameters tune_json and retriever exclude each other", "give one")
-    for name in ("model", "lexical"):
-        if given[name] is not None:
-            raise ConfigError(
-                f"parameter {name} does not apply with retriever (the engine has its own)",
-                f"leave {name} out",
-            )
+    refuse_index_settings(
+        "parameter", model=given["model"], lexical=given["lexical"], tune_json=saved
+    )
     spec = spec_from_mapping(
         external["retriever"], external["retriever_options"], name=external["retriever_name"]
     )

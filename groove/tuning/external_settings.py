@@ -21,6 +21,17 @@ DEFAULT_WINDOW = 100
 DEFAULT_LIMIT = 10
 
 
+def refuse_index_settings(surface: str, **given: object) -> None:
+    """The settings of groove's own index (model, lexical, the database, a saved result)
+    mean nothing for an engine's legs: given with a retriever, they are an input error."""
+    for name, value in given.items():
+        if value is not None:
+            raise ConfigError(
+                f"{surface} {name} does not apply with retriever (the engine has its own index)",
+                f"leave {name} out, or tune groove's own engine without retriever",
+            )
+
+
 def run_retriever(
     config: Config,
     spec: RetrieverSpec,
