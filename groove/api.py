@@ -30,9 +30,11 @@ if TYPE_CHECKING:
     from groove.evaluation.history import History
     from groove.evaluation.records import RunRecord
     from groove.evaluation.result import EvalRun
+    from groove.evaluation.retrievers.spec import RetrieverSpec
     from groove.judging.pool import Pool
     from groove.notebooks.judge import JudgeView
     from groove.notes import Note
+    from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import TuneProgress, TuneResult
 
 PathArg = str | os.PathLike[str]
@@ -316,9 +318,15 @@ def tune(
     lexical: LexicalMode | None = None,
     db_path: PathArg | None = None,
     config: PathArg | None = None,
+    retriever: str | None = None,
+    retriever_options: Mapping[str, Any] | None = None,
+    retriever_name: str | None = None,
+    family: str | None = "rrf",
+    engine: str | None = None,
+    window: int | None = None,
     progress: Callable[[TuneProgress], None] | None = None,
     on_note: Callable[[Note], None] | None = None,
-) -> TuneResult:
+) -> TuneResult | ExternalTune:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
     Applies nothing; ``lexical`` picks the full-text index swept (``--lexical``).
@@ -326,7 +334,14 @@ def tune(
     and ``on_note`` each ``Note`` as it arises (all of them are in the result too). The result's
     ``conditions_frame()``, ``table_frame()`` and ``folds_frame()`` are pandas views of it;
     ``save_tune`` writes it for ``load_tune``.
+
+    With ``retriever`` (and ``retriever_options`` / ``retriever_name`` as ``evaluate``
+    takes them) it tunes that engine's fusion over the legs it returns, like ``groove tune
+    --retriever``: ``family`` (rrf, weighted_rrf, convex), ``engine`` (whose terms the
+    recommendation is written in) and ``window`` (the deepest window swept) apply, and the
+    result is an ``ExternalTune`` with the same card and frames (docs/engines.md).
     """
+    from groove.errors import ConfigError
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
@@ -340,14 +355,58 @@ def tune(
         model_path=model_path,
         lexical=lexical,
         db_path=db_path,
+        retriever=retriever,
+        retriever_options=retriever_options,
+        retriever_name=retriever_name,
+        family=family,
+        engine=engine,
+        window=window,
     )
     _checked("progress", progress, _callable_or_none, "a function (TuneProgress) or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
+    external = {name: given.pop(name) for name in EXTERNAL_TUNE}
+    if external["retriever"] is not None or external["retriever_options"]:
+        from groove.tuning.external_settings import refuse_index_settings, run_retriever
+
+        refuse_index_settings(
+            model=given["model"], model_path=given["model_path"],
+            lexical=given["lexical"], db_path=given["db_path"],
+        )  # fmt: skip
+        spec = _spec(external)
+        result = run_retriever(
+            _config(config), spec, kb_path=given["kb_path"], golden=given["golden"],
+            k_values=given["k_values"], limit=given["limit"], family=external["family"],
+            engine=external["engine"], window=external["window"], progress=progress,
+        )  # fmt: skip
+        for note in result.notes:
+            if on_note is not None:
+                on_note(note)
+        return result
+    for name in ("retriever_name", "engine", "window"):
+        if external[name] is not None:
+            raise ConfigError(f"keyword {name} needs retriever", "pass retriever= as well")
+    if external["family"] not in (None, "rrf"):
+        raise ConfigError("keyword family needs retriever", "pass retriever= as well")
     settings = resolve_settings(_config(config), **given)
     for note in settings.notes:
         if on_note is not None:
             on_note(note)
     return tune_run.run(settings, progress=progress, on_note=on_note)
+
+
+# The keywords of groove.tune that tune an engine's legs instead (groove.tuning.external).
+EXTERNAL_TUNE = ("retriever", "retriever_options", "retriever_name", "family", "engine", "window")
+
+
+def _spec(external: Mapping[str, Any]) -> RetrieverSpec:
+    from groove.evaluation.retrievers.spec import spec_from_mapping
+
+    spec = spec_from_mapping(
+        external["retriever"], external["retriever_options"], source="keyword",
+        name=external["retriever_name"],
+    )  # fmt: skip
+    assert spec is not None  # retriever_options without retriever is refused there
+    return spec
 
 
 def pool(

@@ -576,14 +576,18 @@ TUNE = _table(
         "Tune another engine's fusion over the legs its answers carry (docs/engines.md).",
         flag="--retriever",
         metavar="SPEC",
-        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_options",
+        "mapping",
+        "How to reach and read the retriever (as groove eval's retriever_options).",
+        surfaces=frozenset({"api", "notebook"}),
     ),
     Setting(
         "retriever_name",
         "text",
         "The retriever's name in the report (default: the program, URL or file name).",
         flag="--retriever-name",
-        surfaces=frozenset({"cli"}),
     ),
     Setting(
         "retriever_timeout",
@@ -599,7 +603,6 @@ TUNE = _table(
         "With --retriever: the fusion family to sweep: rrf, weighted_rrf or convex.",
         flag="--family",
         default="rrf",
-        surfaces=frozenset({"cli"}),
     ),
     Setting(
         "engine",
@@ -607,7 +610,6 @@ TUNE = _table(
         "With --retriever: write the recommendation for groove, elasticsearch, opensearch, "
         "qdrant, postgresql or lancedb (default: the retriever's kind, else groove).",
         flag="--engine",
-        surfaces=frozenset({"cli"}),
     ),
     Setting(
         "window",
@@ -615,7 +617,6 @@ TUNE = _table(
         "With --retriever: the deepest window swept (the retrieval's limit; default 100).",
         flag="--window",
         metavar="N",
-        surfaces=frozenset({"cli"}),
     ),
 )
 

@@ -149,3 +149,27 @@ def test_a_card_never_outgrows_its_bounds() -> None:
     assert card.html().count("<tr>") == MAX_ROWS
     assert "<script" not in Card("A", "<script>", "<b>", "ok").html()
     assert clip("a\n b  c", 4) == "a b…"
+
+
+def test_a_pool_of_many_candidates_and_an_empty_one() -> None:
+    from groove.judging.pool import Candidate, Pool, Sighting
+
+    candidates = tuple(
+        Candidate(
+            f"q{i % QUERIES}",
+            f"question {i % QUERIES}",
+            f"docs/{i}.md",
+            "Steps" if i % 2 else None,
+            "text " * 200,
+            (Sighting("#1", i % 10 + 1),),
+            1.0 / (i + 1),
+        )
+        for i in range(QUERIES * 3)
+    )
+    pool = Pool(Path("golden.yml"), Path("golden.judgements.jsonl"), 10, ("#1",), candidates, 7)
+    text = _check(
+        pool, "Pool", verdict=r"3000 unjudged hit\(s\) over 1000 queries", method="pool.frame()"
+    )
+    assert "and 2994 more candidates" in text
+    empty = Pool(Path("golden.yml"), Path("golden.judgements.jsonl"), 10, ("#1",), (), 7)
+    _check(empty, "Pool", verdict="nothing left to judge", method="pool.frame()")

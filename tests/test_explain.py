@@ -200,6 +200,7 @@ def test_pruned_grid_rankings_equal_the_tune_sweep(kb: Path, real_embedder: Any)
             compiled = routed(conn, query)
             vector = engine.embed_queries([compiled.terms.positive_text])[0]
             legs = LegOrders.measure(explainer, compiled, vector)
+            assert legs.context_free  # 16 weighted columns stand for the 64 (no context here)
             for pool in (5, 50):
                 assert grid_rankings(legs, compiled.match, pool) == fts_rankings(
                     conn, compiled.match, pool, compiled.leg

@@ -309,3 +309,25 @@ def test_the_eval_notes_the_drop_and_reports_it(tmp_path: Path) -> None:
     assert note.message.startswith("1 of the 1 hits that entered the top 10 of the 1 query")
     assert f"> ⚠️ warning: {note.message}" in eval_markdown.render(run)
     assert json.loads(eval_json.render(run))["judged"]["drop"]["queries"] == ["q1"]
+
+
+def test_the_pool_weighs_the_newest_run_and_its_stored_baseline_double() -> None:
+    """The gate compares the newest run with its baseline, which need not be the run
+    before it (an experiment or a failed run may sit between them)."""
+    from dataclasses import replace
+
+    from groove.judging.pool import GATE_WEIGHT, history_lists
+
+    expected = {"q1": ["a.md"]}
+    base = replace(_record({"q1": ["a.md", "b.md"]}, expected), run_id="base000001")
+    failed = replace(_record({"q1": ["c.md", "a.md"]}, expected), run_id="fail000002")
+    newest = replace(
+        _record({"q1": ["d.md", "a.md"]}, expected), run_id="new0000003", baseline_id="base000001"
+    )
+    weights = {s.label: s.weight for s in history_lists([newest, failed, base], 10)}
+    assert weights == {"#1": GATE_WEIGHT, "#3": GATE_WEIGHT}  # the failed run is not its pair
+    legacy = [replace(newest, baseline_id=None), failed, base]
+    assert {s.label: s.weight for s in history_lists(legacy, 10)} == {
+        "#1": GATE_WEIGHT,
+        "#2": GATE_WEIGHT,
+    }

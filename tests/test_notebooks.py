@@ -403,6 +403,108 @@ def test_tune_without_effective_queries_is_exit_2_with_the_diagnostics(
     assert notebook_views.gates(outcome) is None
 
 
+# ---------------------------------------------------------------- an engine's legs
+
+
+@pytest.mark.slow
+def test_tune_explorer_over_an_engines_legs_under_the_runner(tmp_path: Path) -> None:
+    """``groove notebook run tune-explorer --kb-path KB -p retriever command:...``: the
+    same sections, result.json in the saved form of groove tune plus the engine's keys."""
+    from helpers.made_up_legs import N_QUERIES, adapter, write_made_up
+
+    from groove.fusion import Fusion
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    _, legs = write_made_up(kb, ".groove-eval.yml")  # the KB's own golden file
+    before = sorted(p.name for p in kb.iterdir())
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli,
+        ["notebook", "run", "tune-explorer", "--kb-path", str(kb), "--out", str(out),
+         "-p", "retriever", adapter(legs, Fusion("rrf", 60.0, window=50)),
+         "-p", "family", "weighted_rrf", "-p", "engine", "elasticsearch", "-p", "window", "50"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert re.search(r"tune-explorer: tune recommends a fusion change for elasticsearch "
+                     r"\(exit 0\) -> .+\.html", result.output)  # fmt: skip
+    document = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert (document["verdict"], document["exit_code"]) == ("passed", 0)
+    assert document["engine"] == "elasticsearch" and document["family"] == "weighted_rrf"
+    assert document["decision"]["decision"] == "adopt"
+    assert '"rank_window_size": 50' in document["decision"]["recommendation"]
+    assert document["table"]["shape"] == [N_QUERIES, len(document["grid"]["conditions"])]
+    assert document["kb_path"] == str(kb.resolve())
+    assert "## Nested leave-one-query-out" in (out / "summary.md").read_text(encoding="utf-8")
+    executed = out / "tune-explorer.ipynb"
+    assert _pngs(executed) == 3  # held-out, stability, impact (no bm25 grid, no rrf_k sweep)
+    assert _stderr_streams(executed) == []
+    page = (out / "tune-explorer.html").read_text(encoding="utf-8")
+    assert "ExternalTune" in page and "rank_window_size" in page
+    assert "groove&#x27;s own grid only" in page or "groove's own grid only" in page
+    assert sorted(p.name for p in kb.iterdir()) == before  # tune writes nothing in the KB
+    again = runner.run_notebook(
+        "tune-explorer",
+        parameters={"tune_json": str(out / "result.json")},
+        out_dir=tmp_path / "again",
+    )  # no retrieval: the saved table is shown again, its analysis recomputed
+    assert again.exit_code == 0, again.line
+    assert again.result["decision"] == document["decision"]
+    assert again.result["loo"] == document["loo"]
+
+
+@pytest.mark.slow
+def test_tune_explorer_refuses_bad_engine_parameters_with_exit_2(tmp_path: Path) -> None:
+    from helpers.made_up_legs import adapter, write_made_up
+
+    from groove.fusion import Fusion
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    _, legs = write_made_up(kb, ".groove-eval.yml")
+    history = kb / ".groove-eval-history.json"
+    history.write_text('{"runs": []}\n', encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in kb.iterdir()}
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli,
+        ["notebook", "run", "tune-explorer", "--kb-path", str(kb), "--out", str(out),
+         "-p", "retriever", adapter(legs, Fusion("rrf", 60.0)), "-p", "family", "bogus"],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    document = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert (document["verdict"], document["exit_code"]) == ("error", 2)
+    assert document["error"] == "parameter family 'bogus'"  # named as the notebook spells it
+    assert {p.name: p.read_bytes() for p in kb.iterdir()} == before  # history unchanged
+
+
+def test_tune_cell_without_legs_is_exit_2_and_names_the_fix(tmp_path: Path) -> None:
+    golden = tmp_path / "golden.yml"
+    golden.write_text(
+        "queries:\n  - id: a\n    query: x\n    expected:\n      - path: a.md\n",
+        encoding="utf-8",
+    )
+    run = tmp_path / "run.jsonl"
+    run.write_text(json.dumps({"id": "a", "hits": [{"path": "a.md"}]}) + "\n", encoding="utf-8")
+    path = tmp_path / "result.json"
+    outcome = notebook_run.tune_explorer(golden=golden, retriever=f"run:{run}", result_path=path)
+    assert (outcome.ok, outcome.exit_code) == (False, 2)
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert (written["exit_code"], written["verdict"]) == (2, "error")
+    assert "without `legs`" in written["error"]
+    both = notebook_run.tune_explorer(
+        golden=golden, retriever=f"run:{run}", tune_json=path, result_path=path
+    )
+    assert both.exit_code == 2 and both.error is not None
+    assert both.error.message.startswith(
+        "parameter tune_json does not apply with parameter retriever"
+    )
+    for parameters in ({"engine": "qdrant"}, {"window": 20}, {"family": "convex"}):
+        refused = notebook_run.tune_explorer(golden=golden, result_path=path, **parameters)
+        assert refused.exit_code == 2 and refused.error is not None
+        assert refused.error.hint == "pass -p retriever SPEC"
+
+
 # ---------------------------------------------------------------- many queries
 
 LARGE_GOLDEN = 300  # queries: enough to overflow every per-query figure the old way

@@ -53,6 +53,12 @@ TUNE_PARAMETERS = (
     "lexical",
     "tune_json",
     "config",
+    "retriever",
+    "retriever_options",
+    "retriever_name",
+    "family",
+    "engine",
+    "window",
     "result_path",
 )
 

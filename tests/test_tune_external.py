@@ -10,14 +10,13 @@ engines' formulas written out by hand), scored by groove eval's own rule.
 from __future__ import annotations
 
 import json
-import random
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner
+from helpers.made_up_legs import N_QUERIES, adapter, write_made_up
 
 from groove.cli import cli
 from groove.evaluation.golden import load_golden
@@ -25,58 +24,20 @@ from groove.evaluation.metrics import query_metrics
 from groove.evaluation.retrievers.base import RetrieverQuery
 from groove.evaluation.retrievers.spec import open_retriever, parse_spec
 from groove.fusion import Fusion
+from groove.notes import Note
 from groove.tuning.external import run_external, sweep_legs
 from groove.tuning.families import family_grid, select, select_many
 from groove.tuning.recommend import NotExpressible, recommend
-
-HELPERS = Path(__file__).parent / "helpers"
-N_QUERIES = 40
-N_DOCS = 80
-
-
-def _legs_for(rng: random.Random, qid: int) -> dict[str, list[dict[str, Any]]]:
-    target = f"docs/d{qid}.md"
-    others = [f"docs/d{i}.md" for i in range(N_DOCS) if i != qid]
-    lexical_paths = rng.sample(others, 25)
-    lexical_paths.insert(rng.randrange(0, 3), target)  # the lexical leg finds it near the top
-    vector_paths = rng.sample(others, 30)
-    if rng.random() < 0.5:
-        vector_paths.insert(rng.randrange(5, 30), target)  # the vector leg, deep if at all
-    lexical = [
-        {"path": p, "heading": None, "score": round(30.0 - i + rng.random(), 3), "id": p}
-        for i, p in enumerate(lexical_paths)
-    ]
-    vector = [
-        {"path": p, "score": round(0.9 - 0.01 * i - 0.005 * rng.random(), 4), "id": p}
-        for i, p in enumerate(vector_paths)
-    ]
-    return {"lexical": lexical, "vector": vector}
+from groove.tuning.result import TuneProgress
 
 
 @pytest.fixture
 def made_up(tmp_path: Path) -> tuple[Path, Path]:
-    """(golden file, legs JSONL) for N_QUERIES queries."""
-    rng = random.Random(7)
-    golden = {
-        "queries": [
-            {"id": f"q{i}", "query": f"question {i}", "expected": [{"path": f"docs/d{i}.md"}]}
-            for i in range(N_QUERIES)
-        ]
-    }
-    golden_path = tmp_path / "golden.yml"
-    golden_path.write_text(yaml.safe_dump(golden))
-    legs_path = tmp_path / "legs.jsonl"
-    lines = [json.dumps({"id": f"q{i}", "legs": _legs_for(rng, i)}) for i in range(N_QUERIES)]
-    legs_path.write_text("\n".join(lines) + "\n")
-    return golden_path, legs_path
+    """(golden file, legs JSONL) for N_QUERIES queries (tests/helpers/made_up_legs.py)."""
+    return write_made_up(tmp_path)
 
 
-def _adapter(legs: Path, f: Fusion) -> str:
-    window = f.window if f.window is not None else 1000
-    return (
-        f"command:{sys.executable} {HELPERS / 'fusing_adapter.py'} {legs} {f.family} {f.k!r} "
-        f"{window} {f.vector_weight!r} {f.normalizer}"
-    )
+_adapter = adapter
 
 
 def test_the_swept_table_equals_a_per_condition_refusion(made_up: tuple[Path, Path]) -> None:
@@ -135,7 +96,7 @@ def test_a_clear_winner_is_adopted_and_written_in_the_engines_terms(
     assert verdict["decision"] == "adopt", doc["gates"]
     # the lexical leg is the good one: the adopted weight leans away from the vector leg
     assert verdict["condition"]["vector_weight"] < 0.5
-    body = json.loads(verdict["snippet"])
+    body = json.loads(verdict["recommendation"])
     weights = [r["weight"] for r in body["retriever"]["rrf"]["retrievers"]]
     assert weights[0] > weights[1] and body["retriever"]["rrf"]["rank_window_size"] == 50
     assert [g["passed"] for g in doc["gates"]] == [True] * 5
@@ -189,3 +150,218 @@ def test_recommendations_in_each_engines_terms() -> None:
     ):
         with pytest.raises(NotExpressible):
             recommend(fusion, engine)
+
+
+# ---------------------------------------------------------------- the document of groove tune
+
+# What tune --retriever adds to the keys of groove's own tune (docs/tune.md), per object.
+ADDED = {
+    "": {"retriever", "engine", "family", "window"},
+    "grid": {"conditions", "baseline", "condition_means"},
+    "diagnostics": {"vector_candidates"},
+    "verdict": {"engine", "recommendation", "not_expressible"},
+}
+
+
+def _builtin_document() -> dict[str, Any]:
+    """groove tune's own --format json document, of a small adopting table (no index)."""
+    import numpy as np
+
+    from groove.evaluation.golden import GoldenQuery
+    from groove.evaluation.metrics import Expected
+    from groove.tuning.analysis import analyse
+    from groove.tuning.document import to_dict
+    from groove.tuning.grid import N_CONDITIONS, Condition
+    from groove.tuning.result import QueryDiagnostics, TuneResult
+    from groove.tuning.table import MetricTable
+
+    n, winner = 12, Condition(3, 1, 1, 4).index
+    primary = np.full((n, N_CONDITIONS), 0.2)
+    primary[:, winner] = [0.5 + 0.01 * (i % 3) for i in range(n)]
+    table = MetricTable((1, 5, 10), {k: primary for k in (1, 5, 10)},
+                        {k: primary for k in (1, 5, 10)}, primary)  # fmt: skip
+    result = TuneResult(
+        Path("/kb"), Path("/kb/g.yml"), "m", 10, 50, (1, 5, 10), 3, False,
+        tuple(GoldenQuery(f"q{i}", "x", (Expected("a.md"),), (), None) for i in range(n)),
+        tuple(QueryDiagnostics(f"q{i}", 7, 9, 2, False) for i in range(n)),
+        analyse(table, range(n)),
+    )  # fmt: skip
+    document = to_dict(result)
+    assert document["verdict"]["decision"] == "adopt"
+    return document
+
+
+def _keys(document: dict[str, Any]) -> dict[str, set[str]]:
+    return {
+        "": set(document),
+        "grid": set(document["grid"]),
+        "loo": set(document["loo"]),
+        "secondary_metrics": set(document["secondary_metrics"]),
+        "per_query_impact": set(document["per_query_impact"]),
+        "diagnostics": set(document["diagnostics"][0]),
+        "verdict": set(document["verdict"]),
+    }
+
+
+def test_json_is_groove_tunes_document_plus_the_documented_engine_keys(
+    made_up: tuple[Path, Path],
+) -> None:
+    golden_path, legs_path = made_up
+    out = CliRunner().invoke(
+        cli,
+        ["tune", "--golden", str(golden_path), "--retriever",
+         _adapter(legs_path, Fusion("rrf", 60.0, window=50)), "--family", "weighted_rrf",
+         "--window", "50", "--format", "json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    engine_doc = json.loads(out.stdout)
+    ours, theirs = _keys(engine_doc), _keys(_builtin_document())
+    for part, keys in theirs.items():
+        assert ours[part] == keys | ADDED.get(part, set()), part
+    assert engine_doc["verdict"]["decision"] == "adopt"
+    # the conditions are fusions in groove's terms; what an engine has not is null
+    assert engine_doc["loo"]["refit"]["family"] == "weighted_rrf"
+    assert engine_doc["model"] is None and engine_doc["candidate_pool"] == 50
+    assert len(engine_doc["grid"]["condition_means"]) == len(engine_doc["grid"]["conditions"])
+    assert 'family = "weighted_rrf"' in engine_doc["verdict"]["toml_snippet"]
+    first = engine_doc["diagnostics"][0]
+    assert first["fts_candidates"] == 26 and first["vector_candidates"] in (30, 31)
+
+
+def test_saved_form_is_the_tune_explorers_plus_the_engine_keys(
+    made_up: tuple[Path, Path],
+) -> None:
+    from groove.config import Config
+    from groove.tuning.external_document import to_document as engine_document
+    from groove.tuning.external_settings import run_retriever
+
+    golden_path, legs_path = made_up
+    spec = parse_spec(_adapter(legs_path, Fusion("rrf", 60.0, window=50)))
+    result = run_retriever(Config(), spec, golden=golden_path, family="convex", window=50)
+    assert result.ran_grid
+    doc = engine_document(result)
+    builtin = _builtin_document()
+    expected = set(builtin) - {"verdict"} | {"decision", "queries", "notes", "table"}
+    assert set(doc) == expected | ADDED[""]
+    assert doc["table"]["shape"] == [N_QUERIES, result.grid.width]
+
+
+def test_api_tune_with_a_retriever_has_the_card_and_the_frames(
+    made_up: tuple[Path, Path],
+) -> None:
+    import groove
+    from groove.tuning.external_result import ExternalTune
+
+    golden_path, legs_path = made_up
+    events: list[TuneProgress] = []
+    notes: list[Note] = []
+    result = groove.tune(
+        None, golden_path, retriever=_adapter(legs_path, Fusion("rrf", 60.0, window=50)),
+        family="weighted_rrf", engine="lancedb", window=50, progress=events.append,
+        on_note=notes.append,
+    )  # fmt: skip
+    assert isinstance(result, ExternalTune) and result.exit_code == 0
+    assert [e.stage for e in events] == ["retrieve", "sweep_legs"]
+    assert (events[0].window, events[1].family) == (50, "weighted_rrf")
+    assert any("effective" in note.message for note in notes)
+    width = result.grid.width
+    conditions = result.conditions_frame()
+    assert len(conditions) == width and conditions["refit"].sum() == 1
+    assert conditions.loc[0, "default"] and conditions.loc[0, "label"] == "rrf k=60 window=50"
+    assert int(conditions["folds"].sum()) == len(result.effective_rows)
+    folds = result.folds_frame()
+    assert len(folds) == N_QUERIES and folds["held_out_delta"].mean() == pytest.approx(
+        result.loo.mean_delta if result.loo else 0.0
+    )
+    long = result.table_frame()
+    assert len(long) == N_QUERIES * width * (2 * len(result.k_values) + 1)
+    card = repr(result)
+    assert card.startswith("<ExternalTune: groove tune of") and "adopt" in card
+    assert len(card) < 2048 and "lancedb" in result.card().html()
+
+
+def test_api_and_cli_refuse_bad_engine_inputs_before_any_retrieval(
+    made_up: tuple[Path, Path],
+) -> None:
+    import groove
+    from groove.errors import ConfigError
+
+    golden_path, legs_path = made_up
+    spec = _adapter(legs_path, Fusion("rrf", 60.0, window=50))
+    for keywords in ({"family": "bogus"}, {"engine": "vespa"}, {"window": 0}):
+        with pytest.raises(ConfigError):
+            groove.tune(None, golden_path, retriever=spec, **keywords)  # type: ignore[arg-type]
+    for keywords in ({"engine": "qdrant"}, {"family": "convex"}, {"window": 20}):
+        with pytest.raises(ConfigError, match="needs retriever"):
+            groove.tune(golden_path.parent, golden_path, **keywords)  # type: ignore[arg-type]
+    out = CliRunner().invoke(
+        cli, ["tune", "--golden", str(golden_path), "--retriever", spec, "--family", "bogus"]
+    )
+    assert out.exit_code == 2 and "Error: --family 'bogus'" in out.output
+    out = CliRunner().invoke(
+        cli, ["tune", "--golden", str(golden_path), "--retriever", spec, "--lexical", "porter"]
+    )
+    assert out.exit_code == 2 and "--lexical does not apply with --retriever" in out.output
+    with pytest.raises(ConfigError, match="keyword model does not apply with keyword retriever"):
+        groove.tune(None, golden_path, retriever=spec, model="m")
+
+
+def test_kb_path_gives_the_golden_file_and_is_reported(tmp_path: Path) -> None:
+    golden_path, legs_path = write_made_up(tmp_path, ".groove-eval.yml")
+    out = CliRunner().invoke(
+        cli,
+        ["tune", "--kb-path", str(tmp_path), "--retriever",
+         _adapter(legs_path, Fusion("rrf", 60.0, window=20)), "--window", "20",
+         "--format", "json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    document = json.loads(out.stdout)
+    assert document["kb_path"] == str(tmp_path)
+    assert document["golden_path"] == str(golden_path)
+
+
+def test_no_effective_query_is_exit_2_on_stderr_with_nothing_on_stdout(tmp_path: Path) -> None:
+    golden = tmp_path / "golden.yml"
+    golden.write_text(
+        yaml.safe_dump({"queries": [{"id": "a", "query": "x", "expected": [{"path": "a.md"}]}]})
+    )
+    run = tmp_path / "run.jsonl"
+    legs = {"lexical": [{"path": "a.md", "score": 1.0}], "vector": []}
+    run.write_text(json.dumps({"id": "a", "hits": [{"path": "a.md"}], "legs": legs}) + "\n")
+    out = CliRunner().invoke(
+        cli, ["tune", "--golden", str(golden), "--retriever", f"run:{run}", "--format", "json"]
+    )
+    assert out.exit_code == 2
+    assert out.stdout == ""
+    assert "has hits on both legs" in out.stderr and "a: lexical 1, vector 0" in out.stderr
+
+
+def test_saved_engine_result_reloads_with_the_same_analysis(
+    made_up: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import numpy as np
+
+    from groove.config import Config
+    from groove.errors import ConfigError
+    from groove.tuning.export import dumps
+    from groove.tuning.external_document import load_saved, to_document
+    from groove.tuning.external_result import ExternalTune
+    from groove.tuning.external_settings import run_retriever
+
+    golden_path, legs_path = made_up
+    spec = parse_spec(_adapter(legs_path, Fusion("rrf", 60.0, window=50)))
+    result = run_retriever(Config(), spec, golden=golden_path, family="rrf", window=50)
+    path = tmp_path / "saved.json"
+    path.write_text(dumps(to_document(result)))
+    loaded = load_saved(path)
+    assert isinstance(loaded, ExternalTune)
+    assert loaded.table is not None and result.table is not None
+    assert np.array_equal(loaded.table.primary, result.table.primary)
+    assert loaded.loo == result.loo and loaded.verdict == result.verdict
+    assert loaded.legs == result.legs and loaded.recommendation == result.recommendation
+    assert to_document(loaded) == to_document(result)
+    edited = json.loads(path.read_text())
+    edited["loo"]["refit"] = {"family": "rrf", "k": 1.0, "window": 10}
+    path.write_text(json.dumps(edited))
+    with pytest.raises(ConfigError, match="not a saved tune result"):
+        load_saved(path)

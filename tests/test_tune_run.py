@@ -20,6 +20,7 @@ from groove.evaluation.golden import load_golden
 from groove.report import tune_json, tune_text
 from groove.report.notes import cli_line, progress_line
 from groove.store.db import connect, default_db_path
+from groove.store.schema import FTS_TABLES
 from groove.tuning.grid import DEFAULT_CONDITION, Condition, toml_snippet
 from groove.tuning.run import run
 from groove.tuning.settings import resolve_settings
@@ -216,3 +217,132 @@ def test_tune_sweeps_the_table_each_query_is_routed_to(tuned) -> None:  # type: 
     document = json.loads(tune_json.render(result))
     assert document["lexical"] == "auto"
     assert {d["lexical_leg"] for d in document["diagnostics"]} == {"porter"}
+
+
+@pytest.fixture(scope="module")
+def contextual_kb(tmp_path_factory, real_embedder):  # type: ignore[no-untyped-def]
+    """kb_en indexed with [contextual] on: every chunk has a context (its breadcrumb)."""
+    from conftest import copy_kb
+
+    from groove.engine.index import build
+
+    kb = copy_kb("kb_en", tmp_path_factory.mktemp("contextual"))
+    build(kb, real_embedder, config=Config(contextual=True))
+    return kb
+
+
+def _queries_on(kb: Path, name: str, mode: LexicalMode):  # type: ignore[no-untyped-def]
+    golden = load_golden(Path(__file__).parent / "fixtures" / f"golden_{name}.yml")
+    for q in golden.queries:
+        yield q, lexical_query(q.query, mode, compile_query(q.query))
+
+
+@pytest.mark.parametrize("mode", ["trigram", "porter"])
+@pytest.mark.parametrize("name", ["kb_en", "kb_ja", "contextual"])
+def test_pruned_rankings_equal_the_plain_pass_at_every_pool(
+    name: str, mode: LexicalMode, indexed_kb, contextual_kb
+) -> None:  # type: ignore[no-untyped-def]
+    """The two-pass FTS read (bounds, then weighted scores for the contenders only; 16
+    columns when no chunk has a context) gives the 64 lists of the one-pass read."""
+    from groove.store.chunks import any_context
+    from groove.tuning.sweep import fts_rankings, pruned_rankings
+
+    kb = contextual_kb if name == "contextual" else indexed_kb(name)
+    conn = connect(default_db_path(kb))
+    context_free = not any_context(conn)
+    assert context_free == (name != "contextual")
+    pruned = 0
+    for _, routed in _queries_on(kb, "en" if name != "kb_ja" else "ja", mode):
+        if routed.match is None:
+            continue
+        total = conn.execute(
+            f"SELECT count(*) FROM {FTS_TABLES[mode]} WHERE {FTS_TABLES[mode]} MATCH ?",
+            (routed.match,),
+        ).fetchone()[0]
+        for pool in (1, 2, 3, 5, 8, 50):
+            plain = fts_rankings(conn, routed.match, pool, mode)
+            lists, matches = pruned_rankings(conn, routed.match, pool, mode, context_free)
+            assert (lists, matches) == (plain, total), (routed.match, pool)
+            pruned += pool < total
+    assert pruned  # pools smaller than the matches: the pruning did drop rows
+
+
+@pytest.mark.parametrize("mode", ["trigram", "porter"])
+def test_fast_table_equals_per_condition_with_context_and_small_pools(
+    mode: LexicalMode, contextual_kb, real_embedder
+) -> None:  # type: ignore[no-untyped-def]
+    """With a context column the 64 weight sets differ; small pools make the pruning bite."""
+    conn = connect(default_db_path(contextual_kb))
+    labels = {
+        cid: (path, heading)
+        for cid, path, heading in conn.execute(
+            "SELECT c.id, d.path, c.heading FROM chunks c JOIN documents d ON d.id = c.document_id"
+        )
+    }
+    ks = (1, 3)
+    for q, routed in _queries_on(contextual_kb, "en", mode):
+        vector = real_embedder.embed([routed.terms.positive_text])[0]
+        fast = sweep_query(conn, routed, vector, q.expected, labels, 4, 3, ks, 226)
+        slow = sweep_query_per_condition(conn, routed, vector, q.expected, labels, 4, 3, ks)
+        assert fast.metrics == slow, q.id
+
+
+def test_preflight_is_what_the_plain_legs_measure(tuned, real_embedder) -> None:  # type: ignore[no-untyped-def]
+    """The diagnostics read from the sweep's pass equal the default FTS leg, the match
+    count and the vector leg measured on their own (the pre-flight's former SQL)."""
+    from groove.config import FusionConfig
+    from groove.engine.search import excluded_chunks, fts_leg, vector_leg
+    from groove.store.legs import match_count
+
+    result, _ = tuned
+    conn = connect(default_db_path(result.kb_path))
+    pool = result.candidate_pool
+    for q, d in zip(result.queries, result.diagnostics, strict=True):
+        routed = lexical_query(q.query, result.lexical, compile_query(q.query))
+        vector = real_embedder.embed([routed.terms.positive_text])[0]
+        fts_ids = fts_leg(conn, routed.match, FusionConfig().weights, pool, routed.leg)
+        vec_ids = vector_leg(conn, vector, pool, excluded_chunks(conn, routed))
+        total = 0 if routed.match is None else match_count(conn, routed.match, routed.leg)
+        assert (d.fts_candidates, d.fts_total_matches) == (len(fts_ids), total), q.id
+        assert d.vec_fts_overlap == len(set(fts_ids) & set(vec_ids)), q.id
+
+
+def test_read_snapshots_pin_one_snapshot_and_read_alone_when_a_writer_holds_the_lock(
+    indexed_kb,
+) -> None:  # type: ignore[no-untyped-def]
+    from groove.store.db import read_snapshots
+
+    db = default_db_path(indexed_kb("kb_en"))
+    conn, writer = connect(db), connect(db)
+    before = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    with read_snapshots(conn, db, 2) as conns:
+        assert len(conns) == 3
+        writer.execute("DELETE FROM documents WHERE id = (SELECT min(id) FROM documents)")
+        seen = {c.execute("SELECT count(*) FROM documents").fetchone()[0] for c in conns}
+        assert seen == {before}  # every reader still sees the state before the commit
+    assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] == before - 1
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with read_snapshots(conn, db, 2) as conns:
+            assert conns == [conn]
+    finally:
+        writer.execute("ROLLBACK")
+
+
+def test_legs_read_on_parallel_connections_equal_the_serial_read(indexed_kb, real_embedder) -> None:  # type: ignore[no-untyped-def]
+    from groove.store.db import read_snapshots
+    from groove.tuning.run import all_legs
+
+    kb = indexed_kb("kb_en")
+    db = default_db_path(kb)
+    golden = load_golden(Path(__file__).parent / "fixtures" / "golden_en.yml")
+    routed = [lexical_query(q.query, "auto", compile_query(q.query)) for q in golden.queries]
+    vectors = real_embedder.embed([r.terms.positive_text for r in routed])
+    conn = connect(db)
+    for pool in (3, 50):
+        with read_snapshots(conn, db, 0) as alone:
+            serial = all_legs(alone, routed, vectors, pool, True)
+        with read_snapshots(conn, db, 2) as conns:
+            assert len(conns) == 3
+            parallel = all_legs(conns, routed, vectors, pool, True)
+        assert parallel == serial

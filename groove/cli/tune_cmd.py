@@ -41,9 +41,12 @@ def tune_cmd(
     from groove.config import parse_k_list
 
     if retriever is not None:
+        from groove.tuning.external_settings import refuse_index_settings
+
+        refuse_index_settings(model=model, model_path=model_path, lexical=lexical, db_path=db_path)
         _tune_retriever(
-            ctx, retriever, retriever_name, retriever_timeout, golden, k_text, limit, fmt,
-            family or "rrf", engine, window,
+            ctx, retriever, retriever_name, retriever_timeout, kb_path, golden, k_text, limit,
+            fmt, family or "rrf", engine, window,
         )  # fmt: skip
         return
     for flag, value in (("--family", family), ("--engine", engine), ("--window", window)):
@@ -89,6 +92,7 @@ def _tune_retriever(
     retriever: str,
     name: str | None,
     timeout: float | None,
+    kb_path: Path | None,
     golden: Path | None,
     k_text: str | None,
     limit: int | None,
@@ -97,45 +101,35 @@ def _tune_retriever(
     engine: str | None,
     window: int | None,
 ) -> None:
-    from groove.config import FUSION_FAMILIES, parse_k_list
-    from groove.errors import ConfigError
+    from groove.config import parse_k_list
     from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
     from groove.report import tune_external
     from groove.report.notes import progress_line
-    from groove.tuning.external import run_external
-    from groove.tuning.grid import PRIMARY_K
-    from groove.tuning.recommend import ENGINES
+    from groove.tuning.external_settings import run_retriever
 
-    if family not in FUSION_FAMILIES:
-        raise ConfigError(f"--family {family!r}", f"use one of {', '.join(FUSION_FAMILIES)}")
-    config = config_from(ctx)
-    golden_path = golden or config.eval.golden
-    if golden_path is None:
-        raise ConfigError("--golden is required with --retriever", "pass --golden FILE")
     options = RetrieverOptions(timeout=timeout) if timeout is not None else RetrieverOptions()
     spec = parse_spec(retriever, name=name, options=options)
-    chosen = engine or (spec.kind if spec.kind in ENGINES else "groove")
-    if chosen not in ENGINES:
-        raise ConfigError(f"--engine {chosen!r}", f"use one of {', '.join(ENGINES)}")
-    raw_k = parse_k_list(k_text) if k_text else config.eval.k_values
-    ks = tuple(sorted({k for k in raw_k if k > 0} | {PRIMARY_K}))
-    result = run_external(
+    result = run_retriever(
+        config_from(ctx),
         spec,
-        golden_path,
-        family=family,  # type: ignore[arg-type]  # checked above
-        engine=chosen,
-        limit=max(limit or 10, max(ks)),
-        k_values=ks,
-        depth=window or 100,
+        kb_path=kb_path,
+        golden=golden,
+        k_values=parse_k_list(k_text) if k_text else None,
+        limit=limit,
+        family=family,
+        engine=engine,
+        window=window,
         progress=lambda event: warn(progress_line(event)),
     )
     for note in result.notes:
         warn(f"groove tune: {note.message}")
+    if not result.ran_grid:  # as groove's own tune: the reason on stderr, exit 2
+        warn(tune_external.render_no_effective(result))
+        ctx.exit(result.exit_code)
     if fmt == "json":
         click.echo(tune_external.render_json(result), nl=False)
     else:
         click.echo(tune_external.render_text(result), nl=False)
-    ctx.exit(result.exit_code)
 
 
 def register(cli: click.Group) -> None:

@@ -36,6 +36,7 @@ from groove.evaluation.attribution import FOUND, Attribution, GridReach
 from groove.evaluation.golden_paths import PathDoctor
 from groove.evaluation.metrics import Expected, RankedHit, is_hit, normalise_heading
 from groove.evaluation.records import QueryResult
+from groove.store import chunks as chunk_rows
 from groove.store import ranks
 from groove.store.legs import LexicalTable
 from groove.store.sqlite import Connection
@@ -78,6 +79,11 @@ class Explainer:
     @cached_property
     def vectors(self) -> ranks.StoredVectors:
         return ranks.stored_vectors(self.conn, self.dim)
+
+    @cached_property
+    def context_free(self) -> bool:
+        """No chunk has a context: the grid's context weight then changes no bm25 score."""
+        return not chunk_rows.any_context(self.conn)
 
     @property
     def per_leg(self) -> int:
@@ -245,6 +251,7 @@ class LegOrders:
     negative: tuple[str, ...]
     table: LexicalTable  # the FTS table the query was routed to
     conn: Connection
+    context_free: bool = False  # no chunk has a context (Explainer.context_free)
 
     @cached_property
     def fts_rank(self) -> dict[int, int]:
@@ -281,6 +288,7 @@ class LegOrders:
             negative=compiled.terms.negative,
             table=compiled.leg,
             conn=ex.conn,
+            context_free=ex.grid is not None and ex.context_free,
         )
 
     @staticmethod

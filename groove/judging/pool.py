@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.cards import Card, Introduces
 from groove.evaluation.golden import GoldenQuery, GoldenSet, load_golden
 from groove.evaluation.judgements import Judgements, judgements_path, load_judgements
 from groove.evaluation.metrics import Expected, RankedHit, is_hit, normalise_heading
@@ -97,8 +98,8 @@ class Candidate:
         }
 
 
-@dataclass(frozen=True)
-class Pool:
+@dataclass(frozen=True, repr=False)
+class Pool(Introduces):
     """The candidates of one golden set, most useful first."""
 
     golden_path: Path
@@ -109,6 +110,12 @@ class Pool:
     covered: int  # distinct hits the sources brought that expected or a judgement covers
     judged: int = 0  # of those, the ones only a judgement covers (judging progress)
     notes: tuple[Note, ...] = ()
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: how many hits wait, the first few, what next."""
+        from groove.judging.card import pool_card
+
+        return pool_card(self)
 
     def summary(self) -> str:
         queries = len({c.query_id for c in self.candidates})
@@ -148,12 +155,16 @@ def configuration(record: RunRecord) -> str:
 
 
 def history_lists(runs: Sequence[RunRecord], depth: int) -> list[SourceLists]:
-    """The newest run of each configuration; the newest run and the one the gate compares
-    it with (the run before, when comparable) weigh double."""
+    """The newest run of each configuration; the newest run and the one the gate compared
+    it with (its stored baseline; in a history from before baselines were stored, the run
+    before it when comparable) weigh double."""
     gate = set()
     if runs:
         gate.add(0)
-        if len(runs) > 1 and runs[1].fingerprint.compatible_with(runs[0].fingerprint):
+        baseline_id = runs[0].baseline_id
+        if baseline_id is not None:
+            gate.update(i for i, r in enumerate(runs) if r.id == baseline_id)
+        elif len(runs) > 1 and runs[1].fingerprint.compatible_with(runs[0].fingerprint):
             gate.add(1)
     seen: set[str] = set()
     out = []

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
-from groove.errors import EXIT_NO_BASELINE, GrooveError
+from groove.errors import EXIT_NO_BASELINE, ConfigError, GrooveError
 from groove.notebooks.outcome import Outcome
 from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
@@ -30,6 +30,7 @@ from groove.settings import EVAL, TUNE, Setting
 if TYPE_CHECKING:
     from groove.config import Config
     from groove.evaluation.result import EvalRun
+    from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import TuneResult
 
 NOTE_REGRESSION = "regression"
@@ -162,16 +163,25 @@ def tune_explorer(
     tune_json: Any = None,
     config: Any = None,
     result_path: Any = RESULT_FILE,
-) -> Outcome[TuneResult]:
+    retriever: Any = None,
+    retriever_options: Any = None,
+    retriever_name: Any = None,
+    family: Any = "rrf",
+    engine: Any = None,
+    window: Any = None,
+) -> Outcome[TuneResult | ExternalTune]:
     """Run ``groove tune`` (or load ``tune_json``, a saved result); result.json = the saved
     form of groove.tuning.export (report, queries, full table) plus ``exit_code``, so it can
-    be loaded back as ``tune_json``."""
-    from groove.report import tune_text
-    from groove.tuning import export
+    be loaded back as ``tune_json``. With ``retriever`` it tunes that engine's fusion over
+    its legs (``groove tune --retriever``; ``family``, ``engine``, ``window``), and
+    result.json is the same saved form with the engine's keys (tuning.external_document)."""
+    from groove.report import tune_external, tune_text
+    from groove.tuning import export, external_document, external_result
     from groove.tuning import run as tune
     from groove.tuning.settings import resolve_settings as tune_settings
 
     plots.preload()
+    result: TuneResult | ExternalTune
     try:
         given = _parameters(
             TUNE,
@@ -183,27 +193,79 @@ def tune_explorer(
             lexical=lexical,
             tune_json=tune_json,
             config=config,
+            retriever=retriever,
+            retriever_options=retriever_options,
+            retriever_name=retriever_name,
+            family=family,
+            engine=engine,
+            window=window,
         )
         saved = given.pop("tune_json")
-        if saved is not None:
-            result, source = export.load_tune(saved), f"loaded from {saved}"
+        external = {name: given.pop(name) for name in _EXTERNAL}
+        if external["retriever"] is not None or external["retriever_options"]:
+            result, source = _tune_retriever(given, external, saved)
+        elif saved is not None:
+            _only_with_retriever(external)
+            result, source = external_document.load_saved(saved), f"loaded from {saved}"
         else:
+            _only_with_retriever(external)
             settings = tune_settings(_config(given.pop("config")), **given)
             result = tune.run(settings)
             source = "measured now: the grid ran on this knowledge base"
     except GrooveError as exc:
         return _refused(exc, result_path)
-    document = export.to_document(result)  # tune's decision is its own field, "decision"
     error = None
+    if isinstance(result, external_result.ExternalTune):
+        document = external_document.to_document(result)
+        why = (tune_external.no_effective_message(result), tune_external.NO_EFFECTIVE_HINT)
+    else:
+        document = export.to_document(result)  # tune's decision is its own field, "decision"
+        why = (tune_text.no_effective_message(result), tune_text.NO_EFFECTIVE_HINT)
     document["verdict"] = "passed"  # the same type and meaning as the eval report's
     if not result.ran_grid:
-        error = GrooveError(
-            tune_text.no_effective_message(result), _runner_syntax(tune_text.NO_EFFECTIVE_HINT)
-        )
+        error = GrooveError(why[0], _runner_syntax(why[1]))
         document.update(error_document(result.exit_code, error.message, error.hint))
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
+    if result.ran_grid:  # the text report, for a CI page (as eval-report's summary.md)
+        if isinstance(result, external_result.ExternalTune):
+            report = tune_external.render_text(result)
+        else:
+            report = tune_text.render(result, color=False)
+        summary = f"## groove tune\n\n```text\n{report}```\n"
+        write_file(Path(result_path).with_name(SUMMARY_FILE), summary)
     return Outcome(result, result.exit_code, error, result.notes, source)
+
+
+# The tune explorer's parameters that tune an engine's legs (groove tune --retriever).
+_EXTERNAL = ("retriever", "retriever_options", "retriever_name", "family", "engine", "window")
+
+
+def _only_with_retriever(external: Mapping[str, Any]) -> None:
+    for name in ("retriever_name", "engine", "window"):
+        if external[name] is not None:
+            raise ConfigError(f"parameter {name} needs retriever", "pass -p retriever SPEC")
+    if external["family"] not in (None, "rrf"):
+        raise ConfigError("parameter family needs retriever", "pass -p retriever SPEC")
+
+
+def _tune_retriever(
+    given: dict[str, Any], external: Mapping[str, Any], saved: Path | None
+) -> tuple[ExternalTune, str]:
+    from groove.evaluation.retrievers.spec import spec_from_mapping
+    from groove.tuning.external_settings import refuse_index_settings, run_retriever
+
+    refuse_index_settings(model=given["model"], lexical=given["lexical"], tune_json=saved)
+    spec = spec_from_mapping(
+        external["retriever"], external["retriever_options"], name=external["retriever_name"]
+    )
+    assert spec is not None
+    result = run_retriever(
+        _config(given["config"]), spec, kb_path=given["kb_path"], golden=given["golden"],
+        k_values=given["k_values"], limit=given["limit"], family=external["family"],
+        engine=external["engine"], window=external["window"],
+    )  # fmt: skip
+    return result, f"measured now: one retrieval per query from {spec.name}, re-fused here"
 
 
 def verdict(run: EvalRun) -> str:

@@ -4,8 +4,9 @@
     python -m groove.notebooks.runner eval-report --kb-path KB --out DIR
 
 writes ``DIR/<name>.ipynb`` (executed), ``DIR/<name>.html`` and ``DIR/result.json``, also
-when the run fails (eval-report adds ``DIR/summary.md``, its Markdown report, when it
-ran through). The exit code is read from result.json, never from papermill:
+when the run fails (eval-report adds ``DIR/summary.md``, its Markdown report, and
+tune-explorer its text report there, when it ran through). The exit code is read from
+result.json, never from papermill:
 
     0  passed          the notebook ran and wrote exit_code 0
     1  regression      eval-report with fail_on_regression found one
@@ -63,7 +64,7 @@ NOTEBOOKS = {
 }
 RESULT_FILE = "result.json"
 RESULT_SCHEMA = Path(__file__).with_name("result.schema.json")  # the result.json contract
-SUMMARY_FILE = "summary.md"  # eval-report's Markdown summary, beside result.json
+SUMMARY_FILE = "summary.md"  # the Markdown summary beside result.json (for a CI page)
 KERNEL_NAME = "python3"
 PRIVATE_KERNEL_NAME = "groove"
 RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
@@ -608,9 +609,14 @@ def _outcome_words(document: Mapping[str, Any]) -> str:
     if not isinstance(decision, Mapping):  # written before tune's decision had its own key
         decision = document.get("verdict")
     if isinstance(decision, Mapping):  # tune: {"decision": "adopt" | "keep_default", ...}
+        engine = document.get("engine")  # tune --retriever: an engine's fusion
         if decision.get("decision") == "adopt":
-            return "tune recommends a [search.fusion] change"
-        return "tune recommends keeping the built-in defaults"
+            return f"tune recommends a fusion change for {engine}" if engine else (
+                "tune recommends a [search.fusion] change"
+            )  # fmt: skip
+        return "tune recommends keeping the engine's fusion" if engine else (
+            "tune recommends keeping the built-in defaults"
+        )  # fmt: skip
     return "passed"
 
 

@@ -3,7 +3,8 @@
 Every view takes the ``Outcome`` the run cell returned (groove.notebooks.outcome) and returns
 something a notebook displays (IPython HTML or Image, a DataFrame, a widget), or None when
 the run was refused: the cells after a refused run show nothing instead of raising. No
-view computes a metric; they format EvalRun / TuneResult and call groove.report.plots.
+view computes a metric; they format EvalRun / TuneResult (an engine's ExternalTune through
+groove.notebooks.tune_engine) and call groove.report.plots.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import html
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
 from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import Analysis, TuneResult
 
 OK, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
@@ -546,17 +548,29 @@ def findings(outcome: Outcome[EvalRun]) -> Any:
 
 def _tuned(outcome: Outcome[Any]) -> tuple[TuneResult, Analysis] | None:
     result = outcome.value
-    if result is None or result.analysis is None:
+    if result is None or _engine(outcome) is not None or result.analysis is None:
         return None
     return result, result.analysis
+
+
+def _engine(outcome: Outcome[Any]) -> ExternalTune | None:
+    """The result of ``groove tune --retriever``, whose views are in tune_engine.py."""
+    from groove.tuning.external_result import ExternalTune
+
+    value = outcome.value
+    return value if isinstance(value, ExternalTune) else None
 
 
 def _ids(result: TuneResult) -> list[str]:
     return [q.id for q in result.queries]
 
 
-def tune_header(outcome: Outcome[TuneResult]) -> Any:
-    result = outcome.value
+def tune_header(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.tune_header(engine, outcome.source)
+    result = cast("TuneResult | None", outcome.value)
     if result is None:
         return None
     effective = len(result.effective_rows)
@@ -592,17 +606,21 @@ def axis_warning(axis: str) -> str:
     return sentence(axis)
 
 
-def diagnostics_frame(outcome: Outcome[TuneResult]) -> Any:
+def diagnostics_frame(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     """The pre-flight per query: FTS candidates, matches, overlap, bm25 sensitivity..."""
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.diagnostics_frame(engine)
     import pandas as pd
 
-    result = outcome.value
+    result = cast("TuneResult | None", outcome.value)
     if result is None:
         return None
     return pd.DataFrame([vars(d) | {"effective": d.effective} for d in result.diagnostics])
 
 
-def diagnostics_table(outcome: Outcome[TuneResult]) -> Any:
+def diagnostics_table(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     """diagnostics_frame as a paged, sortable table (no row index)."""
     from groove.notebooks import tables
 
@@ -613,7 +631,7 @@ def diagnostics_table(outcome: Outcome[TuneResult]) -> Any:
     return tables.interactive(frame.map(tables.cell_html), numeric=numeric)
 
 
-def folds_table(outcome: Outcome[TuneResult]) -> Any:
+def folds_table(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     """folds_frame as a paged, sortable table, most degraded held-out query first."""
     from groove.notebooks import tables
 
@@ -625,8 +643,12 @@ def folds_table(outcome: Outcome[TuneResult]) -> Any:
     return tables.interactive(cells, numeric=["d_j (ΔnDCG@5)"])
 
 
-def folds_frame(outcome: Outcome[TuneResult]) -> Any:
+def folds_frame(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     """One row per LOO fold: the held-out query, the condition the fold picked, d_j."""
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.folds_frame(engine)
     import pandas as pd
 
     got = _tuned(outcome)
@@ -646,7 +668,11 @@ def folds_frame(outcome: Outcome[TuneResult]) -> Any:
     return pd.DataFrame(rows)
 
 
-def loo_summary(outcome: Outcome[TuneResult]) -> Any:
+def loo_summary(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.loo_summary(engine)
     from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER
 
     got = _tuned(outcome)
@@ -681,36 +707,60 @@ def _calibrated(analysis: Analysis) -> str:
     )
 
 
-def _figure(outcome: Outcome[TuneResult], draw: Callable[[TuneResult, Analysis], Figure]) -> Any:
+def _figure(outcome: Outcome[Any], draw: Callable[[TuneResult, Analysis], Figure]) -> Any:
     got = _tuned(outcome)
     return None if got is None else image(draw(*got))
 
 
-def held_out_plot(outcome: Outcome[TuneResult]) -> Any:
+def held_out_plot(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.held_out_plot(engine)
     return _figure(outcome, lambda r, a: plots.held_out_deltas(a.loo, _ids(r)))
 
 
-def stability_plot(outcome: Outcome[TuneResult]) -> Any:
+def stability_plot(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.stability_plot(engine)
     return _figure(outcome, lambda r, a: plots.selection_stability(a.loo))
 
 
-def heatmaps(outcome: Outcome[TuneResult]) -> Any:
+def heatmaps(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+    if _engine(outcome) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.not_swept("bm25 weight grid")
     return _figure(
         outcome,
         lambda r, a: plots.bm25_heatmaps(a.table, r.effective_rows, inert=inert_axes(r)),
     )
 
 
-def rrf_k_plot(outcome: Outcome[TuneResult]) -> Any:
+def rrf_k_plot(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+    if _engine(outcome) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.not_swept("rrf_k sweep")
     return _figure(outcome, lambda r, a: plots.rrf_k_sweep(a.table, r.effective_rows, a.loo.refit))
 
 
-def impact_plot(outcome: Outcome[TuneResult]) -> Any:
+def impact_plot(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.impact_plot(engine)
     return _figure(outcome, lambda r, a: plots.per_query_deltas(a.table, _ids(r), a.loo.refit))
 
 
-def gates(outcome: Outcome[TuneResult]) -> Any:
+def gates(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     """The five adoption gates as a checklist, each with the sentence that explains it."""
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.gates(engine)
     got = _tuned(outcome)
     if got is None:
         return None
@@ -722,8 +772,12 @@ def gates(outcome: Outcome[TuneResult]) -> Any:
     return _html(f"<ol>{items}</ol>")
 
 
-def verdict(outcome: Outcome[TuneResult]) -> Any:
+def verdict(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     """Adopt (with the paste-ready snippet) or keep the defaults (with the failed gates)."""
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.verdict(engine)
     from groove.tuning.grid import DEFAULT_CONDITION, toml_snippet
 
     got = _tuned(outcome)
@@ -784,9 +838,13 @@ def condition_rows(result: TuneResult, analysis: Analysis) -> list[dict[str, Any
     return sorted(out, key=lambda row: (-row["mean ΔnDCG@5"], -row["fold picks"], row["index"]))
 
 
-def conditions_table(outcome: Outcome[TuneResult]) -> Any:
+def conditions_table(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     """The 384 conditions as a paged table, best mean delta first; sort by any column
     (fold picks, degraded...), filter with the search box (e.g. "k=60", "refit")."""
+    if (engine := _engine(outcome)) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.conditions_table(engine)
     import pandas as pd
 
     from groove.notebooks import tables
@@ -941,9 +999,13 @@ HEADLESS_PICKER_HINT = (
 )
 
 
-def condition_picker(outcome: Outcome[TuneResult]) -> Any:
+def condition_picker(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     """The picker widget; under the headless runner (no front end to draw or use it) its
     one-line text form instead, so no widget traffic runs for nothing."""
+    if _engine(outcome) is not None:
+        from groove.notebooks import tune_engine
+
+        return tune_engine.not_swept("condition picker")
     from groove.notebooks.headless import headless
 
     got = _tuned(outcome)

@@ -21,7 +21,7 @@ import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from groove.tuning.grid import (
     RRF_K_GRID,
     Condition,
 )
-from groove.tuning.select import LooResult, condition_means
+from groove.tuning.select import condition_means
 from groove.tuning.stats import sample_sd
 from groove.tuning.table import MetricTable
 
@@ -45,6 +45,40 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.image import AxesImage
+
+    from groove.tuning.stats import SignTest
+
+
+class Column(Protocol):
+    """A column of a tune table as the plots name it: a seed grid ``Condition`` or a
+    family grid's ``GridPick`` (groove tune --retriever)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def label(self) -> str: ...
+
+
+class Loo(Protocol):
+    """What the leave-one-query-out plots read (``LooResult`` or ``LabelledLoo``)."""
+
+    @property
+    def rows(self) -> tuple[int, ...]: ...
+    @property
+    def refit(self) -> Column: ...
+    @property
+    def folds(self) -> Sequence[Column]: ...
+    @property
+    def held_out_diffs(self) -> tuple[float, ...]: ...
+    @property
+    def mean_delta(self) -> float: ...
+    @property
+    def paired_se(self) -> float: ...
+    @property
+    def stability(self) -> float: ...
+    @property
+    def sign_test(self) -> SignTest: ...
+
 
 BASE_FONT = "DejaVu Sans"
 CJK_FONTS = (
@@ -321,7 +355,7 @@ def _extremes_panel(
 
 
 def held_out_deltas(
-    loo: LooResult,
+    loo: Loo,
     query_ids: Sequence[str],
     *,
     floor: float = ADOPT_MIN_MEAN_DELTA,
@@ -358,14 +392,14 @@ def held_out_deltas(
     return fig
 
 
-def stability_text(loo: LooResult) -> str:
+def stability_text(loo: Loo) -> str:
     """ "224 of 225 folds (0.996)": the count and the share, never a rounded 1.00 alone."""
     folds = len(loo.folds)
     agree = sum(1 for c in loo.folds if c == loo.refit)
     return f"{agree} of {folds} folds ({loo.stability:.3f})"
 
 
-def selection_stability(loo: LooResult, *, shown: int = MAX_BARS) -> Figure:
+def selection_stability(loo: Loo, *, shown: int = MAX_BARS) -> Figure:
     """How many folds selected each condition, most chosen first (at most ``shown`` bars,
     the rest summed into one); the refit's bar is highlighted, and the line marks the
     majority the stability gate needs (more than half of the folds)."""
@@ -524,34 +558,39 @@ def rrf_k_sweep(
 
 
 def condition_deltas(
-    table: MetricTable, condition: Condition, rows: Sequence[int] | None = None
+    table: MetricTable,
+    condition: Column,
+    rows: Sequence[int] | None = None,
+    *,
+    default: int = DEFAULT_CONDITION.index,
 ) -> list[tuple[int, float]]:
-    """(row, nDCG@5(condition) - nDCG@5(default)) for ``rows`` (default: all), best first."""
+    """(row, nDCG@5(condition) - nDCG@5(default)) for ``rows`` (default: all), best first;
+    ``default`` is the baseline's column (an engine's family grid: 0)."""
     chosen = range(table.n_queries) if rows is None else rows
     primary = table.primary
-    pairs = [
-        (r, float(primary[r, condition.index] - primary[r, DEFAULT_CONDITION.index]))
-        for r in chosen
-    ]
+    pairs = [(r, float(primary[r, condition.index] - primary[r, default])) for r in chosen]
     return sorted(pairs, key=lambda pair: (-pair[1], pair[0]))
 
 
 def per_query_deltas(
     table: MetricTable,
     query_ids: Sequence[str],
-    condition: Condition,
+    condition: Column,
     rows: Sequence[int] | None = None,
     *,
     labelled: int = LABELLED,
+    default: int = DEFAULT_CONDITION.index,
+    baseline: str = "the default",
 ) -> Figure:
     """ΔnDCG@5 of ``condition`` against the built-in default for every query, as a sorted
     distribution (left: most improved to most degraded, the ties flat in the middle), and
     the ``labelled`` most improved and most degraded queries by name (right): read them
-    before adopting a better mean. Same size for 10 queries or 10,000."""
-    pairs = condition_deltas(table, condition, rows)
+    before adopting a better mean. Same size for 10 queries or 10,000. ``default`` and
+    ``baseline`` name another baseline column (an engine's family grid)."""
+    pairs = condition_deltas(table, condition, rows, default=default)
     fig = _figure(10, 4.4, layout=None)
     ax, named = _distribution_axes(fig)
-    fig.suptitle(f"Per-query impact: {condition.label} vs the default")
+    fig.suptitle(f"Per-query impact: {condition.label} vs {baseline}")
     ax.set_title(f"all {len(pairs)} queries, sorted", fontsize="medium")
     ax.set_xlabel("queries, from most improved to most degraded (count)")
     ax.set_ylabel(f"ΔnDCG@{PRIMARY_K} (condition − default, 0–1 scale)")

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
-from groove.evaluation.records import aggregate_to_dict
 from groove.tuning.external_result import ExternalTune
 from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
 
@@ -82,77 +80,32 @@ def render_text(result: ExternalTune) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_dict(result: ExternalTune) -> dict[str, Any]:
-    """The JSON report: the keys of ``groove tune --format json`` where they apply."""
-    grid = result.grid
-    out: dict[str, Any] = {
-        "retriever": result.retriever,
-        "golden_path": str(result.golden_path),
-        "engine": result.engine,
-        "family": grid.family,
-        "limit": result.limit,
-        "window": grid.window,
-        "k_values": list(result.k_values),
-        "query_count": len(result.queries),
-        "effective_query_count": len(result.effective_rows),
-        "grid": {"conditions": [c.to_dict() for c in grid.conditions], "baseline": 0},
-        "exit_code": result.exit_code,
-    }
-    if result.loo is None or result.verdict is None or result.table is None:
-        return out
-    loo = result.loo
-    verdict = result.verdict
-    decision: dict[str, Any]
-    if verdict.adopt and verdict.condition is not None:
-        decision = {
-            "decision": "adopt",
-            "condition": verdict.condition.to_dict(),
-            "engine": result.engine,
-            "snippet": result.recommendation,
-            "not_expressible": result.not_expressible,
-        }
-    else:
-        decision = {"decision": "keep_default", "reasons": list(verdict.reasons)}
-    means = _means(result)
-    out.update(
-        {
-            "condition_means": means,
-            "loo": {
-                "refit": grid.conditions[loo.refit].to_dict(),
-                "folds": len(loo.folds),
-                "fold_selections": [grid.conditions[c].to_dict() for c in loo.folds],
-                "held_out_diffs": list(loo.held_out_diffs),
-                "mean_delta": loo.mean_delta,
-                "paired_se": loo.paired_se if math.isfinite(loo.paired_se) else None,
-                "calibrated_se": (
-                    result.calibrated.to_dict() if result.calibrated is not None else None
-                ),
-                "selection_stability": loo.stability,
-                "sign_test": {
-                    "improved": loo.sign_test.improved,
-                    "degraded": loo.sign_test.degraded,
-                    "tied": loo.sign_test.tied,
-                    "p_value": loo.sign_test.p_value,
-                },
-            },
-            "gates": [
-                {"name": g.name, "passed": g.passed, "detail": g.detail} for g in verdict.gates
-            ],
-            "secondary_metrics": {
-                "baseline": aggregate_to_dict(result.baseline) if result.baseline else None,
-                "refit": aggregate_to_dict(result.refit_metrics) if result.refit_metrics else None,
-                "violations": list(result.violations),
-            },
-            "per_query_impact": {
-                "improved": result.impact.improved if result.impact else 0,
-                "degraded": result.impact.degraded if result.impact else 0,
-                "worst_delta": result.impact.worst_delta if result.impact else 0.0,
-            },
-            "verdict": decision,
-        }
+NO_EFFECTIVE_HINT = (
+    "answer each query with both legs, lexical and vector "
+    "(docs/retrievers.md#per-leg-results-legs), and check that the engine's indexes hold the "
+    "knowledge base the golden file points into"
+)
+
+
+def no_effective_message(result: ExternalTune) -> str:
+    """Why the sweep did not run, in one line (the hint is NO_EFFECTIVE_HINT)."""
+    return (
+        f"groove tune: none of the {len(result.queries)} golden queries has hits on both legs "
+        f"of {result.retriever} (two or more in all), so fusion cannot move any and the grid "
+        "was not run."
     )
-    return out
+
+
+def render_no_effective(result: ExternalTune) -> str:
+    """The stderr diagnostic (exit 2), as groove's own tune writes it."""
+    lines = [no_effective_message(result), f"  {NO_EFFECTIVE_HINT}"]
+    lines += [f"    {d.id}: lexical {d.lexical}, vector {d.vector}" for d in result.legs]
+    return "\n".join(lines)
 
 
 def render_json(result: ExternalTune) -> str:
+    """``--format json``: groove tune's document with the engine's keys added
+    (groove.tuning.external_document)."""
+    from groove.tuning.external_document import to_dict
+
     return json.dumps(to_dict(result), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

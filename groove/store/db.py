@@ -41,7 +41,7 @@ def ensure_db_folder(db_path: Path) -> None:
         raise cannot_write(db_path, exc.strerror or str(exc)) from exc
 
 
-def connect(db_path: Path) -> Connection:
+def connect(db_path: Path, *, any_thread: bool = False) -> Connection:
     """Open or create the database and bring its schema up to date.
 
     Refuses (IndexMissingError) a path where no database can be opened, a file that is not
@@ -50,7 +50,8 @@ def connect(db_path: Path) -> Connection:
     """
     ensure_db_folder(db_path)
     try:
-        conn = open_connection(str(db_path))
+        path = str(db_path)
+        conn = open_connection(path, any_thread=True) if any_thread else open_connection(path)
     except OperationalError as exc:  # e.g. "unable to open database file" for a folder
         raise cannot_write(db_path, str(exc)) from exc
     try:
@@ -132,3 +133,59 @@ def read_snapshot(conn: Connection) -> Iterator[Connection]:
         yield conn
     finally:
         conn.execute("ROLLBACK")
+
+
+@contextmanager
+def read_snapshots(conn: Connection, db_path: Path, extra: int) -> Iterator[list[Connection]]:
+    """``conn`` and up to ``extra`` more connections (usable from other threads), each in a
+    read transaction on one and the same snapshot; always rolled back, the extra ones closed.
+
+    Readers of a WAL database each see the last commit made before their first read, so
+    the snapshots are pinned while a spare connection holds the write lock (``BEGIN
+    IMMEDIATE``, never waited for): no commit can come between them. When the lock is
+    taken (an index build is writing) or cannot be had (a read-only file), ``conn`` reads
+    alone, as in ``read_snapshot``.
+    """
+    lock = _write_lock(db_path) if extra > 0 else None
+    extras: list[Connection] = []
+    begun: list[Connection] = []
+    try:
+        if lock is not None:
+            extras = [connect(db_path, any_thread=True) for _ in range(extra)]
+        for c in [conn, *extras]:
+            c.execute("BEGIN")
+            begun.append(c)
+            c.execute("SELECT count(*) FROM documents").fetchone()  # the snapshot starts here
+    except BaseException:
+        _end(begun, extras)
+        raise
+    finally:
+        if lock is not None:
+            lock.execute("ROLLBACK")
+            lock.close()
+    try:
+        yield begun
+    finally:
+        _end(begun, extras)
+
+
+def _write_lock(db_path: Path) -> Connection | None:
+    """A connection holding the database's write lock, or None if it is not free now."""
+    try:
+        lock = open_connection(str(db_path))
+    except OperationalError:
+        return None
+    try:
+        lock.execute("PRAGMA busy_timeout = 0")
+        lock.execute("BEGIN IMMEDIATE")
+    except OperationalError:
+        lock.close()
+        return None
+    return lock
+
+
+def _end(begun: list[Connection], extras: list[Connection]) -> None:
+    for c in begun:
+        c.execute("ROLLBACK")
+    for c in extras:
+        c.close()

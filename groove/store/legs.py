@@ -12,6 +12,7 @@ one per table).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
@@ -75,13 +76,24 @@ def bm25_columns(
     match: str,
     weight_sets: Sequence[Weights],
     table: LexicalTable = TRIGRAM,
+    only: Sequence[int] | None = None,
 ) -> list[tuple[float, ...]]:
     """One row per chunk matching ``match``: ``(rowid, bm25 under weight_sets[0], ...)``.
 
     One pass over the matches scores every weight set: what tune's sweep ranks with numpy
-    (the same numbers ``bm25_ranked`` orders by, for each weight set).
+    (the same numbers ``bm25_ranked`` orders by, for each weight set). ``only`` keeps the
+    listed chunk ids; it filters after the match (``+rowid``), so FTS5 runs the expression
+    once and computes bm25 only for the rows kept (a plain ``rowid IN`` would run it once
+    per id).
     """
-    return conn.execute(_bm25_columns_sql(tuple(weight_sets), _name(table)), (match,)).fetchall()
+    sql = _bm25_columns_sql(tuple(weight_sets), _name(table))
+    if only is None:
+        return conn.execute(sql, (match,)).fetchall()
+    if not only:
+        return []
+    kept = json.dumps([int(i) for i in only])
+    kept_sql = f"{sql} AND +rowid IN (SELECT value FROM json_each(?))"
+    return conn.execute(kept_sql, (match, kept)).fetchall()
 
 
 def _name(table: LexicalTable) -> str:

@@ -22,9 +22,14 @@ else:
 __all__ = ["Connection", "DatabaseError", "Error", "OperationalError", "open_connection"]
 
 
-def open_connection(path: str) -> Connection:
-    """Open ``path`` in autocommit mode (transactions are explicit) with sqlite-vec loaded."""
-    conn: Connection = sqlean.connect(path, isolation_level=None, timeout=30.0)
+def open_connection(path: str, *, any_thread: bool = False) -> Connection:
+    """Open ``path`` in autocommit mode (transactions are explicit) with sqlite-vec loaded.
+
+    ``any_thread``: the connection may be used from a thread other than the one that opened
+    it (one thread at a time; SQLite serialises calls on a connection)."""
+    conn: Connection = sqlean.connect(
+        path, isolation_level=None, timeout=30.0, check_same_thread=not any_thread
+    )
     conn.enable_load_extension(True)
     sqlite_vec.load(conn)
     conn.enable_load_extension(False)

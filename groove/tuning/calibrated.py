@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -107,8 +108,14 @@ def select_many(means: np.ndarray) -> np.ndarray:
     Same rule, same order of comparisons, vectorised over the rows (the calibrated SE runs
     tens of thousands of selections); the tests compare it with select_from_means.
     """
-    rows = means.shape[0]
-    weights = means[:, _PHASE_W]
+    return _select(means[:, _PHASE_W], lambda columns: np.take_along_axis(means, columns, axis=1))
+
+
+def _select(weights: np.ndarray, at: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """select_many given the 64 weight sets' means at k=60 (``weights``, (F, 64)) and
+    ``at(columns)``, the means at ``columns`` ((F, 6) condition indices): selection reads
+    no other column, so the caller computes only these."""
+    rows = weights.shape[0]
     plateau = np.zeros((rows, len(_PHASE_W)), dtype=bool)
     plateau[:, DEFAULT_CONDITION.weight_index] = True
     best = weights[:, DEFAULT_CONDITION.weight_index].copy()
@@ -116,7 +123,7 @@ def select_many(means: np.ndarray) -> np.ndarray:
     w = _pick(plateau, np.broadcast_to(_PHASE_W, plateau.shape))
     start = (w // _N_K) * _N_K
     columns = start[:, np.newaxis] + np.arange(_N_K)
-    sweep = np.take_along_axis(means, columns, axis=1)
+    sweep = at(columns)
     plateau = np.zeros((rows, _N_K), dtype=bool)
     plateau[np.arange(rows), w - start] = True
     _scan(sweep, best, plateau)
@@ -135,6 +142,20 @@ class _Resampled:
 
     means: np.ndarray
     deltas: np.ndarray
+
+
+def _fold_means(
+    totals: np.ndarray,
+    block: np.ndarray,
+    b: np.ndarray,
+    j: np.ndarray,
+    c: np.ndarray,
+    rest: np.ndarray,
+    columns: np.ndarray,
+) -> np.ndarray:
+    """Each fold's training means at ``columns``: element by element what the whole
+    (folds x 384) array would hold there, so selection sees the same numbers."""
+    return (totals[b[:, None], columns] - c[:, None] * block[j[:, None], columns]) / rest[:, None]
 
 
 #: Many selections at once: row r of (F, columns) means -> the chosen column of row r.
@@ -166,8 +187,12 @@ def _resample(
     where = np.flatnonzero(trains)
     for start in range(0, where.size, _FOLDS_PER_BATCH):
         part = where[start : start + _FOLDS_PER_BATCH]
-        folds = (totals[b[part]] - c[part, np.newaxis] * block[j[part]]) / rest[part, np.newaxis]
-        picks[part] = select(folds)
+        if select is select_many:  # the built-in grid: only the columns selection reads
+            at = partial(_fold_means, totals, block, b[part], j[part], c[part], rest[part])
+            picks[part] = _select(at(_PHASE_W[np.newaxis, :]), at)
+        else:
+            rows = (totals[b[part]] - c[part, np.newaxis] * block[j[part]]) / rest[part, np.newaxis]
+            picks[part] = select(rows)
     deltas = np.zeros(counts.shape)
     deltas[b, j] = block[j, picks] - block[j, default]
     means = np.einsum("bj,bj->b", counts, deltas) / size

@@ -27,9 +27,9 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -40,9 +40,11 @@ from groove.evaluation.metrics import Expected
 from groove.notes import Note
 from groove.tuning.analysis import analyse
 from groove.tuning.document import to_dict
+from groove.tuning.grid import N_CONDITIONS
 from groove.tuning.result import QueryDiagnostics, TuneResult
 from groove.tuning.table import MetricTable
 
+T = TypeVar("T")
 _LOAD_HINT = (
     "pass a file written by groove.tuning.export.save_tune or by the tune-explorer notebook "
     "(its result.json); `groove tune --format json` does not carry the metric table"
@@ -82,6 +84,12 @@ def save_tune(result: TuneResult, path: Path) -> Path:
 
 def load_tune(path: Path) -> TuneResult:
     """Read a file written by ``save_tune`` (extra keys, e.g. ``exit_code``, are ignored)."""
+    return load_with(path, from_document)
+
+
+def load_with(path: Path, parse: Callable[[Mapping[str, Any]], T]) -> T:
+    """``parse`` of the JSON document at ``path``; an unreadable file, invalid JSON or a
+    document ``parse`` cannot read is a ConfigError (exit 2) with the hint to save one."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -89,7 +97,7 @@ def load_tune(path: Path) -> TuneResult:
     except ValueError as exc:
         raise ConfigError(f"the tune JSON {path} is not valid JSON: {exc}", _LOAD_HINT) from exc
     try:
-        return from_document(document)
+        return parse(document)
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(
             f"the tune JSON {path} is not a saved tune result ({_describe(exc)})", _LOAD_HINT
@@ -123,7 +131,7 @@ def from_document(document: Mapping[str, Any]) -> TuneResult:
     )
 
 
-def _check_reproduced(document: Mapping[str, Any], refit: dict[str, float], adopt: bool) -> None:
+def _check_reproduced(document: Mapping[str, Any], refit: Mapping[str, Any], adopt: bool) -> None:
     saved_refit = document["loo"]["refit"]
     saved_adopt = saved_decision(document)["decision"] == "adopt"
     if saved_refit != refit or saved_adopt != adopt:
@@ -210,7 +218,7 @@ def _table_to_dict(table: MetricTable) -> dict[str, Any]:
     }
 
 
-def _table_from_dict(data: Mapping[str, Any]) -> MetricTable:
+def _table_from_dict(data: Mapping[str, Any], width: int = N_CONDITIONS) -> MetricTable:
     k_values = tuple(int(k) for k in data["k_values"])
     if "encoding" not in data:  # written before the encoding: nested lists of floats
 
@@ -228,4 +236,5 @@ def _table_from_dict(data: Mapping[str, Any]) -> MetricTable:
         ndcg={k: read(data["ndcg"][str(k)]) for k in k_values},
         recall={k: read(data["recall"][str(k)]) for k in k_values},
         rr=read(data["rr"]),
+        width=width,
     )

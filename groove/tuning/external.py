@@ -6,7 +6,8 @@ chosen family's fusion of that query's legs (groove.fusion), cut to ``limit`` an
 scored with eval's hit rule. The analysis is the seed's: nested leave-one-query-out on
 nDCG@5, paired and calibrated SE, stability and the five gates, with the family grid's
 plateau rule (groove.tuning.families) in place of the seed's coordinate descent and the
-baseline (RRF k = 60 over the whole window) in place of the built-in defaults.
+baseline (RRF k = 60 over the whole window) in place of the built-in defaults; it lives in
+groove.tuning.external_analysis (a pure function of the table, so a saved result reloads).
 
 ``sweep_legs`` fills the table; ``refuse_without_legs`` says which queries came back
 without legs (a retriever that sends none cannot be tuned).
@@ -22,7 +23,6 @@ import numpy as np
 from groove.errors import RetrieverError
 from groove.evaluation.golden import GoldenQuery, load_golden
 from groove.evaluation.metrics import (
-    AggregateMetrics,
     ExpectedMatcher,
     QueryMetrics,
     metrics_from_matches,
@@ -33,14 +33,10 @@ from groove.evaluation.retrievers.spec import RetrieverSpec, open_retriever
 from groove.fusion import Family, Fusion
 from groove.notes import Note
 from groove.settings import at_most
-from groove.tuning import stats
-from groove.tuning.calibrated import calibrated_se
-from groove.tuning.external_result import ExternalTune, ExternalVerdict, FamilyLoo
-from groove.tuning.families import DEFAULT_COLUMN, FamilyGrid, family_grid, select, select_many
-from groove.tuning.gates import Gate, Impact, held_out_gates
-from groove.tuning.recommend import NotExpressible, recommend
+from groove.tuning.external_analysis import analysed
+from groove.tuning.external_result import ExternalTune, LegCounts
+from groove.tuning.families import FamilyGrid, family_grid
 from groove.tuning.result import TuneProgress
-from groove.tuning.select import fold_means
 from groove.tuning.table import MetricTable
 
 LEGS_HINT = (
@@ -102,86 +98,17 @@ def sweep_legs(
     return MetricTable(k_values=ks, ndcg=ndcg, recall=recall, rr=rr, width=grid.width)
 
 
-def nested_loo(primary: np.ndarray, rows: Sequence[int]) -> FamilyLoo:
-    """Refit on all effective rows, then one selection per held-out row (seed's procedure)."""
-    idx = np.asarray(rows, dtype=np.intp)
-    refit = select(primary[idx].sum(axis=0) / max(idx.size, 1))
-    folds = tuple(int(c) for c in select_many(fold_means(primary, idx))) if idx.size else ()
-    diffs = tuple(
-        float(primary[q, sel] - primary[q, DEFAULT_COLUMN])
-        for q, sel in zip(idx.tolist(), folds, strict=True)
-    )
-    return FamilyLoo(
-        rows=tuple(idx.tolist()),
-        refit=refit,
-        folds=folds,
-        held_out_diffs=diffs,
-        mean_delta=stats.mean(diffs),
-        paired_se=stats.paired_se(diffs),
-        stability=sum(1 for f in folds if f == refit) / len(folds) if folds else 0.0,
-        sign_test=stats.sign_test(diffs),
-    )
-
-
-def _aggregate(table: MetricTable, rows: Sequence[int], column: int) -> AggregateMetrics:
-    idx = np.asarray(rows, dtype=np.intp)
-
-    def mean(values: np.ndarray) -> float:
-        return stats.mean(values[idx, column].tolist())
-
-    return AggregateMetrics(
-        recall_at_k={k: mean(table.recall[k]) for k in table.k_values},
-        mrr=mean(table.rr),
-        ndcg_at_k={k: mean(table.ndcg[k]) for k in table.k_values},
-        query_count=len(idx),
-    )
-
-
-def _violations(base: AggregateMetrics, cand: AggregateMetrics) -> tuple[str, ...]:
-    """Gate 5's sentences, as the seed's gates write them."""
-    pairs = [(f"recall@{k}", cand.recall_at_k[k], base.recall_at_k[k]) for k in base.recall_at_k]
-    pairs.append(("MRR", cand.mrr, base.mrr))
-    return tuple(f"{n} {c:.4f} < baseline {b:.4f}" for n, c, b in pairs if c < b)
-
-
-def _impact(table: MetricTable, rows: Sequence[int], refit: int) -> Impact:
-    from groove.evaluation.change import direction
-
-    improved = degraded = 0
-    worst, worst_row = 0.0, None
-    for r in rows:
-        d = float(table.primary[r, refit] - table.primary[r, DEFAULT_COLUMN])
-        improved += direction(d) > 0
-        degraded += direction(d) < 0
-        if d < worst:
-            worst, worst_row = d, r
-    return Impact(improved, degraded, worst, worst_row)
-
-
-def analyse(
-    table: MetricTable, grid: FamilyGrid, effective: Sequence[int]
-) -> tuple[FamilyLoo, AggregateMetrics, AggregateMetrics, tuple[str, ...], Impact, ExternalVerdict]:
-    """Selection, nested LOO, the five gates and the impact on a filled family table."""
-    all_rows = list(range(table.n_queries))
-    loo = nested_loo(table.primary, effective)
-    base = _aggregate(table, all_rows, DEFAULT_COLUMN)
-    refit = _aggregate(table, all_rows, loo.refit)
-    violations = _violations(base, refit)
-    name = "refit differs from the baseline"
-    first = (
-        Gate(name, True, f"refit {grid.conditions[loo.refit].label} differs from the baseline")
-        if loo.refit != DEFAULT_COLUMN
-        else Gate(name, False, "refit selected the baseline (rrf k=60 over the whole window)")
-    )
-    gates = (first, *held_out_gates(loo, violations))
-    adopt = all(g.passed for g in gates)
-    verdict = ExternalVerdict(
-        adopt,
-        grid.conditions[loo.refit] if adopt else None,
-        gates,
-        tuple(g.detail for g in gates if not g.passed),
-    )
-    return loo, base, refit, violations, _impact(table, all_rows, loo.refit), verdict
+def leg_counts(queries: Sequence[GoldenQuery], legs: Sequence[QueryLegs]) -> tuple[LegCounts, ...]:
+    """Each query's leg lengths and overlap; effective = fusion can move it: both legs
+    found something and together at least two hits."""
+    out = []
+    for q, leg in zip(queries, legs, strict=True):
+        vector = {key for key, _ in leg.scored("vector")}
+        lexical = {key for key, _ in leg.scored("lexical")}
+        effective = bool(leg.lexical and leg.vector and len(vector | lexical) >= 2)
+        out.append(LegCounts(q.id, len(leg.lexical), len(leg.vector), len(vector & lexical),
+                             effective))  # fmt: skip
+    return tuple(out)
 
 
 def effective_rows(legs: Sequence[QueryLegs]) -> tuple[int, ...]:
@@ -206,6 +133,7 @@ def run_external(
     vector_lower_bound: float = -1.0,
     calibrate: bool = True,
     progress: Callable[[TuneProgress], None] | None = None,
+    kb_path: Path | None = None,
 ) -> ExternalTune:
     """Retrieve once, sweep ``family``'s grid over the legs, analyse (module doc).
 
@@ -223,7 +151,7 @@ def run_external(
     return tune_legs(
         spec.name, golden_path, queries, legs, family=family, engine=engine, limit=limit,
         k_values=k_values, depth=depth, vector_lower_bound=vector_lower_bound,
-        calibrate=calibrate,
+        calibrate=calibrate, kb_path=kb_path,
     )  # fmt: skip
 
 
@@ -240,9 +168,11 @@ def tune_legs(
     depth: int = 100,
     vector_lower_bound: float = -1.0,
     calibrate: bool = True,
+    kb_path: Path | None = None,
 ) -> ExternalTune:
     """The sweep and analysis of legs already in hand (one ``QueryLegs`` per query)."""
     queries = tuple(queries)
+    counts = leg_counts(queries, legs)
     grid = family_grid(family, depth, vector_lower_bound)
     effective = effective_rows(legs)
     notes: list[Note] = [
@@ -256,22 +186,11 @@ def tune_legs(
     if not effective:
         return ExternalTune(
             name, golden_path, engine, limit, k_values, grid, queries, effective,
-            None, None, None, None, (), None, None, None, tuple(notes),
+            None, None, None, None, (), None, None, None, tuple(notes), legs=counts,
+            kb_path=kb_path,
         )  # fmt: skip
     table = sweep_legs(legs, queries, grid, limit, k_values)
-    loo, base, refit, violations, impact, verdict = analyse(table, grid, effective)
-    calibrated = (
-        calibrated_se(table.primary, effective, select=select_many, default=DEFAULT_COLUMN)
-        if calibrate
-        else None
-    )
-    snippet = why = None
-    if verdict.condition is not None:
-        try:
-            snippet = recommend(verdict.condition, engine)
-        except NotExpressible as exc:
-            why = str(exc)
-    return ExternalTune(
-        name, golden_path, engine, limit, k_values, grid, queries, effective, table, loo,
-        base, refit, violations, impact, verdict, calibrated, tuple(notes), snippet, why,
+    return analysed(
+        name, golden_path, engine, limit, k_values, grid, queries, effective, table,
+        tuple(notes), counts, kb_path, calibrate=calibrate,
     )  # fmt: skip

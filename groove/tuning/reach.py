@@ -25,9 +25,8 @@ import numpy as np
 from groove.config import FusionConfig
 from groove.evaluation.attribution import GridReach
 from groove.evaluation.explain import LegOrders
-from groove.store import ranks
 from groove.tuning.grid import BM25_WEIGHT_GRID, RRF_K_GRID, Condition, all_conditions, weight_sets
-from groove.tuning.sweep import fuse_all_k
+from groove.tuning.sweep import fuse_all_k, top_lists
 
 MAX_GRID_EXAMPLES = 3
 _WEIGHT_SETS = weight_sets()
@@ -106,16 +105,10 @@ def may_reach(
 def grid_rankings(legs: LegOrders, match: str | None, pool: int) -> list[tuple[int, ...]]:
     """The top-``pool`` FTS list of each of the 64 grid weight sets (as sweep.py's
     fts_rankings), bm25 computed only for chunks that can enter one of them."""
-    if not len(legs.fts_ids):
+    if match is None or not len(legs.fts_ids):
         return [()] * len(_WEIGHT_SETS)
-    worst = np.sort(legs.fts_lowest)[min(pool, len(legs.fts_lowest)) - 1]
-    keep = legs.fts_highest <= worst + _TOLERANCE * (1 + abs(worst))
-    ids, table = ranks.fts_scores(
-        legs.conn, match, _WEIGHT_SETS, legs.fts_ids[keep].tolist(), table=legs.table
-    )
-    return [
-        tuple(ids[np.lexsort((ids, table[:, w]))[:pool]].tolist()) for w in range(len(_WEIGHT_SETS))
-    ]
+    bounds = (legs.fts_ids, legs.fts_lowest, legs.fts_highest)
+    return top_lists(legs.conn, match, legs.table, *bounds, pool, legs.context_free)
 
 
 def current_condition(fusion: FusionConfig) -> Condition | None:

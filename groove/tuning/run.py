@@ -9,21 +9,20 @@ always measures the plain RRF stage: no reranker, no MMR, no parent retriever.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from groove.config import FusionConfig
 from groove.engine.embed import Embedder
 from groove.engine.lexical import LexicalQuery, lexical_query, mode_for_index
 from groove.engine.query import compile_query
-from groove.engine.search import excluded_chunks, fts_leg, vector_leg
 from groove.engine.session import open_engine
 from groove.evaluation.golden import GoldenQuery, load_golden
 from groove.notes import Level, Note
 from groove.store import chunks as rows
-from groove.store import legs
-from groove.store.db import read_snapshot
+from groove.store.db import read_snapshots
 from groove.store.sqlite import Connection
 from groove.tuning.analysis import analyse
 from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS
@@ -37,11 +36,14 @@ from groove.tuning.result import (
     TuneResult,
 )
 from groove.tuning.settings import SMALL_N_WARN, TuneSettings
-from groove.tuning.sweep import sweep_query
+from groove.tuning.sweep import ChunkLabels, QueryLegs, query_legs, sweep_legs
 from groove.tuning.table import MetricTable
 
 OnProgress = Callable[[TuneProgress], None]
 OnNote = Callable[[Note], None]
+# Parallel reads of the legs: at most this many connections, from this many queries on.
+MAX_READERS = 4
+MIN_PARALLEL_QUERIES = 32
 
 
 def run(
@@ -76,22 +78,24 @@ def run(
         mode = mode_for_index(settings.lexical, engine.meta)
         # Each query's bm25 leg reads the table the search would route it to.
         routed = [lexical_query(q.query, mode, c) for q, c in zip(usable, compiled, strict=True)]
-        with read_snapshot(engine.conn) as conn:
+        with read_snapshots(engine.conn, engine.db_path, _extra_readers(len(usable))) as conns:
+            conn = conns[0]
             say(TuneProgress("preflight", 0, len(usable)))
             chunk_total, noop = _index_facts(conn)
-            diagnostics = [
-                _preflight(conn, q.id, c, v, settings.candidate_pool, chunk_total)
-                for q, c, v in zip(usable, routed, vectors, strict=True)
-            ]
-            effective = sum(d.effective for d in diagnostics)
-            analysis = None
-            if effective:
-                _announce(note, diagnostics, noop)
-                say(TuneProgress("sweep", 0, len(usable)))
-                table, diagnostics = _sweep(
-                    conn, settings, usable, routed, vectors, diagnostics, say
-                )
-                analysis = analyse(table, [i for i, d in enumerate(diagnostics) if d.effective])
+            # The pre-flight is read from the sweep's own pass over both legs.
+            found = all_legs(conns, routed, vectors, settings.candidate_pool, noop)
+            labels = rows.chunk_labels(conn)
+        diagnostics = [
+            _preflight(q.id, c, legs, chunk_total)
+            for q, c, legs in zip(usable, routed, found, strict=True)
+        ]
+        effective = sum(d.effective for d in diagnostics)
+        analysis = None
+        if effective:
+            _announce(note, diagnostics, noop)
+            say(TuneProgress("sweep", 0, len(usable)))
+            table, diagnostics = _sweep(settings, usable, found, labels, diagnostics, say)
+            analysis = analyse(table, [i for i, d in enumerate(diagnostics) if d.effective])
         model_id = engine.embedder.model_id
     return TuneResult(
         kb_path=settings.kb_path,
@@ -110,30 +114,63 @@ def run(
     )
 
 
+def _extra_readers(queries: int) -> int:
+    """Connections beside the engine's that read the legs in parallel: one per further
+    core, none for a handful of queries (opening one costs more than they take)."""
+    if queries < MIN_PARALLEL_QUERIES:
+        return 0
+    return max(0, min(os.cpu_count() or 1, MAX_READERS) - 1)
+
+
+def all_legs(
+    conns: Sequence[Connection],
+    routed: Sequence[LexicalQuery],
+    vectors: np.ndarray,
+    pool: int,
+    context_free: bool,
+) -> list[QueryLegs]:
+    """Every query's legs, the queries dealt round-robin over ``conns`` (one thread each,
+    the first in this one; SQLite runs a statement without holding Python's lock). The
+    connections must read one snapshot (``store.db.read_snapshots``): then the order of
+    the work changes nothing."""
+
+    def share(k: int) -> list[tuple[int, QueryLegs]]:
+        return [
+            (i, query_legs(conns[k], routed[i], vectors[i], pool, context_free))
+            for i in range(k, len(routed), len(conns))
+        ]
+
+    if len(conns) == 1:
+        return [legs for _, legs in share(0)]
+    with ThreadPoolExecutor(len(conns) - 1) as workers:
+        others = workers.map(share, range(1, len(conns)))
+        parts = [share(0), *others]  # conns[0] stays in the thread that opened it
+    found: list[QueryLegs | None] = [None] * len(routed)
+    for part in parts:
+        for i, legs in part:
+            found[i] = legs
+    return [legs for legs in found if legs is not None]
+
+
 def _index_facts(conn: Connection) -> tuple[int, bool]:
     _, chunk_total = rows.counts(conn)
     return chunk_total, not rows.any_context(conn)
 
 
 def _preflight(
-    conn: Connection,
-    query_id: str,
-    lexical: LexicalQuery,
-    vector: np.ndarray,
-    pool: int,
-    chunk_total: int,
+    query_id: str, lexical: LexicalQuery, found: QueryLegs, chunk_total: int
 ) -> QueryDiagnostics:
-    match, leg = lexical.match, lexical.leg
-    total = 0 if match is None else legs.match_count(conn, match, leg)
-    fts_ids = fts_leg(conn, match, FusionConfig().weights, pool, leg)
-    vec_ids = set(vector_leg(conn, vector, pool, excluded_chunks(conn, lexical)))
+    # The default weights' FTS leg is the grid's default weight set's list (as fts_leg).
+    fts_ids = found.rankings[DEFAULT_CONDITION.weight_index]
+    vec_ids = set(found.vec_ids)
+    total = found.matches
     return QueryDiagnostics(
         id=query_id,
         fts_candidates=len(fts_ids),
         fts_total_matches=total,
         vec_fts_overlap=sum(1 for i in fts_ids if i in vec_ids),
         idf_clamped=chunk_total > 0 and 2 * total >= chunk_total,
-        lexical_leg=leg,
+        lexical_leg=lexical.leg,
     )
 
 
@@ -181,39 +218,30 @@ def _announce(note: OnNote, diagnostics: Sequence[QueryDiagnostics], noop: bool)
 
 
 def _sweep(
-    conn: Connection,
     settings: TuneSettings,
     usable: Sequence[GoldenQuery],
-    routed: Sequence[LexicalQuery],
-    vectors: np.ndarray,
+    found: Sequence[QueryLegs],
+    labels: ChunkLabels,
     diagnostics: Sequence[QueryDiagnostics],
     say: OnProgress,
 ) -> tuple[MetricTable, list[QueryDiagnostics]]:
-    labels = rows.chunk_labels(conn)
     ks = settings.k_values
     shape = (len(usable), N_CONDITIONS)
     ndcg = {k: np.zeros(shape) for k in ks}
     recall = {k: np.zeros(shape) for k in ks}
     rr = np.zeros(shape)
     updated = []
-    for i, (q, c, d) in enumerate(zip(usable, routed, diagnostics, strict=True)):
+    for i, (q, legs, d) in enumerate(zip(usable, found, diagnostics, strict=True)):
         say(TuneProgress("query", i + 1, len(usable), q.id))
-        row = sweep_query(
-            conn,
-            c,
-            vectors[i],
-            q.expected,
-            labels,
-            settings.candidate_pool,
-            settings.limit,
-            ks,
-            DEFAULT_CONDITION.index,
-        )
-        for j, m in enumerate(row.metrics):
-            rr[i, j] = m.reciprocal_rank
-            for k in ks:
-                ndcg[k][i, j] = m.ndcg_at_k[k]
-                recall[k][i, j] = m.recall_at_k[k]
+        row = sweep_legs(legs, q.expected, labels, settings.limit, ks, DEFAULT_CONDITION.index)
+        # Conditions share metrics objects (one per distinct fused list): read each once.
+        distinct = list({id(m): m for m in row.metrics}.values())
+        slot = {id(m): n for n, m in enumerate(distinct)}
+        index = np.array([slot[id(m)] for m in row.metrics], dtype=np.intp)
+        rr[i] = np.array([m.reciprocal_rank for m in distinct])[index]
+        for k in ks:
+            ndcg[k][i] = np.array([m.ndcg_at_k[k] for m in distinct])[index]
+            recall[k][i] = np.array([m.recall_at_k[k] for m in distinct])[index]
         updated.append(
             QueryDiagnostics(
                 d.id,

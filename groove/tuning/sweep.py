@@ -3,11 +3,17 @@
 rrf_k only touches fusion and the bm25 weights only touch the FTS leg, so per query:
 
 * the vector leg runs once (it depends on neither);
-* the FTS leg runs once: one ``SELECT`` returns ``bm25()`` for all 64 weight sets over the
-  query's matches, and numpy ranks each weight set's column (ties to the lower chunk id,
-  exactly as the search's ``ORDER BY bm25(...), rowid``). It reads the FTS table the query
-  is routed to (``engine.lexical``: trigram or porter), so the weights are swept on the leg
-  the search would use;
+* the FTS leg is read in two passes over the query's matches, in the FTS table the query
+  is routed to (``engine.lexical``: trigram or porter). bm25 only grows with a column
+  weight (FTS5 adds the weight once per hit inside the saturated term frequency; IDF and
+  length are unweighted), so a chunk's score under any grid weight set lies between its
+  scores at the all-lowest and all-highest weights. The first pass reads those two bounds
+  for every match; a chunk whose best score does not reach the pool-th best worst score is
+  in no weight set's top pool, and the second pass reads the grid's weighted scores only
+  for the others. numpy ranks each weight set's column (ties to the lower chunk id,
+  exactly as the search's ``ORDER BY bm25(...), rowid``). When no chunk has a context, the
+  context weight multiplies nothing (FTS5 adds a weight per hit, and there are none), so
+  the 16 (heading, content) pairs stand for all 64 weight sets, bit for bit;
 * fusion for the six rrf_k values is a few float32 array operations per distinct FTS list
   (many weight sets yield the same list, and each distinct one is fused once).
 
@@ -26,16 +32,31 @@ from groove.engine.lexical import LexicalQuery, trigram_query
 from groove.engine.query import CompiledQuery
 from groove.engine.search import excluded_chunks, fts_leg, rrf_fuse, vector_leg
 from groove.evaluation.metrics import Expected, ExpectedMatcher, QueryMetrics, metrics_from_matches
+from groove.store import chunks as rows
 from groove.store import legs
 from groove.store.legs import TRIGRAM, LexicalTable
 from groove.store.sqlite import Connection
-from groove.tuning.grid import N_CONDITIONS, RRF_K_GRID, all_conditions, weight_sets
+from groove.tuning.grid import (
+    BM25_WEIGHT_GRID,
+    N_CONDITIONS,
+    RRF_K_GRID,
+    all_conditions,
+    weight_sets,
+)
 
 _WEIGHTS = weight_sets()
 _N_K = len(RRF_K_GRID)
 # Indices of the two weight sets the bm25-sensitivity diagnostic compares.
 _HEADING_HEAVY = _WEIGHTS.index((4.0, 0.5, 0.5))
 _CONTENT_HEAVY = _WEIGHTS.index((0.5, 0.5, 4.0))
+LOWEST: legs.Weights = (min(BM25_WEIGHT_GRID),) * 3
+HIGHEST: legs.Weights = (max(BM25_WEIGHT_GRID),) * 3
+# Float slack on the bounds (bm25's division may round either way): only ever keeps more.
+_TOLERANCE = 1e-9
+# Without context hits, each weight set scores as the first set with its (heading, content).
+_FIRST_OF_PAIR = {(h, b): i for i, (h, _, b) in reversed(list(enumerate(_WEIGHTS)))}
+_CONTEXT_FREE = sorted(set(_FIRST_OF_PAIR.values()))
+_CONTEXT_FREE_COLUMN = [_CONTEXT_FREE.index(_FIRST_OF_PAIR[h, b]) for h, _, b in _WEIGHTS]
 
 #: chunk id -> (path, heading): what the hit rule needs to know about a chunk.
 ChunkLabels = Mapping[int, tuple[str, str | None]]
@@ -50,21 +71,96 @@ class QuerySweep:
     rrf_ties: int
 
 
+@dataclass(frozen=True)
+class QueryLegs:
+    """One query's legs, read once: all the SQL a row of the table needs."""
+
+    vec_ids: tuple[int, ...]  # the vector leg, pool long
+    rankings: tuple[tuple[int, ...], ...]  # the FTS leg of each of the 64 weight sets
+    matches: int  # chunks matching the FTS expression (all of them, not a pool)
+
+
 def fts_rankings(
     conn: Connection, match: str | None, pool: int, leg: LexicalTable = TRIGRAM
 ) -> list[tuple[int, ...]]:
-    """The top-``pool`` FTS id list for each of the 64 weight sets, from one SQL pass."""
+    """The top-``pool`` FTS id list for each of the 64 weight sets, from one SQL pass over
+    every match (the plain reference for ``pruned_rankings``)."""
     if match is None:
         return [()] * len(_WEIGHTS)
     found = legs.bm25_columns(conn, match, _WEIGHTS, leg)
     if not found:
         return [()] * len(_WEIGHTS)
     table = np.array(found, dtype=np.float64)
-    ids = table[:, 0].astype(np.int64)
+    return _tops(table[:, 0].astype(np.int64), table[:, 1:], range(len(_WEIGHTS)), pool)
+
+
+def pruned_rankings(
+    conn: Connection,
+    match: str | None,
+    pool: int,
+    leg: LexicalTable = TRIGRAM,
+    context_free: bool = False,
+) -> tuple[list[tuple[int, ...]], int]:
+    """(``fts_rankings``'s lists, the number of matches), the grid's weighted scores read
+    only for chunks that can enter a top pool (module docstring). ``context_free``: no
+    chunk of the index has a context (``store.chunks.any_context`` is False)."""
+    if match is None:
+        return [()] * len(_WEIGHTS), 0
+    found = legs.bm25_columns(conn, match, (LOWEST, HIGHEST), leg)
+    if not found:
+        return [()] * len(_WEIGHTS), 0
+    bounds = np.array(found, dtype=np.float64)
+    ids = bounds[:, 0].astype(np.int64)
+    lists = top_lists(conn, match, leg, ids, bounds[:, 1], bounds[:, 2], pool, context_free)
+    return lists, len(ids)
+
+
+def contenders(lowest: np.ndarray, highest: np.ndarray, pool: int) -> np.ndarray:
+    """Mask of the chunks that can be in some grid weight set's top ``pool``: those whose
+    best score (``highest``) reaches the pool-th best worst score (``lowest``)."""
+    nth = min(pool, len(lowest)) - 1
+    worst = np.partition(lowest, nth)[nth]
+    mask: np.ndarray = highest <= worst + _TOLERANCE * (1 + abs(worst))
+    return mask
+
+
+def top_lists(
+    conn: Connection,
+    match: str,
+    leg: LexicalTable,
+    ids: np.ndarray,
+    lowest: np.ndarray,
+    highest: np.ndarray,
+    pool: int,
+    context_free: bool = False,
+) -> list[tuple[int, ...]]:
+    """The top-``pool`` list of each of the 64 weight sets, given every match's bound
+    scores (``ids``, ``lowest``, ``highest`` aligned)."""
+    if not len(ids):
+        return [()] * len(_WEIGHTS)
+    keep = contenders(lowest, highest, pool)
+    only = None if keep.all() else ids[keep].tolist()
+    if context_free:
+        sets, columns = [_WEIGHTS[i] for i in _CONTEXT_FREE], _CONTEXT_FREE_COLUMN
+    else:
+        sets, columns = list(_WEIGHTS), list(range(len(_WEIGHTS)))
+    found = legs.bm25_columns(conn, match, sets, leg, only)
+    table = np.array(found, dtype=np.float64).reshape(len(found), len(sets) + 1)
+    return _tops(table[:, 0].astype(np.int64), table[:, 1:], columns, pool)
+
+
+def _tops(
+    ids: np.ndarray, scores: np.ndarray, columns: Sequence[int], pool: int
+) -> list[tuple[int, ...]]:
+    """For each weight set (its column of ``scores``): ids best first, ties to the lower
+    id, ``pool`` long. A column shared by several weight sets is ranked once."""
+    ranked: dict[int, tuple[int, ...]] = {}
     out = []
-    for w in range(len(_WEIGHTS)):
-        order = np.lexsort((ids, table[:, w + 1]))[:pool]
-        out.append(tuple(ids[order].tolist()))
+    for column in columns:
+        if column not in ranked:
+            order = np.lexsort((ids, scores[:, column]))[:pool]
+            ranked[column] = tuple(ids[order].tolist())
+        out.append(ranked[column])
     return out
 
 
@@ -107,6 +203,21 @@ def _lexical(query: CompiledQuery | LexicalQuery) -> LexicalQuery:
     return query if isinstance(query, LexicalQuery) else trigram_query(query)
 
 
+def query_legs(
+    conn: Connection,
+    query: CompiledQuery | LexicalQuery,
+    query_vector: np.ndarray,
+    pool: int,
+    context_free: bool = False,
+) -> QueryLegs:
+    """Both legs of one query for every weight set: the vector leg and the pruned FTS pass."""
+    lexical = _lexical(query)
+    excluded = excluded_chunks(conn, lexical)
+    vec_ids = vector_leg(conn, query_vector, pool, excluded)
+    rankings, matches = pruned_rankings(conn, lexical.match, pool, lexical.leg, context_free)
+    return QueryLegs(tuple(vec_ids), tuple(rankings), matches)
+
+
 def sweep_query(
     conn: Connection,
     query: CompiledQuery | LexicalQuery,
@@ -117,31 +228,79 @@ def sweep_query(
     limit: int,
     k_values: Sequence[int],
     default_condition: int,
+    context_free: bool | None = None,
 ) -> QuerySweep:
-    """Metrics for all 384 conditions of one query, the fast way."""
-    lexical = _lexical(query)
-    excluded = excluded_chunks(conn, lexical)
-    vec_ids = vector_leg(conn, query_vector, pool, excluded)
-    rankings = fts_rankings(conn, lexical.match, pool, lexical.leg)
-    matcher = ExpectedMatcher(expected)
+    """Metrics for all 384 conditions of one query, the fast way. ``context_free``: whether
+    no chunk has a context (None: read it from the index)."""
+    if context_free is None:
+        context_free = not rows.any_context(conn)
+    found = query_legs(conn, query, query_vector, pool, context_free)
+    return sweep_legs(found, expected, labels, limit, k_values, default_condition)
+
+
+def sweep_legs(
+    found: QueryLegs,
+    expected: Sequence[Expected],
+    labels: ChunkLabels,
+    limit: int,
+    k_values: Sequence[int],
+    default_condition: int,
+) -> QuerySweep:
+    """A query's row of the table from its legs: fusion and metrics, no SQL.
+
+    Metrics depend only on which expected entries each ranked position matches, so equal
+    match patterns share one computation."""
+    score = _Scorer(expected, labels, k_values)
     metrics: list[QueryMetrics | None] = [None] * N_CONDITIONS
     by_list: dict[tuple[int, ...], list[QueryMetrics]] = {}
     ties = 0
     default_w, default_k = divmod(default_condition, _N_K)
-    for w, fts_ids in enumerate(rankings):
+    for w, fts_ids in enumerate(found.rankings):
         row = by_list.get(fts_ids)
         if row is None or w == default_w:
-            fused = fuse_all_k(vec_ids, fts_ids, limit)
+            fused = fuse_all_k(found.vec_ids, fts_ids, limit)
             if row is None:
-                row = [_metrics(ids, labels, matcher, len(expected), k_values) for ids, _ in fused]
+                row = [score(ids) for ids, _ in fused]
                 by_list[fts_ids] = row
             if w == default_w:
                 scores = fused[default_k][1]
                 ties = int(np.sum(scores[1:].view(np.uint32) == scores[:-1].view(np.uint32)))
         for k in range(_N_K):
             metrics[w * _N_K + k] = row[k]
-    sensitive = rankings[_HEADING_HEAVY] != rankings[_CONTENT_HEAVY]
+    sensitive = found.rankings[_HEADING_HEAVY] != found.rankings[_CONTENT_HEAVY]
     return QuerySweep(tuple(m for m in metrics if m is not None), sensitive, ties)
+
+
+class _Scorer:
+    """One query's metrics of a ranked id list, with the hit test cached per chunk and
+    the metrics cached per match pattern."""
+
+    def __init__(
+        self, expected: Sequence[Expected], labels: ChunkLabels, k_values: Sequence[int]
+    ) -> None:
+        self._matcher = ExpectedMatcher(expected)
+        self._labels = labels
+        self._n_expected = len(expected)
+        self._k_values = k_values
+        self._hits: dict[int, tuple[int, ...]] = {}
+        self._by_pattern: dict[tuple[tuple[int, ...], ...], QueryMetrics] = {}
+
+    def __call__(self, ids: np.ndarray) -> QueryMetrics:
+        pattern = tuple(self._hit(i) for i in ids.tolist())
+        found = self._by_pattern.get(pattern)
+        if found is None:
+            found = metrics_from_matches(
+                self._n_expected, range(1, len(pattern) + 1), pattern, self._k_values
+            )
+            self._by_pattern[pattern] = found
+        return found
+
+    def _hit(self, chunk_id: int) -> tuple[int, ...]:
+        hit = self._hits.get(chunk_id)
+        if hit is None:
+            hit = self._matcher.match(*self._labels[chunk_id])
+            self._hits[chunk_id] = hit
+        return hit
 
 
 def _metrics(

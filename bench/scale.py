@@ -1,0 +1,183 @@
+"""A knowledge base of a chosen size, end to end: every step's wall time and peak memory.
+
+Writes a KB of ``--chunks`` chunks (Markdown files of five 120-word sections, words drawn
+Zipf-like from the Cranfield vocabulary, so common words match most chunks as in a real
+KB) and a golden set of ``--queries`` queries generated from its notes, then runs each step
+as its own ``groove`` process (so that its peak memory is its own, read from the process's
+resource usage):
+
+1. ``groove index`` from nothing, with the real model; beside it, raw fastembed
+   (``TextEmbedding.embed``, batch 16, no groove code) on a sample of the same chunk texts
+   (``--raw-sample``, a share of the chunks, at least 160) for chunks/s against chunks/s;
+2. ``groove index`` after 1% of the files changed (a sentence appended to each);
+3. ``groove eval`` of the golden set (no history);
+4. ``groove tune``;
+5. ``groove eval --explain``;
+6. ``groove notebook run eval-report``.
+
+It prints a Markdown table (step, seconds, peak MB, per-chunk or per-query figures) and the
+load average before and after. Indexing at the model's speed dominates: about 30 chunks/s
+on 2 cores, so 100,000 chunks take about an hour. Usage:
+
+    .venv/bin/python bench/scale.py --chunks 100000 --queries 1000 --work /tmp/scale
+    .venv/bin/python bench/scale.py --chunks 2000 --queries 200     # a quick check
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from helpers.golden_gen import generated_golden
+from index_search import DEFAULT_KB, raw_model, raw_seconds, vocabulary_of
+
+SECTIONS = 5
+WORDS_PER_SECTION = 120
+GROOVE = Path(sys.executable).parent / "groove"
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    seconds: float
+    peak_mb: float
+    note: str = ""
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def write_kb(kb: Path, chunks: int, vocabulary: Sequence[str], seed: int = 11) -> int:
+    """``chunks // 5`` notes of five sections each; returns the number of files."""
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, len(vocabulary) + 1)
+    weights /= weights.sum()
+    files = max(1, chunks // SECTIONS)
+    for i in range(files):
+        words = rng.choice(len(vocabulary), size=(SECTIONS, WORDS_PER_SECTION), p=weights)
+        sections = [
+            f"## {' '.join(vocabulary[w] for w in row[:3])}\n\n"
+            + " ".join(vocabulary[w] for w in row)
+            for row in words
+        ]
+        path = kb / f"part{i % 100:02d}" / f"note{i:06d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n\n".join(sections) + "\n", encoding="utf-8")
+    return files
+
+
+def change_share(kb: Path, share: float, seed: int = 5) -> int:
+    """Append a sentence to ``share`` of the notes; returns how many changed."""
+    notes = sorted(kb.rglob("*.md"))
+    rng = np.random.default_rng(seed)
+    picked = rng.choice(len(notes), size=max(1, round(len(notes) * share)), replace=False)
+    for i in picked:
+        with notes[i].open("a", encoding="utf-8") as out:
+            out.write("\nThis note was revised for the re-index benchmark.\n")
+    return len(picked)
+
+
+def run_step(name: str, argv: Sequence[str], note: str = "", ok: Sequence[int] = (0,)) -> Step:
+    """Run one groove process; its wall time and peak resident memory (ru_maxrss)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    code = os.waitstatus_to_exitcode(status)
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    if code not in ok:
+        raise SystemExit(f"{name} exited {code}:\n{stderr[-2000:]}")
+    print(f"[{time.strftime('%H:%M:%S')}] {name}: {seconds:.1f} s", file=sys.stderr, flush=True)
+    return Step(name, seconds, usage.ru_maxrss / 1024, note)
+
+
+def raw_rate(db: Path, sample: float) -> tuple[float, int]:
+    """Raw fastembed chunks/s on a sample of the indexed chunk texts, in index order."""
+    import sqlean
+
+    conn = sqlean.connect(str(db))
+    texts = [row[0] for row in conn.execute("SELECT content FROM chunks ORDER BY id")]
+    conn.close()
+    n = min(len(texts), max(160, round(len(texts) * sample)))
+    step = max(1, len(texts) // n)
+    picked = texts[::step][:n]
+    model = raw_model()
+    raw_seconds(model, ["warm up"] * 16)
+    return len(picked) / raw_seconds(model, picked), len(picked)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--raw-sample", type=float, default=0.05)
+    parser.add_argument("--work", type=Path, default=None, help="folder kept after the run")
+    args = parser.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="groove-scale-"))
+    shutil.rmtree(work / "kb", ignore_errors=True)
+    for stale in work.glob(".groove.db*"):
+        stale.unlink()
+    kb = work / "kb"
+    kb.mkdir(parents=True)
+    print(f"# at start: load average {load_average()}; {os.cpu_count()} cores")
+    files = write_kb(kb, args.chunks, vocabulary_of(DEFAULT_KB))
+    golden = generated_golden(kb, args.queries, work / "golden.yml")
+    db = work / ".groove.db"
+    kb_flag = ["--kb-path", str(kb)]
+    steps = [run_step("index from nothing", [str(GROOVE), "index", *kb_flag, "-q"])]
+    import sqlean
+
+    conn = sqlean.connect(str(db))
+    chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    conn.close()
+    index_rate = chunks / steps[0].seconds
+    raw, sampled = raw_rate(db, args.raw_sample)
+    steps[0] = Step(
+        steps[0].name,
+        steps[0].seconds,
+        steps[0].peak_mb,
+        f"{index_rate:.1f} chunks/s; raw fastembed {raw:.1f} chunks/s on {sampled} of the "
+        f"same texts (ratio {index_rate / raw:.2f})",
+    )
+    changed = change_share(kb, 0.01)
+    steps.append(
+        run_step(
+            "re-index after 1% of the files changed",
+            [str(GROOVE), "index", *kb_flag, "-q"],
+            f"{changed} of {files} files",
+        )
+    )
+    per_query = f"{args.queries} queries"
+    eval_cmd = [str(GROOVE), "eval", *kb_flag, "--golden", str(golden), "--no-history"]
+    steps.append(run_step("groove eval", eval_cmd, per_query, ok=(0, 1)))
+    tune_cmd = [str(GROOVE), "tune", *kb_flag, "--golden", str(golden)]
+    steps.append(run_step("groove tune", tune_cmd, per_query, ok=(0, 1)))
+    steps.append(run_step("groove eval --explain", [*eval_cmd, "--explain"], per_query, ok=(0, 1)))
+    notebook = [str(GROOVE), "notebook", "run", "eval-report", *kb_flag]
+    notebook += ["-p", "golden", str(golden), "--out", str(work / "report")]
+    steps.append(run_step("notebook eval-report", notebook, per_query, ok=(0, 1)))
+    size_mb = sum(p.stat().st_size for p in work.glob(".groove.db*")) / 1e6
+    print(f"# {chunks} chunks in {files} files, index {size_mb:.0f} MB; {per_query}")
+    print("| step | seconds | peak MB | |")
+    print("|---|---:|---:|---|")
+    for s in steps:
+        print(f"| {s.name} | {s.seconds:.1f} | {s.peak_mb:.0f} | {s.note} |")
+    print(f"# at end: load average {load_average()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""pandas views of ``groove tune --retriever`` (``ExternalTune.conditions_frame`` ...).
+
+The same frames as groove's own tune (groove.tuning.frames), over the family grid:
+``condition`` is a column of the grid (0 is the baseline, RRF k = 60 over the whole
+window), and the seed's four grid columns give way to the fusion's own parameters
+(``label``, ``family``, ``k``, ``window``, ``vector_weight``, ``normalizer``; a parameter
+the family does not use is empty). Every frame has its columns also when the grid did not
+run (then with no rows).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from groove.tuning.families import DEFAULT_COLUMN
+from groove.tuning.frames import PRIMARY, metric_arrays
+from groove.tuning.select import condition_means
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from groove.fusion import Fusion
+    from groove.tuning.external_result import ExternalTune
+
+FUSION_COLUMNS = ("condition", "label", "family", "k", "window", "vector_weight", "normalizer")
+
+
+def _fusion_row(column: int, f: Fusion) -> dict[str, object]:
+    given = f.to_dict()
+    return {
+        "condition": column,
+        "label": f.label,
+        "family": f.family,
+        "k": given.get("k"),
+        "window": given.get("window"),
+        "vector_weight": given.get("vector_weight"),
+        "normalizer": given.get("normalizer"),
+    }
+
+
+def conditions_frame(result: ExternalTune) -> pd.DataFrame:
+    """One row per grid condition, in grid order."""
+    import pandas as pd
+
+    metrics = [f"recall@{k}" for k in result.k_values]
+    metrics += ["mrr", *(f"ndcg@{k}" for k in result.k_values)]
+    columns = [
+        *FUSION_COLUMNS,
+        "default",
+        "refit",
+        *metrics,
+        f"{PRIMARY}_delta",
+        f"{PRIMARY}_delta_se",
+        "folds",
+    ]
+    table, loo = result.table, result.loo
+    if table is None or loo is None:
+        return pd.DataFrame(columns=columns)
+    width = result.grid.width
+    frame = pd.DataFrame([_fusion_row(j, f) for j, f in enumerate(result.grid.conditions)])
+    frame["default"] = np.arange(width) == DEFAULT_COLUMN
+    frame["refit"] = np.arange(width) == loo.refit
+    rows = range(table.n_queries)
+    for name, array in metric_arrays(table).items():
+        frame[name] = condition_means(array, rows)  # over every query, as eval reports them
+    effective = np.asarray(result.effective_rows, dtype=np.intp)
+    diffs = table.primary[effective] - table.primary[effective, DEFAULT_COLUMN][:, None]
+    n = len(effective)
+    frame[f"{PRIMARY}_delta"] = condition_means(diffs, range(n)) if n else np.zeros(width)
+    frame[f"{PRIMARY}_delta_se"] = (
+        diffs.std(axis=0, ddof=1) / np.sqrt(n) if n >= 2 else np.full(width, np.nan)
+    )
+    frame["folds"] = np.bincount(np.asarray(loo.folds, dtype=np.intp), minlength=width)
+    return frame[columns]
+
+
+def table_frame(result: ExternalTune) -> pd.DataFrame:
+    """The metric table in long form: one row per query x condition x metric."""
+    import pandas as pd
+
+    columns = ["query", "condition", "metric", "value"]
+    if result.table is None:
+        return pd.DataFrame(columns=columns)
+    ids = np.array([q.id for q in result.queries], dtype=object)
+    width = result.grid.width
+    parts = [
+        pd.DataFrame(
+            {
+                "query": np.repeat(ids, width),
+                "condition": np.tile(np.arange(width), array.shape[0]),
+                "metric": name,
+                "value": array.reshape(-1),
+            },
+            columns=columns,
+        )
+        for name, array in metric_arrays(result.table).items()
+    ]
+    return pd.concat(parts, ignore_index=True)
+
+
+def folds_frame(result: ExternalTune) -> pd.DataFrame:
+    """One row per leave-one-query-out fold: the held-out query, the condition chosen
+    without it and that condition's nDCG@5 gain over the baseline on it."""
+    import pandas as pd
+
+    columns = ["query", *FUSION_COLUMNS, "held_out_delta", "refit"]
+    loo = result.loo
+    if loo is None:
+        return pd.DataFrame(columns=columns)
+    rows = [
+        {
+            "query": result.queries[row].id,
+            **_fusion_row(chosen, result.grid.conditions[chosen]),
+            "held_out_delta": delta,
+            "refit": chosen == loo.refit,
+        }
+        for row, chosen, delta in zip(loo.rows, loo.folds, loo.held_out_diffs, strict=True)
+    ]
+    return pd.DataFrame(rows, columns=columns)
