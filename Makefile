@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.groove-installed
 
-.PHONY: install model check test test-fast demo bench clean
+.PHONY: install model browser check test test-fast demo bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,13 +21,22 @@ install: $(STAMP)
 model: install
 	$(BIN)/groove model prepare
 
+# Debian's headless Chromium and a CJK font for the report-page tests (tests/test_report_pages.py:
+# the verdict on the first screen, no network request, sorting by the header). Installed when
+# missing and apt-get can run (root); otherwise those tests are skipped, and this says so.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	  && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	  chromium fonts-ipafont-gothic >/dev/null; } \
+	  || echo "note: no chromium here; the report-page tests will be skipped"
+
 check: install
 	$(BIN)/ruff check groove tests bench
 	$(BIN)/ruff format --check groove tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: model check
+test: model check browser
 	$(BIN)/python -m pytest -q
 
 test-fast: install
