@@ -31,7 +31,8 @@ from groove.evaluation.backends.own import groove_legs
 from groove.evaluation.golden import GoldenQuery, load_golden
 from groove.evaluation.metrics import AggregateMetrics, RankedHit, aggregate, query_metrics
 from groove.evaluation.retrievers.base import RetrieverQuery
-from groove.evaluation.retrievers.spec import open_retriever, parse_spec
+from groove.evaluation.retrievers.opener import open_retriever
+from groove.evaluation.retrievers.spec import parse_spec
 from groove.tuning import run as tune
 from groove.tuning.external import run_external, tune_legs
 from groove.tuning.external_result import ExternalTune

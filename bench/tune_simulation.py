@@ -13,10 +13,15 @@ the same streams) and the published headline table, then the wall time.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
-from groove.tuning.simulation import (
+# The simulation is research code, kept with the tests that pin its numbers (tests/helpers).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from helpers.tune_simulation import (
     AU16_REPS,
     AU68_REPS,
     HEADLINE_FLOOR,

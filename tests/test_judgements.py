@@ -287,8 +287,8 @@ def test_a_drop_made_of_unjudged_newcomers_is_named_and_compare_shows_it() -> No
 def test_the_eval_notes_the_drop_and_reports_it(tmp_path: Path) -> None:
     from groove.config import Config
     from groove.evaluation.history import append_run, history_path
-    from groove.evaluation.run import compare
     from groove.evaluation.settings import resolve_settings
+    from groove.evaluation.verdict import compare
     from groove.report import eval_json, eval_markdown
 
     kb = tmp_path / "kb"

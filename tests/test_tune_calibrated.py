@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.tune_simulation import SETTINGS, LcgStream, calibration_row, draw_table
 
 from groove.evaluation.golden import GoldenQuery
 from groove.evaluation.metrics import Expected
@@ -21,7 +22,6 @@ from groove.tuning.calibrated import (
 from groove.tuning.document import to_dict
 from groove.tuning.result import QueryDiagnostics, TuneResult
 from groove.tuning.select import nested_loo
-from groove.tuning.simulation import SETTINGS, LcgStream, calibration_row, draw_table
 from groove.tuning.table import MetricTable
 
 

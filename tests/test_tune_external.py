@@ -22,7 +22,8 @@ from groove.cli import cli
 from groove.evaluation.golden import load_golden
 from groove.evaluation.metrics import query_metrics
 from groove.evaluation.retrievers.base import RetrieverQuery
-from groove.evaluation.retrievers.spec import open_retriever, parse_spec
+from groove.evaluation.retrievers.opener import open_retriever
+from groove.evaluation.retrievers.spec import parse_spec
 from groove.fusion import Fusion
 from groove.notes import Note
 from groove.tuning.external import run_external, sweep_legs

@@ -1,10 +1,6 @@
 import numpy as np
 import pytest
-
-from groove.tuning.gates import decide
-from groove.tuning.grid import Condition
-from groove.tuning.select import nested_loo
-from groove.tuning.simulation import (
+from helpers.tune_simulation import (
     AU68_MIN_DELTAS,
     AU68_MULTIPLIERS,
     LCG_INCREMENT,
@@ -21,6 +17,10 @@ from groove.tuning.simulation import (
     run_all,
     run_setting,
 )
+
+from groove.tuning.gates import decide
+from groove.tuning.grid import Condition
+from groove.tuning.select import nested_loo
 from groove.tuning.table import MetricTable
 
 SEEDS = (0, 0x5EED0001, 0x5EED0004, (1 << 64) - 1)

@@ -25,9 +25,9 @@ from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate
 from groove.evaluation.records import RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever, RetrieverQuery
-from groove.evaluation.retrievers.spec import open_retriever
-from groove.evaluation.run import _score, compare
+from groove.evaluation.retrievers.opener import open_retriever
 from groove.evaluation.settings import EvalSettings
+from groove.evaluation.verdict import compare, score
 from groove.notes import Note
 
 NOTE_INDEX_CHECKS = "retriever-index-checks-unavailable"
@@ -59,7 +59,7 @@ def run_external(
     findings += hit_path_findings(tops, golden_paths, indexed)
     if why is not None:
         notes.append(Note(NOTE_INDEX_CHECKS, NOT_AVAILABLE.format(why=why), data={"why": why}))
-    per_query = _score(golden, tops, settings.k_values, [None] * len(tops))
+    per_query = score(golden, tops, settings.k_values, [None] * len(tops))
     record = RunRecord(
         timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
         fingerprint=Fingerprint(

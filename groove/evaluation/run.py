@@ -16,10 +16,8 @@ history read, baseline choice, regression check; the history write comes last, i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from groove.engine.embed import Embedder
@@ -28,38 +26,21 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search
 from groove.engine.session import open_engine
-from groove.evaluation.attribution import Attributions
-from groove.evaluation.baseline import choose
-from groove.evaluation.change import regressed_metrics
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.explain import Explainer, GridProbe, explain_all
 from groove.evaluation.findings import QuoteScanner, duplicate_id_findings
 from groove.evaluation.fingerprint import Fingerprint, search_parts
-from groove.evaluation.gate import GateDecision, unreachable_reason
-from groove.evaluation.gate import decide as decide_gate
-from groove.evaluation.gate_status import (
-    NOTE_GATE_NOT_APPLIED,
-    REASON_NO_DIFF,
-    REASON_NO_HISTORY,
-    GateStatus,
-)
 from groove.evaluation.golden import GoldenSet, load_golden
 from groove.evaluation.golden_paths import PathDoctor, path_findings
-from groove.evaluation.history import History, append_run, history_path, load_history
-from groove.evaluation.judged import judged_for
-from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate, query_metrics
+from groove.evaluation.history import append_run
+from groove.evaluation.metrics import METRIC_VERSION, aggregate
 from groove.evaluation.records import (
-    OUTCOME_NO_BASELINE,
-    OUTCOME_PASSED,
-    OUTCOME_REGRESSED,
-    QueryResult,
     RunRecord,
 )
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever
 from groove.evaluation.settings import EvalSettings
-from groove.evaluation.significance import compare_records
-from groove.notes import Level, Note
+from groove.evaluation.verdict import compare, score
 from groove.store.db import read_snapshot
 from groove.store.ranks import indexed_paths
 
@@ -121,7 +102,7 @@ def prepare(
             corpus = snapshot(conn, scanner.visit)
             tops = [r.hits for r in results]
             legs = [r.lexical.leg if r.lexical is not None else None for r in results]
-            per_query = _score(golden, tops, settings.k_values, legs)
+            per_query = score(golden, tops, settings.k_values, legs)
             doctor = PathDoctor(settings.kb_path, indexed_paths(conn), settings.exclude_dirs)
             unindexed = path_findings(golden.queries, doctor)
             attribution = None
@@ -153,20 +134,6 @@ def prepare(
     return compare(settings, record, attribution)
 
 
-def _score(
-    golden: GoldenSet,
-    tops: Sequence[Sequence[Any]],
-    k_values: Sequence[int],
-    legs: Sequence[str | None],
-) -> tuple[QueryResult, ...]:
-    results = []
-    for q, hits, leg in zip(golden.queries, tops, legs, strict=True):
-        ranked = tuple(RankedHit(h.rank, h.path, h.heading, h.score) for h in hits)
-        metrics = query_metrics(q.expected, ranked, k_values)
-        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics, leg))
-    return tuple(results)
-
-
 def _fingerprint(
     settings: EvalSettings,
     golden: GoldenSet,
@@ -188,118 +155,6 @@ def _fingerprint(
     )
 
 
-def compare(
-    settings: EvalSettings, record: RunRecord, attribution: Attributions | None = None
-) -> EvalRun:
-    """Compare ``record`` with its baseline (groove.evaluation.baseline). Nothing is
-    written here: the caller writes its outputs first, then ``save`` (all or nothing)."""
-    notes = list(settings.notes)
-    path = history_file(settings) if settings.history else None
-    history = load_history(path) if path is not None else History()
-    notes += history.warnings
-    chosen = choose(history, record.fingerprint, settings.baseline)
-    base = chosen.run
-    significance = None
-    gate = None
-    if base is not None:
-        significance = compare_records(record, base)
-        gate = decide_gate(
-            record,
-            base,
-            significance,
-            mode=settings.regression_gate,
-            threshold=settings.regression_threshold,
-            alpha=settings.alpha,
-        )
-    # The gate's view is stored with the run whatever the flags: a regressed run never
-    # becomes a baseline by itself (the default rule skips it).
-    outcome = (
-        OUTCOME_NO_BASELINE
-        if gate is None
-        else (OUTCOME_REGRESSED if gate.regressed else OUTCOME_PASSED)
-    )
-    record = replace(
-        record,
-        run_id=record.id,
-        baseline_id=base.id if base is not None else None,
-        outcome=outcome,
-    )
-    status = _status(settings, chosen.reason, record, base, gate)
-    if not settings.diff:
-        gate = significance = None
-    if status.wanted and not status.applied:
-        data = {"reason": status.reason, "required": status.required}
-        notes.append(Note(NOTE_GATE_NOT_APPLIED, status.message(), Level.WARNING, data))
-    fell: tuple[str, ...] = ()
-    if settings.fail_on_regression and status.applied and gate is not None and base is not None:
-        if settings.regression_gate == "threshold":
-            threshold = settings.regression_threshold
-            fell = regressed_metrics(record.aggregate, base.aggregate, threshold)
-        else:
-            fell = tuple(m.label for m in gate.metrics if m.regressed)
-    compared = base if settings.diff else None
-    judged = judged_for(settings.golden_path, record, compared)
-    if judged is not None and judged.drop is not None:
-        notes.append(judged.drop.note())
-    return EvalRun(
-        record=record,
-        previous=compared or (history.newest if settings.diff else None),
-        diff_enabled=compared is not None,
-        regression=bool(fell),
-        threshold=settings.regression_threshold,
-        kb_path=settings.kb_path,
-        golden_path=settings.golden_path,
-        history_path=path,
-        notes=tuple(notes),
-        history_saved=False,
-        regressed_metrics=fell,
-        significance=significance,
-        gate=gate,
-        attribution=attribution,
-        baseline=chosen if compared is not None else None,
-        gate_status=status,
-        judged=judged,
-    )
-
-
-def _status(
-    settings: EvalSettings,
-    no_baseline: str | None,
-    record: RunRecord,
-    base: RunRecord | None,
-    gate: GateDecision | None,
-) -> GateStatus:
-    reason = None
-    if not settings.history:
-        reason = REASON_NO_HISTORY
-    elif not settings.diff:
-        reason = REASON_NO_DIFF
-    elif base is None or gate is None:
-        reason = no_baseline
-    else:
-        reason = _too_few(settings, record, base, gate)
-    return GateStatus(
-        applied=reason is None,
-        reason=reason,
-        mode=settings.regression_gate,
-        threshold=settings.regression_threshold,
-        alpha=settings.alpha,
-        wanted=settings.fail_on_regression or settings.require_baseline,
-        required=settings.require_baseline,
-    )
-
-
-def _too_few(
-    settings: EvalSettings, record: RunRecord, base: RunRecord, gate: GateDecision
-) -> str | None:
-    """Why the chosen mode can never flag a regression on this pair, if so (too few
-    paired queries for the significant gate to reach alpha)."""
-    before = {q.id for q in base.per_query}
-    paired = len({q.id for q in record.per_query} & before)
-    mode, alpha = settings.regression_gate, settings.alpha
-    return unreachable_reason(paired, mode, alpha, len(gate.metrics))
-
-
 def save(result: EvalRun, settings: EvalSettings) -> EvalRun:
     """Append ``result``'s run to the history (when the settings save it): the last step of
     an eval, after every output was written. A failure raises and leaves the file as it was."""
@@ -311,10 +166,3 @@ def save(result: EvalRun, settings: EvalSettings) -> EvalRun:
         return result
     saved = append_run(result.history_path, result.record, settings.history_size)
     return replace(result, history_saved=True, notes=(*result.notes, *saved.warnings))
-
-
-def history_file(settings: EvalSettings) -> Path:
-    """The KB's history file; without a KB (an external retriever), the one beside the golden."""
-    if settings.kb_path is not None:
-        return history_path(settings.kb_path)
-    return history_path(settings.golden_path.parent)

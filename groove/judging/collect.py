@@ -16,8 +16,8 @@ from groove.evaluation.compare import resolve_refs
 from groove.evaluation.history import load_history
 from groove.evaluation.records import RunRecord
 from groove.evaluation.retrievers.spec import RetrieverSpec
-from groove.evaluation.run import history_file
 from groove.evaluation.settings import EvalSettings
+from groove.evaluation.verdict import history_file
 from groove.judging.pool import (
     NOTE_NO_SNIPPETS,
     Pool,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from groove.notebooks.views import BAD, MUTED, OK, _box, _e, _facts, _html, image
+from groove.notebooks.html_parts import BAD, MUTED, OK, box, escape, facts, html_output, image
 from groove.report import plots
 from groove.tuning.external_result import ExternalTune
 from groove.tuning.families import DEFAULT_COLUMN
@@ -24,7 +24,7 @@ def _ids(result: ExternalTune) -> list[str]:
 
 def tune_header(result: ExternalTune, source: str) -> Any:
     effective = len(result.effective_rows)
-    return _facts(
+    return facts(
         [
             ("retriever", result.retriever),
             ("engine / family", f"{result.engine} / {result.family}"),
@@ -74,7 +74,7 @@ def loo_summary(result: ExternalTune) -> Any:
         if cal is not None and cal.se == cal.se
         else "undefined (fewer than 2 effective queries)"
     )
-    return _facts(
+    return facts(
         [
             ("refit (all effective queries)", loo.refit.label),
             ("mean held-out delta", f"{loo.mean_delta:+.4f} (floor {ADOPT_MIN_MEAN_DELTA:.2f})"),
@@ -115,10 +115,10 @@ def impact_plot(result: ExternalTune) -> Any:
 
 def not_swept(section: str) -> Any:
     """One line where the seed's grid has a section an engine's family grid has not."""
-    return _html(
-        _box(
+    return html_output(
+        box(
             MUTED,
-            f"{_e(section)}: groove's own grid only; an engine's tune sweeps its fusion "
+            f"{escape(section)}: groove's own grid only; an engine's tune sweeps its fusion "
             "family (the conditions table lists every condition).",
         )
     )
@@ -143,10 +143,10 @@ def gates(result: ExternalTune) -> Any:
         return None
     items = "".join(
         f"<li style='color:{OK if g.passed else BAD}'>{'✔' if g.passed else '✖'} "
-        f"<b>{_e(g.name)}</b>: {_e(g.detail)}</li>"
+        f"<b>{escape(g.name)}</b>: {escape(g.detail)}</li>"
         for g in result.verdict.gates
     )
-    return _html(f"<ol>{items}</ol>")
+    return html_output(f"<ol>{items}</ol>")
 
 
 def verdict(result: ExternalTune) -> Any:
@@ -157,17 +157,18 @@ def verdict(result: ExternalTune) -> Any:
     if decision.adopt and decision.condition is not None:
         if result.recommendation is not None:
             how = (
-                f"In {_e(result.engine)}'s terms:<pre>{_e(result.recommendation)}</pre>Then "
+                f"In {escape(result.engine)}'s terms:"
+                f"<pre>{escape(result.recommendation)}</pre>Then "
                 "re-run the eval of this retriever (the eval report's "
                 "<code>retriever</code>) against the run before it."
             )
         else:
-            how = f"{_e(result.engine)} cannot fuse this way: {_e(result.not_expressible)}"
-        body = f"<b>Recommendation: {_e(decision.condition.label)}</b><br>{how}"
-        return _html(_box(OK, body))
-    reasons = "".join(f"<li>{_e(r)}</li>" for r in decision.reasons)
+            how = f"{escape(result.engine)} cannot fuse this way: {escape(result.not_expressible)}"
+        body = f"<b>Recommendation: {escape(decision.condition.label)}</b><br>{how}"
+        return html_output(box(OK, body))
+    reasons = "".join(f"<li>{escape(r)}</li>" for r in decision.reasons)
     body = (
-        f"<b>Recommendation: keep the engine's fusion ({_e(result.grid.conditions[0].label)})"
+        f"<b>Recommendation: keep the engine's fusion ({escape(result.grid.conditions[0].label)})"
         f"</b><ul>{reasons}</ul>"
     )
-    return _html(_box(MUTED, body))
+    return html_output(box(MUTED, body))

@@ -9,7 +9,6 @@ groove.notebooks.tune_engine) and call groove.report.plots.
 
 from __future__ import annotations
 
-import html
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ from groove.evaluation.significance import format_p
 from groove.install import install_command
 from groove.labels import location_label
 from groove.notebooks.headline import headline as headline
+from groove.notebooks.html_parts import BAD, MUTED, OK, WARN, box, escape, facts, html_output, image
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
 from groove.report import judged, plots
@@ -36,62 +36,29 @@ if TYPE_CHECKING:
     from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import Analysis, TuneResult
 
-OK, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
 SHADES = {"up": OK, "down": BAD, "noise": MUTED, "same": MUTED, "": MUTED}
 _NOTE_SHADES = {Level.WARNING: WARN, Level.NOTE: WARN, Level.INFO: MUTED}
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _html(text: str) -> Any:
-    from IPython.display import HTML
-
-    return HTML(text)
-
-
-def image(fig: Figure) -> Any:
-    """A figure as a PNG image output (what the HTML export and the screenshots show)."""
-    from IPython.display import Image
-
-    return Image(data=plots.png_bytes(fig), format="png")
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value))
-
-
-def _box(colour: str, body: str) -> str:
-    style = f"border-left:4px solid {colour};padding:4px 10px;margin:4px 0"
-    return f'<div style="{style}">{body}</div>'
-
-
-def _facts(pairs: Sequence[tuple[str, object]]) -> Any:
-    """A two-column table of plain-text facts (both sides escaped)."""
-    cells = "".join(
-        f"<tr><th style='text-align:left'>{_e(k)}</th><td style='text-align:left'>{_e(v)}</td></tr>"
-        for k, v in pairs
-    )
-    return _html(f"<table>{cells}</table>")
 
 
 def status(outcome: Outcome[Any]) -> Any:
     """The outcome and exit code (or what groove refused and how to fix it), then notes."""
     if outcome.error is not None:
-        hint = f"<br>hint: {_e(outcome.error.hint)}" if outcome.error.hint else ""
-        parts = [_box(BAD, f"✖ <b>exit {outcome.exit_code}</b>: {_e(outcome.error.message)}{hint}")]
+        hint = f"<br>hint: {escape(outcome.error.hint)}" if outcome.error.hint else ""
+        parts = [
+            box(BAD, f"✖ <b>exit {outcome.exit_code}</b>: {escape(outcome.error.message)}{hint}")
+        ]
     else:
         passed = outcome.exit_code == 0
         words = "✔ passed" if passed else "✖ regression detected"
-        text = f"<b>{words}</b> (exit {outcome.exit_code}); {_e(outcome.source)}"
-        parts = [_box(OK if passed else BAD, text)]
+        text = f"<b>{words}</b> (exit {outcome.exit_code}); {escape(outcome.source)}"
+        parts = [box(OK if passed else BAD, text)]
         # a pass with a real fall under the threshold is not a plain pass: say so
         gate = outcome.value.gate if isinstance(outcome.value, EvalRun) else None
         under = gate.under_threshold_note() if gate is not None else None
         if under is not None:
-            parts.append(_box(WARN, _e(under)))
-    parts += [_box(_NOTE_SHADES[note.level], _e(note_text(note))) for note in outcome.notes]
-    return _html("".join(parts))
+            parts.append(box(WARN, escape(under)))
+    parts += [box(_NOTE_SHADES[note.level], escape(note_text(note))) for note in outcome.notes]
+    return html_output("".join(parts))
 
 
 def note_text(note: Note) -> str:
@@ -118,7 +85,7 @@ def eval_header(outcome: Outcome[EvalRun]) -> Any:
         for key in ("mmr", "parent_retriever", "fusion", "context")
         if key in fp
     )
-    return _facts(
+    return facts(
         [
             ("run (UTC)", run.record.timestamp),
             ("model", fp["model"]),
@@ -176,7 +143,7 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
         previous = "" if row["previous"] is None else f"{row['previous']:.3f}"
         style = f"color:{SHADES[row['shade']]};font-weight:bold"
         body += (
-            f"<tr><td>{_e(row['metric'])}</td><td>{row['value']:.3f}</td><td>{previous}</td>"
+            f"<tr><td>{escape(row['metric'])}</td><td>{row['value']:.3f}</td><td>{previous}</td>"
             f"<td style='{style}'>{row['change']}</td></tr>"
         )
     if run.diff_enabled and run.baseline_stated:
@@ -197,7 +164,7 @@ def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
     if under is not None:
         caption += f"; {under}"
     head = "<tr><th>metric</th><th>value</th><th>previous</th><th>change</th></tr>"
-    return _html(f"<p>{_e(caption)}</p><table>{head}{body}</table>")
+    return html_output(f"<p>{escape(caption)}</p><table>{head}{body}</table>")
 
 
 def significance_plot(outcome: Outcome[EvalRun]) -> Any:
@@ -223,8 +190,8 @@ def history_comparison(outcome: Outcome[EvalRun], last: int = 5) -> Any:
         return None
     chain = comparable_chain(history_runs(run), run.record, last)
     if len(chain) < 2:
-        return _html(
-            _box(MUTED, "fewer than two comparable runs in the history: nothing to compare")
+        return html_output(
+            box(MUTED, "fewer than two comparable runs in the history: nothing to compare")
         )
     frame = compare_frame(list(reversed(chain)), baseline=0)
     return _comparison_table(frame)
@@ -277,10 +244,10 @@ def eval_notes(outcome: Outcome[EvalRun]) -> Any:
         tail = ": a delta may reflect that, not retrieval"
         notes.append(f"⚠ {note.message}{tail if note.kind == NOTE_CORPUS_CHANGED else ''}")
     if notes:
-        return _html("".join(_box(WARN, _e(n)) for n in notes))
+        return html_output("".join(box(WARN, escape(n)) for n in notes))
     if run.previous is None:
-        return _html(_box(OK, "first run: nothing to compare with"))
-    return _html(_box(OK, "no golden, config or corpus change since the previous run"))
+        return html_output(box(OK, "first run: nothing to compare with"))
+    return html_output(box(OK, "no golden, config or corpus change since the previous run"))
 
 
 TOP_HITS = 3
@@ -365,8 +332,8 @@ def attribution_summary(outcome: Outcome[EvalRun]) -> Any:
     if run is None:
         return None
     if run.attribution is None:
-        return _html(_box(MUTED, "run with explain = True to see why each miss missed"))
-    return _html(_box(WARN if run.attribution else OK, _e(summary_line(run.attribution))))
+        return html_output(box(MUTED, "run with explain = True to see why each miss missed"))
+    return html_output(box(WARN if run.attribution else OK, escape(summary_line(run.attribution))))
 
 
 def attribution_rows(run: EvalRun) -> list[dict[str, Any]]:
@@ -407,7 +374,7 @@ def attribution_table(outcome: Outcome[EvalRun]) -> Any:
         return None
     rows = attribution_rows(run)
     if not rows:
-        return _html(_box(OK, "every expected answer was found within the largest k"))
+        return html_output(box(OK, "every expected answer was found within the largest k"))
     # object dtype: a missing rank stays None (shown as a dash), a rank stays an integer
     frame = pd.DataFrame(rows, dtype=object).map(tables.cell_html)
     # a cause ("vector-only-low") and a rank ("263 of 741") wrap as a whole, never inside
@@ -434,17 +401,17 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
 def _cell(value: object) -> str:
     if value is None:
         return "—"
-    return f"{value:.3f}" if isinstance(value, float) else _e(value)
+    return f"{value:.3f}" if isinstance(value, float) else escape(value)
 
 
 def _items(parts: Sequence[str]) -> str:
     """Items that wrap between each other, never inside one."""
-    return " ".join(f"<span class='item'>{_e(p)}</span>" for p in parts)
+    return " ".join(f"<span class='item'>{escape(p)}</span>" for p in parts)
 
 
 def _lines(parts: Sequence[str]) -> str:
     """One item per line; a long one is cut with an ellipsis (the full text on hover)."""
-    return "".join(f"<div class='line' title='{_e(p)}'>{_e(p)}</div>" for p in parts)
+    return "".join(f"<div class='line' title='{escape(p)}'>{escape(p)}</div>" for p in parts)
 
 
 def per_query_html_frame(run: EvalRun) -> pd.DataFrame:
@@ -465,7 +432,7 @@ def per_query_html_frame(run: EvalRun) -> pd.DataFrame:
             elif key == "top hits":
                 html_row[key] = _lines(_top_hits(q.top_k, q.expected)) or "(no hits)"
             elif key == "query":  # squeezed, a query took 12 lines of two words
-                html_row[key] = f"<span class='sentence'>{_e(value)}</span>"
+                html_row[key] = f"<span class='sentence'>{escape(value)}</span>"
             elif key == "status":  # "↓ regressed" on one line, never the arrow alone
                 html_row[key] = _items([value])
             elif key == "cause":  # one cause per item: "vector-only-low ×5" never breaks
@@ -485,7 +452,7 @@ def per_query_table(outcome: Outcome[EvalRun]) -> Any:
     if run is None:
         return None
     if not run.per_query:
-        return _html(_box(MUTED, "the golden file holds no query"))
+        return html_output(box(MUTED, "the golden file holds no query"))
     frame = per_query_html_frame(run)
     numeric = [c for c in frame.columns if c in ("#", "previous", "RR") or "@" in c]
     return tables.interactive(frame, numeric=numeric)
@@ -518,29 +485,30 @@ def findings(outcome: Outcome[EvalRun]) -> Any:
     if run is None:
         return None
     if not run.findings:
-        return _html(_box(OK, f"no findings (checked: {CHECK_QUOTED}, {CHECK_NOT_INDEXED})"))
+        return html_output(box(OK, f"no findings (checked: {CHECK_QUOTED}, {CHECK_NOT_INDEXED})"))
     items = []
     for finding in run.findings:
         if isinstance(finding, PathFinding):
-            near = "".join(f"; did you mean <code>{_e(n.path)}</code>?" for n in finding.near)
+            near = "".join(f"; did you mean <code>{escape(n.path)}</code>?" for n in finding.near)
             items.append(
-                f"<li><b>{_e(finding.check)}</b> <code>{_e(finding.path)}</code>: "
-                f"{_e(finding.detail)}{near} (expected by {_e(', '.join(finding.queries))})</li>"
+                f"<li><b>{escape(finding.check)}</b> <code>{escape(finding.path)}</code>: "
+                f"{escape(finding.detail)}{near} "
+                f"(expected by {escape(', '.join(finding.queries))})</li>"
             )
             continue
         if not isinstance(finding, Finding):  # duplicate ids, implausible retriever paths
-            items.append(f"<li><b>{_e(finding.check)}</b>: {_e(finding.summary)}</li>")
+            items.append(f"<li><b>{escape(finding.check)}</b>: {escape(finding.summary)}</li>")
             continue
         quoted = ", ".join(
-            f"{_e(q.query_id)} ("
+            f"{escape(q.query_id)} ("
             + ("not in top_k" if q.rank_in_top_k is None else f"rank {q.rank_in_top_k}")
             + ")"
             for q in finding.quoted
         )
         items.append(
-            f"<li><b>{_e(finding.check)}</b> <code>{_e(finding.path)}</code>: {quoted}</li>"
+            f"<li><b>{escape(finding.check)}</b> <code>{escape(finding.path)}</code>: {quoted}</li>"
         )
-    return _html(_box(WARN, f"<ul>{''.join(items)}</ul>"))
+    return html_output(box(WARN, f"<ul>{''.join(items)}</ul>"))
 
 
 # ---------------------------------------------------------------- tune
@@ -588,7 +556,7 @@ def tune_header(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     for axis in inert_axes(result):
         if not (axis == "context weight" and result.context_axis_noop):
             rows.append((axis, axis_warning(axis)))
-    return _facts(rows)
+    return facts(rows)
 
 
 def inert_axes(result: TuneResult) -> tuple[str, ...]:
@@ -681,7 +649,7 @@ def loo_summary(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     loo = got[1].loo
     sign = loo.sign_test
     bound = ADOPT_SE_MULTIPLIER * loo.paired_se
-    return _facts(
+    return facts(
         [
             ("refit (all effective queries)", loo.refit.label),
             ("mean held-out delta", f"{loo.mean_delta:+.4f} (floor {ADOPT_MIN_MEAN_DELTA:.2f})"),
@@ -766,10 +734,10 @@ def gates(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
         return None
     items = "".join(
         f"<li style='color:{OK if g.passed else BAD}'>{'✔' if g.passed else '✖'} "
-        f"<b>{_e(g.name)}</b>: {_e(g.detail)}</li>"
+        f"<b>{escape(g.name)}</b>: {escape(g.detail)}</li>"
         for g in got[1].verdict.gates
     )
-    return _html(f"<ol>{items}</ol>")
+    return html_output(f"<ol>{items}</ol>")
 
 
 def verdict(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
@@ -786,17 +754,17 @@ def verdict(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     decision = got[1].verdict
     if decision.adopt and decision.condition is not None:
         body = (
-            f"<b>Recommendation: {_e(decision.condition.label)}</b><br>Paste this into "
+            f"<b>Recommendation: {escape(decision.condition.label)}</b><br>Paste this into "
             "groove.toml, then re-run <code>groove eval</code> with your reranker against the "
-            f"same run without it:<pre>{_e(toml_snippet(decision.condition))}</pre>"
+            f"same run without it:<pre>{escape(toml_snippet(decision.condition))}</pre>"
         )
-        return _html(_box(OK, body))
-    reasons = "".join(f"<li>{_e(r)}</li>" for r in decision.reasons)
+        return html_output(box(OK, body))
+    reasons = "".join(f"<li>{escape(r)}</li>" for r in decision.reasons)
     body = (
-        f"<b>Recommendation: keep the built-in defaults ({_e(DEFAULT_CONDITION.label)})</b>"
+        f"<b>Recommendation: keep the built-in defaults ({escape(DEFAULT_CONDITION.label)})</b>"
         f"<ul>{reasons}</ul>This is the normal outcome: RRF needs little tuning."
     )
-    return _html(_box(MUTED, body))
+    return html_output(box(MUTED, body))
 
 
 def condition_rows(result: TuneResult, analysis: Analysis) -> list[dict[str, Any]]:
@@ -1012,5 +980,5 @@ def condition_picker(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     if got is None:
         return None
     if headless():
-        return _html(_box(MUTED, _e(HEADLESS_PICKER_HINT)))
+        return html_output(box(MUTED, escape(HEADLESS_PICKER_HINT)))
     return ConditionPicker(*got).widget

@@ -56,10 +56,10 @@ def to_document(result: TuneResult) -> dict[str, Any]:
     document = to_dict(result)
     if "verdict" in document:
         document["decision"] = document.pop("verdict")
-    document["queries"] = [_query_to_dict(q) for q in result.queries]
+    document["queries"] = [query_to_dict(q) for q in result.queries]
     document["notes"] = [note.to_dict() for note in result.notes]
     if result.analysis is not None:
-        document["table"] = _table_to_dict(result.analysis.table)
+        document["table"] = table_to_dict(result.analysis.table)
     return document
 
 
@@ -112,8 +112,8 @@ def from_document(document: Mapping[str, Any]) -> TuneResult:
     if effective:
         if "table" not in document:
             raise KeyError("table")
-        analysis = analyse(_table_from_dict(document["table"]), effective)
-        _check_reproduced(document, analysis.loo.refit.as_fusion_dict(), analysis.verdict.adopt)
+        analysis = analyse(table_from_dict(document["table"]), effective)
+        check_reproduced(document, analysis.loo.refit.as_fusion_dict(), analysis.verdict.adopt)
     return TuneResult(
         kb_path=Path(document["kb_path"]),
         golden_path=Path(document["golden_path"]),
@@ -123,7 +123,7 @@ def from_document(document: Mapping[str, Any]) -> TuneResult:
         k_values=tuple(int(k) for k in document["k_values"]),
         chunk_total=int(document["chunk_total"]),
         context_axis_noop=bool(document["context_axis_noop"]),
-        queries=tuple(_query_from_dict(q) for q in document["queries"]),
+        queries=tuple(query_from_dict(q) for q in document["queries"]),
         diagnostics=diagnostics,
         analysis=analysis,
         notes=tuple(Note.from_dict(n) for n in document.get("notes", [])),
@@ -131,7 +131,7 @@ def from_document(document: Mapping[str, Any]) -> TuneResult:
     )
 
 
-def _check_reproduced(document: Mapping[str, Any], refit: Mapping[str, Any], adopt: bool) -> None:
+def check_reproduced(document: Mapping[str, Any], refit: Mapping[str, Any], adopt: bool) -> None:
     saved_refit = document["loo"]["refit"]
     saved_adopt = saved_decision(document)["decision"] == "adopt"
     if saved_refit != refit or saved_adopt != adopt:
@@ -158,7 +158,7 @@ def _describe(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def _query_to_dict(q: GoldenQuery) -> dict[str, Any]:
+def query_to_dict(q: GoldenQuery) -> dict[str, Any]:
     return {
         "id": q.id,
         "query": q.query,
@@ -168,7 +168,7 @@ def _query_to_dict(q: GoldenQuery) -> dict[str, Any]:
     }
 
 
-def _query_from_dict(data: Mapping[str, Any]) -> GoldenQuery:
+def query_from_dict(data: Mapping[str, Any]) -> GoldenQuery:
     line = data.get("line")
     return GoldenQuery(
         id=str(data["id"]),
@@ -207,7 +207,7 @@ def _unpack(data: Any, shape: tuple[int, int]) -> np.ndarray:
     return np.frombuffer(raw, dtype="<f8").reshape(shape).astype(np.float64)
 
 
-def _table_to_dict(table: MetricTable) -> dict[str, Any]:
+def table_to_dict(table: MetricTable) -> dict[str, Any]:
     return {
         "k_values": list(table.k_values),
         "shape": list(table.rr.shape),
@@ -218,7 +218,7 @@ def _table_to_dict(table: MetricTable) -> dict[str, Any]:
     }
 
 
-def _table_from_dict(data: Mapping[str, Any], width: int = N_CONDITIONS) -> MetricTable:
+def table_from_dict(data: Mapping[str, Any], width: int = N_CONDITIONS) -> MetricTable:
     k_values = tuple(int(k) for k in data["k_values"])
     if "encoding" not in data:  # written before the encoding: nested lists of floats
 

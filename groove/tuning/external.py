@@ -29,7 +29,8 @@ from groove.evaluation.metrics import (
 )
 from groove.evaluation.retrievers.base import RetrieverQuery
 from groove.evaluation.retrievers.legs import QueryLegs
-from groove.evaluation.retrievers.spec import RetrieverSpec, open_retriever
+from groove.evaluation.retrievers.opener import open_retriever
+from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.fusion import Family, Fusion
 from groove.notes import Note
 from groove.settings import at_most

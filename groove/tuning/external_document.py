@@ -32,12 +32,12 @@ from typing import Any
 from groove.evaluation.records import aggregate_to_dict
 from groove.notes import Note
 from groove.tuning.export import (
-    _check_reproduced,
-    _query_from_dict,
-    _query_to_dict,
-    _table_from_dict,
-    _table_to_dict,
+    check_reproduced,
     load_with,
+    query_from_dict,
+    query_to_dict,
+    table_from_dict,
+    table_to_dict,
 )
 from groove.tuning.export import (
     from_document as builtin_from_document,
@@ -184,10 +184,10 @@ def to_document(result: ExternalTune) -> dict[str, Any]:
     document = to_dict(result)
     if "verdict" in document:
         document["decision"] = document.pop("verdict")
-    document["queries"] = [_query_to_dict(q) for q in result.queries]
+    document["queries"] = [query_to_dict(q) for q in result.queries]
     document["notes"] = [note.to_dict() for note in result.notes]
     if result.table is not None:
-        document["table"] = _table_to_dict(result.table)
+        document["table"] = table_to_dict(result.table)
     return document
 
 
@@ -209,7 +209,7 @@ def from_document(document: Mapping[str, Any]) -> ExternalTune:
         for d in document["diagnostics"]
     )  # fmt: skip
     effective = tuple(i for i, d in enumerate(legs) if d.effective)
-    queries = tuple(_query_from_dict(q) for q in document["queries"])
+    queries = tuple(query_from_dict(q) for q in document["queries"])
     notes = tuple(Note.from_dict(n) for n in document.get("notes", []))
     kb = Path(document["kb_path"]) if document.get("kb_path") else None
     name, golden = str(document["retriever"]), Path(document["golden_path"])
@@ -220,12 +220,12 @@ def from_document(document: Mapping[str, Any]) -> ExternalTune:
             name, golden, engine, limit, ks, grid, queries, effective, None, None, None,
             None, (), None, None, None, notes, legs=legs, kb_path=kb,
         )  # fmt: skip
-    table = _table_from_dict(document["table"], grid.width)
+    table = table_from_dict(document["table"], grid.width)
     result = analysed(
         name, golden, engine, limit, ks, grid, queries, effective, table, notes, legs, kb
     )
     assert result.loo is not None and result.verdict is not None
-    _check_reproduced(document, grid.conditions[result.loo.refit].to_dict(), result.verdict.adopt)
+    check_reproduced(document, grid.conditions[result.loo.refit].to_dict(), result.verdict.adopt)
     return result
 
 

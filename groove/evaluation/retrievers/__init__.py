@@ -8,10 +8,10 @@ exactly as it scores its own engine.
 """
 
 from groove.evaluation.retrievers.base import Retriever, RetrieverQuery
+from groove.evaluation.retrievers.opener import open_retriever
 from groove.evaluation.retrievers.spec import (
     RetrieverOptions,
     RetrieverSpec,
-    open_retriever,
     parse_spec,
 )
 

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from groove.errors import ConfigError
-from groove.evaluation.retrievers.base import FieldMap, Retriever
+from groove.evaluation.retrievers.base import FieldMap
 from groove.evaluation.retrievers.identity import command_name, http_name, run_file_name
 
 KINDS = ("command", "http", "run", "postgresql", "lancedb")
@@ -209,26 +209,3 @@ def spec_from_mapping(
             "give the name once",
         )
     return parse_spec(spec, name=name or given, options=parsed)
-
-
-def open_retriever(spec: RetrieverSpec) -> Retriever:
-    """Start (or open) the retriever ``spec`` names; close it when done."""
-    if spec.kind == "command":
-        from groove.evaluation.retrievers.command import CommandRetriever
-
-        return CommandRetriever(spec)
-    if spec.kind == "http":
-        from groove.evaluation.retrievers.http import HttpRetriever
-
-        return HttpRetriever(spec)
-    if spec.kind == "postgresql":
-        from groove.evaluation.backends.postgres import PostgresRetriever
-
-        return PostgresRetriever(spec.target, spec.name, spec.options.timeout)
-    if spec.kind == "lancedb":
-        from groove.evaluation.backends.lance import LanceRetriever
-
-        return LanceRetriever(spec.target, spec.name)
-    from groove.evaluation.retrievers.runfile import RunFileRetriever
-
-    return RunFileRetriever(spec)

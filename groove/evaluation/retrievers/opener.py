@@ -1,0 +1,33 @@
+"""Open the retriever a ``RetrieverSpec`` names.
+
+Kept apart from ``spec.py``: every retriever module imports the spec, so the spec must not
+import them back.
+"""
+
+from __future__ import annotations
+
+from groove.evaluation.retrievers.base import Retriever
+from groove.evaluation.retrievers.spec import RetrieverSpec
+
+
+def open_retriever(spec: RetrieverSpec) -> Retriever:
+    """Start (or open) the retriever ``spec`` names; close it when done."""
+    if spec.kind == "command":
+        from groove.evaluation.retrievers.command import CommandRetriever
+
+        return CommandRetriever(spec)
+    if spec.kind == "http":
+        from groove.evaluation.retrievers.http import HttpRetriever
+
+        return HttpRetriever(spec)
+    if spec.kind == "postgresql":
+        from groove.evaluation.backends.postgres import PostgresRetriever
+
+        return PostgresRetriever(spec.target, spec.name, spec.options.timeout)
+    if spec.kind == "lancedb":
+        from groove.evaluation.backends.lance import LanceRetriever
+
+        return LanceRetriever(spec.target, spec.name)
+    from groove.evaluation.retrievers.runfile import RunFileRetriever
+
+    return RunFileRetriever(spec)
