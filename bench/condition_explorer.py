@@ -23,8 +23,8 @@ import numpy as np
 
 
 def synthetic_result(n: int, seed: int = 11):  # type: ignore[no-untyped-def]
-    from groove.evaluation.golden import GoldenQuery
-    from groove.evaluation.metrics import Expected
+    from groove.golden.queries import GoldenQuery
+    from groove.metrics import Expected
     from groove.tuning.analysis import analyse
     from groove.tuning.grid import N_CONDITIONS
     from groove.tuning.result import QueryDiagnostics, TuneResult

@@ -28,11 +28,11 @@ from groove.engine.search import SearchOptions
 from groove.engine.session import open_engine
 from groove.evaluation.backends.export import export_index
 from groove.evaluation.backends.own import groove_legs
-from groove.evaluation.golden import GoldenQuery, load_golden
-from groove.evaluation.metrics import AggregateMetrics, RankedHit, aggregate, query_metrics
 from groove.evaluation.retrievers.base import RetrieverQuery
 from groove.evaluation.retrievers.opener import open_retriever
 from groove.evaluation.retrievers.spec import parse_spec
+from groove.golden.queries import GoldenQuery, load_golden
+from groove.metrics import AggregateMetrics, RankedHit, aggregate, query_metrics
 from groove.tuning import run as tune
 from groove.tuning.external import run_external, tune_legs
 from groove.tuning.external_result import ExternalTune

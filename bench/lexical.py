@@ -36,8 +36,8 @@ from groove.engine.index import build
 from groove.engine.lexical import LexicalMode, compile_porter
 from groove.engine.query import compile_query
 from groove.engine.search import SearchOptions, fts_leg, search
-from groove.evaluation.golden import load_golden
-from groove.evaluation.metrics import RankedHit, query_metrics
+from groove.golden.queries import load_golden
+from groove.metrics import RankedHit, query_metrics
 from groove.store.db import connect, default_db_path
 from groove.store.legs import PORTER, TRIGRAM
 

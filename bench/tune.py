@@ -24,8 +24,8 @@ import groove.evaluation.run as evaluation
 from groove.config import Config
 from groove.engine.embed import load_embedder
 from groove.engine.query import compile_query
-from groove.evaluation.golden import load_golden
 from groove.evaluation.settings import resolve_settings
+from groove.golden.queries import load_golden
 from groove.store.db import connect, default_db_path
 from groove.tuning import run as tune
 from groove.tuning.grid import DEFAULT_CONDITION

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from groove.evaluation.golden import load_golden
-from groove.evaluation.judgements import Judgement, Judgements
-from groove.evaluation.metrics import Expected
+from groove.golden.judgements import Judgement, Judgements
+from groove.golden.queries import load_golden
 from groove.judging.apply import apply
+from groove.metrics import Expected
 
 WHEN = "2026-12-01T15:00:00+00:00"
 

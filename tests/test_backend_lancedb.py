@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from groove.cli import cli
 from groove.evaluation.backends.lance import LanceRetriever
-from groove.evaluation.golden import load_golden
 from groove.evaluation.retrievers.base import RetrieverQuery
 from groove.fusion import Fusion
+from groove.golden.queries import load_golden
 
 pytest.importorskip("lancedb", reason="the groove[lancedb] extra")
 

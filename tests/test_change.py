@@ -18,9 +18,9 @@ from groove.evaluation.change import (
 )
 from groove.evaluation.corpus import CorpusSnapshot
 from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.metrics import AggregateMetrics
 from groove.evaluation.records import RunRecord
 from groove.evaluation.result import EvalRun
+from groove.metrics import AggregateMetrics
 from groove.notebooks import views
 from groove.report import eval_markdown, eval_text
 

@@ -16,7 +16,6 @@ from groove.evaluation.compare import comparable_chain, compare, resolve_refs
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import decide
 from groove.evaluation.history import append_run, history_path
-from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, aggregate
 from groove.evaluation.records import QueryResult, RunRecord
 from groove.evaluation.significance import (
     compare_records,
@@ -25,6 +24,7 @@ from groove.evaluation.significance import (
     holm,
     paired_test,
 )
+from groove.metrics import AggregateMetrics, Expected, QueryMetrics, aggregate
 
 
 def make_run(stamp: str, scores: Sequence[float], golden_hash: str = "g") -> RunRecord:

@@ -20,8 +20,8 @@ import pytest
 from groove.config import FusionConfig, load_config
 from groove.engine.chunking import parse_markdown
 from groove.engine.query import compile_query
-from groove.evaluation.findings import MIN_QUERY_CHARS, normalise
-from groove.evaluation.golden import GoldenSet, load_golden
+from groove.golden.findings import MIN_QUERY_CHARS, normalise
+from groove.golden.queries import GoldenSet, load_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -25,10 +25,10 @@ from groove.engine.search import candidate_pool, excluded_chunks, fts_leg, rrf_f
 from groove.engine.session import open_engine
 from groove.evaluation.attribution import CAUSES, Attribution, summary_line
 from groove.evaluation.explain import Explainer, LegOrders
-from groove.evaluation.golden_paths import PathDoctor, near_matches
-from groove.evaluation.metrics import Expected
 from groove.evaluation.run import run
 from groove.evaluation.settings import resolve_settings
+from groove.golden.paths import PathDoctor, near_matches
+from groove.metrics import Expected
 from groove.store.db import read_snapshot
 from groove.store.meta import read_meta
 from groove.store.ranks import indexed_paths

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from groove.evaluation.findings import (
+from groove.golden.findings import (
     CHECK_QUOTED,
     Finding,
     QuotedQuery,
@@ -12,8 +12,8 @@ from groove.evaluation.findings import (
     normalise,
     warning_text,
 )
-from groove.evaluation.golden import GoldenQuery
-from groove.evaluation.metrics import Expected
+from groove.golden.queries import GoldenQuery
+from groove.metrics import Expected
 
 Q1 = "How do I roll back a bad release?"
 Q2 = "What share of traffic does a canary get?"
@@ -145,14 +145,14 @@ def test_finding_round_trips_through_dict() -> None:
 
 
 def test_ids_shared_by_several_queries_are_named_given_or_default(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from groove.evaluation.findings import (
+    from groove.golden.findings import (
         CHECK_DUPLICATE_ID,
         DuplicateIdFinding,
         duplicate_id_findings,
         finding_from_dict,
         warning_texts,
     )
-    from groove.evaluation.golden import load_golden
+    from groove.golden.queries import load_golden
 
     stem = "How do I roll back a deploy when"  # 32 characters: the default id
     assert len(stem) == 32
@@ -188,7 +188,7 @@ def test_ids_shared_by_several_queries_are_named_given_or_default(tmp_path) -> N
 
 
 def _tops(*paths: str):  # type: ignore[no-untyped-def]
-    from groove.evaluation.metrics import RankedHit
+    from groove.metrics import RankedHit
 
     return [tuple(RankedHit(r, p, None, 0.0) for r, p in enumerate(paths, start=1))]
 
@@ -197,7 +197,7 @@ INDEXED = frozenset({"ops/rollback.md", "ops/canary.md", "team/oncall.md", "arch
 
 
 def test_absolute_hit_paths_are_not_indexed_paths_and_the_fix_names_the_prefix() -> None:
-    from groove.evaluation.hit_paths import hit_path_findings, hit_path_warning_text
+    from groove.golden.hit_paths import hit_path_findings, hit_path_warning_text
 
     tops = _tops(*(f"/srv/kb/{p}" for p in sorted(INDEXED)))
     (found,) = hit_path_findings(tops, {"ops/rollback.md"}, INDEXED)
@@ -231,7 +231,7 @@ def test_absolute_hit_paths_are_not_indexed_paths_and_the_fix_names_the_prefix()
 def test_without_an_index_hits_are_judged_by_the_golden_paths_shape(
     paths: tuple[str, ...], pattern: str
 ) -> None:
-    from groove.evaluation.hit_paths import hit_path_findings
+    from groove.golden.hit_paths import hit_path_findings
 
     golden = {"ops/rollback.md", "ops/canary.md", "team/oncall.md"}
     (found,) = hit_path_findings(_tops(*paths), golden, None)
@@ -239,7 +239,7 @@ def test_without_an_index_hits_are_judged_by_the_golden_paths_shape(
 
 
 def test_plausible_hits_raise_nothing() -> None:
-    from groove.evaluation.hit_paths import hit_path_findings
+    from groove.golden.hit_paths import hit_path_findings
 
     golden = {"ops/rollback.md"}
     # Paths outside the golden file are plausible: most hits of any retriever are no answer.
@@ -256,9 +256,9 @@ def test_groove_engine_runs_report_duplicate_ids_too(tmp_path) -> None:  # type:
     from groove.config import Config
     from groove.engine.embed import HashingEmbedder
     from groove.engine.index import build
-    from groove.evaluation.findings import DuplicateIdFinding
     from groove.evaluation.run import run
     from groove.evaluation.settings import resolve_settings
+    from groove.golden.findings import DuplicateIdFinding
 
     kb = copy_kb("kb_en", tmp_path)
     embedder = HashingEmbedder()

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from groove.config import Config, load_config, parse_config
 from groove.engine.query import compile_query
 from groove.errors import ConfigError, GoldenError
-from groove.evaluation.golden import GoldenSet, load_golden
+from groove.golden.queries import GoldenSet, load_golden
 
 
 def examples(n: int) -> settings:

@@ -21,10 +21,10 @@ from groove.evaluation.gate import (
     smallest_flaggable_n,
     unreachable_reason,
 )
-from groove.evaluation.metrics import Expected, QueryMetrics, aggregate
 from groove.evaluation.records import QueryResult, RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.significance import compare_records, sign_flip_p
+from groove.metrics import Expected, QueryMetrics, aggregate
 from groove.report import eval_json, eval_markdown, eval_text
 
 GATED = 7  # recall@1/5/10, MRR, nDCG@1/5/10

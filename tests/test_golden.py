@@ -12,14 +12,14 @@ import yaml
 
 from groove import fileguard
 from groove.errors import GoldenError, GrooveError, QueryError
-from groove.evaluation import golden
-from groove.evaluation.golden import (
+from groove.golden import queries as golden
+from groove.golden.queries import (
     MAX_GOLDEN_FILE_BYTES,
     GoldenQuery,
     GoldenSet,
     load_golden,
 )
-from groove.evaluation.metrics import Expected
+from groove.metrics import Expected
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA_HINT = (

@@ -19,8 +19,8 @@ from groove.evaluation.history import (
     load_history,
     serialise,
 )
-from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 from groove.evaluation.records import QueryResult, RunRecord
+from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 
 
 def make_record(stamp: str = "2026-01-01T00:00:00+00:00", recall: float = 0.5, **fp) -> RunRecord:

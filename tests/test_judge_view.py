@@ -15,7 +15,7 @@ import pytest
 
 import groove
 from groove.errors import NotebookError
-from groove.evaluation.judgements import judgements_path, load_judgements
+from groove.golden.judgements import judgements_path, load_judgements
 from groove.notebooks import judge as judge_module
 from groove.settings import JUDGE, on
 

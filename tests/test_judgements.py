@@ -15,7 +15,7 @@ import pytest
 
 from groove.errors import GoldenError
 from groove.evaluation.judged import judged_at_k
-from groove.evaluation.judgements import (
+from groove.golden.judgements import (
     Judgement,
     Judgements,
     judge_name,
@@ -24,7 +24,7 @@ from groove.evaluation.judgements import (
     save_judgements,
     stamped,
 )
-from groove.evaluation.metrics import Expected, RankedHit
+from groove.metrics import Expected, RankedHit
 
 WHEN = "2026-12-01T15:00:00+00:00"
 
@@ -240,8 +240,8 @@ def test_reports_show_judged_at_k_only_when_a_judgements_file_exists(
 
 def _record(tops: dict[str, list[str]], expected: dict[str, list[str]]):  # type: ignore[no-untyped-def]
     from groove.evaluation.fingerprint import Fingerprint
-    from groove.evaluation.metrics import aggregate, query_metrics
     from groove.evaluation.records import QueryResult, RunRecord
+    from groove.metrics import aggregate, query_metrics
 
     per_query = []
     for qid, paths in tops.items():

@@ -62,7 +62,7 @@ DEBT: dict[tuple[str, str], str] = {
     ("evaluation/backends/postgres.py", "--to"): "schema hint: groove export command",
     # the retrievers' CLI-only options again (the API takes retriever_options keys)
     ("evaluation/backends/postgres.py", "--retriever-timeout"): "query timeout hint",
-    ("evaluation/hit_paths.py", "--retriever-field"): "hit-path finding's advice",
+    ("golden/hit_paths.py", "--retriever-field"): "hit-path finding's advice",
     # tells a notebook user to rerun the same retriever on the command line
     ("evaluation/retrievers/command.py", "--retriever"): "retriever exited early hint",
     # the gate's reason is data (GateStatus.reason, the note, the JSON report) that names

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groove.evaluation.metrics import (
+from groove.metrics import (
     METRIC_VERSION,
     AggregateMetrics,
     Expected,

@@ -13,8 +13,8 @@ import pytest
 
 from groove.evaluation.corpus import CorpusSnapshot
 from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.metrics import AggregateMetrics
 from groove.evaluation.records import RunRecord
+from groove.metrics import AggregateMetrics
 from groove.report import plots
 from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS, RRF_K_GRID, Condition
 from groove.tuning.select import LooResult, nested_loo

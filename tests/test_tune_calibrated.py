@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from helpers.tune_simulation import SETTINGS, LcgStream, calibration_row, draw_table
 
-from groove.evaluation.golden import GoldenQuery
-from groove.evaluation.metrics import Expected
+from groove.golden.queries import GoldenQuery
+from groove.metrics import Expected
 from groove.tuning.analysis import analyse
 from groove.tuning.calibrated import (
     CALIBRATION_REPLICATES,

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from groove.errors import ConfigError
-from groove.evaluation.golden import GoldenQuery
-from groove.evaluation.metrics import Expected
+from groove.golden.queries import GoldenQuery
+from groove.metrics import Expected
 from groove.notes import Note
 from groove.report.tune_json import to_dict
 from groove.tuning.analysis import analyse

@@ -19,12 +19,12 @@ from click.testing import CliRunner
 from helpers.made_up_legs import N_QUERIES, adapter, write_made_up
 
 from groove.cli import cli
-from groove.evaluation.golden import load_golden
-from groove.evaluation.metrics import query_metrics
 from groove.evaluation.retrievers.base import RetrieverQuery
 from groove.evaluation.retrievers.opener import open_retriever
 from groove.evaluation.retrievers.spec import parse_spec
 from groove.fusion import Fusion
+from groove.golden.queries import load_golden
+from groove.metrics import query_metrics
 from groove.notes import Note
 from groove.tuning.external import run_external, sweep_legs
 from groove.tuning.families import family_grid, select, select_many
@@ -168,8 +168,8 @@ def _builtin_document() -> dict[str, Any]:
     """groove tune's own --format json document, of a small adopting table (no index)."""
     import numpy as np
 
-    from groove.evaluation.golden import GoldenQuery
-    from groove.evaluation.metrics import Expected
+    from groove.golden.queries import GoldenQuery
+    from groove.metrics import Expected
     from groove.tuning.analysis import analyse
     from groove.tuning.document import to_dict
     from groove.tuning.grid import N_CONDITIONS, Condition

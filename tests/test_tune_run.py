@@ -16,7 +16,7 @@ from groove.config import Config, parse_config
 from groove.engine.lexical import LexicalMode, lexical_query
 from groove.engine.query import compile_query
 from groove.engine.search import rrf_fuse
-from groove.evaluation.golden import load_golden
+from groove.golden.queries import load_golden
 from groove.report import tune_json, tune_text
 from groove.report.notes import cli_line, progress_line
 from groove.store.db import connect, default_db_path

@@ -10,7 +10,7 @@ import click
 from groove.cli.common import config_from, kb_option
 
 if TYPE_CHECKING:
-    from groove.evaluation.judgements import Judgements
+    from groove.golden.judgements import Judgements
 
 
 @click.command("compare")
@@ -102,8 +102,8 @@ def compare_cmd(
 
 def _judgements(golden: Path | None, kb: Path | None) -> Judgements | None:
     """The judgements beside the golden file, when that file exists (else no judged@k)."""
-    from groove.evaluation.judgements import judgements_path, load_judgements
     from groove.evaluation.settings import GOLDEN_FILE_NAME
+    from groove.golden.judgements import judgements_path, load_judgements
 
     if golden is None and kb is not None:
         golden = Path(kb) / GOLDEN_FILE_NAME

@@ -68,8 +68,8 @@ def eval_cmd(
     from groove.cli.retriever_flags import ProgressBar, spec_from_flags
     from groove.config import parse_k_list
     from groove.evaluation import run as evaluation
-    from groove.evaluation.findings import warning_texts
     from groove.evaluation.settings import resolve_settings
+    from groove.golden.findings import warning_texts
     from groove.report import eval_json, eval_markdown, eval_text
     from groove.report.notes import cli_line, not_applied_message, regression_message
     from groove.tuning.reach import PROBE

@@ -51,8 +51,8 @@ def import_cmd(
     qrels: Path, queries: Path, path_template: str, min_relevance: int, out: Path | None
 ) -> None:
     """Build a golden YAML from qrels plus a queries file."""
-    from groove.evaluation.golden import load_golden
     from groove.evaluation.trec import golden_from_qrels, read_qrels, read_queries, write_atomic
+    from groove.golden.queries import load_golden
 
     text, count = golden_from_qrels(
         read_qrels(qrels),
@@ -100,9 +100,9 @@ def export_qrels_cmd(
     """Write a golden set as TREC qrels (qid 0 docid 1; docid = path or path#heading)."""
     from groove.engine.session import check_kb_path
     from groove.errors import GoldenError
-    from groove.evaluation.golden import load_golden
     from groove.evaluation.settings import golden_path_for
     from groove.evaluation.trec import qrels_lines, queries_lines, write_atomic
+    from groove.golden.queries import load_golden
 
     config = config_from(ctx)
     if golden is None:

@@ -87,8 +87,8 @@ def import_cmd(
     ctx: click.Context, file: Path, kb_path: Path | None, golden: Path | None, by: str | None
 ) -> None:
     """Read the verdicts of an exported pool (.csv or .jsonl) into the judgements file."""
-    from groove.evaluation.golden import load_golden
-    from groove.evaluation.judgements import judge_name, judgements_path, save_judgements
+    from groove.golden.judgements import judge_name, judgements_path, save_judgements
+    from groove.golden.queries import load_golden
     from groove.judging.exchange import read_verdicts
 
     config = config_from(ctx)
@@ -106,7 +106,7 @@ def import_cmd(
 @click.pass_context
 def apply_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None, dry_run: bool) -> None:
     """Add the relevant judgements to `expected` in the golden YAML (comments kept)."""
-    from groove.evaluation.judgements import judgements_path, load_judgements
+    from groove.golden.judgements import judgements_path, load_judgements
     from groove.judging.apply import apply
 
     golden_path = _golden(config_from(ctx), kb_path, golden)

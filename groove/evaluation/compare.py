@@ -26,7 +26,6 @@ from groove.cards import Card, Introduces
 from groove.errors import ConfigError, HistoryError, literal
 from groove.evaluation.gate import DEFAULT_ALPHA
 from groove.evaluation.judged import JudgedSummary, summarise
-from groove.evaluation.judgements import Judgements
 from groove.evaluation.records import RunRecord
 from groove.evaluation.significance import (
     PairedTest,
@@ -35,6 +34,7 @@ from groove.evaluation.significance import (
     paired_test,
     paired_values,
 )
+from groove.golden.judgements import Judgements
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -17,17 +17,17 @@ from datetime import UTC, datetime
 from groove.errors import IndexMissingError
 from groove.evaluation.corpus import CorpusSnapshot
 from groove.evaluation.corpus_scan import snapshot
-from groove.evaluation.findings import AnyFinding, QuoteScanner, duplicate_id_findings
 from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.golden import GoldenSet, load_golden
-from groove.evaluation.hit_paths import hit_path_findings
-from groove.evaluation.metrics import METRIC_VERSION, RankedHit, aggregate
 from groove.evaluation.records import RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever, RetrieverQuery
 from groove.evaluation.retrievers.opener import open_retriever
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import compare, score
+from groove.golden.findings import AnyFinding, QuoteScanner, duplicate_id_findings
+from groove.golden.hit_paths import hit_path_findings
+from groove.golden.queries import GoldenSet, load_golden
+from groove.metrics import METRIC_VERSION, RankedHit, aggregate
 from groove.notes import Note
 
 NOTE_INDEX_CHECKS = "retriever-index-checks-unavailable"

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from groove.evaluation.metrics import AggregateMetrics, QueryMetrics
+from groove.metrics import AggregateMetrics, QueryMetrics
 
 if TYPE_CHECKING:
     import pandas as pd

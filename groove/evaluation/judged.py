@@ -1,7 +1,7 @@
 """How much of a ranking was judged: ``judged@k``, and whether a drop rests on unjudged hits.
 
 A hit is *judged* for a query when an ``expected`` entry of the golden file or a judgement
-(groove.evaluation.judgements, relevant or not) covers it under the golden hit rule.
+(groove.golden.judgements, relevant or not) covers it under the golden hit rule.
 ``judged@k`` is the share of judged hits among the first k returned (among all of them
 when fewer than k came back; 0.0 when none did), as ir_measures' ``Judged@k`` computes it
 (the tests check the two agree): 0.7 means three of the top ten were never looked at, so
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groove.evaluation.judgements import Judgements, judgements_path, load_judgements
-from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.evaluation.records import QueryResult, RunRecord
+from groove.golden.judgements import Judgements, judgements_path, load_judgements
+from groove.metrics import Expected, RankedHit, is_hit
 from groove.notes import Level, Note
 
 NOTE_UNJUDGED_DROP = "unjudged-drop"

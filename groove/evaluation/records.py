@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groove.evaluation.corpus import CorpusSnapshot
-from groove.evaluation.findings import AnyFinding, finding_from_dict
 from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
+from groove.golden.findings import AnyFinding, finding_from_dict
+from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 
 
 def _k_map(values: Mapping[int, float]) -> dict[str, float]:

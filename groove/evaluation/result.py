@@ -16,7 +16,6 @@ from groove.evaluation.attribution import Attributions, misses_by_cause
 from groove.evaluation.baseline import Baseline
 from groove.evaluation.change import Change, classify
 from groove.evaluation.corpus import CorpusSnapshot, describe_change
-from groove.evaluation.findings import AnyFinding
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import GateDecision
 from groove.evaluation.gate_status import GateStatus
@@ -24,6 +23,7 @@ from groove.evaluation.judged import JudgedSummary
 from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
 from groove.evaluation.retrievers.identity import retriever_change_note
 from groove.evaluation.significance import Significance
+from groove.golden.findings import AnyFinding
 from groove.notes import Level, Note
 
 if TYPE_CHECKING:

@@ -23,10 +23,8 @@ from groove.evaluation.gate_status import (
     REASON_NO_HISTORY,
     GateStatus,
 )
-from groove.evaluation.golden import GoldenSet
 from groove.evaluation.history import History, history_path, load_history
 from groove.evaluation.judged import judged_for
-from groove.evaluation.metrics import RankedHit, query_metrics
 from groove.evaluation.records import (
     OUTCOME_NO_BASELINE,
     OUTCOME_PASSED,
@@ -37,6 +35,8 @@ from groove.evaluation.records import (
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.significance import compare_records
+from groove.golden.queries import GoldenSet
+from groove.metrics import RankedHit, query_metrics
 from groove.notes import Level, Note
 
 

@@ -27,10 +27,10 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 from groove import fileguard
 from groove.atomic import write_file
 from groove.errors import GoldenError
-from groove.evaluation.golden import MAX_GOLDEN_FILE_BYTES, GoldenQuery, GoldenSet, load_golden
-from groove.evaluation.judgements import Judgement, Judgements
-from groove.evaluation.metrics import Expected, RankedHit, is_hit
+from groove.golden.judgements import Judgement, Judgements
+from groove.golden.queries import MAX_GOLDEN_FILE_BYTES, GoldenQuery, GoldenSet, load_golden
 from groove.labels import location_label
+from groove.metrics import Expected, RankedHit, is_hit
 
 # The pure-Python parser: its marks count characters of the decoded text, as slicing does.
 _LOADER = yaml.SafeLoader

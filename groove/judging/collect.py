@@ -109,7 +109,7 @@ def tune_lists(settings: EvalSettings, depth: int) -> SourceLists:
     from groove.engine.query import compile_query
     from groove.engine.search import candidate_pool, excluded_chunks, vector_leg
     from groove.engine.session import open_engine
-    from groove.evaluation.golden import load_golden
+    from groove.golden.queries import load_golden
     from groove.store.chunks import chunk_labels
     from groove.store.db import read_snapshot
     from groove.tuning.grid import N_CONDITIONS

@@ -4,7 +4,7 @@ The export has one row per candidate, in priority order, with two empty columns 
 judge: ``relevant`` and ``note``. The import reads the same columns back (only
 ``query_id``, ``path`` and ``relevant`` are required; ``heading`` and ``note`` are read
 when present, the rest is ignored) and turns each row with a verdict into a judgement (an
-empty heading is the lead text, as in groove.evaluation.judgements):
+empty heading is the lead text, as in groove.golden.judgements):
 
     yes / y / true / 1 / relevant            relevant
     no / n / false / 0 / not relevant        not relevant
@@ -27,8 +27,8 @@ from typing import Any
 from groove import fileguard
 from groove.atomic import write_file
 from groove.errors import FileRefusedError, GoldenError
-from groove.evaluation.golden import GoldenSet
-from groove.evaluation.judgements import Judgement, now
+from groove.golden.judgements import Judgement, now
+from groove.golden.queries import GoldenSet
 from groove.judging.pool import Pool
 
 COLUMNS = ("query_id", "query", "path", "heading", "priority", "sources", "snippet")

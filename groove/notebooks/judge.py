@@ -3,7 +3,7 @@
 It shows the query, its expected answers, the candidate's ``path › heading``, the rankings
 that brought it and its text, and takes a verdict: relevant (``r`` or ``1``), not
 relevant (``n`` or ``0``), skip (``s``). Each verdict is written to the judgements file
-before the next candidate shows (groove.evaluation.judgements: atomic, under a lock), so
+before the next candidate shows (groove.golden.judgements: atomic, under a lock), so
 closing the tab loses nothing. The queue is the pool minus what is judged, so opening the
 view again resumes at the first candidate nobody has judged yet; a skipped candidate goes
 to the back of this session's queue and comes back next time.
@@ -31,13 +31,13 @@ from dataclasses import replace
 from typing import Any
 
 from groove.errors import GrooveError, NotebookError
-from groove.evaluation.judgements import (
+from groove.evaluation.settings import EvalSettings
+from groove.golden.judgements import (
     judgements_path,
     load_judgements,
     save_judgements,
     stamped,
 )
-from groove.evaluation.settings import EvalSettings
 from groove.install import install_command
 from groove.judging.pool import Candidate, Pool
 from groove.labels import location_label
@@ -306,7 +306,7 @@ def open_view(
 def build_view(source: str, **given: Any) -> JudgeView:
     """Parse ``given`` against groove.settings.JUDGE, pool, and build the view."""
     from groove.config import load_config
-    from groove.evaluation.judgements import judge_name
+    from groove.golden.judgements import judge_name
     from groove.judging.run import pool, resolve
     from groove.settings import JUDGE
 

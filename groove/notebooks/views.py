@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
 from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
-from groove.evaluation.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
 from groove.evaluation.gate_status import describe_baseline
-from groove.evaluation.metrics import Expected, RankedHit, is_hit
 from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
 from groove.evaluation.significance import format_p
+from groove.golden.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
 from groove.install import install_command
 from groove.labels import location_label
+from groove.metrics import Expected, RankedHit, is_hit
 from groove.notebooks.headline import headline as headline
 from groove.notebooks.html_parts import BAD, MUTED, OK, WARN, box, escape, facts, html_output, image
 from groove.notebooks.outcome import Outcome

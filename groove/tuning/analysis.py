@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from groove.evaluation.metrics import AggregateMetrics
+from groove.metrics import AggregateMetrics
 from groove.tuning import stats
 from groove.tuning.calibrated import calibrated_se
 from groove.tuning.gates import decide, non_degradation, per_query_impact

@@ -35,8 +35,8 @@ import numpy as np
 
 from groove.atomic import write_file
 from groove.errors import ConfigError
-from groove.evaluation.golden import GoldenQuery
-from groove.evaluation.metrics import Expected
+from groove.golden.queries import GoldenQuery
+from groove.metrics import Expected
 from groove.notes import Note
 from groove.tuning.analysis import analyse
 from groove.tuning.document import to_dict

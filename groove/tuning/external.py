@@ -21,17 +21,17 @@ from pathlib import Path
 import numpy as np
 
 from groove.errors import RetrieverError
-from groove.evaluation.golden import GoldenQuery, load_golden
-from groove.evaluation.metrics import (
-    ExpectedMatcher,
-    QueryMetrics,
-    metrics_from_matches,
-)
 from groove.evaluation.retrievers.base import RetrieverQuery
 from groove.evaluation.retrievers.legs import QueryLegs
 from groove.evaluation.retrievers.opener import open_retriever
 from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.fusion import Family, Fusion
+from groove.golden.queries import GoldenQuery, load_golden
+from groove.metrics import (
+    ExpectedMatcher,
+    QueryMetrics,
+    metrics_from_matches,
+)
 from groove.notes import Note
 from groove.settings import at_most
 from groove.tuning.external_analysis import analysed

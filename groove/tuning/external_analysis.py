@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from groove.evaluation.golden import GoldenQuery
-from groove.evaluation.metrics import AggregateMetrics
+from groove.golden.queries import GoldenQuery
+from groove.metrics import AggregateMetrics
 from groove.notes import Note
 from groove.tuning import stats
 from groove.tuning.calibrated import calibrated_se

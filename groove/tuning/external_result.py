@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from groove.cards import Card, Introduces
-from groove.evaluation.golden import GoldenQuery
-from groove.evaluation.metrics import AggregateMetrics
 from groove.fusion import Fusion
+from groove.golden.queries import GoldenQuery
+from groove.metrics import AggregateMetrics
 from groove.notes import Note
 from groove.tuning.calibrated import CalibratedSe
 from groove.tuning.families import FamilyGrid

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from groove.cards import Card, Introduces
-from groove.evaluation.golden import GoldenQuery
-from groove.evaluation.metrics import AggregateMetrics
+from groove.golden.queries import GoldenQuery
+from groove.metrics import AggregateMetrics
 from groove.notes import Note
 from groove.tuning.calibrated import CalibratedSe
 from groove.tuning.gates import Impact, Verdict

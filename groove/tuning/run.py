@@ -19,7 +19,7 @@ from groove.engine.embed import Embedder
 from groove.engine.lexical import LexicalQuery, lexical_query, mode_for_index
 from groove.engine.query import compile_query
 from groove.engine.session import open_engine
-from groove.evaluation.golden import GoldenQuery, load_golden
+from groove.golden.queries import GoldenQuery, load_golden
 from groove.notes import Level, Note
 from groove.store import chunks as rows
 from groove.store.db import read_snapshots

@@ -31,7 +31,7 @@ import numpy as np
 from groove.engine.lexical import LexicalQuery, trigram_query
 from groove.engine.query import CompiledQuery
 from groove.engine.search import excluded_chunks, fts_leg, rrf_fuse, vector_leg
-from groove.evaluation.metrics import Expected, ExpectedMatcher, QueryMetrics, metrics_from_matches
+from groove.metrics import Expected, ExpectedMatcher, QueryMetrics, metrics_from_matches
 from groove.store import chunks as rows
 from groove.store import legs
 from groove.store.legs import TRIGRAM, LexicalTable

@@ -26,8 +26,8 @@ from typing import Any
 from groove.evaluation.corpus import CorpusSnapshot
 from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.history import append_run, history_path
-from groove.evaluation.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 from groove.evaluation.records import QueryResult, RunRecord
+from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 SITES = ("mkstemp", "write", "file-fsync", "replace", "replaced", "dir-fsync")

@@ -28,10 +28,10 @@ from groove.evaluation.backends.common import (
     first_line,
     parse_options,
 )
-from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
 from groove.evaluation.retrievers.legs import QueryLegs
 from groove.install import install_command
+from groove.metrics import RankedHit
 from groove.notes import Note
 
 INSTALL_HINT = f"install the extra: {install_command('lancedb')}"

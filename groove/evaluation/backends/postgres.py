@@ -31,10 +31,10 @@ from groove.evaluation.backends.common import (
     first_line,
     parse_options,
 )
-from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
 from groove.evaluation.retrievers.legs import QueryLegs
 from groove.install import install_command
+from groove.metrics import RankedHit
 from groove.notes import Note
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from groove.errors import RetrieverError
-from groove.evaluation.metrics import RankedHit
+from groove.metrics import RankedHit
 
 CONTRACT_HINT = "the contract is in docs/retrievers.md"
 

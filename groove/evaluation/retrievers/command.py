@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from groove.errors import RetrieverError
-from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import (
     ProgressFn,
     RetrieverQuery,
@@ -26,6 +25,7 @@ from groove.evaluation.retrievers.base import (
 )
 from groove.evaluation.retrievers.legs import QueryLegs, parse_legs
 from groove.evaluation.retrievers.spec import RetrieverSpec
+from groove.metrics import RankedHit
 from groove.notes import Note
 
 EXIT_GRACE_SECONDS = 5.0

@@ -18,7 +18,6 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
 from groove.errors import ConfigError, RetrieverError
-from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import (
     ProgressFn,
     RetrieverQuery,
@@ -27,6 +26,7 @@ from groove.evaluation.retrievers.base import (
 )
 from groove.evaluation.retrievers.legs import QueryLegs, parse_legs
 from groove.evaluation.retrievers.spec import RetrieverSpec
+from groove.metrics import RankedHit
 from groove.notes import Note
 
 if TYPE_CHECKING:

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import violation
+from groove.metrics import RankedHit
 
 LEG_NAMES = ("lexical", "vector")
 SCHEMA_FILE = "answer.schema.json"

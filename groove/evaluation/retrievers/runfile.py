@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from groove.evaluation.metrics import RankedHit
 from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
 from groove.evaluation.retrievers.legs import QueryLegs
 from groove.evaluation.retrievers.spec import RetrieverSpec
+from groove.metrics import RankedHit
 from groove.notes import Note
 
 _LISTED = 5

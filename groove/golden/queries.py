@@ -39,7 +39,7 @@ from yaml.reader import ReaderError
 
 from groove import fileguard
 from groove.errors import FileRefusedError, GoldenError, QueryError, literal
-from groove.evaluation.metrics import Expected
+from groove.metrics import Expected
 
 MAX_GOLDEN_FILE_BYTES = 1_048_576
 DEFAULT_ID_CHARS = 32

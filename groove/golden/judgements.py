@@ -14,7 +14,7 @@ can be concatenated or grepped. Fields (unknown ones are refused)::
      "when": "2026-12-01T15:00:00+00:00", "by": "alice", "note": "answers step 2"}
 
 ``heading`` and ``note`` may be absent or null. A judgement covers a hit under the golden
-hit rule (groove.evaluation.metrics.is_hit): same path and, if the judgement has a heading,
+hit rule (groove.metrics.is_hit): same path and, if the judgement has a heading,
 the same heading once trimmed and lower-cased; with ``"heading": null`` it covers every
 chunk of the file. One addition to the golden rule: ``"heading": ""`` is the *lead text*
 (the chunk before the first heading, or a retriever's hit that names no section), and
@@ -42,7 +42,7 @@ from filelock import FileLock, Timeout
 from groove import fileguard
 from groove.atomic import write_file
 from groove.errors import FileRefusedError, GoldenError
-from groove.evaluation.metrics import Expected, RankedHit, is_hit, normalise_heading
+from groove.metrics import Expected, RankedHit, is_hit, normalise_heading
 
 SUFFIX = ".judgements.jsonl"
 MAX_JUDGEMENTS_FILE_BYTES = 32 * 1024 * 1024

@@ -23,7 +23,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from groove.evaluation.metrics import RankedHit
+from groove.metrics import RankedHit
 
 CHECK_HIT_PATHS = "retriever-paths-implausible"
 EXAMPLES = 3

@@ -38,8 +38,8 @@ from groove.engine.kb import (
     scan_kb,
 )
 from groove.errors import GrooveError
-from groove.evaluation.findings import CHECK_NOT_INDEXED, NearMatch, PathFinding
-from groove.evaluation.golden import GoldenQuery
+from groove.golden.findings import CHECK_NOT_INDEXED, NearMatch, PathFinding
+from groove.golden.queries import GoldenQuery
 
 MAX_NEAR = 3
 TYPO_CUTOFF = 0.8

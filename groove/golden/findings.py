@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from groove.evaluation.golden import DEFAULT_ID_CHARS, GoldenQuery, default_id
-from groove.evaluation.hit_paths import CHECK_HIT_PATHS, HitPathFinding, hit_path_warning_text
+from groove.golden.hit_paths import CHECK_HIT_PATHS, HitPathFinding, hit_path_warning_text
+from groove.golden.queries import DEFAULT_ID_CHARS, GoldenQuery, default_id
 
 CHECK_QUOTED = "golden-queries-quoted"
 CHECK_NOT_INDEXED = "golden-path-not-indexed"
@@ -149,7 +149,7 @@ def warning_text(findings: Sequence[Finding]) -> str:
     return "\n".join(lines)
 
 
-# ---- golden-path-not-indexed (computed by groove.evaluation.golden_paths) ---------------
+# ---- golden-path-not-indexed (computed by groove.golden.paths) ---------------
 
 
 @dataclass(frozen=True)
