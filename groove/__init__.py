@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from groove.engine.search import Hit, SearchResult
     from groove.evaluation.compare import compare
     from groove.evaluation.history import History
-    from groove.evaluation.records import QueryResult, RunRecord
     from groove.evaluation.result import EvalRun
+    from groove.runs.record import QueryResult, RunRecord
     from groove.tuning.result import TuneProgress, TuneResult
 
 __version__ = "0.1.0"
@@ -99,8 +99,8 @@ _LAZY_TYPES = {
     "Hit": "groove.engine.search",
     "SearchResult": "groove.engine.search",
     "History": "groove.evaluation.history",
-    "QueryResult": "groove.evaluation.records",
-    "RunRecord": "groove.evaluation.records",
+    "QueryResult": "groove.runs.record",
+    "RunRecord": "groove.runs.record",
     "EvalRun": "groove.evaluation.result",
     "TuneResult": "groove.tuning.result",
     "TuneProgress": "groove.tuning.result",

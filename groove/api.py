@@ -28,12 +28,12 @@ if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
     from groove.evaluation.history import History
-    from groove.evaluation.records import RunRecord
     from groove.evaluation.result import EvalRun
     from groove.evaluation.retrievers.spec import RetrieverSpec
     from groove.judging.pool import Pool
     from groove.notebooks.judge import JudgeView
     from groove.notes import Note
+    from groove.runs.record import RunRecord
     from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import TuneProgress, TuneResult
 

@@ -16,13 +16,13 @@ from groove.evaluation.change import (
     regressed_metrics,
     shown_metrics,
 )
-from groove.evaluation.corpus import CorpusSnapshot
-from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.records import RunRecord
 from groove.evaluation.result import EvalRun
 from groove.metrics import AggregateMetrics
 from groove.notebooks import views
 from groove.report import eval_markdown, eval_text
+from groove.runs.corpus import CorpusSnapshot
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import RunRecord
 
 
 @pytest.mark.parametrize(

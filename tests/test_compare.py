@@ -13,10 +13,8 @@ from click.testing import CliRunner
 from groove.cli import cli
 from groove.errors import ConfigError, HistoryError
 from groove.evaluation.compare import comparable_chain, compare, resolve_refs
-from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import decide
 from groove.evaluation.history import append_run, history_path
-from groove.evaluation.records import QueryResult, RunRecord
 from groove.evaluation.significance import (
     compare_records,
     format_interval,
@@ -25,6 +23,8 @@ from groove.evaluation.significance import (
     paired_test,
 )
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, aggregate
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import QueryResult, RunRecord
 
 
 def make_run(stamp: str, scores: Sequence[float], golden_hash: str = "g") -> RunRecord:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig
 from groove.engine.search import SearchOptions
-from groove.evaluation.corpus import CorpusSnapshot, describe_change
 from groove.evaluation.corpus_scan import snapshot
-from groove.evaluation.fingerprint import Fingerprint, search_parts
+from groove.runs.corpus import CorpusSnapshot, describe_change
+from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.store.db import connect
 
 

@@ -36,7 +36,7 @@ from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.errors import HistoryError
 from groove.evaluation.history import HISTORY_FILE_NAME, append_run, history_path, load_history
-from groove.evaluation.records import RunRecord
+from groove.runs.record import RunRecord
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WRITE_ERROR_HINT = "free some space or fix the folder's permissions; the previous history is intact"

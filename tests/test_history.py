@@ -10,8 +10,6 @@ from pathlib import Path
 import pytest
 
 from groove.errors import HistoryError
-from groove.evaluation.corpus import CorpusSnapshot
-from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.history import (
     HISTORY_FILE_NAME,
     append_run,
@@ -19,8 +17,10 @@ from groove.evaluation.history import (
     load_history,
     serialise,
 )
-from groove.evaluation.records import QueryResult, RunRecord
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
+from groove.runs.corpus import CorpusSnapshot
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import QueryResult, RunRecord
 
 
 def make_record(stamp: str = "2026-01-01T00:00:00+00:00", recall: float = 0.5, **fp) -> RunRecord:

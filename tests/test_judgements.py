@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from groove.errors import GoldenError
-from groove.evaluation.judged import judged_at_k
 from groove.golden.judgements import (
     Judgement,
     Judgements,
@@ -25,6 +24,7 @@ from groove.golden.judgements import (
     stamped,
 )
 from groove.metrics import Expected, RankedHit
+from groove.runs.judged import judged_at_k
 
 WHEN = "2026-12-01T15:00:00+00:00"
 
@@ -239,9 +239,9 @@ def test_reports_show_judged_at_k_only_when_a_judgements_file_exists(
 
 
 def _record(tops: dict[str, list[str]], expected: dict[str, list[str]]):  # type: ignore[no-untyped-def]
-    from groove.evaluation.fingerprint import Fingerprint
-    from groove.evaluation.records import QueryResult, RunRecord
     from groove.metrics import aggregate, query_metrics
+    from groove.runs.fingerprint import Fingerprint
+    from groove.runs.record import QueryResult, RunRecord
 
     per_query = []
     for qid, paths in tops.items():
@@ -255,8 +255,8 @@ def _record(tops: dict[str, list[str]], expected: dict[str, list[str]]):  # type
 
 def test_a_drop_made_of_unjudged_newcomers_is_named_and_compare_shows_it() -> None:
     from groove.evaluation.compare import LabelledRun, compare_runs
-    from groove.evaluation.judged import drop_check, summarise
     from groove.report.compare import render_text
+    from groove.runs.judged import drop_check, summarise
 
     expected = {"q1": ["a.md"], "q2": ["b.md"]}
     before = _record({"q1": ["a.md", "x.md", "y.md"], "q2": ["b.md", "z.md"]}, expected)

@@ -25,9 +25,9 @@ from groove.engine.query import compile_query
 from groove.engine.search import SearchOptions
 from groove.engine.session import open_engine
 from groove.errors import ConfigError, QueryError
-from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings
+from groove.runs.fingerprint import Fingerprint
 from groove.store.db import connect, default_db_path
 from groove.store.meta import IndexMeta, read_meta
 from groove.store.schema import FTS_TABLES, KEY_LEXICAL_DEFAULT

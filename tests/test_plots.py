@@ -11,11 +11,11 @@ import matplotlib
 import numpy as np
 import pytest
 
-from groove.evaluation.corpus import CorpusSnapshot
-from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.records import RunRecord
 from groove.metrics import AggregateMetrics
 from groove.report import plots
+from groove.runs.corpus import CorpusSnapshot
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import RunRecord
 from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS, RRF_K_GRID, Condition
 from groove.tuning.select import LooResult, nested_loo
 from groove.tuning.table import MetricTable

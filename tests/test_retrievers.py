@@ -109,7 +109,7 @@ def test_spec_names_hide_credentials_and_headers_expand_only_at_open() -> None:
 
 
 def test_old_history_entries_read_as_groove_engine() -> None:
-    from groove.evaluation.fingerprint import Fingerprint
+    from groove.runs.fingerprint import Fingerprint
 
     old = {
         "model": "m",

@@ -23,7 +23,7 @@ from groove.engine.lexical import trigram_query
 from groove.engine.query import compile_query
 from groove.engine.search import VEC_K_MAX, SearchOptions, fts_leg, search, vector_leg
 from groove.errors import ConfigError
-from groove.evaluation.fingerprint import search_parts
+from groove.runs.fingerprint import search_parts
 from groove.store import chunks as rows
 from groove.store.db import connect
 from groove.store.sqlite import Connection

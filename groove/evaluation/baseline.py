@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from groove.errors import HistoryError, literal
-from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.history import History, SaveResult, edit_history, load_history
-from groove.evaluation.records import RunRecord
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import RunRecord
 
 WHY_NEWEST = "newest run"
 WHY_PASSING = "newest passing run of this configuration"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from groove.cards import BAD, INFO, OK, WARN, Card, clip, rows_with_more
 from groove.evaluation.change import Change, classify
-from groove.evaluation.records import RunRecord, metric_pairs
+from groove.runs.record import RunRecord, metric_pairs
 
 if TYPE_CHECKING:
     from groove.evaluation.compare import Comparison

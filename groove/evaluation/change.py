@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from groove.evaluation.records import metric_pairs
 from groove.metrics import AggregateMetrics
+from groove.runs.record import metric_pairs
 
 if TYPE_CHECKING:
     from groove.evaluation.result import EvalRun

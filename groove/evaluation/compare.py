@@ -25,8 +25,6 @@ from typing import TYPE_CHECKING, Any
 from groove.cards import Card, Introduces
 from groove.errors import ConfigError, HistoryError, literal
 from groove.evaluation.gate import DEFAULT_ALPHA
-from groove.evaluation.judged import JudgedSummary, summarise
-from groove.evaluation.records import RunRecord
 from groove.evaluation.significance import (
     PairedTest,
     holm,
@@ -35,6 +33,8 @@ from groove.evaluation.significance import (
     paired_values,
 )
 from groove.golden.judgements import Judgements
+from groove.runs.judged import JudgedSummary, summarise
+from groove.runs.record import RunRecord
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from groove.evaluation.corpus import CorpusSnapshot, encode_field
+from groove.runs.corpus import CorpusSnapshot, encode_field
 from groove.store import chunks as rows
 from groove.store.sqlite import Connection
 

@@ -33,9 +33,9 @@ from groove.engine.search import (
     vector_leg,
 )
 from groove.evaluation.attribution import FOUND, Attribution, GridReach
-from groove.evaluation.records import QueryResult
 from groove.golden.paths import PathDoctor
 from groove.metrics import Expected, RankedHit, is_hit, normalise_heading
+from groove.runs.record import QueryResult
 from groove.store import chunks as chunk_rows
 from groove.store import ranks
 from groove.store.legs import LexicalTable

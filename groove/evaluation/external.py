@@ -15,10 +15,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from groove.errors import IndexMissingError
-from groove.evaluation.corpus import CorpusSnapshot
 from groove.evaluation.corpus_scan import snapshot
-from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.records import RunRecord
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever, RetrieverQuery
 from groove.evaluation.retrievers.opener import open_retriever
@@ -29,6 +26,9 @@ from groove.golden.hit_paths import hit_path_findings
 from groove.golden.queries import GoldenSet, load_golden
 from groove.metrics import METRIC_VERSION, RankedHit, aggregate
 from groove.notes import Note
+from groove.runs.corpus import CorpusSnapshot
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import RunRecord
 
 NOTE_INDEX_CHECKS = "retriever-index-checks-unavailable"
 NOT_AVAILABLE = (

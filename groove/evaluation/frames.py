@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from groove.evaluation.history import History
-    from groove.evaluation.records import RunRecord
     from groove.evaluation.result import EvalRun
+    from groove.runs.record import RunRecord
 
 NAN = math.nan
 

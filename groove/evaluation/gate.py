@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from groove.evaluation.familywise import max_t_drop, smallest_drop_p
-from groove.evaluation.records import RunRecord, metric_pairs
 from groove.evaluation.significance import (
     EXACT_MAX_NONZERO,
     PairedTest,
@@ -38,6 +37,7 @@ from groove.evaluation.significance import (
     holm,
     paired_values,
 )
+from groove.runs.record import RunRecord, metric_pairs
 
 GATE_MODES = ("threshold", "significant")
 DEFAULT_GATE = "threshold"

@@ -34,10 +34,10 @@ from filelock import FileLock, Timeout
 from groove.atomic import remove_stale_temps, write_file
 from groove.cards import Card, Introduces
 from groove.errors import FileRefusedError, HistoryError, literal
-from groove.evaluation.fingerprint import Fingerprint
-from groove.evaluation.records import RunRecord
 from groove.fileguard import is_present, read_checked
 from groove.notes import Level, Note
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import RunRecord
 
 if TYPE_CHECKING:
     import pandas as pd

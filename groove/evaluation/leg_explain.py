@@ -18,9 +18,9 @@ from dataclasses import replace
 
 from groove.errors import RetrieverError, literal
 from groove.evaluation.attribution import FOUND, Attribution
-from groove.evaluation.records import QueryResult
 from groove.evaluation.retrievers.legs import QueryLegs
 from groove.metrics import Expected, RankedHit, is_hit
+from groove.runs.record import QueryResult
 
 LEGS_HINT = "the retriever must answer with `legs` (docs/retrievers.md#per-leg-results-legs)"
 

@@ -15,16 +15,16 @@ from groove.errors import EXIT_NO_BASELINE, EXIT_OK, EXIT_REGRESSION
 from groove.evaluation.attribution import Attributions, misses_by_cause
 from groove.evaluation.baseline import Baseline
 from groove.evaluation.change import Change, classify
-from groove.evaluation.corpus import CorpusSnapshot, describe_change
-from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.gate import GateDecision
 from groove.evaluation.gate_status import GateStatus
-from groove.evaluation.judged import JudgedSummary
-from groove.evaluation.records import QueryResult, RunRecord, metric_pairs
 from groove.evaluation.retrievers.identity import retriever_change_note
 from groove.evaluation.significance import Significance
 from groove.golden.findings import AnyFinding
 from groove.notes import Level, Note
+from groove.runs.corpus import CorpusSnapshot, describe_change
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.judged import JudgedSummary
+from groove.runs.record import QueryResult, RunRecord, metric_pairs
 
 if TYPE_CHECKING:
     import pandas as pd

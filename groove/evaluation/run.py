@@ -28,11 +28,7 @@ from groove.engine.search import search
 from groove.engine.session import open_engine
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.explain import Explainer, GridProbe, explain_all
-from groove.evaluation.fingerprint import Fingerprint, search_parts
 from groove.evaluation.history import append_run
-from groove.evaluation.records import (
-    RunRecord,
-)
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever
 from groove.evaluation.settings import EvalSettings
@@ -41,6 +37,10 @@ from groove.golden.findings import QuoteScanner, duplicate_id_findings
 from groove.golden.paths import PathDoctor, path_findings
 from groove.golden.queries import GoldenSet, load_golden
 from groove.metrics import METRIC_VERSION, aggregate
+from groove.runs.fingerprint import Fingerprint, search_parts
+from groove.runs.record import (
+    RunRecord,
+)
 from groove.store.db import read_snapshot
 from groove.store.ranks import indexed_paths
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from groove.evaluation.records import QueryResult, RunRecord
+    from groove.runs.record import QueryResult, RunRecord
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 10_000

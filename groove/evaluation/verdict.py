@@ -24,20 +24,20 @@ from groove.evaluation.gate_status import (
     GateStatus,
 )
 from groove.evaluation.history import History, history_path, load_history
-from groove.evaluation.judged import judged_for
-from groove.evaluation.records import (
-    OUTCOME_NO_BASELINE,
-    OUTCOME_PASSED,
-    OUTCOME_REGRESSED,
-    QueryResult,
-    RunRecord,
-)
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.significance import compare_records
 from groove.golden.queries import GoldenSet
 from groove.metrics import RankedHit, query_metrics
 from groove.notes import Level, Note
+from groove.runs.judged import judged_for
+from groove.runs.record import (
+    OUTCOME_NO_BASELINE,
+    OUTCOME_PASSED,
+    OUTCOME_REGRESSED,
+    QueryResult,
+    RunRecord,
+)
 
 
 def score(

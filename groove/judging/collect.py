@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from groove.errors import IndexMissingError
 from groove.evaluation.compare import resolve_refs
 from groove.evaluation.history import load_history
-from groove.evaluation.records import RunRecord
 from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import history_file
@@ -28,6 +27,7 @@ from groove.judging.pool import (
     load_for_pool,
 )
 from groove.notes import Level, Note
+from groove.runs.record import RunRecord
 
 DEFAULT_DEPTH = 10
 NOTE_EMPTY_HISTORY = "pool-empty-history"

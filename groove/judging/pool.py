@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.cards import Card, Introduces
-from groove.evaluation.records import RunRecord
 from groove.golden.judgements import Judgements, judgements_path, load_judgements
 from groove.golden.queries import GoldenQuery, GoldenSet, load_golden
 from groove.metrics import Expected, RankedHit, is_hit, normalise_heading
 from groove.notes import Note
+from groove.runs.record import RunRecord
 
 if TYPE_CHECKING:
     import pandas as pd

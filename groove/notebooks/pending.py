@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from groove.atomic import write_file
 
 if TYPE_CHECKING:
-    from groove.evaluation.records import RunRecord
+    from groove.runs.record import RunRecord
 
 PENDING_ENV = "GROOVE_PENDING_RUN"
 PENDING_FILE = ".groove-pending-run.json"
@@ -42,7 +42,7 @@ def append(pending: Path) -> None:
     """The runner's half: add the run to its history. Raises HistoryError (the history
     cannot be written), OSError, ValueError or KeyError (the file is not what leave wrote)."""
     from groove.evaluation.history import append_run
-    from groove.evaluation.records import RunRecord
+    from groove.runs.record import RunRecord
 
     saved = json.loads(pending.read_text(encoding="utf-8"))
     record = RunRecord.from_dict(saved["run"])

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from groove.evaluation.change import Change, arrow, classify, metric_rows
 from groove.evaluation.gate_status import describe_baseline
-from groove.evaluation.records import QueryResult
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.evaluation.significance import PairedTest
 from groove.report import eval_explain, judged
 from groove.report.cap import CLI_WHERE, TOP_FLAGGED, first, rest_line
+from groove.runs.record import QueryResult
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"

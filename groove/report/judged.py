@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from groove.evaluation.judged import JudgedSummary
 from groove.evaluation.result import EvalRun
+from groove.runs.judged import JudgedSummary
 
 
 def _label(k: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from groove.evaluation.records import aggregate_to_dict
+from groove.runs.record import aggregate_to_dict
 from groove.tuning.grid import BM25_WEIGHT_GRID, PRIMARY_K, RRF_K_GRID, Condition, toml_snippet
 from groove.tuning.result import Analysis, TuneResult
 

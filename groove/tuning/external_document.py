@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from groove.evaluation.records import aggregate_to_dict
 from groove.notes import Note
+from groove.runs.record import aggregate_to_dict
 from groove.tuning.export import (
     check_reproduced,
     load_with,

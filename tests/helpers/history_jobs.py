@@ -23,11 +23,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from groove.evaluation.corpus import CorpusSnapshot
-from groove.evaluation.fingerprint import Fingerprint
 from groove.evaluation.history import append_run, history_path
-from groove.evaluation.records import QueryResult, RunRecord
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
+from groove.runs.corpus import CorpusSnapshot
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import QueryResult, RunRecord
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 SITES = ("mkstemp", "write", "file-fsync", "replace", "replaced", "dir-fsync")

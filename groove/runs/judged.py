@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groove.evaluation.records import QueryResult, RunRecord
 from groove.golden.judgements import Judgements, judgements_path, load_judgements
 from groove.metrics import Expected, RankedHit, is_hit
 from groove.notes import Level, Note
+from groove.runs.record import QueryResult, RunRecord
 
 NOTE_UNJUDGED_DROP = "unjudged-drop"
 POOL_HINT = "groove golden pool"

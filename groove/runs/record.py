@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from groove.evaluation.corpus import CorpusSnapshot
-from groove.evaluation.fingerprint import Fingerprint
 from groove.golden.findings import AnyFinding, finding_from_dict
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
+from groove.runs.corpus import CorpusSnapshot
+from groove.runs.fingerprint import Fingerprint
 
 
 def _k_map(values: Mapping[int, float]) -> dict[str, float]:
