@@ -16,15 +16,15 @@ nDCG@1/5/10) by
 * significant, one-sided + Holm: the same with the one-sided p of a drop;
 * significant, one-sided + max-T (the shipped gate): some metric fell by more than 0.05
   and its p(drop), adjusted by the step-down max-T over the seven (each query's seven
-  deltas flipped together, groove.evaluation.familywise), is below alpha;
+  deltas flipped together, groove.stats.familywise), is below alpha;
 * the drop test alone: some metric's adjusted p(drop) is below alpha, whatever the size of
   the fall (what "real, but under the threshold" reports; its false-alarm rate is the
   familywise error rate of the test, which must stay at or below alpha).
 
 The p-values are the shipping tests' (exact up to 16 non-zero deltas, else 10,000 sign
 flips), computed for all replications at once; the first replications of each cell are
-checked against groove.evaluation.significance.sign_flip_p and
-groove.evaluation.familywise.max_t_drop.
+checked against groove.stats.significance.sign_flip_p and
+groove.stats.familywise.max_t_drop.
 
     .venv/bin/python bench/gate_simulation.py [--reps 1000] [--cranfield DIR]
         [--sizes 8 15 50 225] [--drops 0 0.02 0.05 0.1]
@@ -44,9 +44,9 @@ from pathlib import Path
 import numpy as np
 from _cranfield import REPO, WORK, indexed_cranfield
 
-from groove.evaluation.familywise import max_t_drop
-from groove.evaluation.gate import DEFAULT_ALPHA
-from groove.evaluation.significance import (
+from groove.stats.familywise import max_t_drop
+from groove.stats.gate import DEFAULT_ALPHA
+from groove.stats.significance import (
     EXACT_MAX_NONZERO,
     SIGN_FLIPS,
     ZERO_EPS,

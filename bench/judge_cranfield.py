@@ -54,8 +54,8 @@ def main() -> None:
     print(f"# pool took {time.perf_counter() - started:.1f} s")
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from groove.evaluation.history import history_path, load_history
     from groove.golden.queries import load_golden
+    from groove.history.history import history_path, load_history
     from groove.metrics import is_hit
 
     other, first = load_history(history_path(kb)).runs[:2]

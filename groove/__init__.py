@@ -47,10 +47,10 @@ from groove.errors import (
 if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
     from groove.engine.search import Hit, SearchResult
-    from groove.evaluation.compare import compare
-    from groove.evaluation.history import History
     from groove.evaluation.result import EvalRun
+    from groove.history.history import History
     from groove.runs.record import QueryResult, RunRecord
+    from groove.stats.compare import compare
     from groove.tuning.result import TuneProgress, TuneResult
 
 __version__ = "0.1.0"
@@ -98,14 +98,14 @@ _LAZY_TYPES = {
     "IndexSummary": "groove.engine.index",
     "Hit": "groove.engine.search",
     "SearchResult": "groove.engine.search",
-    "History": "groove.evaluation.history",
+    "History": "groove.history.history",
     "QueryResult": "groove.runs.record",
     "RunRecord": "groove.runs.record",
     "EvalRun": "groove.evaluation.result",
     "TuneResult": "groove.tuning.result",
     "TuneProgress": "groove.tuning.result",
-    # a function, loaded like the types: it needs numpy (groove.evaluation.significance)
-    "compare": "groove.evaluation.compare",
+    # a function, loaded like the types: it needs numpy (groove.stats.significance)
+    "compare": "groove.stats.compare",
 }
 
 

@@ -10,7 +10,7 @@ importing groove stays cheap.
 Unlike ``groove eval``, ``evaluate`` does not append the run to the eval history unless
 ``save_history=True``: an exploratory run in a notebook must not become the baseline the
 CI gate compares against. It still reads the history, to diff against its baseline
-(groove.evaluation.baseline). With ``save_history=True`` the run is appended only after
+(groove.history.baseline). With ``save_history=True`` the run is appended only after
 the evaluation finished: a run that failed leaves the history as it was.
 """
 
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from groove.config import Config
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
-    from groove.evaluation.history import History
     from groove.evaluation.result import EvalRun
     from groove.evaluation.retrievers.spec import RetrieverSpec
+    from groove.history.history import History
     from groove.judging.pool import Pool
     from groove.notebooks.judge import JudgeView
     from groove.notes import Note
@@ -254,7 +254,7 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
     """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
     ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
     ``evaluate(..., baseline=name)`` and ``groove eval --baseline NAME`` compare with it."""
-    from groove.evaluation import baseline
+    from groove.history import baseline
 
     _checked("name", name, _text, "text")
     _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
@@ -268,7 +268,7 @@ def accept_baseline(
     """Accept the run ``run`` (default: the newest) as a baseline although it fell, like
     ``groove baseline accept``: the next runs of its configuration compare with it. With
     ``name``, pin it under that name too. Returns the accepted run."""
-    from groove.evaluation import baseline
+    from groove.history import baseline
 
     _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
     _checked("name", name, _text_or_none, "text or None")
@@ -279,7 +279,7 @@ def accept_baseline(
 
 def unset_baseline(kb_path: PathArg | None, name: str) -> str:
     """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
-    from groove.evaluation import baseline
+    from groove.history import baseline
 
     _checked("name", name, _text, "text")
     path, size = _history_file(kb_path)
@@ -288,7 +288,7 @@ def unset_baseline(kb_path: PathArg | None, name: str) -> str:
 
 def _history_file(kb_path: PathArg | None, config: PathArg | None = None) -> tuple[Path, int]:
     from groove.engine.session import check_kb_path
-    from groove.evaluation.history import history_path
+    from groove.history.history import history_path
 
     loaded = _config(config)
     given = _keywords(EVAL, kb_path=kb_path)["kb_path"]
@@ -300,8 +300,8 @@ def load_history(kb_path: PathArg) -> History:
     """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
     first; empty when there is none yet. ``frame()`` gives one row per run, oldest first."""
     from groove.engine.session import check_kb_path
-    from groove.evaluation.history import history_path
-    from groove.evaluation.history import load_history as read_history
+    from groove.history.history import history_path
+    from groove.history.history import load_history as read_history
 
     kb = check_kb_path(_keywords(EVAL, kb_path=kb_path)["kb_path"])
     return read_history(history_path(kb))

@@ -25,9 +25,9 @@ from groove import errors
 from groove.config import Config
 from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
-from groove.evaluation.history import history_path, load_history
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
+from groove.history.history import history_path, load_history
 from groove.settings import (
     BASELINE,
     BASELINE_RUN,

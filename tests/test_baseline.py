@@ -20,9 +20,9 @@ from click.testing import CliRunner, Result
 
 from groove.cli import cli
 from groove.errors import EXIT_NO_BASELINE
-from groove.evaluation.gate import smallest_flaggable_n, unreachable_reason
-from groove.evaluation.history import HISTORY_FILE_NAME, load_history
+from groove.history.history import HISTORY_FILE_NAME, load_history
 from groove.notebooks.pending import PENDING_FILE
+from groove.stats.gate import smallest_flaggable_n, unreachable_reason
 
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")
 ADAPTER = Path(__file__).parent / "helpers" / "adapter.py"
@@ -459,7 +459,7 @@ def test_the_api_reports_the_gate_and_edits_the_baselines(kb: Path, golden_en: P
 def test_the_runner_appends_a_pending_run_only_with_every_file_written(tmp_path: Path) -> None:
     from helpers.history_jobs import make_record
 
-    from groove.evaluation.history import append_run, history_path
+    from groove.history.history import append_run, history_path
     from groove.notebooks import pending, runner
 
     history = history_path(tmp_path)

@@ -15,8 +15,8 @@ from groove.config import Config
 from groove.engine.embed import HashingEmbedder
 from groove.engine.query import compile_query
 from groove.engine.search import SearchOptions, search
-from groove.evaluation.compare import LabelledRun, compare_runs
-from groove.evaluation.history import history_path, load_history
+from groove.history.history import history_path, load_history
+from groove.stats.compare import LabelledRun, compare_runs
 from groove.store.db import connect
 from groove.tuning.run import run as tune_run
 from groove.tuning.settings import resolve_settings as tune_settings

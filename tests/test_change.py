@@ -1,4 +1,4 @@
-"""One change rule (groove.evaluation.change) and one set of shown metrics for every report."""
+"""One change rule (groove.history.change) and one set of shown metrics for every report."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from groove.evaluation.change import (
+from groove.evaluation.result import EvalRun
+from groove.history.change import (
     SAME_TOLERANCE,
     Change,
     classify,
@@ -16,7 +17,6 @@ from groove.evaluation.change import (
     regressed_metrics,
     shown_metrics,
 )
-from groove.evaluation.result import EvalRun
 from groove.metrics import AggregateMetrics
 from groove.notebooks import views
 from groove.report import eval_markdown, eval_text

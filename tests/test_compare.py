@@ -12,19 +12,19 @@ from click.testing import CliRunner
 
 from groove.cli import cli
 from groove.errors import ConfigError, HistoryError
-from groove.evaluation.compare import comparable_chain, compare, resolve_refs
-from groove.evaluation.gate import decide
-from groove.evaluation.history import append_run, history_path
-from groove.evaluation.significance import (
+from groove.history.history import append_run, history_path
+from groove.metrics import AggregateMetrics, Expected, QueryMetrics, aggregate
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import QueryResult, RunRecord
+from groove.stats.compare import comparable_chain, compare, resolve_refs
+from groove.stats.gate import decide
+from groove.stats.significance import (
     compare_records,
     format_interval,
     format_p,
     holm,
     paired_test,
 )
-from groove.metrics import AggregateMetrics, Expected, QueryMetrics, aggregate
-from groove.runs.fingerprint import Fingerprint
-from groove.runs.record import QueryResult, RunRecord
 
 
 def make_run(stamp: str, scores: Sequence[float], golden_hash: str = "g") -> RunRecord:
@@ -249,8 +249,8 @@ def _with_k(record: RunRecord, k_values: tuple[int, ...]) -> RunRecord:
 def test_a_metric_the_baseline_did_not_measure_is_na_not_a_fall_from_zero(tmp_path: Path) -> None:
     """Issue 18: a run at k=20 against a baseline at k=1,5,10 showed recall@20 as a rise
     from 0 with a delta and p."""
-    from groove.evaluation.compare import LabelledRun, compare_runs
     from groove.report.compare import render_json, render_markdown, render_text
+    from groove.stats.compare import LabelledRun, compare_runs
 
     base = LabelledRun("#2", make_run("2026-01-01T00:00:00+00:00", BASE))
     wider = LabelledRun("#1", _with_k(make_run("2026-01-02T00:00:00+00:00", BASE), (1, 5, 20)))
@@ -279,8 +279,8 @@ def test_compare_says_how_many_queries_it_paired_and_why_not_the_rest() -> None:
     """Issue 18: with repeated query ids ``compare`` paired 972 of 1,000 queries silently."""
     from dataclasses import replace
 
-    from groove.evaluation.compare import LabelledRun, compare_runs
     from groove.report.compare import render_json, render_markdown, render_text
+    from groove.stats.compare import LabelledRun, compare_runs
 
     base = make_run("2026-01-01T00:00:00+00:00", BASE)
     now = make_run("2026-01-02T00:00:00+00:00", BASE)
@@ -325,7 +325,7 @@ def test_two_result_files_of_the_same_name_are_told_apart(tmp_path: Path) -> Non
     assert "baseline main/result.json (" in got.stdout.splitlines()[0]
     assert "\npr/result.json  2026-01-02" in got.stdout
     assert list(dict.fromkeys(compare(paths)["run"])) == ["main/result.json", "pr/result.json"]
-    from groove.evaluation.compare import file_labels
+    from groove.stats.compare import file_labels
 
     assert file_labels([Path("/a/x/r.json"), Path("/b/x/r.json"), Path("/b/y.json")]) == [
         "a/x/r.json",

@@ -35,7 +35,7 @@ from groove.cli import cli
 from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.errors import HistoryError
-from groove.evaluation.history import HISTORY_FILE_NAME, append_run, history_path, load_history
+from groove.history.history import HISTORY_FILE_NAME, append_run, history_path, load_history
 from groove.runs.record import RunRecord
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -16,9 +16,9 @@ from groove.config import Config, EvalConfig
 from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.errors import GoldenError, IndexMissingError, ModelError
-from groove.evaluation.history import history_path, load_history
 from groove.evaluation.run import run
 from groove.evaluation.settings import EvalSettings, resolve_settings
+from groove.history.history import history_path, load_history
 from groove.report import eval_json, eval_text
 
 FIXTURES = Path(__file__).parent / "fixtures"

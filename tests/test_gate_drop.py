@@ -13,19 +13,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groove.evaluation.familywise import max_t_drop, smallest_drop_p
-from groove.evaluation.gate import (
+from groove.evaluation.result import EvalRun
+from groove.metrics import Expected, QueryMetrics, aggregate
+from groove.report import eval_json, eval_markdown, eval_text
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import QueryResult, RunRecord
+from groove.stats.familywise import max_t_drop, smallest_drop_p
+from groove.stats.gate import (
     REAL_UNDER_THRESHOLD,
     decide,
     smallest_flaggable_n,
     unreachable_reason,
 )
-from groove.evaluation.result import EvalRun
-from groove.evaluation.significance import compare_records, sign_flip_p
-from groove.metrics import Expected, QueryMetrics, aggregate
-from groove.report import eval_json, eval_markdown, eval_text
-from groove.runs.fingerprint import Fingerprint
-from groove.runs.record import QueryResult, RunRecord
+from groove.stats.significance import compare_records, sign_flip_p
 
 GATED = 7  # recall@1/5/10, MRR, nDCG@1/5/10
 

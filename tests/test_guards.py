@@ -36,8 +36,8 @@ from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.engine.kb import SkippedFile, scan_kb
 from groove.errors import GoldenError, HistoryError
-from groove.evaluation.history import append_run, load_history
 from groove.golden.queries import load_golden
+from groove.history.history import append_run, load_history
 from groove.store.db import connect
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from groove.errors import HistoryError
-from groove.evaluation.history import (
+from groove.history.history import (
     HISTORY_FILE_NAME,
     append_run,
     history_path,
@@ -156,7 +156,7 @@ def test_directory_in_place_of_history_is_refused(tmp_path: Path) -> None:
 
 
 def test_oversized_history_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import groove.evaluation.history as history_module
+    import groove.history.history as history_module
 
     path = history_path(tmp_path)
     append_run(path, make_record(), 10)

@@ -254,9 +254,9 @@ def _record(tops: dict[str, list[str]], expected: dict[str, list[str]]):  # type
 
 
 def test_a_drop_made_of_unjudged_newcomers_is_named_and_compare_shows_it() -> None:
-    from groove.evaluation.compare import LabelledRun, compare_runs
     from groove.report.compare import render_text
     from groove.runs.judged import drop_check, summarise
+    from groove.stats.compare import LabelledRun, compare_runs
 
     expected = {"q1": ["a.md"], "q2": ["b.md"]}
     before = _record({"q1": ["a.md", "x.md", "y.md"], "q2": ["b.md", "z.md"]}, expected)
@@ -286,9 +286,9 @@ def test_a_drop_made_of_unjudged_newcomers_is_named_and_compare_shows_it() -> No
 
 def test_the_eval_notes_the_drop_and_reports_it(tmp_path: Path) -> None:
     from groove.config import Config
-    from groove.evaluation.history import append_run, history_path
     from groove.evaluation.settings import resolve_settings
     from groove.evaluation.verdict import compare
+    from groove.history.history import append_run, history_path
     from groove.report import eval_json, eval_markdown
 
     kb = tmp_path / "kb"

@@ -34,7 +34,7 @@ DEBT: dict[tuple[str, str], str] = {
     # a command to run, written for the CLI (the API has no public form of it yet)
     ("engine/embed.py", "--force"): "`groove model prepare --force` in a ModelError hint",
     # a file kind named by the CLI command that writes it
-    ("evaluation/compare.py", "--format"): "`groove eval --format json` names a run file",
+    ("stats/compare.py", "--format"): "`groove eval --format json` names a run file",
     ("tuning/export.py", "--format"): "`groove tune --format json` names a tune file",
     # external retrievers (being renamed on another branch): their CLI-only options, which
     # the API takes as retriever_options keys; to spell via setting= like the rest

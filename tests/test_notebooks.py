@@ -93,7 +93,7 @@ def test_eval_views_show_the_run(kb: Path, golden_en: Path, tmp_path: Path) -> N
     assert f"{run.corpus.documents} docs / {run.corpus.chunks} chunks" in header
     assert f"golden {run.fingerprint.golden_hash[:12]}…" in header
     frame = notebook_views.aggregate_frame(run)
-    # the metrics the text and Markdown reports show (groove.evaluation.change.shown_metrics)
+    # the metrics the text and Markdown reports show (groove.history.change.shown_metrics)
     assert list(frame["metric"]) == ["recall@1", "recall@5", "recall@10", "MRR", "nDCG@10"]
     assert list(frame["shade"]) == [""] * 5  # first run: nothing to compare with
     assert "first run: nothing to compare with" in notebook_views.eval_notes(outcome).data

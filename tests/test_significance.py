@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from groove.evaluation.significance import (
+from groove.stats.significance import (
     EXACT_MAX_NONZERO,
     bootstrap_ci,
     format_p,
@@ -176,7 +176,7 @@ def test_format_p() -> None:
 
 
 def test_format_interval_keeps_a_narrow_interval_readable() -> None:
-    from groove.evaluation.significance import format_interval
+    from groove.stats.significance import format_interval
 
     assert format_interval(-0.0912, -0.0107) == "[-0.09, -0.01]"
     assert format_interval(-0.0042, -0.0006) == "[-0.004, -0.001]"  # was [-0.00, -0.00]
@@ -187,8 +187,8 @@ def test_format_interval_keeps_a_narrow_interval_readable() -> None:
 
 
 def test_interval_bars_show_each_metric_with_its_p() -> None:
-    from groove.evaluation.significance import Significance
     from groove.report.plots import significance_intervals
+    from groove.stats.significance import Significance
 
     down = paired_test(AFTER - BEFORE)
     flat = paired_test(np.zeros(14))

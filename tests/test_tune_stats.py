@@ -37,7 +37,7 @@ def test_sign_test_conformance_cases():
 
 
 def test_sign_test_ties_and_empty():
-    # |d| < SAME_TOLERANCE (1e-9, groove.evaluation.change) counts as a tie, as in eval's
+    # |d| < SAME_TOLERANCE (1e-9, groove.history.change) counts as a tie, as in eval's
     # diff; no untied pair gives p = 1.
     assert sign_test([1e-10, -1e-10, 0.0]) == SignTest(0, 0, 3, 1.0)
     assert sign_test([]) == SignTest(0, 0, 0, 1.0)

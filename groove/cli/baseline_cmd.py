@@ -16,7 +16,7 @@ _run_option = setting_options(BASELINE_RUN, "ref")
 def _history(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> tuple[Path, int]:
     from groove.engine.session import check_kb_path
     from groove.errors import ConfigError
-    from groove.evaluation.history import history_path
+    from groove.history.history import history_path
 
     config = config_from(ctx)
     wanted = kb_path if kb_path is not None else config.kb_path
@@ -44,7 +44,7 @@ def set_cmd(
     ctx: click.Context, name: str, ref: str | None, kb_path: Path | None, golden: Path | None
 ) -> None:
     """Pin a run as the baseline NAME (groove eval --baseline NAME compares with it)."""
-    from groove.evaluation.baseline import pin
+    from groove.history.baseline import pin
 
     path, size = _history(ctx, kb_path, golden)
     run = pin(path, name, ref, size)
@@ -64,7 +64,7 @@ def accept_cmd(
     golden: Path | None,
 ) -> None:
     """Accept an intended drop: the next runs of this configuration compare with this run."""
-    from groove.evaluation.baseline import accept
+    from groove.history.baseline import accept
 
     path, size = _history(ctx, kb_path, golden)
     run, _ = accept(path, ref, name, size)
@@ -78,7 +78,7 @@ def accept_cmd(
 @click.pass_context
 def unset_cmd(ctx: click.Context, name: str, kb_path: Path | None, golden: Path | None) -> None:
     """Remove the pinned baseline NAME (its run stays in the history)."""
-    from groove.evaluation.baseline import unpin
+    from groove.history.baseline import unpin
 
     path, size = _history(ctx, kb_path, golden)
     run_id = unpin(path, name, size)
@@ -90,7 +90,7 @@ def unset_cmd(ctx: click.Context, name: str, kb_path: Path | None, golden: Path 
 @click.pass_context
 def list_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> None:
     """The stored runs, newest first: id, time, the gate's outcome, its baseline, pins."""
-    from groove.evaluation.history import load_history
+    from groove.history.history import load_history
     from groove.report.notes import cli_line
 
     path, _ = _history(ctx, kb_path, golden)

@@ -56,9 +56,9 @@ def compare_cmd(
     the oldest of them as the baseline.
     """
     from groove.errors import HistoryError
-    from groove.evaluation.compare import compare_runs, default_runs, resolve_refs
-    from groove.evaluation.history import history_path, load_history
+    from groove.history.history import history_path, load_history
     from groove.report import compare as report
+    from groove.stats.compare import compare_runs, default_runs, resolve_refs
 
     config = config_from(ctx)
     kb = kb_path if kb_path is not None else config.kb_path

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING, Any
 from groove.cards import Card, Introduces
 from groove.errors import EXIT_NO_BASELINE, EXIT_OK, EXIT_REGRESSION
 from groove.evaluation.attribution import Attributions, misses_by_cause
-from groove.evaluation.baseline import Baseline
-from groove.evaluation.change import Change, classify
-from groove.evaluation.gate import GateDecision
 from groove.evaluation.gate_status import GateStatus
 from groove.evaluation.retrievers.identity import retriever_change_note
-from groove.evaluation.significance import Significance
 from groove.golden.findings import AnyFinding
+from groove.history.baseline import Baseline
+from groove.history.change import Change, classify
 from groove.notes import Level, Note
 from groove.runs.corpus import CorpusSnapshot, describe_change
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.judged import JudgedSummary
 from groove.runs.record import QueryResult, RunRecord, metric_pairs
+from groove.stats.gate import GateDecision
+from groove.stats.significance import Significance
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -87,7 +87,7 @@ class EvalRun(Introduces):
 
     def card(self) -> Card:
         """What ``repr()`` and Jupyter show: the verdict, the metrics, where the details are."""
-        from groove.evaluation.card import eval_run_card
+        from groove.history.card import eval_run_card
 
         return eval_run_card(self)
 
@@ -252,13 +252,13 @@ class EvalRun(Introduces):
         """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,
         the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (NaN without
         a compatible previous run), ``miss``. Columns: docs/api.md."""
-        from groove.evaluation.frames import per_query_frame
+        from groove.history.frames import per_query_frame
 
         return per_query_frame(self)
 
     def aggregate_frame(self) -> pd.DataFrame:
         """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
-        from groove.evaluation.frames import aggregate_frame
+        from groove.history.frames import aggregate_frame
 
         return aggregate_frame(self)
 

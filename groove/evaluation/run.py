@@ -1,7 +1,7 @@
 """``groove eval``: run the golden queries through the same hybrid search and score them.
 
 ``run(settings)`` returns an ``EvalRun``: the new run record (what the history stores),
-the baseline it is compared with (groove.evaluation.baseline), the diff, the corpus and
+the baseline it is compared with (groove.history.baseline), the diff, the corpus and
 golden notes, the findings, whether the regression gate tripped and whether it could be
 applied at all, and appends the run to the history (``save_history``). A caller with
 outputs of its own (report, --export-run, the runner's files) calls ``prepare``, writes
@@ -28,7 +28,6 @@ from groove.engine.search import search
 from groove.engine.session import open_engine
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.explain import Explainer, GridProbe, explain_all
-from groove.evaluation.history import append_run
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever
 from groove.evaluation.settings import EvalSettings
@@ -36,6 +35,7 @@ from groove.evaluation.verdict import compare, score
 from groove.golden.findings import QuoteScanner, duplicate_id_findings
 from groove.golden.paths import PathDoctor, path_findings
 from groove.golden.queries import GoldenSet, load_golden
+from groove.history.history import append_run
 from groove.metrics import METRIC_VERSION, aggregate
 from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.runs.record import (

@@ -13,21 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from groove.evaluation.attribution import Attributions
-from groove.evaluation.baseline import choose
-from groove.evaluation.change import regressed_metrics
-from groove.evaluation.gate import GateDecision, unreachable_reason
-from groove.evaluation.gate import decide as decide_gate
 from groove.evaluation.gate_status import (
     NOTE_GATE_NOT_APPLIED,
     REASON_NO_DIFF,
     REASON_NO_HISTORY,
     GateStatus,
 )
-from groove.evaluation.history import History, history_path, load_history
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
-from groove.evaluation.significance import compare_records
 from groove.golden.queries import GoldenSet
+from groove.history.baseline import choose
+from groove.history.change import regressed_metrics
+from groove.history.history import History, history_path, load_history
 from groove.metrics import RankedHit, query_metrics
 from groove.notes import Level, Note
 from groove.runs.judged import judged_for
@@ -38,6 +35,9 @@ from groove.runs.record import (
     QueryResult,
     RunRecord,
 )
+from groove.stats.gate import GateDecision, unreachable_reason
+from groove.stats.gate import decide as decide_gate
+from groove.stats.significance import compare_records
 
 
 def score(
@@ -57,7 +57,7 @@ def score(
 def compare(
     settings: EvalSettings, record: RunRecord, attribution: Attributions | None = None
 ) -> EvalRun:
-    """Compare ``record`` with its baseline (groove.evaluation.baseline). Nothing is
+    """Compare ``record`` with its baseline (groove.history.baseline). Nothing is
     written here: the caller writes its outputs first, then ``save`` (all or nothing)."""
     notes = list(settings.notes)
     path = history_file(settings) if settings.history else None

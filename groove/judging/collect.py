@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from groove.errors import IndexMissingError
-from groove.evaluation.compare import resolve_refs
-from groove.evaluation.history import load_history
 from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import history_file
+from groove.history.history import load_history
 from groove.judging.pool import (
     NOTE_NO_SNIPPETS,
     Pool,
@@ -28,6 +27,7 @@ from groove.judging.pool import (
 )
 from groove.notes import Level, Note
 from groove.runs.record import RunRecord
+from groove.stats.compare import resolve_refs
 
 DEFAULT_DEPTH = 10
 NOTE_EMPTY_HISTORY = "pool-empty-history"

@@ -41,7 +41,7 @@ def leave(result_path: Path, record: RunRecord, history: Path, history_size: int
 def append(pending: Path) -> None:
     """The runner's half: add the run to its history. Raises HistoryError (the history
     cannot be written), OSError, ValueError or KeyError (the file is not what leave wrote)."""
-    from groove.evaluation.history import append_run
+    from groove.history.history import append_run
     from groove.runs.record import RunRecord
 
     saved = json.loads(pending.read_text(encoding="utf-8"))

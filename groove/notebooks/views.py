@@ -15,11 +15,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
-from groove.evaluation.change import SAME_TOLERANCE, arrow, metric_rows
 from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
-from groove.evaluation.significance import format_p
 from groove.golden.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
+from groove.history.change import SAME_TOLERANCE, arrow, metric_rows
 from groove.install import install_command
 from groove.labels import location_label
 from groove.metrics import Expected, RankedHit, is_hit
@@ -28,6 +27,7 @@ from groove.notebooks.html_parts import BAD, MUTED, OK, WARN, box, escape, facts
 from groove.notebooks.outcome import Outcome
 from groove.notes import Level, Note
 from groove.report import judged, plots
+from groove.stats.significance import format_p
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,7 +106,7 @@ def eval_header(outcome: Outcome[EvalRun]) -> Any:
 def aggregate_rows(run: EvalRun) -> list[dict[str, Any]]:
     """metric, value, previous, change (arrow) and shade: "up" / "down" beyond the
     regression threshold, "noise" within it, "same", or "" when there is no diff
-    (groove.evaluation.change decides; the same metrics as the text and Markdown reports)."""
+    (groove.history.change decides; the same metrics as the text and Markdown reports)."""
     return [
         {
             "metric": row.label,
@@ -183,7 +183,7 @@ def significance_plot(outcome: Outcome[EvalRun]) -> Any:
 def history_comparison(outcome: Outcome[EvalRun], last: int = 5) -> Any:
     """The last comparable runs of the history (same fingerprint as this run, newest
     first, up to ``last``), each against the oldest of them: mean, delta, interval, p."""
-    from groove.evaluation.compare import comparable_chain, compare_frame
+    from groove.stats.compare import comparable_chain, compare_frame
 
     run = _run(outcome)
     if run is None:
@@ -203,8 +203,8 @@ def _comparison_table(frame: pd.DataFrame) -> Any:
     baseline's own rows without statistics."""
     import pandas as pd
 
-    from groove.evaluation.significance import format_interval
     from groove.notebooks import tables
+    from groove.stats.significance import format_interval
 
     run_position = frame.groupby("run", sort=False).ngroup()  # 0 = the oldest run given
     frame = frame.iloc[(-run_position).argsort(kind="stable")]
@@ -467,7 +467,7 @@ def table_scripts() -> None:
 
 def history_runs(run: EvalRun) -> tuple[Any, ...]:
     """The stored runs, newest first; the current run alone when the history is off."""
-    from groove.evaluation.history import load_history
+    from groove.history.history import load_history
 
     if run.history_path is None:
         return (run.record,)

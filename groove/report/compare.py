@@ -6,8 +6,8 @@ import json
 import math
 from typing import Any
 
-from groove.evaluation.compare import Comparison, MetricComparison, RunComparison
-from groove.evaluation.significance import format_p
+from groove.stats.compare import Comparison, MetricComparison, RunComparison
+from groove.stats.significance import format_p
 
 
 def _change(m: MetricComparison, is_baseline: bool = False) -> str:

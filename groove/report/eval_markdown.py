@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from groove.evaluation.change import Change, MetricRow, arrow, metric_rows
 from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.result import DEFAULT_LIMIT, NOTE_CORPUS_CHANGED, EvalRun
 from groove.golden.findings import Finding, PathFinding
+from groove.history.change import Change, MetricRow, arrow, metric_rows
 from groove.notes import Level
 from groove.report import eval_explain, judged
 from groove.report.cap import (

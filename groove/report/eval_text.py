@@ -11,18 +11,18 @@
       ✗ some-query-id            recall@10: 0.00
 
 Arrows are green / red beyond ``regression_threshold`` and grey inside it (the rule is
-groove.evaluation.change); colour only when asked for (a terminal, and no ``--no-color``).
+groove.history.change); colour only when asked for (a terminal, and no ``--no-color``).
 """
 
 from __future__ import annotations
 
-from groove.evaluation.change import Change, arrow, classify, metric_rows
 from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
-from groove.evaluation.significance import PairedTest
+from groove.history.change import Change, arrow, classify, metric_rows
 from groove.report import eval_explain, judged
 from groove.report.cap import CLI_WHERE, TOP_FLAGGED, first, rest_line
 from groove.runs.record import QueryResult
+from groove.stats.significance import PairedTest
 
 RED = "\x1b[31m"
 GREEN = "\x1b[32m"

@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
-from groove.evaluation.change import SAME_TOLERANCE, direction
-from groove.evaluation.significance import Significance, format_p, p_text
+from groove.history.change import SAME_TOLERANCE, direction
 from groove.runs.record import RunRecord
+from groove.stats.significance import Significance, format_p, p_text
 from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
 from groove.tuning.grid import (
     BM25_WEIGHT_GRID,

@@ -123,7 +123,7 @@ class RunRecord:
     aggregate: AggregateMetrics
     findings: tuple[AnyFinding, ...]
     # The gate's view of the run, recorded whether or not --fail-on-regression was given
-    # (groove.evaluation.baseline): its short id, the id of the run it was compared with,
+    # (groove.history.baseline): its short id, the id of the run it was compared with,
     # and the outcome. None in runs stored before groove kept them (read as passed; the id
     # is then derived from the content, and written on the next save).
     run_id: str | None = field(default=None, compare=False)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from groove.evaluation.change import SAME_TOLERANCE
+from groove.history.change import SAME_TOLERANCE
 from groove.tuning.grid import BM25_WEIGHT_GRID, RRF_K_GRID
 from groove.tuning.table import MetricTable
 
@@ -43,7 +43,7 @@ def inert_axes(table: MetricTable, rows: Sequence[int]) -> tuple[str, ...]:
     for name, (position, _) in AXES.items():
         axis = position + 1  # after the query axis
         spread = grid.max(axis=axis) - grid.min(axis=axis)
-        if float(spread.max()) < SAME_TOLERANCE:  # what groove.evaluation.change calls same
+        if float(spread.max()) < SAME_TOLERANCE:  # what groove.history.change calls same
             inert.append(name)
     return tuple(inert)
 

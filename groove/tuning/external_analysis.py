@@ -67,7 +67,7 @@ def _violations(base: AggregateMetrics, cand: AggregateMetrics) -> tuple[str, ..
 
 
 def _impact(table: MetricTable, rows: Sequence[int], refit: int) -> Impact:
-    from groove.evaluation.change import direction
+    from groove.history.change import direction
 
     improved = degraded = 0
     worst, worst_row = 0.0, None

@@ -1,6 +1,6 @@
 """pandas views of a tune result (``TuneResult.conditions_frame`` ...).
 
-Metric columns and values use the names of groove.evaluation.frames: ``recall@k``, ``mrr``
+Metric columns and values use the names of groove.history.frames: ``recall@k``, ``mrr``
 (in the table, a query's reciprocal rank) and ``ndcg@k``. ``condition`` is a condition's
 flat index in the grid (0..383, see grid.py); join the long table on it. Every frame has
 its columns also when the grid did not run (then with no rows). Columns: docs/api.md.

@@ -22,7 +22,7 @@ from typing import Protocol
 
 import numpy as np
 
-from groove.evaluation.change import direction
+from groove.history.change import direction
 from groove.tuning import stats
 from groove.tuning.grid import DEFAULT_CONDITION, Condition
 from groove.tuning.select import LooResult, Rows
@@ -168,7 +168,7 @@ def decide(
 @dataclass(frozen=True)
 class Impact:
     """Refit vs default per usable query: how many improved / degraded (the rule is
-    groove.evaluation.change.direction) and the most negative delta (0.0 and no row when no
+    groove.history.change.direction) and the most negative delta (0.0 and no row when no
     delta is negative)."""
 
     improved: int

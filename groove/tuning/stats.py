@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import comb
 
-from groove.evaluation.change import direction
+from groove.history.change import direction
 
 
 def _seq_sum(xs: Iterable[float]) -> float:
@@ -55,7 +55,7 @@ class SignTest:
 
 
 def sign_test(xs: Sequence[float]) -> SignTest:
-    """pos = #(d improved), neg = #(d degraded) (groove.evaluation.change.direction), n = pos + neg;
+    """pos = #(d improved), neg = #(d degraded) (groove.history.change.direction), n = pos + neg;
     ``p = min(1, 2 * sum_{i=0}^{min(pos, neg)} C(n, i) / 2^n)``, 1.0 when n = 0."""
     pos = sum(1 for x in xs if direction(x) > 0)
     neg = sum(1 for x in xs if direction(x) < 0)

@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from groove.evaluation.history import append_run, history_path
+from groove.history.history import append_run, history_path
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 from groove.runs.corpus import CorpusSnapshot
 from groove.runs.fingerprint import Fingerprint

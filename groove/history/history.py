@@ -17,7 +17,7 @@ silently would let a regression through. Hence:
 Besides the runs, the file holds the named baselines (``"baselines": {"main": "<run id>"}``,
 set by ``groove baseline set``). Trimming to ``history_size`` never drops a pinned run, nor
 the run that is the current baseline of a configuration still in the history
-(groove.evaluation.baseline): a burst of experiments or of failed runs must not push the
+(groove.history.baseline): a burst of experiments or of failed runs must not push the
 baseline out of the file.
 """
 
@@ -57,7 +57,7 @@ class History(Introduces):
 
     def card(self) -> Card:
         """What ``repr()`` and Jupyter show: the runs, the newest metrics, the last change."""
-        from groove.evaluation.card import history_card
+        from groove.history.card import history_card
 
         return history_card(self)
 
@@ -73,7 +73,7 @@ class History(Introduces):
         """One row per stored run, oldest first: ``timestamp``, ``model``, ``queries``, the
         aggregate metrics, ``fingerprint_changed`` and ``corpus_changed`` against the run
         before (NA for the oldest). Columns: docs/api.md."""
-        from groove.evaluation.frames import history_frame
+        from groove.history.frames import history_frame
 
         return history_frame(self)
 

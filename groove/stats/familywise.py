@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from groove.evaluation.significance import EXACT_MAX_NONZERO, SEED, SIGN_FLIPS, ZERO_EPS
+from groove.stats.significance import EXACT_MAX_NONZERO, SEED, SIGN_FLIPS, ZERO_EPS
 
 # Scaled sums of the same deltas in another order can differ in the last bits: a flipped
 # statistic within this of the observed one counts as "at least as extreme".

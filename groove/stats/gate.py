@@ -6,7 +6,7 @@ more than ``regression_threshold`` since the previous compatible run.
 ``significant``: a metric counts as regressed only when it fell by more than the threshold
 *and* its drop is significant: the one-sided sign-flip p of "it fell", adjusted over the
 gated metrics (every metric of the diff) by the step-down max-T of
-groove.evaluation.familywise, is below ``alpha``. On a small golden set one query moves a
+groove.stats.familywise, is below ``alpha``. On a small golden set one query moves a
 metric by 1/N, which clears a fixed threshold on noise alone; the p-value asks whether
 the drop is broader than a query or two could make by chance.
 
@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from groove.evaluation.familywise import max_t_drop, smallest_drop_p
-from groove.evaluation.significance import (
+from groove.runs.record import RunRecord, metric_pairs
+from groove.stats.familywise import max_t_drop, smallest_drop_p
+from groove.stats.significance import (
     EXACT_MAX_NONZERO,
     PairedTest,
     Significance,
@@ -37,7 +38,6 @@ from groove.evaluation.significance import (
     holm,
     paired_values,
 )
-from groove.runs.record import RunRecord, metric_pairs
 
 GATE_MODES = ("threshold", "significant")
 DEFAULT_GATE = "threshold"

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groove.cards import BAD, INFO, OK, WARN, Card, clip, rows_with_more
-from groove.evaluation.change import Change, classify
+from groove.history.change import Change, classify
 from groove.runs.record import RunRecord, metric_pairs
 
 if TYPE_CHECKING:
-    from groove.evaluation.compare import Comparison
-    from groove.evaluation.history import History
     from groove.evaluation.result import EvalRun
+    from groove.history.history import History
+    from groove.stats.compare import Comparison
 
 
 def _metric_rows(record: RunRecord, previous: RunRecord | None) -> list[tuple[str, str]]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from groove.errors import HistoryError, literal
-from groove.evaluation.history import History, SaveResult, edit_history, load_history
+from groove.history.history import History, SaveResult, edit_history, load_history
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord
 

@@ -2,7 +2,7 @@
 
 Each run is compared with the baseline over the queries both scored (matched by id): the
 mean delta, its 95% paired bootstrap interval and the sign-flip p-value, as for the diff
-(groove.evaluation.significance), plus the Holm-corrected p over the run's metrics and a
+(groove.stats.significance), plus the Holm-corrected p over the run's metrics and a
 mark when that is below ``alpha``. Runs come from the history (by position, 1 = newest,
 or by timestamp), from saved files (``groove eval --format json`` output or a notebook's
 result.json), or as RunRecord / EvalRun objects.
@@ -24,24 +24,24 @@ from typing import TYPE_CHECKING, Any
 
 from groove.cards import Card, Introduces
 from groove.errors import ConfigError, HistoryError, literal
-from groove.evaluation.gate import DEFAULT_ALPHA
-from groove.evaluation.significance import (
+from groove.golden.judgements import Judgements
+from groove.runs.judged import JudgedSummary, summarise
+from groove.runs.record import RunRecord
+from groove.stats.gate import DEFAULT_ALPHA
+from groove.stats.significance import (
     PairedTest,
     holm,
     metric_labels,
     paired_test,
     paired_values,
 )
-from groove.golden.judgements import Judgements
-from groove.runs.judged import JudgedSummary, summarise
-from groove.runs.record import RunRecord
 
 if TYPE_CHECKING:
     import pandas as pd
 
 MAX_RESULT_FILE_BYTES = 64 * 1024 * 1024
 
-#: Why a query of either run has no partner, in report order (groove.evaluation.significance
+#: Why a query of either run has no partner, in report order (groove.stats.significance
 #: pairs by id the scored queries of both runs, the first of a repeated id only).
 UNPAIRED_REASONS = {
     "duplicate_id": "with a repeated query id",
@@ -111,7 +111,7 @@ class Comparison(Introduces):
 
     def card(self) -> Card:
         """What ``repr()`` and Jupyter show: the significant changes, one line per run."""
-        from groove.evaluation.card import comparison_card
+        from groove.history.card import comparison_card
 
         return comparison_card(self)
 
@@ -380,12 +380,12 @@ def default_runs(history: Sequence[RunRecord], last: int = 5) -> list[LabelledRu
 
 
 def _coerce(run: Any, index: int) -> LabelledRun:
-    from groove.evaluation.result import EvalRun
-
     if isinstance(run, LabelledRun):
         return run
-    if isinstance(run, EvalRun):
-        return LabelledRun(run.record.timestamp, run.record)
+    # An EvalRun, known by its record: this layer sits below the run that makes one.
+    record = getattr(run, "record", None)
+    if isinstance(record, RunRecord):
+        return LabelledRun(record.timestamp, record)
     if isinstance(run, RunRecord):
         return LabelledRun(run.timestamp, run)
     if isinstance(run, str | Path):

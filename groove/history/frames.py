@@ -17,8 +17,8 @@ from groove.metrics import AggregateMetrics, QueryMetrics
 if TYPE_CHECKING:
     import pandas as pd
 
-    from groove.evaluation.history import History
     from groove.evaluation.result import EvalRun
+    from groove.history.history import History
     from groove.runs.record import RunRecord
 
 NAN = math.nan
