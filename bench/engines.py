@@ -26,13 +26,13 @@ from groove.config import Config, FusionConfig
 from groove.engine.embed import load_embedder
 from groove.engine.search import SearchOptions
 from groove.engine.session import open_engine
-from groove.evaluation.backends.export import export_index
-from groove.evaluation.backends.own import groove_legs
-from groove.evaluation.retrievers.base import RetrieverQuery
-from groove.evaluation.retrievers.opener import open_retriever
-from groove.evaluation.retrievers.spec import parse_spec
 from groove.golden.queries import GoldenQuery, load_golden
 from groove.metrics import AggregateMetrics, RankedHit, aggregate, query_metrics
+from groove.retrievers.backends.export import export_index
+from groove.retrievers.backends.own import groove_legs
+from groove.retrievers.base import RetrieverQuery
+from groove.retrievers.opener import open_retriever
+from groove.retrievers.spec import parse_spec
 from groove.tuning import run as tune
 from groove.tuning.external import run_external, tune_legs
 from groove.tuning.external_result import ExternalTune

@@ -24,9 +24,9 @@ from _cranfield import DEFAULT_DATASET, indexed_cranfield
 import groove.evaluation.run as evaluation
 from groove.config import Config
 from groove.engine.embed import load_embedder
-from groove.evaluation.attribution import summary_line
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import resolve_settings
+from groove.explain.attribution import summary_line
 from groove.tuning.reach import PROBE
 
 

@@ -29,8 +29,8 @@ from _cranfield import DEFAULT_DATASET, indexed_cranfield
 import groove.evaluation.run as evaluation
 from groove.config import Config
 from groove.engine.embed import load_embedder
-from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
 from groove.evaluation.settings import resolve_settings
+from groove.retrievers.spec import RetrieverOptions, parse_spec
 
 
 def start_server(kb: Path, threads: int | None) -> tuple[subprocess.Popen[str], str]:

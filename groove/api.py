@@ -28,11 +28,11 @@ if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
     from groove.evaluation.result import EvalRun
-    from groove.evaluation.retrievers.spec import RetrieverSpec
     from groove.history.history import History
     from groove.judging.pool import Pool
     from groove.notebooks.judge import JudgeView
     from groove.notes import Note
+    from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
     from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import TuneProgress, TuneResult
@@ -208,8 +208,8 @@ def evaluate(
     could not be applied (its ``gate_status.reason`` says why).
     """
     from groove.evaluation import run as evaluation
-    from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
+    from groove.retrievers.spec import spec_from_mapping
     from groove.tuning.reach import PROBE
 
     given = _keywords(
@@ -399,7 +399,7 @@ EXTERNAL_TUNE = ("retriever", "retriever_options", "retriever_name", "family", "
 
 
 def _spec(external: Mapping[str, Any]) -> RetrieverSpec:
-    from groove.evaluation.retrievers.spec import spec_from_mapping
+    from groove.retrievers.spec import spec_from_mapping
 
     spec = spec_from_mapping(
         external["retriever"], external["retriever_options"], source="keyword",

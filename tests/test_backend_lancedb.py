@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from groove.cli import cli
-from groove.evaluation.backends.lance import LanceRetriever
-from groove.evaluation.retrievers.base import RetrieverQuery
 from groove.fusion import Fusion
 from groove.golden.queries import load_golden
+from groove.retrievers.backends.lance import LanceRetriever
+from groove.retrievers.base import RetrieverQuery
 
 pytest.importorskip("lancedb", reason="the groove[lancedb] extra")
 

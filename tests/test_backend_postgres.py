@@ -16,12 +16,12 @@ import pytest
 from click.testing import CliRunner
 
 from groove.cli import cli
-from groove.evaluation.backends.postgres import PostgresRetriever, split_url
-from groove.evaluation.retrievers.base import RetrieverQuery
-from groove.evaluation.retrievers.spec import parse_spec
 from groove.fusion import Fusion
 from groove.golden.queries import load_golden
 from groove.metrics import query_metrics
+from groove.retrievers.backends.postgres import PostgresRetriever, split_url
+from groove.retrievers.base import RetrieverQuery
+from groove.retrievers.spec import parse_spec
 from groove.tuning.external import run_external
 from groove.tuning.families import family_grid
 

@@ -23,10 +23,10 @@ from groove.config import Config
 from groove.engine.lexical import lexical_query, mode_for_index
 from groove.engine.search import candidate_pool, excluded_chunks, fts_leg, rrf_fuse, vector_leg
 from groove.engine.session import open_engine
-from groove.evaluation.attribution import CAUSES, Attribution, summary_line
-from groove.evaluation.explain import Explainer, LegOrders
 from groove.evaluation.run import run
 from groove.evaluation.settings import resolve_settings
+from groove.explain.attribution import CAUSES, Attribution, summary_line
+from groove.explain.explain import Explainer, LegOrders
 from groove.golden.paths import PathDoctor, near_matches
 from groove.metrics import Expected
 from groove.store.db import read_snapshot
@@ -227,7 +227,7 @@ def test_a_numbered_note_is_not_a_typo_of_another_number() -> None:
 
 
 def test_cause_order_for_the_post_retrieval_and_leg_cases() -> None:
-    from groove.evaluation.explain import Explainer as E
+    from groove.explain.explain import Explainer as E
 
     ex = E.__new__(E)
     ex.k, ex.options, ex.reranker, ex.depth = K, resolve_search(), True, K

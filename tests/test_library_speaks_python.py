@@ -38,33 +38,33 @@ DEBT: dict[tuple[str, str], str] = {
     ("tuning/export.py", "--format"): "`groove tune --format json` names a tune file",
     # external retrievers (being renamed on another branch): their CLI-only options, which
     # the API takes as retriever_options keys; to spell via setting= like the rest
-    ("evaluation/retrievers/spec.py", "--retriever"): "spec parse errors",
-    ("evaluation/retrievers/spec.py", "--retriever-header"): "header hint",
-    ("evaluation/retrievers/spec.py", "--retriever-body"): "body error",
-    ("evaluation/retrievers/spec.py", "--retriever-field"): "field errors",
-    ("evaluation/retrievers/http.py", "--retriever-timeout"): "timeout hint",
-    ("evaluation/retrievers/http.py", "--retriever-body"): "body hint",
-    ("evaluation/retrievers/http.py", "--retriever-retries"): "retries hint",
-    ("evaluation/retrievers/command.py", "--retriever-timeout"): "timeout hint",
+    ("retrievers/spec.py", "--retriever"): "spec parse errors",
+    ("retrievers/spec.py", "--retriever-header"): "header hint",
+    ("retrievers/spec.py", "--retriever-body"): "body error",
+    ("retrievers/spec.py", "--retriever-field"): "field errors",
+    ("retrievers/http.py", "--retriever-timeout"): "timeout hint",
+    ("retrievers/http.py", "--retriever-body"): "body hint",
+    ("retrievers/http.py", "--retriever-retries"): "retries hint",
+    ("retrievers/command.py", "--retriever-timeout"): "timeout hint",
     ("evaluation/external.py", "--retriever"): "corpus-drift note",
     ("evaluation/external.py", "--kb-path"): "corpus-drift note and reason",
     # options of one CLI command whose machinery lives outside groove/cli/
-    ("evaluation/trec.py", "--path"): "groove golden import --path template error",
+    ("retrievers/trec.py", "--path"): "groove golden import --path template error",
     ("notebooks/runner.py", "--notebook"): "groove notebook run: missing notebook",
     ("notebooks/runner.py", "--out"): "groove notebook run: unwritable --out",
     ("notebooks/runner.py", "--cell-timeout"): "groove notebook run: cell timeout hint",
     ("notebooks/lab.py", "--overwrite"): "groove notebook open: existing copy hint",
     # ---- came with main's issue 18/20/22 work (merged into specs); each still to move
     # `groove export` has no API form: the hint is the one command that writes the table
-    ("evaluation/backends/lance.py", "--kb-path"): "schema hint: groove export command",
-    ("evaluation/backends/lance.py", "--to"): "schema hint: groove export command",
-    ("evaluation/backends/postgres.py", "--kb-path"): "schema hint: groove export command",
-    ("evaluation/backends/postgres.py", "--to"): "schema hint: groove export command",
+    ("retrievers/backends/lance.py", "--kb-path"): "schema hint: groove export command",
+    ("retrievers/backends/lance.py", "--to"): "schema hint: groove export command",
+    ("retrievers/backends/postgres.py", "--kb-path"): "schema hint: groove export command",
+    ("retrievers/backends/postgres.py", "--to"): "schema hint: groove export command",
     # the retrievers' CLI-only options again (the API takes retriever_options keys)
-    ("evaluation/backends/postgres.py", "--retriever-timeout"): "query timeout hint",
+    ("retrievers/backends/postgres.py", "--retriever-timeout"): "query timeout hint",
     ("golden/hit_paths.py", "--retriever-field"): "hit-path finding's advice",
     # tells a notebook user to rerun the same retriever on the command line
-    ("evaluation/retrievers/command.py", "--retriever"): "retriever exited early hint",
+    ("retrievers/command.py", "--retriever"): "retriever exited early hint",
     # the gate's reason is data (GateStatus.reason, the note, the JSON report) that names
     # the switch as the CLI spells it; per-face wording needs a reason kind the faces spell
     ("evaluation/gate_status.py", "--no-history"): "gate not applied: history off",

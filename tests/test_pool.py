@@ -16,7 +16,6 @@ from click.testing import CliRunner
 from groove.cli import cli
 from groove.config import Config
 from groove.errors import GoldenError
-from groove.evaluation.retrievers.spec import parse_spec
 from groove.evaluation.run import run
 from groove.evaluation.settings import resolve_settings
 from groove.golden.judgements import judgements_path, load_judgements, save_judgements, stamped
@@ -24,6 +23,7 @@ from groove.golden.queries import load_golden
 from groove.judging.collect import PoolSources, collect
 from groove.judging.exchange import export_text, read_verdicts
 from groove.metrics import RankedHit, is_hit
+from groove.retrievers.spec import parse_spec
 
 ADAPTER = Path(__file__).parent / "helpers" / "adapter.py"
 

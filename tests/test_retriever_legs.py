@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 
 from groove.errors import RetrieverError
-from groove.evaluation.retrievers.base import RetrieverQuery
-from groove.evaluation.retrievers.legs import QueryLegs, answer_schema, legs_to_dict, parse_legs
-from groove.evaluation.retrievers.opener import open_retriever
-from groove.evaluation.retrievers.spec import parse_spec
+from groove.retrievers.base import RetrieverQuery
+from groove.retrievers.legs import QueryLegs, answer_schema, legs_to_dict, parse_legs
+from groove.retrievers.opener import open_retriever
+from groove.retrievers.spec import parse_spec
 
 DOCS = Path(__file__).parents[1] / "docs" / "retrievers.md"
 LEGS_ADAPTER = Path(__file__).parent / "helpers" / "legs_adapter.py"

@@ -24,7 +24,7 @@ import yaml
 from click.testing import CliRunner
 
 from groove.cli import cli
-from groove.evaluation.retrievers.identity import content_hash
+from groove.retrievers.identity import content_hash
 
 ADAPTER = Path(__file__).parent / "helpers" / "adapter.py"
 DECOY = "team/postmortem.md"
@@ -80,8 +80,8 @@ def command_spec(run: Path, *extra: str) -> str:
 
 def test_spec_names_hide_credentials_and_headers_expand_only_at_open() -> None:
     from groove.errors import ConfigError
-    from groove.evaluation.retrievers.http import expand_headers
-    from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
+    from groove.retrievers.http import expand_headers
+    from groove.retrievers.spec import RetrieverOptions, parse_spec
 
     spec = parse_spec("https://bob:s3cret@search.example.com:9200/idx/_search?api_key=k#x")
     assert (spec.kind, spec.name) == ("http", "https://search.example.com:9200/idx/_search")
@@ -168,7 +168,7 @@ def test_command_adapter_and_both_run_file_formats_score_the_same(
 
 
 def test_trec_run_orders_by_rank_and_reads_escaped_ids(tmp_path: Path, golden: Path) -> None:
-    from groove.evaluation.trec import docid
+    from groove.retrievers.trec import docid
 
     assert docid("my notes/a#b.md", "Set up 100%") == "my%20notes/a%23b.md#Set%20up%20100%25"
     run = tmp_path / "run.trec"

@@ -180,8 +180,8 @@ def test_groove_legs_refused_by_fusion_give_the_family_search(
     tmp_path: Path,
 ) -> None:
     from groove.engine.session import open_engine
-    from groove.evaluation.backends.own import groove_legs
     from groove.fusion import Fusion
+    from groove.retrievers.backends.own import groove_legs
 
     kb = copy_kb("kb_en", tmp_path / "own")
     build(kb, HashingEmbedder())

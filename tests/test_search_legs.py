@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from groove.errors import RetrieverError
-from groove.evaluation.retrievers.legs import parse_legs
-from groove.evaluation.retrievers.search_legs import answer_from_msearch, msearch_body
 from groove.fusion import Fusion
+from groove.retrievers.legs import parse_legs
+from groove.retrievers.search_legs import answer_from_msearch, msearch_body
 
 RECORDED = Path(__file__).parent / "fixtures" / "engines"
 

@@ -19,13 +19,13 @@ from click.testing import CliRunner
 from helpers.made_up_legs import N_QUERIES, adapter, write_made_up
 
 from groove.cli import cli
-from groove.evaluation.retrievers.base import RetrieverQuery
-from groove.evaluation.retrievers.opener import open_retriever
-from groove.evaluation.retrievers.spec import parse_spec
 from groove.fusion import Fusion
 from groove.golden.queries import load_golden
 from groove.metrics import query_metrics
 from groove.notes import Note
+from groove.retrievers.base import RetrieverQuery
+from groove.retrievers.opener import open_retriever
+from groove.retrievers.spec import parse_spec
 from groove.tuning.external import run_external, sweep_legs
 from groove.tuning.families import family_grid, select, select_many
 from groove.tuning.recommend import NotExpressible, recommend
@@ -74,7 +74,7 @@ def test_the_swept_table_equals_a_per_condition_refusion(made_up: tuple[Path, Pa
 
 
 def _legs(path: Path, queries: Any) -> list[Any]:
-    from groove.evaluation.retrievers.legs import parse_legs
+    from groove.retrievers.legs import parse_legs
 
     stored = {json.loads(line)["id"]: json.loads(line) for line in path.read_text().splitlines()}
     return [parse_legs(stored[q.id], q.id) for q in queries]

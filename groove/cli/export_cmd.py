@@ -18,7 +18,7 @@ def export_cmd(
 ) -> None:
     """Write the index (chunks, headings, context, embeddings) into PostgreSQL or LanceDB."""
     from groove.errors import ConfigError
-    from groove.evaluation.backends.export import export_index
+    from groove.retrievers.backends.export import export_index
 
     if target is None:
         raise ConfigError("--to is required", "pass --to postgresql://... or lancedb:///PATH")

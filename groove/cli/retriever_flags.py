@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from groove.cli.common import stderr_is_terminal
 
 if TYPE_CHECKING:
-    from groove.evaluation.retrievers.spec import RetrieverSpec
+    from groove.retrievers.spec import RetrieverSpec
 
 
 # The --retriever family of flags (declared in groove.settings.EVAL), in --help order.
@@ -36,7 +36,7 @@ def spec_from_flags(
     retriever_fields: tuple[str, ...],
 ) -> RetrieverSpec | None:
     from groove.errors import ConfigError
-    from groove.evaluation.retrievers.spec import RetrieverOptions, field_map, parse_spec
+    from groove.retrievers.spec import RetrieverOptions, field_map, parse_spec
 
     if retriever is None:
         given = [

@@ -102,9 +102,9 @@ def _tune_retriever(
     window: int | None,
 ) -> None:
     from groove.config import parse_k_list
-    from groove.evaluation.retrievers.spec import RetrieverOptions, parse_spec
     from groove.report import tune_external
     from groove.report.notes import progress_line
+    from groove.retrievers.spec import RetrieverOptions, parse_spec
     from groove.tuning.external_settings import run_retriever
 
     options = RetrieverOptions(timeout=timeout) if timeout is not None else RetrieverOptions()

@@ -17,8 +17,6 @@ from datetime import UTC, datetime
 from groove.errors import IndexMissingError
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.result import EvalRun
-from groove.evaluation.retrievers.base import ProgressFn, Retriever, RetrieverQuery
-from groove.evaluation.retrievers.opener import open_retriever
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import compare, score
 from groove.golden.findings import AnyFinding, QuoteScanner, duplicate_id_findings
@@ -26,6 +24,8 @@ from groove.golden.hit_paths import hit_path_findings
 from groove.golden.queries import GoldenSet, load_golden
 from groove.metrics import METRIC_VERSION, RankedHit, aggregate
 from groove.notes import Note
+from groove.retrievers.base import ProgressFn, Retriever, RetrieverQuery
+from groove.retrievers.opener import open_retriever
 from groove.runs.corpus import CorpusSnapshot
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord
@@ -80,7 +80,7 @@ def run_external(
     )
     attribution = None
     if settings.explain:  # the engine's misses attributed to the legs of its answers
-        from groove.evaluation.leg_explain import explain_from_legs
+        from groove.explain.legs import explain_from_legs
 
         k = max(settings.k_values, default=settings.limit)
         attribution = explain_from_legs(per_query, getattr(retriever, "legs", {}), k)

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from groove.cards import Card, Introduces
 from groove.errors import EXIT_NO_BASELINE, EXIT_OK, EXIT_REGRESSION
-from groove.evaluation.attribution import Attributions, misses_by_cause
 from groove.evaluation.gate_status import GateStatus
-from groove.evaluation.retrievers.identity import retriever_change_note
+from groove.explain.attribution import Attributions, misses_by_cause
 from groove.golden.findings import AnyFinding
 from groove.history.baseline import Baseline
 from groove.history.change import Change, classify
 from groove.notes import Level, Note
+from groove.retrievers.identity import retriever_change_note
 from groove.runs.corpus import CorpusSnapshot, describe_change
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.judged import JudgedSummary

@@ -27,16 +27,16 @@ from groove.engine.rerank import load_reranker
 from groove.engine.search import search
 from groove.engine.session import open_engine
 from groove.evaluation.corpus_scan import snapshot
-from groove.evaluation.explain import Explainer, GridProbe, explain_all
 from groove.evaluation.result import EvalRun
-from groove.evaluation.retrievers.base import ProgressFn, Retriever
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import compare, score
+from groove.explain.explain import Explainer, GridProbe, explain_all
 from groove.golden.findings import QuoteScanner, duplicate_id_findings
 from groove.golden.paths import PathDoctor, path_findings
 from groove.golden.queries import GoldenSet, load_golden
 from groove.history.history import append_run
 from groove.metrics import METRIC_VERSION, aggregate
+from groove.retrievers.base import ProgressFn, Retriever
 from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.runs.record import (
     RunRecord,

@@ -16,7 +16,7 @@ from groove.notes import Note
 from groove.settings import LexicalMode, at_most
 
 if TYPE_CHECKING:
-    from groove.evaluation.retrievers.spec import RetrieverSpec
+    from groove.retrievers.spec import RetrieverSpec
 
 GOLDEN_FILE_NAME = ".groove-eval.yml"
 
@@ -101,7 +101,7 @@ def resolve_settings(
         kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
         golden_path = golden_path_for(config, kb, golden)
     else:
-        # --explain with a retriever reads the legs of its answers (leg_explain.py); a
+        # --explain with a retriever reads the legs of its answers (explain/legs.py); a
         # retriever that sends none stops the run there, before anything is written.
         _refuse_engine_flags(
             model=model,

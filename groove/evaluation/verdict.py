@@ -12,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from groove.evaluation.attribution import Attributions
 from groove.evaluation.gate_status import (
     NOTE_GATE_NOT_APPLIED,
     REASON_NO_DIFF,
@@ -21,6 +20,7 @@ from groove.evaluation.gate_status import (
 )
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
+from groove.explain.attribution import Attributions
 from groove.golden.queries import GoldenSet
 from groove.history.baseline import choose
 from groove.history.change import regressed_metrics

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from groove.errors import IndexMissingError
-from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import history_file
 from groove.history.history import load_history
@@ -26,6 +25,7 @@ from groove.judging.pool import (
     load_for_pool,
 )
 from groove.notes import Level, Note
+from groove.retrievers.spec import RetrieverSpec
 from groove.runs.record import RunRecord
 from groove.stats.compare import resolve_refs
 

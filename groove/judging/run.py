@@ -11,10 +11,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from groove.config import Config
-from groove.evaluation.retrievers.spec import RetrieverSpec, spec_from_mapping
 from groove.evaluation.settings import EvalSettings, resolve_settings
 from groove.judging.collect import DEFAULT_DEPTH, PoolSources, collect
 from groove.judging.pool import Pool
+from groove.retrievers.spec import RetrieverSpec, spec_from_mapping
 from groove.settings import at_most
 
 

@@ -73,11 +73,11 @@ def eval_report(
     and the runner appends it after its own files (the HTML page): a run whose outputs
     failed never becomes a baseline."""
     from groove.evaluation import run as evaluation
-    from groove.evaluation.retrievers.spec import spec_from_mapping
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
     from groove.report.cap import NOTEBOOK_WHERE
     from groove.report.notes import regression_message
+    from groove.retrievers.spec import spec_from_mapping
     from groove.tuning.reach import PROBE
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
@@ -252,7 +252,7 @@ def _only_with_retriever(external: Mapping[str, Any]) -> None:
 def _tune_retriever(
     given: dict[str, Any], external: Mapping[str, Any], saved: Path | None
 ) -> tuple[ExternalTune, str]:
-    from groove.evaluation.retrievers.spec import spec_from_mapping
+    from groove.retrievers.spec import spec_from_mapping
     from groove.tuning.external_settings import refuse_index_settings, run_retriever
 
     refuse_index_settings(model=given["model"], lexical=given["lexical"], tune_json=saved)

@@ -14,9 +14,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from groove.evaluation.attribution import Attribution, misses_by_cause, summary_line
 from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
+from groove.explain.attribution import Attribution, misses_by_cause, summary_line
 from groove.golden.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
 from groove.history.change import SAME_TOLERANCE, arrow, metric_rows
 from groove.install import install_command

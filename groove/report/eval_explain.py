@@ -10,8 +10,8 @@ Why it missed (k = 10): 3 of 4 expected answers in 2 queries
 
 from __future__ import annotations
 
-from groove.evaluation.attribution import Attribution, summary_line
 from groove.evaluation.result import EvalRun
+from groove.explain.attribution import Attribution, summary_line
 from groove.report.cap import CLI_WHERE, TOP_EXPLAINED, first, rest_line
 from groove.runs.record import QueryResult
 

@@ -21,10 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from groove.errors import RetrieverError
-from groove.evaluation.retrievers.base import RetrieverQuery
-from groove.evaluation.retrievers.legs import QueryLegs
-from groove.evaluation.retrievers.opener import open_retriever
-from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.fusion import Family, Fusion
 from groove.golden.queries import GoldenQuery, load_golden
 from groove.metrics import (
@@ -33,6 +29,10 @@ from groove.metrics import (
     metrics_from_matches,
 )
 from groove.notes import Note
+from groove.retrievers.base import RetrieverQuery
+from groove.retrievers.legs import QueryLegs
+from groove.retrievers.opener import open_retriever
+from groove.retrievers.spec import RetrieverSpec
 from groove.settings import at_most
 from groove.tuning.external_analysis import analysed
 from groove.tuning.external_result import ExternalTune, LegCounts

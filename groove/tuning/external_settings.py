@@ -9,8 +9,8 @@ from pathlib import Path
 
 from groove.config import FUSION_FAMILIES, Config
 from groove.errors import ConfigError, literal
-from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.evaluation.settings import golden_path_for
+from groove.retrievers.spec import RetrieverSpec
 from groove.settings import at_most
 from groove.tuning.external import run_external
 from groove.tuning.external_result import ExternalTune

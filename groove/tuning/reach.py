@@ -23,8 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from groove.config import FusionConfig
-from groove.evaluation.attribution import GridReach
-from groove.evaluation.explain import LegOrders
+from groove.explain.attribution import GridReach
+from groove.explain.explain import LegOrders
 from groove.tuning.grid import BM25_WEIGHT_GRID, RRF_K_GRID, Condition, all_conditions, weight_sets
 from groove.tuning.sweep import fuse_all_k, top_lists
 
@@ -35,7 +35,7 @@ _LOW, _HIGH = min(BM25_WEIGHT_GRID), max(BM25_WEIGHT_GRID)
 
 
 class TuneGrid:
-    """The probe ``evaluation.explain`` asks (see ``GridProbe`` there)."""
+    """The probe ``explain.explain`` asks (see ``GridProbe`` there)."""
 
     lowest = (_LOW, _LOW, _LOW)
     highest = (_HIGH, _HIGH, _HIGH)

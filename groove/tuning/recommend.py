@@ -11,7 +11,7 @@ the two sub-queries the user already has.
 * OpenSearch: a search pipeline with ``score-ranker-processor`` (RRF, weights summing to
   1) or ``normalization-processor`` (``min_max`` / ``l2`` / ``z_score``, arithmetic mean).
 * Qdrant: a query with ``rrf`` (its k is groove's k + 1: zero-based ranks) or ``dbsf``.
-* PostgreSQL: the SQL of groove's own PostgreSQL retriever (evaluation/backends/postgres_sql).
+* PostgreSQL: the SQL of groove's own PostgreSQL retriever (retrievers/backends/postgres_sql).
 * LanceDB: a hybrid query with ``RRFReranker(K=k)``.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 
-from groove.evaluation.backends.postgres_sql import hybrid_sql
 from groove.fusion import Fusion
+from groove.retrievers.backends.postgres_sql import hybrid_sql
 
 ENGINES = ("groove", "elasticsearch", "opensearch", "qdrant", "postgresql", "lancedb")
 

@@ -1,4 +1,4 @@
-"""``run:FILE``: a precomputed run (TREC or JSON lines, see groove.evaluation.trec).
+"""``run:FILE``: a precomputed run (TREC or JSON lines, see groove.retrievers.trec).
 
 A golden query the file does not mention scored as a miss (TREC runs leave out queries
 with no retrieved document); ids the golden file does not have are ignored. Both are
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
-from groove.evaluation.retrievers.legs import QueryLegs
-from groove.evaluation.retrievers.spec import RetrieverSpec
 from groove.metrics import RankedHit
 from groove.notes import Note
+from groove.retrievers.base import ProgressFn, RetrieverQuery
+from groove.retrievers.legs import QueryLegs
+from groove.retrievers.spec import RetrieverSpec
 
 _LISTED = 5
 NOTE_MISSING = "run-file-missing-queries"
@@ -33,7 +33,7 @@ class RunFileRetriever:
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
     ) -> list[tuple[RankedHit, ...]]:
-        from groove.evaluation.trec import read_run
+        from groove.retrievers.trec import read_run
 
         run = read_run(self.path)
         self.legs = {q.id: run.legs[q.id] for q in queries if q.id in run.legs}

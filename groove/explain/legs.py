@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from groove.errors import RetrieverError, literal
-from groove.evaluation.attribution import FOUND, Attribution
-from groove.evaluation.retrievers.legs import QueryLegs
+from groove.explain.attribution import FOUND, Attribution
 from groove.metrics import Expected, RankedHit, is_hit
+from groove.retrievers.legs import QueryLegs
 from groove.runs.record import QueryResult
 
 LEGS_HINT = "the retriever must answer with `legs` (docs/retrievers.md#per-leg-results-legs)"

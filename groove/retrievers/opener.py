@@ -6,28 +6,28 @@ import them back.
 
 from __future__ import annotations
 
-from groove.evaluation.retrievers.base import Retriever
-from groove.evaluation.retrievers.spec import RetrieverSpec
+from groove.retrievers.base import Retriever
+from groove.retrievers.spec import RetrieverSpec
 
 
 def open_retriever(spec: RetrieverSpec) -> Retriever:
     """Start (or open) the retriever ``spec`` names; close it when done."""
     if spec.kind == "command":
-        from groove.evaluation.retrievers.command import CommandRetriever
+        from groove.retrievers.command import CommandRetriever
 
         return CommandRetriever(spec)
     if spec.kind == "http":
-        from groove.evaluation.retrievers.http import HttpRetriever
+        from groove.retrievers.http import HttpRetriever
 
         return HttpRetriever(spec)
     if spec.kind == "postgresql":
-        from groove.evaluation.backends.postgres import PostgresRetriever
+        from groove.retrievers.backends.postgres import PostgresRetriever
 
         return PostgresRetriever(spec.target, spec.name, spec.options.timeout)
     if spec.kind == "lancedb":
-        from groove.evaluation.backends.lance import LanceRetriever
+        from groove.retrievers.backends.lance import LanceRetriever
 
         return LanceRetriever(spec.target, spec.name)
-    from groove.evaluation.retrievers.runfile import RunFileRetriever
+    from groove.retrievers.runfile import RunFileRetriever
 
     return RunFileRetriever(spec)

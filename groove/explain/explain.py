@@ -32,7 +32,7 @@ from groove.engine.search import (
     rrf_fuse,
     vector_leg,
 )
-from groove.evaluation.attribution import FOUND, Attribution, GridReach
+from groove.explain.attribution import FOUND, Attribution, GridReach
 from groove.golden.paths import PathDoctor
 from groove.metrics import Expected, RankedHit, is_hit, normalise_heading
 from groove.runs.record import QueryResult

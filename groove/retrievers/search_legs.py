@@ -21,9 +21,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from groove.evaluation.retrievers.base import FieldMap, lookup, violation
-from groove.evaluation.retrievers.legs import legs_to_dict, parse_legs
 from groove.fusion import Fusion
+from groove.retrievers.base import FieldMap, lookup, violation
+from groove.retrievers.legs import legs_to_dict, parse_legs
 
 SEARCHES = ("lexical", "vector", "hybrid")
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from groove.errors import GoldenError, GrooveError, RetrieverError
-from groove.evaluation.retrievers.base import hits_from_items
-from groove.evaluation.retrievers.legs import QueryLegs, parse_legs
 from groove.golden.queries import GoldenSet
 from groove.metrics import RankedHit
+from groove.retrievers.base import hits_from_items
+from groove.retrievers.legs import QueryLegs, parse_legs
 from groove.runs.record import QueryResult
 
 RUN_TAG = "groove"

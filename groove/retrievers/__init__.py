@@ -7,9 +7,9 @@ run file (``run:``). Each returns, per query, the ranked hits that groove then s
 exactly as it scores its own engine.
 """
 
-from groove.evaluation.retrievers.base import Retriever, RetrieverQuery
-from groove.evaluation.retrievers.opener import open_retriever
-from groove.evaluation.retrievers.spec import (
+from groove.retrievers.base import Retriever, RetrieverQuery
+from groove.retrievers.opener import open_retriever
+from groove.retrievers.spec import (
     RetrieverOptions,
     RetrieverSpec,
     parse_spec,

@@ -31,7 +31,7 @@ after the reranker / MMR, and one cause, checked in this order (the first that a
     neither leg's candidate pool holds it.
 
 Renderers import this module; the computation (which opens the index) is
-``groove.evaluation.explain``.
+``groove.explain.explain``.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from groove.evaluation.retrievers.base import violation
 from groove.metrics import RankedHit
+from groove.retrievers.base import violation
 
 LEG_NAMES = ("lexical", "vector")
 SCHEMA_FILE = "answer.schema.json"
@@ -144,4 +144,4 @@ def legs_to_dict(legs: QueryLegs) -> dict[str, list[dict[str, Any]]]:
 
 def answer_schema() -> str:
     """The JSON Schema of one answer (hits and optional legs), as shipped with groove."""
-    return resources.files("groove.evaluation.retrievers").joinpath(SCHEMA_FILE).read_text("utf-8")
+    return resources.files("groove.retrievers").joinpath(SCHEMA_FILE).read_text("utf-8")

@@ -19,7 +19,10 @@ import numpy as np
 
 from groove.engine.embed import Embedder
 from groove.errors import ConfigError, RetrieverError
-from groove.evaluation.backends.common import (
+from groove.install import install_command
+from groove.metrics import RankedHit
+from groove.notes import Note
+from groove.retrievers.backends.common import (
     BackendOptions,
     ExportMeta,
     ExportRow,
@@ -28,11 +31,8 @@ from groove.evaluation.backends.common import (
     first_line,
     parse_options,
 )
-from groove.evaluation.retrievers.base import ProgressFn, RetrieverQuery
-from groove.evaluation.retrievers.legs import QueryLegs
-from groove.install import install_command
-from groove.metrics import RankedHit
-from groove.notes import Note
+from groove.retrievers.base import ProgressFn, RetrieverQuery
+from groove.retrievers.legs import QueryLegs
 
 INSTALL_HINT = f"install the extra: {install_command('lancedb')}"
 SCHEMA_HINT = "write the table with `groove export --kb-path KB --to lancedb:///PATH`"

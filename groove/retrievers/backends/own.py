@@ -13,8 +13,8 @@ from groove.engine.lexical import lexical_query, mode_for_index
 from groove.engine.query import compile_query
 from groove.engine.search import VEC_K_MAX, excluded_chunks
 from groove.engine.session import Engine
-from groove.evaluation.retrievers.legs import QueryLegs
 from groove.metrics import RankedHit
+from groove.retrievers.legs import QueryLegs
 from groove.store import chunks as rows
 
 

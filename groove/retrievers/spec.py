@@ -19,8 +19,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from groove.errors import ConfigError
-from groove.evaluation.retrievers.base import FieldMap
-from groove.evaluation.retrievers.identity import command_name, http_name, run_file_name
+from groove.retrievers.base import FieldMap
+from groove.retrievers.identity import command_name, http_name, run_file_name
 
 KINDS = ("command", "http", "run", "postgresql", "lancedb")
 SPEC_HINT = (
@@ -82,11 +82,11 @@ def parse_spec(
             raise ConfigError("--retriever run: names no file", SPEC_HINT)
         return RetrieverSpec("run", path, name or run_file_name(path), options)
     if text.startswith(("postgresql://", "postgres://")):
-        from groove.evaluation.backends.postgres import public_name
+        from groove.retrievers.backends.postgres import public_name
 
         return RetrieverSpec("postgresql", text, name or public_name(text), options)
     if text.startswith("lancedb://"):
-        from groove.evaluation.backends.lance import public_name as lance_name
+        from groove.retrievers.backends.lance import public_name as lance_name
 
         return RetrieverSpec("lancedb", text, name or lance_name(text), options)
     raise ConfigError(f"unknown retriever {text!r}", SPEC_HINT)

@@ -17,16 +17,16 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from groove.errors import RetrieverError
-from groove.evaluation.retrievers.base import (
+from groove.metrics import RankedHit
+from groove.notes import Note
+from groove.retrievers.base import (
     ProgressFn,
     RetrieverQuery,
     parse_hits,
     violation,
 )
-from groove.evaluation.retrievers.legs import QueryLegs, parse_legs
-from groove.evaluation.retrievers.spec import RetrieverSpec
-from groove.metrics import RankedHit
-from groove.notes import Note
+from groove.retrievers.legs import QueryLegs, parse_legs
+from groove.retrievers.spec import RetrieverSpec
 
 EXIT_GRACE_SECONDS = 5.0
 _EOF = b""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from groove.engine.session import open_engine
 from groove.errors import ConfigError, literal
-from groove.evaluation.backends.common import ExportMeta, ExportRow, batched
+from groove.retrievers.backends.common import ExportMeta, ExportRow, batched
 from groove.store import chunks as rows_of
 
 SCHEMES = ("postgresql://", "postgres://", "lancedb://")
@@ -48,9 +48,9 @@ def export_index(kb_path: Path, target: str, db_path: Path | None = None) -> int
         )
     rows, meta = read_index(kb_path, db_path)
     if target.startswith("lancedb://"):
-        from groove.evaluation.backends import lance
+        from groove.retrievers.backends import lance
 
         return lance.export(target, rows, meta)
-    from groove.evaluation.backends import postgres
+    from groove.retrievers.backends import postgres
 
     return postgres.export(target, rows, meta)

@@ -18,16 +18,16 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
 from groove.errors import ConfigError, RetrieverError
-from groove.evaluation.retrievers.base import (
+from groove.metrics import RankedHit
+from groove.notes import Note
+from groove.retrievers.base import (
     ProgressFn,
     RetrieverQuery,
     parse_hits,
     violation,
 )
-from groove.evaluation.retrievers.legs import QueryLegs, parse_legs
-from groove.evaluation.retrievers.spec import RetrieverSpec
-from groove.metrics import RankedHit
-from groove.notes import Note
+from groove.retrievers.legs import QueryLegs, parse_legs
+from groove.retrievers.spec import RetrieverSpec
 
 if TYPE_CHECKING:
     import httpx
