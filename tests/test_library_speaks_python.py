@@ -49,7 +49,7 @@ DEBT: dict[tuple[str, str], str] = {
     ("evaluation/external.py", "--retriever"): "corpus-drift note",
     ("evaluation/external.py", "--kb-path"): "corpus-drift note and reason",
     # options of one CLI command whose machinery lives outside groove/cli/
-    ("retrievers/trec.py", "--path"): "groove golden import --path template error",
+    ("golden/qrels.py", "--path"): "groove golden import --path template error",
     ("notebooks/runner.py", "--notebook"): "groove notebook run: missing notebook",
     ("notebooks/runner.py", "--out"): "groove notebook run: unwritable --out",
     ("notebooks/runner.py", "--cell-timeout"): "groove notebook run: cell timeout hint",

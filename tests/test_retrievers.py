@@ -168,7 +168,7 @@ def test_command_adapter_and_both_run_file_formats_score_the_same(
 
 
 def test_trec_run_orders_by_rank_and_reads_escaped_ids(tmp_path: Path, golden: Path) -> None:
-    from groove.retrievers.trec import docid
+    from groove.golden.qrels import docid
 
     assert docid("my notes/a#b.md", "Set up 100%") == "my%20notes/a%23b.md#Set%20up%20100%25"
     run = tmp_path / "run.trec"

@@ -107,7 +107,8 @@ def eval_cmd(
         bar.close()
     # All or nothing: every output is written before the run enters the history.
     if export_run is not None:
-        from groove.retrievers.trec import run_lines, write_atomic
+        from groove.golden.qrels import write_atomic
+        from groove.retrievers.trec import run_lines
 
         by = "heading" if export_run_headings else "path"
         write_atomic(export_run, run_lines(result.per_query, by=by))

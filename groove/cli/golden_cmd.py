@@ -51,8 +51,8 @@ def import_cmd(
     qrels: Path, queries: Path, path_template: str, min_relevance: int, out: Path | None
 ) -> None:
     """Build a golden YAML from qrels plus a queries file."""
+    from groove.golden.qrels import golden_from_qrels, read_qrels, read_queries, write_atomic
     from groove.golden.queries import load_golden
-    from groove.retrievers.trec import golden_from_qrels, read_qrels, read_queries, write_atomic
 
     text, count = golden_from_qrels(
         read_qrels(qrels),
@@ -101,8 +101,8 @@ def export_qrels_cmd(
     from groove.engine.session import check_kb_path
     from groove.errors import GoldenError
     from groove.evaluation.settings import golden_path_for
+    from groove.golden.qrels import qrels_lines, queries_lines, write_atomic
     from groove.golden.queries import load_golden
-    from groove.retrievers.trec import qrels_lines, queries_lines, write_atomic
 
     config = config_from(ctx)
     if golden is None:
