@@ -436,24 +436,7 @@ def pool(
     from groove.judging.run import pool as run_pool
     from groove.judging.run import resolve
 
-    given = _keywords(
-        POOL,
-        kb_path=kb_path,
-        golden=golden,
-        depth=depth,
-        history=history,
-        runs=runs,
-        current=current,
-        tune=tune,
-        retriever=retriever,
-        retriever_options=retriever_options,
-        retriever_name=retriever_name,
-        model=model,
-        model_path=model_path,
-        limit=limit,
-        lexical=lexical,
-        db_path=db_path,
-    )
+    given = _keywords(POOL, **_declared(POOL, locals(), but=("config",)))
     return run_pool(resolve(_config(config), given, source="keyword"))
 
 
@@ -484,26 +467,7 @@ def judge(
     from groove.notebooks.judge import build_view
 
     _keywords(JUDGE, by=by)
-    return build_view(
-        "keyword",
-        kb_path=kb_path,
-        golden=golden,
-        depth=depth,
-        history=history,
-        runs=runs,
-        current=current,
-        tune=tune,
-        retriever=retriever,
-        retriever_options=retriever_options,
-        retriever_name=retriever_name,
-        model=model,
-        model_path=model_path,
-        limit=limit,
-        lexical=lexical,
-        db_path=db_path,
-        config=config,
-        by=by,
-    )
+    return build_view("keyword", **_declared(JUDGE, locals()))
 
 
 def save_tune(result: TuneResult, path: PathArg) -> Path:
@@ -552,6 +516,14 @@ def _checked(name: str, value: Any, ok: Callable[[Any], bool], wanted: str) -> N
             f"pass {{give}} as {wanted}",
             setting=name,
         )
+
+
+def _declared(
+    table: Mapping[str, Setting], values: Mapping[str, Any], but: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The arguments of an API function that ``table`` declares, by name (``locals()`` of
+    a function whose keywords are the table's): one spelling of the keywords, not two."""
+    return {name: values[name] for name in table if name in values and name not in but}
 
 
 def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
