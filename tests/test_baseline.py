@@ -310,6 +310,29 @@ def test_baseline_commands_and_their_errors(kb: Path, golden_en: Path) -> None:
     )
 
 
+def test_two_identical_runs_in_one_second_get_ids_that_can_be_pinned(
+    kb: Path, golden_en: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run file evaluated twice within a second measured the same thing at the same
+    timestamp: both runs got one id, and `baseline set --run ID` said "ambiguous: X, X"."""
+    import groove.evaluation.run as run_module
+
+    class Frozen(run_module.datetime):  # type: ignore[misc,name-defined]
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return run_module.datetime(2026, 1, 2, 3, 4, 5, tzinfo=tz)
+
+    monkeypatch.setattr(run_module, "datetime", Frozen)
+    spec = f"run:{run_file(tmp_path, golden_en)}"
+    first = as_json(evaluate(kb, golden_en, "--retriever", spec, "--format", "json"))
+    second = as_json(evaluate(kb, golden_en, "--retriever", spec, "--format", "json"))
+    assert first["timestamp"] == second["timestamp"] and first["aggregate"] == second["aggregate"]
+    assert first["id"] != second["id"]
+    assert [r.id for r in load_history(kb / HISTORY_FILE_NAME).runs] == [second["id"], first["id"]]
+    pinned = groove("baseline", "set", "main", "--run", first["id"], "--kb-path", str(kb))
+    assert pinned.exit_code == 0, pinned.stderr
+
+
 def test_a_history_written_before_run_ids_still_gates(kb: Path, golden_en: Path) -> None:
     assert evaluate(kb, golden_en).exit_code == 0
     path = kb / HISTORY_FILE_NAME

@@ -7,8 +7,9 @@ reads records written by this or an older version (absent optional parts default
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,17 +180,25 @@ class RunRecord:
         )
 
 
-def content_id(record: RunRecord) -> str:
+def content_id(record: RunRecord, taken: Collection[str] = ()) -> str:
     """A short id derived from what the run measured (timestamp, fingerprint, results):
-    the same run always gets the same id, so a pin to it survives re-reading."""
-    body = {
+    the same run always gets the same id, so a pin to it survives re-reading. Two runs
+    can measure the same thing in the same second (a run file evaluated twice): an id in
+    ``taken`` (the stored runs' ids) is re-derived with a counter, so ids stay unique."""
+    body: dict[str, Any] = {
         "timestamp": record.timestamp,
         "fingerprint": record.fingerprint.to_dict(),
         "per_query": [q.to_dict() for q in record.per_query],
         "aggregate": aggregate_to_dict(record.aggregate),
     }
-    text = json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_ID_LENGTH]
+    for n in itertools.count():
+        if n:
+            body["n"] = n
+        text = json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
+        found = hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_ID_LENGTH]
+        if found not in taken:
+            return found
+    raise AssertionError("unreachable")
 
 
 def metric_pairs(

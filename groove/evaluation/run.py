@@ -54,6 +54,7 @@ from groove.evaluation.records import (
     OUTCOME_REGRESSED,
     QueryResult,
     RunRecord,
+    content_id,
 )
 from groove.evaluation.result import EvalRun
 from groove.evaluation.retrievers.base import ProgressFn, Retriever
@@ -220,7 +221,7 @@ def compare(
     )
     record = replace(
         record,
-        run_id=record.id,
+        run_id=content_id(record, {r.id for r in history.runs}),
         baseline_id=base.id if base is not None else None,
         outcome=outcome,
     )
