@@ -333,6 +333,22 @@ def test_two_identical_runs_in_one_second_get_ids_that_can_be_pinned(
     assert pinned.exit_code == 0, pinned.stderr
 
 
+def test_a_missing_pin_is_not_reported_as_a_configuration_change(
+    kb: Path, golden_en: Path
+) -> None:
+    """`--baseline main` before `groove baseline set main`: the report said "config or
+    metric version changed since last run" although nothing changed; it names the cause."""
+    assert evaluate(kb, golden_en).exit_code == 0
+    result = evaluate(kb, golden_en, "--baseline", "main", "--fail-on-regression")
+    assert result.exit_code == 0, result.stderr
+    assert "config or metric version changed" not in result.stdout
+    assert "⚠️ no run is pinned as 'main', diff disabled\n" in result.stdout
+    assert NOT_APPLIED + "no run is pinned as 'main'" in result.stderr
+    markdown = evaluate(kb, golden_en, "--baseline", "main", "--format", "markdown")
+    assert "config or metric version changed" not in markdown.stdout
+    assert "no run is pinned as 'main', diff disabled" in markdown.stdout
+
+
 def test_a_history_written_before_run_ids_still_gates(kb: Path, golden_en: Path) -> None:
     assert evaluate(kb, golden_en).exit_code == 0
     path = kb / HISTORY_FILE_NAME

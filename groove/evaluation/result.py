@@ -133,6 +133,11 @@ class EvalRun(Introduces):
         before, now = self.previous.fingerprint.lexical, self.fingerprint.lexical
         if before != now:
             return f"lexical mode changed since last run ({before} -> {now}), diff disabled"
+        status = self.gate_status
+        if self.previous.fingerprint.compatible_with(self.fingerprint) and status is not None:
+            # nothing changed: the baseline rule found no run (a pin not set yet, ...)
+            if status.reason is not None:
+                return f"{status.reason}, diff disabled"
         return "config or metric version changed since last run, diff disabled"
 
     def comparison_notes(self) -> tuple[Note, ...]:
