@@ -333,9 +333,7 @@ def test_two_identical_runs_in_one_second_get_ids_that_can_be_pinned(
     assert pinned.exit_code == 0, pinned.stderr
 
 
-def test_a_missing_pin_is_not_reported_as_a_configuration_change(
-    kb: Path, golden_en: Path
-) -> None:
+def test_a_missing_pin_is_not_reported_as_a_configuration_change(kb: Path, golden_en: Path) -> None:
     """`--baseline main` before `groove baseline set main`: the report said "config or
     metric version changed since last run" although nothing changed; it names the cause."""
     assert evaluate(kb, golden_en).exit_code == 0
