@@ -460,6 +460,30 @@ def test_the_runner_exits_4_when_the_gate_cannot_be_applied(
 # ---------------------------------------------------------------- the API
 
 
+def test_the_runs_the_baseline_api_returns_introduce_themselves_briefly(
+    kb: Path, golden_en: Path
+) -> None:
+    """`groove.accept_baseline(kb)` in a REPL printed the dataclass repr of the run: every
+    hit of every query (20 KB for 10 queries, megabytes for a large golden set)."""
+    import groove
+    from groove.cards import MAX_REPR_CHARS
+
+    first = groove.evaluate(kb, golden_en, save_history=True)
+    pinned = groove.set_baseline(kb, "main")
+    drop_documents(kb, "ops/rollback.md")
+    groove.evaluate(kb, golden_en, baseline="main", fail_on_regression=True, save_history=True)
+    accepted = groove.accept_baseline(kb)
+    for run, verdict in ((pinned, "no baseline to compare with"), (accepted, "fell")):
+        text = repr(run)
+        assert len(text) <= MAX_REPR_CHARS, len(text)
+        assert text.startswith(f"<RunRecord: eval run {run.id} ({run.timestamp})")
+        assert verdict in text.splitlines()[1]
+        assert "RankedHit(" not in text and "recall@10" in text
+        assert run._repr_html_().startswith('<div class="groove-card"')
+    assert "accepted" in repr(accepted).splitlines()[1]
+    assert pinned == first.record  # equality still compares the fields
+
+
 def test_the_api_reports_the_gate_and_edits_the_baselines(kb: Path, golden_en: Path) -> None:
     import groove
 

@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from groove.cards import Card, Introduces
 from groove.evaluation.corpus import CorpusSnapshot
 from groove.evaluation.findings import AnyFinding, finding_from_dict
 from groove.evaluation.fingerprint import Fingerprint
@@ -115,8 +116,8 @@ OUTCOMES = (OUTCOME_PASSED, OUTCOME_REGRESSED, OUTCOME_NO_BASELINE)
 RUN_ID_LENGTH = 10
 
 
-@dataclass(frozen=True)
-class RunRecord:
+@dataclass(frozen=True, repr=False)
+class RunRecord(Introduces):
     timestamp: str
     fingerprint: Fingerprint
     corpus: CorpusSnapshot | None
@@ -131,6 +132,12 @@ class RunRecord:
     baseline_id: str | None = None
     outcome: str | None = None
     accepted: bool = False  # `groove baseline accept`: may serve as a baseline though it fell
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the id, the gate's outcome, the metrics."""
+        from groove.evaluation.card import run_record_card
+
+        return run_record_card(self)
 
     @property
     def id(self) -> str:
