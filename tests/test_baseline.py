@@ -97,7 +97,10 @@ def test_rerunning_a_failed_ci_job_fails_again_until_the_drop_is_accepted(
     # Accepting the drop on purpose moves the baseline; the next gated run passes.
     accepted = groove("baseline", "accept", "--kb-path", str(kb))
     assert accepted.exit_code == 0, accepted.stderr
-    assert accepted.stdout == f"accepted {as_json(local)['id']} ({as_json(local)['timestamp']})\n"
+    assert accepted.stdout == (
+        f"accepted {as_json(local)['id']} ({as_json(local)['timestamp']}): "
+        "sentence-transformers/all-MiniLM-L6-v2, lexical auto, limit 10\n"
+    )
     after = evaluate(kb, golden_en, "--fail-on-regression", "--format", "json")
     assert after.exit_code == 0
     assert as_json(after)["baseline_id"] == as_json(local)["id"]
@@ -291,7 +294,10 @@ def test_baseline_commands_and_their_errors(kb: Path, golden_en: Path) -> None:
     ambiguous = groove("baseline", "set", "main", "--run", "", "--kb-path", str(kb))
     assert ambiguous.exit_code == 2
     pinned = groove("baseline", "set", "main", "--run", first["id"][:6], "--kb-path", str(kb))
-    assert pinned.stdout == f"baseline 'main' -> {first['id']} ({first['timestamp']})\n"
+    assert pinned.stdout == (
+        f"baseline 'main' -> {first['id']} ({first['timestamp']}): "
+        "sentence-transformers/all-MiniLM-L6-v2, lexical auto, limit 10\n"
+    )
     bad = groove("baseline", "set", "no spaces", "--kb-path", str(kb))
     assert bad.exit_code == 2 and "is not a plain name" in bad.stderr
     listing = groove("baseline", "list", "--kb-path", str(kb))
@@ -345,6 +351,30 @@ def test_a_missing_pin_is_not_reported_as_a_configuration_change(kb: Path, golde
     markdown = evaluate(kb, golden_en, "--baseline", "main", "--format", "markdown")
     assert "config or metric version changed" not in markdown.stdout
     assert "no run is pinned as 'main', diff disabled" in markdown.stdout
+
+
+def test_pinning_the_newest_run_says_which_configuration_it_pinned(
+    kb: Path, golden_en: Path, tmp_path: Path
+) -> None:
+    """The first CI run exits 4 and is not stored, so `groove baseline set main` pinned the
+    newest stored run, an experiment with another retriever, and said only its id: every
+    later gated run then exited 4 with no clue why the pin was that run."""
+    assert evaluate(kb, golden_en).exit_code == 0
+    spec = f"run:{run_file(tmp_path, golden_en)}"
+    experiment = as_json(
+        evaluate(kb, golden_en, "--retriever", spec, "--retriever-name", "exp", "--format", "json")
+    )
+    refused = evaluate(kb, golden_en, "--fail-on-regression", "--baseline", "main",
+                       "--require-baseline")  # fmt: skip
+    assert refused.exit_code == EXIT_NO_BASELINE
+    pinned = groove("baseline", "set", "main", "--kb-path", str(kb))
+    assert pinned.stdout == (
+        f"baseline 'main' -> {experiment['id']} ({experiment['timestamp']}): run exp, limit 10\n"
+    )
+    accepted = groove("baseline", "accept", "--kb-path", str(kb))
+    assert accepted.stdout == (
+        f"accepted {experiment['id']} ({experiment['timestamp']}): run exp, limit 10\n"
+    )
 
 
 def test_a_history_written_before_run_ids_still_gates(kb: Path, golden_en: Path) -> None:
