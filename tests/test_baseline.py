@@ -377,6 +377,21 @@ def test_pinning_the_newest_run_says_which_configuration_it_pinned(
     )
 
 
+def test_a_baseline_name_no_pin_can_have_is_bad_input(kb: Path, golden_en: Path) -> None:
+    """`groove eval --baseline "bad name"` exited 0 (4 with --require-baseline) on a name
+    `groove baseline set` refuses, so no run could ever be pinned under it."""
+    import groove
+
+    assert evaluate(kb, golden_en).exit_code == 0
+    before = history_bytes(kb)
+    result = evaluate(kb, golden_en, "--baseline", "bad name", "--fail-on-regression")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("Error: --baseline 'bad name' is not a plain name\nhint: ")
+    assert history_bytes(kb) == before
+    with pytest.raises(groove.ConfigError, match="keyword baseline 'bad name' is not a plain"):
+        groove.evaluate(kb, golden_en, baseline="bad name")
+
+
 def test_a_history_written_before_run_ids_still_gates(kb: Path, golden_en: Path) -> None:
     assert evaluate(kb, golden_en).exit_code == 0
     path = kb / HISTORY_FILE_NAME
