@@ -727,8 +727,8 @@ _POOL_SOURCES = (
     Setting(
         "runs",
         "texts",
-        "Also pool this run: a history position (1 = newest), a timestamp or a saved "
-        "run file (repeatable).",
+        "Also pool this run: a history position (1 = newest), a timestamp, a run id or "
+        "a saved run file (repeatable).",
         flag="--run",
         dest="runs",
         metavar="REF",

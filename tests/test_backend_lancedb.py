@@ -102,3 +102,27 @@ def test_eval_through_lancedb_and_its_failures_exit_2_with_the_history_unchanged
         assert message in out.output
         assert len([line for line in out.output.splitlines() if line.startswith("Error:")]) == 1
         assert _files(work) == before, spec
+
+
+def test_export_into_a_folder_it_cannot_write_or_a_bad_table_is_exit_2(
+    indexed_kb: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """`groove export --to lancedb:///...` under a file, or with a table name LanceDB
+    refuses, printed a Python traceback and exited 1."""
+    kb = indexed_kb("kb_en")
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a folder", encoding="utf-8")
+    cases = {
+        f"lancedb://{blocker / 'kb.lance'}": "cannot write the LanceDB database",
+        f"lancedb://{tmp_path / 'kb.lance'}?table=bad%20name": "table name",
+        f"lancedb://{tmp_path / 'kb.lance'}?table=bad name": "table name",
+    }
+    for url, message in cases.items():
+        out = CliRunner().invoke(cli, ["export", "--kb-path", str(kb), "--to", url])
+        assert out.exit_code == 2, (url, out.output)
+        lines = out.stderr.splitlines()
+        assert lines[0].startswith("Error: ") and message in lines[0], out.stderr
+        assert lines[1].startswith("hint: ") and len(lines) == 2, out.stderr
+        assert "Traceback" not in out.output
+    assert blocker.read_text(encoding="utf-8") == "a file, not a folder"
+    assert not (tmp_path / "kb.lance").exists()

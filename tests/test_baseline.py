@@ -97,7 +97,10 @@ def test_rerunning_a_failed_ci_job_fails_again_until_the_drop_is_accepted(
     # Accepting the drop on purpose moves the baseline; the next gated run passes.
     accepted = groove("baseline", "accept", "--kb-path", str(kb))
     assert accepted.exit_code == 0, accepted.stderr
-    assert accepted.stdout == f"accepted {as_json(local)['id']} ({as_json(local)['timestamp']})\n"
+    assert accepted.stdout == (
+        f"accepted {as_json(local)['id']} ({as_json(local)['timestamp']}): "
+        "sentence-transformers/all-MiniLM-L6-v2, lexical auto, limit 10\n"
+    )
     after = evaluate(kb, golden_en, "--fail-on-regression", "--format", "json")
     assert after.exit_code == 0
     assert as_json(after)["baseline_id"] == as_json(local)["id"]
@@ -291,7 +294,10 @@ def test_baseline_commands_and_their_errors(kb: Path, golden_en: Path) -> None:
     ambiguous = groove("baseline", "set", "main", "--run", "", "--kb-path", str(kb))
     assert ambiguous.exit_code == 2
     pinned = groove("baseline", "set", "main", "--run", first["id"][:6], "--kb-path", str(kb))
-    assert pinned.stdout == f"baseline 'main' -> {first['id']} ({first['timestamp']})\n"
+    assert pinned.stdout == (
+        f"baseline 'main' -> {first['id']} ({first['timestamp']}): "
+        "sentence-transformers/all-MiniLM-L6-v2, lexical auto, limit 10\n"
+    )
     bad = groove("baseline", "set", "no spaces", "--kb-path", str(kb))
     assert bad.exit_code == 2 and "is not a plain name" in bad.stderr
     listing = groove("baseline", "list", "--kb-path", str(kb))
@@ -308,6 +314,82 @@ def test_baseline_commands_and_their_errors(kb: Path, golden_en: Path) -> None:
         2,
         "Error: no baseline is named 'main'\nhint: pinned names: none\n",
     )
+
+
+def test_two_identical_runs_in_one_second_get_ids_that_can_be_pinned(
+    kb: Path, golden_en: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run file evaluated twice within a second measured the same thing at the same
+    timestamp: both runs got one id, and `baseline set --run ID` said "ambiguous: X, X"."""
+    import groove.evaluation.run as run_module
+
+    class Frozen(run_module.datetime):  # type: ignore[misc,name-defined]
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return run_module.datetime(2026, 1, 2, 3, 4, 5, tzinfo=tz)
+
+    monkeypatch.setattr(run_module, "datetime", Frozen)
+    spec = f"run:{run_file(tmp_path, golden_en)}"
+    first = as_json(evaluate(kb, golden_en, "--retriever", spec, "--format", "json"))
+    second = as_json(evaluate(kb, golden_en, "--retriever", spec, "--format", "json"))
+    assert first["timestamp"] == second["timestamp"] and first["aggregate"] == second["aggregate"]
+    assert first["id"] != second["id"]
+    assert [r.id for r in load_history(kb / HISTORY_FILE_NAME).runs] == [second["id"], first["id"]]
+    pinned = groove("baseline", "set", "main", "--run", first["id"], "--kb-path", str(kb))
+    assert pinned.exit_code == 0, pinned.stderr
+
+
+def test_a_missing_pin_is_not_reported_as_a_configuration_change(kb: Path, golden_en: Path) -> None:
+    """`--baseline main` before `groove baseline set main`: the report said "config or
+    metric version changed since last run" although nothing changed; it names the cause."""
+    assert evaluate(kb, golden_en).exit_code == 0
+    result = evaluate(kb, golden_en, "--baseline", "main", "--fail-on-regression")
+    assert result.exit_code == 0, result.stderr
+    assert "config or metric version changed" not in result.stdout
+    assert "⚠️ no run is pinned as 'main', diff disabled\n" in result.stdout
+    assert NOT_APPLIED + "no run is pinned as 'main'" in result.stderr
+    markdown = evaluate(kb, golden_en, "--baseline", "main", "--format", "markdown")
+    assert "config or metric version changed" not in markdown.stdout
+    assert "no run is pinned as 'main', diff disabled" in markdown.stdout
+
+
+def test_pinning_the_newest_run_says_which_configuration_it_pinned(
+    kb: Path, golden_en: Path, tmp_path: Path
+) -> None:
+    """The first CI run exits 4 and is not stored, so `groove baseline set main` pinned the
+    newest stored run, an experiment with another retriever, and said only its id: every
+    later gated run then exited 4 with no clue why the pin was that run."""
+    assert evaluate(kb, golden_en).exit_code == 0
+    spec = f"run:{run_file(tmp_path, golden_en)}"
+    experiment = as_json(
+        evaluate(kb, golden_en, "--retriever", spec, "--retriever-name", "exp", "--format", "json")
+    )
+    refused = evaluate(kb, golden_en, "--fail-on-regression", "--baseline", "main",
+                       "--require-baseline")  # fmt: skip
+    assert refused.exit_code == EXIT_NO_BASELINE
+    pinned = groove("baseline", "set", "main", "--kb-path", str(kb))
+    assert pinned.stdout == (
+        f"baseline 'main' -> {experiment['id']} ({experiment['timestamp']}): run exp, limit 10\n"
+    )
+    accepted = groove("baseline", "accept", "--kb-path", str(kb))
+    assert accepted.stdout == (
+        f"accepted {experiment['id']} ({experiment['timestamp']}): run exp, limit 10\n"
+    )
+
+
+def test_a_baseline_name_no_pin_can_have_is_bad_input(kb: Path, golden_en: Path) -> None:
+    """`groove eval --baseline "bad name"` exited 0 (4 with --require-baseline) on a name
+    `groove baseline set` refuses, so no run could ever be pinned under it."""
+    import groove
+
+    assert evaluate(kb, golden_en).exit_code == 0
+    before = history_bytes(kb)
+    result = evaluate(kb, golden_en, "--baseline", "bad name", "--fail-on-regression")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("Error: --baseline 'bad name' is not a plain name\nhint: ")
+    assert history_bytes(kb) == before
+    with pytest.raises(groove.ConfigError, match="keyword baseline 'bad name' is not a plain"):
+        groove.evaluate(kb, golden_en, baseline="bad name")
 
 
 def test_a_history_written_before_run_ids_still_gates(kb: Path, golden_en: Path) -> None:
@@ -421,6 +503,30 @@ def test_the_runner_exits_4_when_the_gate_cannot_be_applied(
 
 
 # ---------------------------------------------------------------- the API
+
+
+def test_the_runs_the_baseline_api_returns_introduce_themselves_briefly(
+    kb: Path, golden_en: Path
+) -> None:
+    """`groove.accept_baseline(kb)` in a REPL printed the dataclass repr of the run: every
+    hit of every query (20 KB for 10 queries, megabytes for a large golden set)."""
+    import groove
+    from groove.cards import MAX_REPR_CHARS
+
+    first = groove.evaluate(kb, golden_en, save_history=True)
+    pinned = groove.set_baseline(kb, "main")
+    drop_documents(kb, "ops/rollback.md")
+    groove.evaluate(kb, golden_en, baseline="main", fail_on_regression=True, save_history=True)
+    accepted = groove.accept_baseline(kb)
+    for run, verdict in ((pinned, "no baseline to compare with"), (accepted, "fell")):
+        text = repr(run)
+        assert len(text) <= MAX_REPR_CHARS, len(text)
+        assert text.startswith(f"<RunRecord: eval run {run.id} ({run.timestamp})")
+        assert verdict in text.splitlines()[1]
+        assert "RankedHit(" not in text and "recall@10" in text
+        assert run._repr_html_().startswith('<div class="groove-card"')
+    assert "accepted" in repr(accepted).splitlines()[1]
+    assert pinned == first.record  # equality still compares the fields
 
 
 def test_the_api_reports_the_gate_and_edits_the_baselines(kb: Path, golden_en: Path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -354,3 +354,28 @@ def test_zero_paired_queries_is_explained(tmp_path: Path) -> None:
         cli, ["compare", *paths, "--kb-path", str(tmp_path), "--format", "markdown"]
     )
     assert "0 paired queries for renamed.json: no query id in common" in markdown.stdout
+
+
+def test_compare_takes_the_run_ids_eval_and_baseline_list_print(
+    indexed_kb: Callable[[str], Path], golden_en: Path
+) -> None:
+    """The ids in eval's report and `groove baseline list` are what a user copies into
+    `groove compare`; they used to be refused ("no run(s) in the eval history match")."""
+    kb = indexed_kb("kb_en")
+    runner = CliRunner()
+    ids = []
+    args = ["eval", "--kb-path", str(kb), "--golden", str(golden_en), "--format", "json"]
+    for _ in range(2):
+        run = runner.invoke(cli, args)
+        assert run.exit_code == 0, run.stderr
+        ids.append(json.loads(run.stdout)["id"])
+    listed = runner.invoke(cli, ["baseline", "list", "--kb-path", str(kb)])
+    assert ids[0] in listed.stdout and ids[1] in listed.stdout
+    by_id = runner.invoke(
+        cli, ["compare", ids[0], ids[1][:6], "--kb-path", str(kb), "--format", "json"]
+    )
+    assert by_id.exit_code == 0, by_id.stderr
+    doc = json.loads(by_id.stdout)
+    assert [r["label"] for r in doc["runs"]] == ["#2", "#1"]
+    unknown = runner.invoke(cli, ["compare", "fffffffff0", "--kb-path", str(kb)])
+    assert unknown.exit_code == 2 and "timestamp or run id" in unknown.stderr

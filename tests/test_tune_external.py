@@ -321,6 +321,26 @@ def test_kb_path_gives_the_golden_file_and_is_reported(tmp_path: Path) -> None:
     assert document["golden_path"] == str(golden_path)
 
 
+def test_the_text_report_puts_the_verdict_before_the_sweep(made_up: tuple[Path, Path]) -> None:
+    """`groove tune --retriever` printed its verdict last, under the grid, the
+    leave-one-query-out block and the gates, where groove's own tune puts it first."""
+    golden_path, legs_path = made_up
+    spec = _adapter(legs_path, Fusion("rrf", 60.0, window=50))
+    out = CliRunner().invoke(
+        cli,
+        ["tune", "--golden", str(golden_path), "--retriever", spec, "--family", "weighted_rrf",
+         "--engine", "elasticsearch", "--window", "50"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.splitlines()
+    verdict = lines.index("## Verdict")
+    assert verdict < 10  # right under the header
+    assert lines[verdict + 1].startswith("  Recommendation: weighted_rrf ")
+    assert "  In elasticsearch's terms:" in lines[verdict:]
+    assert verdict < lines.index("## Best conditions (mean nDCG@5 over the effective queries)")
+    assert verdict < lines.index("## Gates")
+
+
 def test_no_effective_query_is_exit_2_on_stderr_with_nothing_on_stdout(tmp_path: Path) -> None:
     golden = tmp_path / "golden.yml"
     golden.write_text(

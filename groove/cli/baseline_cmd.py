@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from groove.cli.common import config_from, setting_options, warn
 from groove.settings import BASELINE, BASELINE_RUN
+
+if TYPE_CHECKING:
+    from groove.runs.record import RunRecord
 
 _history_options = setting_options(BASELINE, "kb_path", "golden")
 _run_option = setting_options(BASELINE_RUN, "ref")
@@ -48,7 +52,7 @@ def set_cmd(
 
     path, size = _history(ctx, kb_path, golden)
     run = pin(path, name, ref, size)
-    click.echo(f"baseline '{name}' -> {run.id} ({run.timestamp})")
+    click.echo(f"baseline '{name}' -> {run.id} ({run.timestamp}): {_configuration(run)}")
 
 
 @baseline_group.command("accept")
@@ -69,7 +73,7 @@ def accept_cmd(
     path, size = _history(ctx, kb_path, golden)
     run, _ = accept(path, ref, name, size)
     pinned = f", pinned as '{name}'" if name is not None else ""
-    click.echo(f"accepted {run.id} ({run.timestamp}){pinned}")
+    click.echo(f"accepted {run.id} ({run.timestamp}){pinned}: {_configuration(run)}")
 
 
 @baseline_group.command("unset")
@@ -107,16 +111,22 @@ def list_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> N
     for run in history.runs:
         outcome = "accepted" if run.accepted else (run.outcome or "passed")
         against = run.baseline_id or "-"
-        fp = run.fingerprint
-        what = (
-            f"{fp.retriever.get('kind')} {fp.retriever.get('name')}"
-            if fp.retriever
-            else f"{fp.model}, lexical {fp.lexical}"
-        )
         pins = names.get(run.id)
         tail = f"  [{', '.join(sorted(pins))}]" if pins else ""
-        line = f"{run.id:<10}  {run.timestamp:<25}  {outcome:<11}  {against:<10}  {what}"
-        click.echo(f"{line}, limit {fp.limit}{tail}")
+        line = f"{run.id:<10}  {run.timestamp:<25}  {outcome:<11}  {against:<10}"
+        click.echo(f"{line}  {_configuration(run)}{tail}")
+
+
+def _configuration(run: RunRecord) -> str:
+    """What a run measured, in a few words: a pin of another configuration than the gated
+    runs' never applies, so `set` and `accept` say which one they chose."""
+    fp = run.fingerprint
+    what = (
+        f"{fp.retriever.get('kind')} {fp.retriever.get('name')}"
+        if fp.retriever
+        else f"{fp.model}, lexical {fp.lexical}"
+    )
+    return f"{what}, limit {fp.limit}"
 
 
 def register(cli: click.Group) -> None:

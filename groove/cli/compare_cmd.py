@@ -50,8 +50,8 @@ def compare_cmd(
 ) -> None:
     """Compare eval runs with paired statistics per metric.
 
-    Each REF is a position in the eval history (1 = the newest run), a timestamp (or a
-    unique prefix of one) or a saved run (`groove eval --format json` output, an
+    Each REF is a position in the eval history (1 = the newest run), a timestamp or a run
+    id (or a unique prefix of one) or a saved run (`groove eval --format json` output, an
     eval-report result.json). Without REFS: the last comparable runs of the history,
     the oldest of them as the baseline.
     """

@@ -133,6 +133,10 @@ class EvalRun(Introduces):
         before, now = self.previous.fingerprint.lexical, self.fingerprint.lexical
         if before != now:
             return f"lexical mode changed since last run ({before} -> {now}), diff disabled"
+        reason = self.gate_status.reason if self.gate_status is not None else None
+        if reason is not None and self.previous.fingerprint.compatible_with(self.fingerprint):
+            # nothing changed: the baseline rule found no run (a pin not set yet, ...)
+            return f"{reason}, diff disabled"
         return "config or metric version changed since last run, diff disabled"
 
     def comparison_notes(self) -> tuple[Note, ...]:

@@ -38,9 +38,7 @@ from groove.history.history import append_run
 from groove.metrics import METRIC_VERSION, aggregate
 from groove.retrievers.base import ProgressFn, Retriever
 from groove.runs.fingerprint import Fingerprint, search_parts
-from groove.runs.record import (
-    RunRecord,
-)
+from groove.runs.record import RunRecord
 from groove.store.db import read_snapshot
 from groove.store.ranks import indexed_paths
 

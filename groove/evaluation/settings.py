@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from groove.config import Config, SearchConfig
 from groove.engine.search import SearchOptions, build_options
 from groove.engine.session import check_kb_path
-from groove.errors import ConfigError, GoldenError
+from groove.errors import ConfigError, GoldenError, literal
 from groove.evaluation.result import DEFAULT_LIMIT
 from groove.notes import Note
 from groove.settings import LexicalMode, at_most
@@ -155,11 +155,24 @@ def resolve_settings(
         retriever=retriever,
         explain=explain,
         exclude_dirs=config.exclude_dirs,
-        baseline=baseline if baseline is not None else config.eval.baseline,
+        baseline=_pin_name(baseline if baseline is not None else config.eval.baseline),
         require_baseline=(
             require_baseline if require_baseline is not None else config.eval.require_baseline
         ),
     )
+
+
+def _pin_name(name: str | None) -> str | None:
+    """A baseline name ``groove baseline set`` would accept: another can never be pinned."""
+    from groove.history.baseline import NAME_PATTERN
+
+    if name is not None and not NAME_PATTERN.match(name):
+        raise ConfigError(
+            "{setting} " + literal(f"{name!r} is not a plain name"),
+            "use letters, digits, '.', '_' or '-' (up to 64), like main or release-2",
+            setting="baseline",
+        )
+    return name
 
 
 def _refuse_engine_flags(**given: object) -> None:

@@ -34,6 +34,7 @@ from groove.runs.record import (
     OUTCOME_REGRESSED,
     QueryResult,
     RunRecord,
+    content_id,
 )
 from groove.stats.gate import GateDecision, unreachable_reason
 from groove.stats.gate import decide as decide_gate
@@ -86,7 +87,7 @@ def compare(
     )
     record = replace(
         record,
-        run_id=record.id,
+        run_id=content_id(record, {r.id for r in history.runs}),
         baseline_id=base.id if base is not None else None,
         outcome=outcome,
     )

@@ -37,7 +37,7 @@ from groove.errors import FileRefusedError, HistoryError, literal
 from groove.fileguard import is_present, read_checked
 from groove.notes import Level, Note
 from groove.runs.fingerprint import Fingerprint
-from groove.runs.record import RunRecord
+from groove.runs.record import RunRecord, content_id
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -170,7 +170,7 @@ def edit_history(
         with lock:
             current = load_history(path)
             changed = change(replace(current, warnings=()))
-            runs = [r if r.run_id else replace(r, run_id=r.id) for r in changed.runs]
+            runs = _with_ids(changed.runs)
             payload, kept, warnings = _fit(runs, history_size, cap, changed.pins)
             remove_stale_temps(path)
             _atomic_write(path, payload)
@@ -182,6 +182,18 @@ def edit_history(
     except OSError as exc:  # e.g. the lock file cannot be created in a read-only folder
         raise _write_error(path, exc) from exc
     return SaveResult(path, kept, warnings)
+
+
+def _with_ids(runs: Sequence[RunRecord]) -> list[RunRecord]:
+    """Every run with a stored id; one derived for an older run never repeats another's."""
+    taken = {r.run_id for r in runs if r.run_id}
+    out = []
+    for r in runs:
+        if not r.run_id:
+            r = replace(r, run_id=content_id(r, taken))
+            taken.add(r.id)
+        out.append(r)
+    return out
 
 
 def serialise(runs: Sequence[RunRecord], pins: Mapping[str, str] | None = None) -> bytes:

@@ -1,7 +1,7 @@
 """The report of ``groove tune --retriever``: the family sweep over an engine's legs.
 
-Same sections as the report of groove's own tune (grid, leave-one-query-out, gates,
-secondary metrics, impact, verdict), with the family's conditions in place of the seed's
+Same sections as the report of groove's own tune (the verdict first, then the grid,
+leave-one-query-out and the gates), with the family's conditions in place of the seed's
 grid and the recommendation written in the engine's own terms.
 """
 
@@ -36,6 +36,7 @@ def render_text(result: ExternalTune) -> str:
     if result.table is None or result.loo is None or result.verdict is None:
         lines.append("  no effective query: nothing to sweep")
         return "\n".join(lines) + "\n"
+    lines += _verdict_lines(result)
     means = _means(result)
     order = sorted(range(1, grid.width), key=lambda j: (-means[j], j))[:TOP]
     lines += ["", "## Best conditions (mean nDCG@5 over the effective queries)"]
@@ -61,8 +62,14 @@ def render_text(result: ExternalTune) -> str:
         "## Gates",
     ]
     lines += [f"  {'PASS' if g.passed else 'FAIL'}  {g.detail}" for g in result.verdict.gates]
-    verdict = result.verdict
-    lines += ["", "## Verdict"]
+    return "\n".join(lines) + "\n"
+
+
+def _verdict_lines(result: ExternalTune) -> list[str]:
+    """The verdict section, first under the header as in groove's own tune report."""
+    assert result.verdict is not None
+    grid, verdict = result.grid, result.verdict
+    lines = ["", "## Verdict"]
     if not verdict.adopt or verdict.condition is None:
         lines.append(f"  Recommendation: keep the engine's fusion ({grid.conditions[0].label}).")
         lines += [f"    - {reason}" for reason in verdict.reasons]
@@ -77,7 +84,7 @@ def render_text(result: ExternalTune) -> str:
         f"  (gates: mean > {ADOPT_MIN_MEAN_DELTA}, mean > {ADOPT_SE_MULTIPLIER:g} x paired SE, "
         f"stability > {STABILITY_MIN}, secondary metrics not degraded)"
     )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 NO_EFFECTIVE_HINT = (

@@ -7,11 +7,13 @@ reads records written by this or an older version (absent optional parts default
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from groove.cards import Card, Introduces
 from groove.golden.findings import AnyFinding, finding_from_dict
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 from groove.runs.corpus import CorpusSnapshot
@@ -114,8 +116,8 @@ OUTCOMES = (OUTCOME_PASSED, OUTCOME_REGRESSED, OUTCOME_NO_BASELINE)
 RUN_ID_LENGTH = 10
 
 
-@dataclass(frozen=True)
-class RunRecord:
+@dataclass(frozen=True, repr=False)
+class RunRecord(Introduces):
     timestamp: str
     fingerprint: Fingerprint
     corpus: CorpusSnapshot | None
@@ -130,6 +132,12 @@ class RunRecord:
     baseline_id: str | None = None
     outcome: str | None = None
     accepted: bool = False  # `groove baseline accept`: may serve as a baseline though it fell
+
+    def card(self) -> Card:
+        """What ``repr()`` and Jupyter show: the id, the gate's outcome, the metrics."""
+        from groove.runs.card import run_record_card
+
+        return run_record_card(self)
 
     @property
     def id(self) -> str:
@@ -179,17 +187,25 @@ class RunRecord:
         )
 
 
-def content_id(record: RunRecord) -> str:
+def content_id(record: RunRecord, taken: Collection[str] = ()) -> str:
     """A short id derived from what the run measured (timestamp, fingerprint, results):
-    the same run always gets the same id, so a pin to it survives re-reading."""
-    body = {
+    the same run always gets the same id, so a pin to it survives re-reading. Two runs
+    can measure the same thing in the same second (a run file evaluated twice): an id in
+    ``taken`` (the stored runs' ids) is re-derived with a counter, so ids stay unique."""
+    body: dict[str, Any] = {
         "timestamp": record.timestamp,
         "fingerprint": record.fingerprint.to_dict(),
         "per_query": [q.to_dict() for q in record.per_query],
         "aggregate": aggregate_to_dict(record.aggregate),
     }
-    text = json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_ID_LENGTH]
+    for n in itertools.count():
+        if n:
+            body["n"] = n
+        text = json.dumps(body, sort_keys=True, ensure_ascii=False, default=str)
+        found = hashlib.sha256(text.encode("utf-8")).hexdigest()[:RUN_ID_LENGTH]
+        if found not in taken:
+            return found
+    raise AssertionError("unreachable")
 
 
 def metric_pairs(

@@ -306,7 +306,8 @@ def load_run_file(path: Path) -> RunRecord:
 
 
 def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[LabelledRun]:
-    """Each ref: an existing file, a history position (1 = newest) or a timestamp (prefix).
+    """Each ref: an existing file, a history position (1 = newest), a timestamp (prefix) or
+    a run id (prefix of at least 4 characters).
     A file is labelled by its name, with as many parent folders as tell it apart from the
     other files (``main/result.json``, ``pr/result.json``)."""
     files = [Path(ref).expanduser() for ref in refs if Path(ref).expanduser().is_file()]
@@ -316,7 +317,7 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
         path = Path(ref).expanduser()
         if path.is_file():
             out.append(LabelledRun(names[path], load_run_file(path)))
-        elif ref.isdigit():
+        elif ref.isdigit() and not _id_matches(ref, history):
             position = int(ref)
             if not 1 <= position <= len(history):
                 raise HistoryError(
@@ -326,14 +327,25 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
             out.append(LabelledRun(f"#{position}", history[position - 1]))
         else:
             matches = [i for i, r in enumerate(history) if r.timestamp.startswith(ref)]
+            matches = matches or _id_matches(ref, history)
             if len(matches) != 1:
                 found = "no" if not matches else f"{len(matches)}"
                 raise HistoryError(
-                    f"{found} run(s) in the eval history match {ref!r}",
-                    "pass a history position (1 = newest), a unique timestamp or a saved file",
+                    f"{found} run(s) in the eval history match {ref!r} (as a timestamp or run id)",
+                    "pass a history position (1 = newest), a unique timestamp, a run id "
+                    "(groove baseline list) or a saved file",
                 )
             out.append(LabelledRun(f"#{matches[0] + 1}", history[matches[0]]))
     return out
+
+
+def _id_matches(ref: str, history: Sequence[RunRecord]) -> list[int]:
+    """Positions of the runs whose short id (eval's report, `groove baseline list`) starts
+    with ``ref``; an id of digits only is read as an id when one matches."""
+    wanted = ref.strip().lower()
+    if len(wanted) < 4:  # shorter prefixes are positions or timestamps, not ids
+        return []
+    return [i for i, r in enumerate(history) if r.id.startswith(wanted)]
 
 
 def file_labels(paths: Sequence[Path]) -> list[str]:

@@ -11,6 +11,7 @@ leg is cosine distance, reported as ``1 - distance``. lancedb comes with the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from groove.retrievers.legs import QueryLegs
 INSTALL_HINT = f"install the extra: {install_command('lancedb')}"
 SCHEMA_HINT = "write the table with `groove export --kb-path KB --to lancedb:///PATH`"
 SCHEME = "lancedb://"
+TABLE_NAME = re.compile(r"[A-Za-z0-9_.\-]+\Z")  # what LanceDB accepts (else a ValueError)
 
 
 def split_url(url: str) -> tuple[Path, BackendOptions]:
@@ -48,6 +50,11 @@ def split_url(url: str) -> tuple[Path, BackendOptions]:
     if not path:
         raise ConfigError(f"{url!r} names no folder", "write it like lancedb:///srv/kb.lance")
     options = parse_options(query, "lancedb URL")
+    if not TABLE_NAME.match(options.table):
+        raise ConfigError(
+            f"{options.table!r} is not a LanceDB table name",
+            "use letters, digits, '_', '-' and '.', like ?table=groove_chunks",
+        )
     if options.fusion.family != "rrf":
         raise ConfigError(
             "the lancedb retriever fuses with LanceDB's RRFReranker only (family=rrf)",
@@ -85,7 +92,13 @@ def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
 
     lancedb = _lancedb()
     folder, options = split_url(url)
-    db = lancedb.connect(str(folder))
+    try:
+        db = lancedb.connect(str(folder))
+    except OSError as exc:  # under a file, or a folder groove may not create
+        raise ConfigError(
+            f"cannot write the LanceDB database {folder} ({exc.strerror or exc})",
+            "pass --to lancedb:///PATH with PATH a folder you can create or write",
+        ) from None
     dim = meta.dim
     matrix = (
         np.stack([r.embedding for r in rows]).astype(np.float32) if rows else np.zeros((0, dim))
@@ -106,11 +119,17 @@ def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
             "groove.dim": str(dim),
         },
     )
-    created = db.create_table(options.table, data=table, mode="overwrite")
     from lancedb.index import FTS
 
-    # English words, stemmed, stop words dropped: the counterpart of PostgreSQL's 'english'
-    created.create_index("text", config=FTS(language="English", stem=True), replace=True)
+    try:
+        created = db.create_table(options.table, data=table, mode="overwrite")
+        # English words, stemmed, stop words dropped: the counterpart of PostgreSQL's 'english'
+        created.create_index("text", config=FTS(language="English", stem=True), replace=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write the LanceDB database {folder} ({exc.strerror or exc})",
+            "pass --to lancedb:///PATH with PATH a folder you can create or write",
+        ) from None
     return len(rows)
 
 
