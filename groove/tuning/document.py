@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from groove.runs.record import aggregate_to_dict
@@ -72,24 +73,7 @@ def _analysis(result: TuneResult, analysis: Analysis) -> dict[str, Any]:
                 {"condition": _condition(c), "ndcg": v} for c, v in analysis.phases.rrf_k_rows()
             ],
         },
-        "loo": {
-            "refit": _condition(loo.refit),
-            "folds": len(loo.folds),
-            "fold_selections": [_condition(c) for c in loo.folds],
-            "held_out_diffs": list(loo.held_out_diffs),
-            "mean_delta": loo.mean_delta,
-            "paired_se": loo.paired_se if math.isfinite(loo.paired_se) else None,
-            "calibrated_se": (
-                analysis.calibrated.to_dict() if analysis.calibrated is not None else None
-            ),
-            "selection_stability": loo.stability,
-            "sign_test": {
-                "improved": loo.sign_test.improved,
-                "degraded": loo.sign_test.degraded,
-                "tied": loo.sign_test.tied,
-                "p_value": loo.sign_test.p_value,
-            },
-        },
+        "loo": loo_dict(loo, lambda c: _condition(c), analysis.calibrated),
         "gates": [{"name": g.name, "passed": g.passed, "detail": g.detail} for g in verdict.gates],
         "secondary_metrics": {
             "baseline": aggregate_to_dict(analysis.secondary.baseline),
@@ -107,4 +91,27 @@ def _analysis(result: TuneResult, analysis: Analysis) -> dict[str, Any]:
             ),
         },
         "verdict": decision,
+    }
+
+
+def loo_dict(
+    loo: Any, condition: Callable[[Any], dict[str, Any]], calibrated: Any
+) -> dict[str, Any]:
+    """The JSON ``loo`` block of a tune document (groove's grid and an engine's families
+    alike): ``condition`` writes one condition of the grid the folds picked from."""
+    return {
+        "refit": condition(loo.refit),
+        "folds": len(loo.folds),
+        "fold_selections": [condition(c) for c in loo.folds],
+        "held_out_diffs": list(loo.held_out_diffs),
+        "mean_delta": loo.mean_delta,
+        "paired_se": loo.paired_se if math.isfinite(loo.paired_se) else None,
+        "calibrated_se": calibrated.to_dict() if calibrated is not None else None,
+        "selection_stability": loo.stability,
+        "sign_test": {
+            "improved": loo.sign_test.improved,
+            "degraded": loo.sign_test.degraded,
+            "tied": loo.sign_test.tied,
+            "p_value": loo.sign_test.p_value,
+        },
     }

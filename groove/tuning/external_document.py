@@ -24,13 +24,13 @@ decision it does not reproduce is refused, as for groove's own tune.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from groove.notes import Note
 from groove.runs.record import aggregate_to_dict
+from groove.tuning.document import loo_dict
 from groove.tuning.export import (
     check_reproduced,
     load_with,
@@ -140,24 +140,7 @@ def _analysis(result: ExternalTune) -> dict[str, Any]:
             "baseline": 0,
             "condition_means": means,
         },
-        "loo": {
-            "refit": grid.conditions[loo.refit].to_dict(),
-            "folds": len(loo.folds),
-            "fold_selections": [grid.conditions[c].to_dict() for c in loo.folds],
-            "held_out_diffs": list(loo.held_out_diffs),
-            "mean_delta": loo.mean_delta,
-            "paired_se": loo.paired_se if math.isfinite(loo.paired_se) else None,
-            "calibrated_se": (
-                result.calibrated.to_dict() if result.calibrated is not None else None
-            ),
-            "selection_stability": loo.stability,
-            "sign_test": {
-                "improved": loo.sign_test.improved,
-                "degraded": loo.sign_test.degraded,
-                "tied": loo.sign_test.tied,
-                "p_value": loo.sign_test.p_value,
-            },
-        },
+        "loo": loo_dict(loo, lambda c: grid.conditions[c].to_dict(), result.calibrated),
         "gates": [{"name": g.name, "passed": g.passed, "detail": g.detail} for g in verdict.gates],
         "secondary_metrics": {
             "baseline": aggregate_to_dict(result.baseline) if result.baseline else None,
