@@ -73,7 +73,7 @@ def _analysis(result: TuneResult, analysis: Analysis) -> dict[str, Any]:
                 {"condition": _condition(c), "ndcg": v} for c, v in analysis.phases.rrf_k_rows()
             ],
         },
-        "loo": loo_dict(loo, lambda c: _condition(c), analysis.calibrated),
+        "loo": loo_dict(loo, _condition, analysis.calibrated),
         "gates": [{"name": g.name, "passed": g.passed, "detail": g.detail} for g in verdict.gates],
         "secondary_metrics": {
             "baseline": aggregate_to_dict(analysis.secondary.baseline),
