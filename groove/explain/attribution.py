@@ -207,3 +207,19 @@ def summary_line(attributions: Attributions) -> str:
     if not pairs:
         return "misses by cause: none"
     return "misses by cause: " + ", ".join(f"{cause} {n}" for cause, n in pairs)
+
+
+def leg_cause(a: Attribution, k: int, pool: int, *, in_fts: bool, in_vec: bool) -> str:
+    """Why an answer that neither the final list nor the fused list holds in its top ``k``
+    was missed, from its legs: a leg had it in the top ``k`` but fusion buried it, or it
+    sat low in both legs, in one, or in neither (``in_fts`` / ``in_vec``: within the
+    pool the legs were cut to)."""
+    if (a.fts_rank or pool + 1) <= k or (a.vector_rank or pool + 1) <= k:
+        return "fusion-buried"
+    if in_fts and in_vec:
+        return "both-low"
+    if in_fts:
+        return "lexical-only-low"
+    if in_vec:
+        return "vector-only-low"
+    return "neither-leg"

@@ -32,7 +32,7 @@ from groove.engine.search import (
     rrf_fuse,
     vector_leg,
 )
-from groove.explain.attribution import FOUND, Attribution, GridReach
+from groove.explain.attribution import FOUND, Attribution, GridReach, leg_cause
 from groove.golden.paths import PathDoctor
 from groove.metrics import Expected, RankedHit, is_hit, normalise_heading
 from groove.runs.record import QueryResult
@@ -212,15 +212,7 @@ class Explainer:
             return "post-processing"
         in_fts = a.fts_rank is not None and a.fts_rank <= pool
         in_vec = a.vector_rank is not None and a.vector_rank <= pool
-        if (a.fts_rank or pool + 1) <= k or (a.vector_rank or pool + 1) <= k:
-            return "fusion-buried"
-        if in_fts and in_vec:
-            return "both-low"
-        if in_fts:
-            return "lexical-only-low"
-        if in_vec:
-            return "vector-only-low"
-        return "neither-leg"
+        return leg_cause(a, k, pool, in_fts=in_fts, in_vec=in_vec)
 
 
 @dataclass

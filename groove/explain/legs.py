@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from groove.errors import RetrieverError, literal
-from groove.explain.attribution import FOUND, Attribution
+from groove.explain.attribution import FOUND, Attribution, leg_cause
 from groove.metrics import Expected, RankedHit, is_hit
 from groove.retrievers.legs import QueryLegs
 from groove.runs.record import QueryResult
@@ -32,17 +32,8 @@ def _best(e: Expected, hits: Sequence[RankedHit]) -> int | None:
 def _cause(a: Attribution, k: int, pool: int) -> str:
     if a.final_rank is not None and a.final_rank <= k:
         return FOUND
-    in_fts = a.fts_rank is not None
-    in_vec = a.vector_rank is not None
-    if (a.fts_rank or pool + 1) <= k or (a.vector_rank or pool + 1) <= k:
-        return "fusion-buried"
-    if in_fts and in_vec:
-        return "both-low"
-    if in_fts:
-        return "lexical-only-low"
-    if in_vec:
-        return "vector-only-low"
-    return "neither-leg"
+    in_fts, in_vec = a.fts_rank is not None, a.vector_rank is not None
+    return leg_cause(a, k, pool, in_fts=in_fts, in_vec=in_vec)
 
 
 def attribute(result: QueryResult, legs: QueryLegs, k: int) -> tuple[Attribution, ...] | None:
