@@ -12,6 +12,7 @@ golden set of a thousand queries); a card stays under :data:`MAX_REPR_CHARS` and
 from __future__ import annotations
 
 import html
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -111,14 +112,15 @@ def rows_with_more(
     return shown, (f"and {rest} more {noun}" if rest > 0 else "")
 
 
-class Introduces:
+class Introduces(ABC):
     """A result's ``repr`` and Jupyter card from its :meth:`card` (declare the dataclass
     with ``repr=False`` so its generated repr does not replace this one)."""
 
     __slots__ = ()
 
+    @abstractmethod
     def card(self) -> Card:
-        raise NotImplementedError
+        """The card this result shows: what it is, its verdict, its headline numbers."""
 
     def __repr__(self) -> str:
         return self.card().text()
