@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from groove.tuning.families import DEFAULT_COLUMN
-from groove.tuning.frames import PRIMARY, metric_arrays
+from groove.tuning.frames import PRIMARY, condition_columns, metric_arrays, primary_gain
 from groove.tuning.select import condition_means
 
 if TYPE_CHECKING:
@@ -44,17 +44,7 @@ def conditions_frame(result: ExternalTune) -> pd.DataFrame:
     """One row per grid condition, in grid order."""
     import pandas as pd
 
-    metrics = [f"recall@{k}" for k in result.k_values]
-    metrics += ["mrr", *(f"ndcg@{k}" for k in result.k_values)]
-    columns = [
-        *FUSION_COLUMNS,
-        "default",
-        "refit",
-        *metrics,
-        f"{PRIMARY}_delta",
-        f"{PRIMARY}_delta_se",
-        "folds",
-    ]
+    columns = condition_columns(FUSION_COLUMNS, result.k_values)
     table, loo = result.table, result.loo
     if table is None or loo is None:
         return pd.DataFrame(columns=columns)
@@ -65,13 +55,8 @@ def conditions_frame(result: ExternalTune) -> pd.DataFrame:
     rows = range(table.n_queries)
     for name, array in metric_arrays(table).items():
         frame[name] = condition_means(array, rows)  # over every query, as eval reports them
-    effective = np.asarray(result.effective_rows, dtype=np.intp)
-    diffs = table.primary[effective] - table.primary[effective, DEFAULT_COLUMN][:, None]
-    n = len(effective)
-    frame[f"{PRIMARY}_delta"] = condition_means(diffs, range(n)) if n else np.zeros(width)
-    frame[f"{PRIMARY}_delta_se"] = (
-        diffs.std(axis=0, ddof=1) / np.sqrt(n) if n >= 2 else np.full(width, np.nan)
-    )
+    gain = primary_gain(table.primary, result.effective_rows, DEFAULT_COLUMN)
+    frame[f"{PRIMARY}_delta"], frame[f"{PRIMARY}_delta_se"] = gain
     frame["folds"] = np.bincount(np.asarray(loo.folds, dtype=np.intp), minlength=width)
     return frame[columns]
 

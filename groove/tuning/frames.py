@@ -8,6 +8,7 @@ its columns also when the grid did not run (then with no rows). Columns: docs/ap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,14 +40,13 @@ def metric_arrays(table: MetricTable) -> dict[str, np.ndarray]:
     return arrays
 
 
-def conditions_frame(result: TuneResult) -> pd.DataFrame:
-    """One row per grid condition (384), in flat-index order."""
-    import pandas as pd
-
-    metrics = [f"recall@{k}" for k in result.k_values]
-    metrics += ["mrr", *(f"ndcg@{k}" for k in result.k_values)]
-    columns = [
-        *GRID_COLUMNS,
+def condition_columns(leading: Sequence[str], k_values: Sequence[int]) -> list[str]:
+    """The columns of a conditions frame: the condition's own (``leading``), whether it is
+    the default or the refit, its metrics, the primary metric's gain and the folds."""
+    metrics = [f"recall@{k}" for k in k_values]
+    metrics += ["mrr", *(f"ndcg@{k}" for k in k_values)]
+    return [
+        *leading,
         "default",
         "refit",
         *metrics,
@@ -54,6 +54,27 @@ def conditions_frame(result: TuneResult) -> pd.DataFrame:
         f"{PRIMARY}_delta_se",
         "folds",
     ]
+
+
+def primary_gain(
+    primary: np.ndarray, effective_rows: Sequence[int], default: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each condition's mean gain of the primary metric over ``default`` on the effective
+    queries (what selection and the gates compare) and its paired standard error."""
+    effective = np.asarray(effective_rows, dtype=np.intp)
+    width = primary.shape[1]
+    diffs = primary[effective] - primary[effective, default][:, None]
+    n = len(effective)
+    delta = condition_means(diffs, range(n)) if n else np.zeros(width)
+    se = diffs.std(axis=0, ddof=1) / np.sqrt(n) if n >= 2 else np.full(width, np.nan)
+    return delta, se
+
+
+def conditions_frame(result: TuneResult) -> pd.DataFrame:
+    """One row per grid condition (384), in flat-index order."""
+    import pandas as pd
+
+    columns = condition_columns(GRID_COLUMNS, result.k_values)
     analysis = result.analysis
     if analysis is None:
         return pd.DataFrame(columns=columns)
@@ -66,13 +87,8 @@ def conditions_frame(result: TuneResult) -> pd.DataFrame:
         data[name] = condition_means(array, rows)  # over every query, as eval reports them
     # The primary metric's gain over the default on the effective queries, which is what
     # selection and the gates compare, and its paired standard error.
-    effective = np.asarray(result.effective_rows, dtype=np.intp)
-    diffs = table.primary[effective] - table.primary[effective, DEFAULT_CONDITION.index][:, None]
-    n = len(effective)
-    data[f"{PRIMARY}_delta"] = condition_means(diffs, range(n)) if n else np.full(N_CONDITIONS, 0.0)
-    data[f"{PRIMARY}_delta_se"] = (
-        diffs.std(axis=0, ddof=1) / np.sqrt(n) if n >= 2 else np.full(N_CONDITIONS, np.nan)
-    )
+    gain = primary_gain(table.primary, result.effective_rows, DEFAULT_CONDITION.index)
+    data[f"{PRIMARY}_delta"], data[f"{PRIMARY}_delta_se"] = gain
     folds = np.zeros(N_CONDITIONS, dtype=np.int64)
     for chosen in analysis.loo.folds:
         folds[chosen.index] += 1
