@@ -548,6 +548,8 @@ def test_the_api_reports_the_gate_and_edits_the_baselines(kb: Path, golden_en: P
     fell = groove.evaluate(kb, golden_en, baseline="main", fail_on_regression=True)
     assert fell.exit_code == 1 and fell.baseline is not None
     assert fell.baseline.why == "pinned as 'main'"
+    # the card (what typing the run in Jupyter shows) names the pinned baseline too
+    assert f"{first.record.id}, pinned as 'main'" in repr(fell)
     assert not fell.history_saved  # the API's default: an exploratory run is not kept
     saved = groove.evaluate(kb, golden_en, save_history=True)
     assert saved.record.outcome == "regressed"

@@ -56,7 +56,10 @@ def eval_run_card(run: EvalRun) -> Card:
     rows = _metric_rows(record, run.previous if compared else None)
     rows.append(("misses", f"{misses} of {n} queries found nothing expected"))
     if compared and run.previous is not None:
-        rows.append(("compared with", run.previous.timestamp))
+        against = f"{run.previous.timestamp} · {run.previous.id}"
+        if run.baseline_stated and run.baseline is not None and run.baseline.why:
+            against += f", {run.baseline.why}"  # pinned, or not the newest run: say so
+        rows.append(("compared with", against))
     where = f" on {run.kb_path}" if run.kb_path is not None else ""
     details = [
         ("run.per_query_frame()", "one row per query"),
