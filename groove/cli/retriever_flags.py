@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from groove.cli.common import stderr_is_terminal
+from groove.cli import common
 
 if TYPE_CHECKING:
     from groove.retrievers.spec import RetrieverSpec
@@ -68,22 +68,8 @@ def spec_from_flags(
     return parse_spec(retriever, name=retriever_name, options=options)
 
 
-class ProgressBar:
-    """A tqdm bar over queries answered, on a terminal only (as ``groove index`` shows)."""
+class ProgressBar(common.ProgressBar):
+    """The bar over queries answered (the one ``groove index`` shows, counting queries)."""
 
     def __init__(self) -> None:
-        self.enabled = stderr_is_terminal()
-        self.bar: Any = None
-
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled or total == 0:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="query", desc="retrieving", leave=False, ascii=True)
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        super().__init__("query", "retrieving")
