@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groove.cli import common
+from groove.settings import EVAL
 
 if TYPE_CHECKING:
     from groove.retrievers.spec import RetrieverSpec
@@ -39,18 +40,19 @@ def spec_from_flags(
     from groove.retrievers.spec import RetrieverOptions, field_map, parse_spec
 
     if retriever is None:
+        values = (
+            retriever_name,
+            retriever_headers or None,
+            retriever_timeout,
+            retriever_concurrency,
+            retriever_retries,
+            retriever_body,
+            retriever_hits,
+            retriever_fields or None,
+        )
         given = [
-            name
-            for name, value in (
-                ("--retriever-name", retriever_name),
-                ("--retriever-header", retriever_headers or None),
-                ("--retriever-timeout", retriever_timeout),
-                ("--retriever-concurrency", retriever_concurrency),
-                ("--retriever-retries", retriever_retries),
-                ("--retriever-body", retriever_body),
-                ("--retriever-hits", retriever_hits),
-                ("--retriever-field", retriever_fields or None),
-            )
+            EVAL[name].flag
+            for name, value in zip(RETRIEVER_FLAGS[1:], values, strict=True)
             if value is not None
         ]
         if given:
