@@ -3,10 +3,9 @@
 A ``Setting`` names one input with its kind, its limits, its help text, its command-line
 flag and where it is accepted. Everything else is derived from this table:
 
-* the click options of ``groove eval`` / ``groove tune`` (and the shared ``--kb-path``,
-  ``--db``, ``--model``, ``--model-path``, ``--lexical`` and pipeline options of ``index`` /
-  ``search``, and ``--cell-timeout`` of ``groove notebook run``), built by
-  ``groove.cli.common.setting_options``;
+* the click options of every ``groove`` command (``COMMANDS`` maps each command to its
+  table; presentation options such as ``--format`` aside), built by
+  ``groove.cli.common.command_options`` / ``setting_options``;
 * the check of the notebooks' parameters (``groove.notebooks.kernel``) and of the keywords
   of ``groove.evaluate`` / ``groove.tune`` (``Setting.parse``);
 * tests that compare the notebooks' parameters cells and the API signatures with it.
@@ -54,6 +53,9 @@ Kind = Literal[
     "gate",
     "lexical",
     "port",
+    "integer",
+    "level",
+    "several",
 ]
 #: The values of a ``gate`` setting (the regression gate's modes).
 GATE_MODES = ("threshold", "significant")
@@ -79,6 +81,9 @@ _WANTED = {
     "gate": '"threshold" or "significant"',
     "lexical": '"auto", "trigram" or "porter"',
     "port": "a port number from 0 to 65535",
+    "integer": "a whole number",
+    "level": "a number between 0 and 1 (both excluded)",
+    "several": "a whole number >= 2",
 }
 
 
@@ -96,7 +101,10 @@ class Setting:
     ``default`` is what the API and the notebooks use when the input is not given (None:
     groove.toml, else the built-in default). ``flag`` is the command-line option (None: no
     flag); a ``switch`` flag takes no value and, when it starts with ``--no-``, turns the
-    setting off. ``surfaces`` says where the setting is accepted.
+    setting off. ``surfaces`` says where the setting is accepted. On the command line
+    the flag's default is None (groove.toml, else the library, decides), unless
+    ``show_default``: then it is ``default``, shown in ``--help``; a ``required`` flag
+    must be given.
     """
 
     name: str
@@ -108,6 +116,8 @@ class Setting:
     switch: bool = False
     default: Any = None
     surfaces: frozenset[Surface] = ALL
+    show_default: bool = False
+    required: bool = False
 
     @property
     def param(self) -> str:
@@ -186,6 +196,18 @@ def _parse(kind: Kind, value: Any) -> Any:
         return value
     if kind == "port":
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+            raise _Refused(value, _WANTED[kind])
+        return value
+    if kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _Refused(value, _WANTED[kind])
+        return value
+    if kind == "level":
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+            raise _Refused(value, _WANTED[kind])
+        return float(value)
+    if kind == "several":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 2:
             raise _Refused(value, _WANTED[kind])
         return value
     return _k_list(value)
@@ -336,7 +358,14 @@ INDEX = _table(
 
 SEARCH = _table(
     KB_PATH,
-    Setting("limit", "whole", f"Hits, 1 to {LIMIT_MAX}.", flag="--limit", default=DEFAULT_LIMIT),
+    Setting(
+        "limit",
+        "whole",
+        f"Hits, 1 to {LIMIT_MAX}.",
+        flag="--limit",
+        default=DEFAULT_LIMIT,
+        show_default=True,
+    ),
     RERANKER,
     MMR,
     MMR_LAMBDA,
@@ -346,6 +375,19 @@ SEARCH = _table(
     DB_PATH,
     MODEL,
     MODEL_PATH,
+    CONFIG,
+)
+
+MODEL_PREPARE = _table(
+    Setting(
+        "force",
+        "bool",
+        "Rebuild the ONNX file even if it exists.",
+        flag="--force",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
     CONFIG,
 )
 
@@ -639,6 +681,7 @@ SERVE = _table(
         "Address to bind.",
         flag="--host",
         default="127.0.0.1",
+        show_default=True,
         surfaces=frozenset({"cli"}),
     ),
     Setting(
@@ -647,6 +690,7 @@ SERVE = _table(
         "Port to listen on (0 picks a free one).",
         flag="--port",
         default=8765,
+        show_default=True,
         surfaces=frozenset({"cli"}),
     ),
     Setting(
@@ -656,6 +700,7 @@ SERVE = _table(
         "are embedded in small batches, which one thread runs best (docs/performance.md).",
         flag="--threads",
         default=1,
+        show_default=True,
         surfaces=frozenset({"cli"}),
     ),
     CONFIG,
@@ -703,6 +748,57 @@ BASELINE_RUN = _table(
         dest="ref",
         surfaces=frozenset({"cli"}),
     ),
+)
+#: accept may also pin the accepted run
+BASELINE_ACCEPT = _table(
+    *BASELINE_RUN.values(),
+    Setting(
+        "name",
+        "text",
+        "Also pin the accepted run under this name.",
+        flag="--name",
+        surfaces=frozenset({"cli"}),
+    ),
+)
+
+# ---------------------------------------------------------------- groove compare
+# (REFS are arguments and --format a presentation option, written in the command)
+
+COMPARE = _table(
+    KB_PATH,
+    Setting(
+        "baseline",
+        "text",
+        "The run the others are compared with (default: the first REF).",
+        flag="--baseline",
+        metavar="REF",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "alpha",
+        "level",
+        "Level of the significance marks (default: [eval].alpha).",
+        flag="--alpha",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "last",
+        "several",
+        "Runs shown without REFS.",
+        flag="--last",
+        default=5,
+        show_default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "golden",
+        "file",
+        "Golden YAML whose judgements file gives judged@k (default: [eval].golden, else "
+        "<kb>/.groove-eval.yml; none: no judged@k).",
+        flag="--golden",
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
 )
 
 # ---------------------------------------------------------------- groove golden pool / judge
@@ -761,11 +857,18 @@ POOL = _table(
     LIMIT,
     LEXICAL,
     DB_PATH,
+    Setting(
+        "out",
+        "file",
+        "Write the candidates to this .csv or .jsonl file, to judge elsewhere.",
+        flag="--out",
+        surfaces=frozenset({"cli"}),
+    ),
     CONFIG,
 )
 
 JUDGE = _table(
-    *POOL.values(),
+    *(s for s in POOL.values() if s.name != "out"),  # the judging view pools, exports nothing
     Setting(
         "by",
         "text",
@@ -774,12 +877,118 @@ JUDGE = _table(
     ),
 )
 
+# ---------------------------------------------------------------- groove golden (the rest)
+# import / export-qrels move golden sets to and from IR tooling; import-judgements and
+# apply close the judgement loop (docs/judgements.md). FILE of import-judgements is an
+# argument, written in the command.
 
-# ---------------------------------------------------------------- groove notebook run
-# (its other options, -p, --out and --notebook, are written in groove/cli/notebook_cmd.py)
+GOLDEN_IMPORT = _table(
+    Setting(
+        "qrels",
+        "file",
+        "TREC qrels (qid 0 docid rel) or BEIR qrels TSV (query-id, corpus-id, score).",
+        flag="--qrels",
+        required=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "queries",
+        "file",
+        'BEIR queries.jsonl ({"_id", "text"}) or qid<TAB>text lines.',
+        flag="--queries",
+        required=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "path_template",
+        "text",
+        "KB-relative path of a document id, e.g. 'docs/{docid}.md'.",
+        flag="--path",
+        dest="path_template",
+        default="{docid}",
+        show_default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "min_relevance",
+        "integer",
+        "Judgments below this are not relevant.",
+        flag="--min-relevance",
+        default=1,
+        show_default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "out",
+        "file",
+        "Golden YAML to write (default: standard output).",
+        flag="--out",
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+
+GOLDEN_EXPORT_QRELS = _table(
+    KB_PATH,
+    GOLDEN,
+    Setting(
+        "out",
+        "file",
+        "TREC qrels file to write (default: standard output).",
+        flag="--out",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "queries_out",
+        "file",
+        "Also write the queries as qid<TAB>text lines.",
+        flag="--queries-out",
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+
+GOLDEN_IMPORT_JUDGEMENTS = _table(KB_PATH, GOLDEN, JUDGE["by"], CONFIG)
+
+GOLDEN_APPLY = _table(
+    KB_PATH,
+    GOLDEN,
+    Setting(
+        "dry_run",
+        "bool",
+        "Say what would be added; change nothing.",
+        flag="--dry-run",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+
+
+# ---------------------------------------------------------------- groove notebook run / open
+# (NAME is an argument, and -p NAME VALUE, the notebook's own parameters, is written in
+# groove/cli/notebook_cmd.py: the parameters themselves are EVAL's and TUNE's)
 
 NOTEBOOK_RUN = _table(
     KB_PATH,
+    Setting(
+        "out_dir",
+        "folder",
+        "Folder for <name>.ipynb (executed), <name>.html and result.json.",
+        flag="--out",
+        dest="out_dir",
+        required=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "notebook",
+        "file",
+        "Run this notebook file instead of a bundled one.",
+        flag="--notebook",
+        dest="notebook_path",
+        surfaces=frozenset({"cli"}),
+    ),
     Setting(
         "cell_timeout",
         "count",
@@ -791,6 +1000,74 @@ NOTEBOOK_RUN = _table(
     ),
     CONFIG,  # handed to the notebook, which loads it
 )
+
+NOTEBOOK_OPEN = _table(
+    KB_PATH,
+    Setting(
+        "folder",
+        "folder",
+        "Working folder for the copy (default: ./groove-notebooks).",
+        flag="--dir",
+        dest="folder",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "overwrite",
+        "bool",
+        "Replace an earlier copy in the folder.",
+        flag="--overwrite",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "browser",
+        "bool",
+        "Start JupyterLab without opening a browser.",
+        flag="--no-browser",
+        switch=True,
+        default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting("port", "port", "Port for JupyterLab.", flag="--port", surfaces=frozenset({"cli"})),
+    Setting(
+        "start",
+        "bool",
+        "Write the copy and print the command; do not start.",
+        flag="--no-start",
+        switch=True,
+        default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,  # handed to the copy, which loads it
+)
+
+# ---------------------------------------------------------------- every command
+
+#: Each ``groove`` command and the table its options are generated from (a test checks that
+#: the CLI has these commands and no other, each with its table's flags and nothing else
+#: but the presentation options it names).
+COMMANDS: Mapping[str, Mapping[str, Setting]] = {
+    "index": INDEX,
+    "search": SEARCH,
+    "model prepare": MODEL_PREPARE,
+    "eval": EVAL,
+    "tune": TUNE,
+    "serve": SERVE,
+    "export": EXPORT,
+    "compare": COMPARE,
+    "baseline set": BASELINE_RUN,
+    "baseline accept": BASELINE_ACCEPT,
+    "baseline unset": BASELINE,
+    "baseline list": BASELINE,
+    "golden import": GOLDEN_IMPORT,
+    "golden export-qrels": GOLDEN_EXPORT_QRELS,
+    "golden pool": POOL,
+    "golden import-judgements": GOLDEN_IMPORT_JUDGEMENTS,
+    "golden apply": GOLDEN_APPLY,
+    "notebook run": NOTEBOOK_RUN,
+    "notebook open": NOTEBOOK_OPEN,
+}
 
 
 def on(table: Mapping[str, Setting], surface: Surface) -> tuple[str, ...]:
@@ -814,7 +1091,7 @@ def at_most(name: str, value: int) -> int:
 
 def _flags() -> dict[str, str]:
     found: dict[str, str] = {"config": "--config"}
-    for table in (INDEX, SEARCH, EVAL, TUNE, SERVE, EXPORT, JUDGE, NOTEBOOK_RUN):
+    for table in COMMANDS.values():  # one flag per name in all of them (tests/test_api.py)
         for s in table.values():
             if s.flag is not None:
                 found.setdefault(s.name, s.flag)
@@ -822,12 +1099,7 @@ def _flags() -> dict[str, str]:
 
 
 _FLAGS = _flags()
-_SWITCHES = frozenset(
-    s.name
-    for table in (INDEX, SEARCH, EVAL, TUNE, SERVE, EXPORT, JUDGE, NOTEBOOK_RUN)
-    for s in table.values()
-    if s.switch
-)
+_SWITCHES = frozenset(s.name for table in COMMANDS.values() for s in table.values() if s.switch)
 
 
 class _Spelling:

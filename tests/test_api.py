@@ -29,16 +29,11 @@ from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.history.history import history_path, load_history
 from groove.settings import (
-    BASELINE,
-    BASELINE_RUN,
     EVAL,
-    EXPORT,
     INDEX,
     JUDGE,
-    NOTEBOOK_RUN,
     POOL,
     SEARCH,
-    SERVE,
     TUNE,
     on,
 )
@@ -121,39 +116,6 @@ def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:
         default = signature.parameters[name].default
         if default is not inspect.Parameter.empty:
             assert default == table[name].default, name
-
-
-@pytest.mark.parametrize(
-    ("command", "table", "presentation"),
-    [
-        ("eval", EVAL, {"fmt", "no_color"}),
-        ("tune", TUNE, {"fmt", "no_color"}),
-        ("index", INDEX, {"quiet"}),
-        ("search", SEARCH, {"query", "fmt"}),
-        ("notebook run", NOTEBOOK_RUN, {"name", "notebook_path", "out_dir", "parameters"}),
-        ("serve", SERVE, set()),
-        ("golden pool", POOL, {"out"}),
-        ("export", EXPORT, set()),
-        ("baseline set", BASELINE_RUN, {"name"}),
-        ("baseline accept", BASELINE_RUN, {"name"}),
-        ("baseline unset", BASELINE, {"name"}),
-        ("baseline list", BASELINE, set()),
-    ],
-)
-def test_cli_options_are_the_declared_settings(command, table, presentation) -> None:  # type: ignore[no-untyped-def]
-    """A face's option set is its spec: a setting written by hand, or declared and missing
-    on the command, fails here (presentation options aside, named per command)."""
-    from groove.cli import cli
-
-    found = cli
-    for word in command.split():
-        found = found.commands[word]  # type: ignore[attr-defined]
-    params = {p.name: p for p in found.params}
-    declared = {table[name].param: table[name] for name in on(table, "cli")}
-    assert set(params) - presentation == set(declared)
-    for name, setting in declared.items():
-        assert params[name].opts == [setting.flag]
-        assert params[name].help == setting.help  # type: ignore[attr-defined]
 
 
 def _parameters_cell(notebook: Path) -> dict[str, object]:

@@ -162,3 +162,27 @@ def test_the_api_refuses_a_pool_depth_over_the_bound(kb: Path) -> None:
         groove.pool(kb, golden, depth=OVER)
     assert str(info.value) == f"keyword depth {OVER} exceeds the supported maximum {LIMIT_MAX}"
     assert info.value.hint == f"pass depth=N with N from 1 to {LIMIT_MAX}"
+
+
+@pytest.mark.parametrize("setting", ["limit", "depth"])
+def test_the_judge_notebook_refuses_naming_the_parameter(kb: Path, setting: str) -> None:
+    """The judging view's parameters (groove.settings.JUDGE) pass the pool's resolver."""
+    from groove.judging.run import resolve
+
+    golden = kb / "g.yml"
+    golden.write_text('queries:\n  - query: "q"\n    expected: [a.md]\n', encoding="utf-8")
+    given = {"kb_path": kb, "golden": golden, setting: OVER}
+    with pytest.raises(ConfigError) as info:
+        resolve(Config(), given, source="parameter")
+    message, hint = info.value.spelled("notebook")
+    assert message == f"parameter {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
+    assert hint == f"pass -p {setting} N with N from 1 to {LIMIT_MAX}"
+
+
+def test_the_api_refuses_a_pool_limit_over_the_bound(kb: Path) -> None:
+    golden = kb / "g.yml"
+    golden.write_text('queries:\n  - query: "q"\n    expected: [a.md]\n', encoding="utf-8")
+    with pytest.raises(groove.ConfigError) as info:
+        groove.pool(kb, golden, limit=OVER)
+    assert str(info.value) == f"keyword limit {OVER} exceeds the supported maximum {LIMIT_MAX}"
+    assert info.value.hint == f"pass limit=N with N from 1 to {LIMIT_MAX}"

@@ -133,6 +133,8 @@ def test_serve_answers_the_contract_and_refuses_bad_requests(served: Served) -> 
         assert bad.status_code == 400 and "not JSON" in bad.json()["error"]
         empty = client.post(served.url, json={"query": "   "})
         assert empty.status_code == 400 and empty.json()["error"] == "empty query"
+        at = client.post(served.url, json={"query": "canary", "limit": 10_000})
+        assert at.status_code == 200  # the bound itself is kept, not lowered
         over = client.post(served.url, json={"query": "canary", "limit": 10_001})
         assert over.status_code == 400  # the one rule for a limit (groove.settings.at_most)
         assert over.json()["error"] == '"limit" 10001 exceeds the supported maximum 10000'

@@ -7,14 +7,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from groove.cli.common import config_from, setting_options, warn
-from groove.settings import BASELINE, BASELINE_RUN
+from groove.cli.common import command_options, config_from, warn
+from groove.settings import BASELINE, BASELINE_ACCEPT, BASELINE_RUN
 
 if TYPE_CHECKING:
     from groove.runs.record import RunRecord
-
-_history_options = setting_options(BASELINE, "kb_path", "golden")
-_run_option = setting_options(BASELINE_RUN, "ref")
 
 
 def _history(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> tuple[Path, int]:
@@ -41,8 +38,7 @@ def baseline_group() -> None:
 
 @baseline_group.command("set")
 @click.argument("name")
-@_run_option
-@_history_options
+@command_options(BASELINE_RUN)
 @click.pass_context
 def set_cmd(
     ctx: click.Context, name: str, ref: str | None, kb_path: Path | None, golden: Path | None
@@ -56,9 +52,7 @@ def set_cmd(
 
 
 @baseline_group.command("accept")
-@_run_option
-@click.option("--name", default=None, help="Also pin the accepted run under this name.")
-@_history_options
+@command_options(BASELINE_ACCEPT)
 @click.pass_context
 def accept_cmd(
     ctx: click.Context,
@@ -78,7 +72,7 @@ def accept_cmd(
 
 @baseline_group.command("unset")
 @click.argument("name")
-@_history_options
+@command_options(BASELINE)
 @click.pass_context
 def unset_cmd(ctx: click.Context, name: str, kb_path: Path | None, golden: Path | None) -> None:
     """Remove the pinned baseline NAME (its run stays in the history)."""
@@ -90,7 +84,7 @@ def unset_cmd(ctx: click.Context, name: str, kb_path: Path | None, golden: Path 
 
 
 @baseline_group.command("list")
-@_history_options
+@command_options(BASELINE)
 @click.pass_context
 def list_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> None:
     """The stored runs, newest first: id, time, the gate's outcome, its baseline, pins."""

@@ -24,13 +24,16 @@ def config_from(ctx: click.Context) -> Config:
 def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[[F], F]:
     """The click option of a declared setting (groove.settings): its flag, type and help.
 
-    The default is None (groove.toml, else the built-in default, decides), unless
-    ``show_default``: then it is the declared default, shown in ``--help``.
+    The default is None (groove.toml, else the built-in default, decides), unless the
+    setting (or the caller) says ``show_default``: then it is the declared default, shown
+    in ``--help``.
     """
     assert setting.flag is not None, setting.name
     kw: dict[str, Any] = {"default": None, "help": setting.help}
-    if show_default:
+    if show_default or setting.show_default:
         kw.update(default=setting.default, show_default=True)
+    if setting.required:
+        kw["required"] = True
     if setting.switch:
         kw.update(is_flag=True, default=False)
     elif setting.kind in _PATH_TYPES:
@@ -53,6 +56,12 @@ def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[
         kw["type"] = click.Choice(settings.LEXICAL_MODES)
     elif setting.kind == "port":
         kw["type"] = click.IntRange(0, 65535)
+    elif setting.kind == "integer":
+        kw["type"] = int
+    elif setting.kind == "level":
+        kw["type"] = click.FloatRange(0, 1, min_open=True, max_open=True)
+    elif setting.kind == "several":
+        kw["type"] = click.IntRange(min=2)
     if setting.metavar is not None:
         kw["metavar"] = setting.metavar
     return click.option(setting.flag, setting.param, **kw)
@@ -69,19 +78,17 @@ def setting_options(table: Mapping[str, Setting], *names: str) -> Callable[[F], 
     return apply
 
 
+def command_options(table: Mapping[str, Setting]) -> Callable[[F], F]:
+    """Every command-line option ``table`` declares, in its order, but ``--config``: the
+    ``groove`` group gives that one to every command (groove.cli)."""
+    return setting_options(table, *(n for n in settings.on(table, "cli") if n != "config"))
+
+
 _PATH_TYPES: dict[str, click.Path] = {
     "path": click.Path(path_type=Path),
     "file": click.Path(dir_okay=False, path_type=Path),
     "folder": click.Path(file_okay=False, path_type=Path),
 }
-
-kb_option = setting_option(settings.KB_PATH)
-db_option = setting_option(settings.DB_PATH)
-lexical_option = setting_option(settings.LEXICAL)
-
-
-def model_options(f: F) -> F:
-    return setting_option(settings.MODEL)(setting_option(settings.MODEL_PATH)(f))
 
 
 def resolve_kb(kb_path: Path | None, config: Config) -> Path | None:
@@ -130,13 +137,23 @@ def use_color(no_color: bool) -> bool:
     return not no_color and sys.stdout.isatty()
 
 
-def pipeline_options(f: F) -> F:
-    """--mmr / --mmr-lambda / --mmr-same-doc-penalty / --parent-retriever (search and eval)."""
-    for setting in (
-        settings.PARENT_RETRIEVER,
-        settings.MMR_SAME_DOC_PENALTY,
-        settings.MMR_LAMBDA,
-        settings.MMR,
-    ):
-        f = setting_option(setting)(f)
-    return f
+class ProgressBar:
+    """A tqdm bar over ``unit``s done, on a terminal only (index: chunks, eval: queries)."""
+
+    def __init__(self, unit: str, desc: str, *, enabled: bool = True) -> None:
+        self.unit, self.desc = unit, desc
+        self.enabled = enabled and stderr_is_terminal()
+        self.bar: Any = None
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled or total == 0:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit=self.unit, desc=self.desc, leave=False, ascii=True)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

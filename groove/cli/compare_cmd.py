@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from groove.cli.common import config_from, kb_option
+from groove.cli.common import command_options, config_from
+from groove.settings import COMPARE
 
 if TYPE_CHECKING:
     from groove.golden.judgements import Judgements
@@ -15,27 +16,7 @@ if TYPE_CHECKING:
 
 @click.command("compare")
 @click.argument("refs", nargs=-1)
-@kb_option
-@click.option(
-    "--baseline",
-    default=None,
-    metavar="REF",
-    help="The run the others are compared with (default: the first REF).",
-)
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=None,
-    help="Level of the significance marks (default: [eval].alpha).",
-)
-@click.option("--last", type=click.IntRange(min=2), default=5, help="Runs shown without REFS.")
-@click.option(
-    "--golden",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Golden YAML whose judgements file gives judged@k (default: [eval].golden, else "
-    "<kb>/.groove-eval.yml; none: no judged@k).",
-)
+@command_options(COMPARE)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
 @click.pass_context
 def compare_cmd(

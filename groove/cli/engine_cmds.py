@@ -9,27 +9,12 @@ from typing import Any
 import click
 
 from groove import settings
-from groove.cli.common import (
-    config_from,
-    db_option,
-    kb_option,
-    lexical_option,
-    model_options,
-    pipeline_options,
-    resolve_kb,
-    setting_option,
-    stderr_is_terminal,
-    warn,
-)
+from groove.cli.common import ProgressBar, command_options, config_from, resolve_kb, warn
 from groove.settings import LexicalMode
 
 
 @click.command("index")
-@kb_option
-@db_option
-@setting_option(settings.INDEX["force"])
-@model_options
-@setting_option(settings.INDEX["lexical"])
+@command_options(settings.INDEX)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary line.")
 @click.pass_context
 def index_cmd(
@@ -56,7 +41,7 @@ def index_cmd(
     embedder = index_embedder(
         kb, db_path=db_path, model=model, model_path=model_path, config=config
     )
-    bar = _ProgressBar(enabled=not quiet and stderr_is_terminal())
+    bar = ProgressBar("chunk", "embedding", enabled=not quiet)
     try:
         summary = build(
             kb,
@@ -83,37 +68,10 @@ def index_cmd(
         click.echo(summary.line())
 
 
-class _ProgressBar:
-    """A tqdm bar over chunks embedded, only on a terminal."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.bar: Any = None
-
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled or total == 0:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="chunk", desc="embedding", leave=False, ascii=True)
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 @click.command("search")
 @click.argument("query")
-@kb_option
-@db_option
-@model_options
-@setting_option(settings.SEARCH["limit"], show_default=True)
+@command_options(settings.SEARCH)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@setting_option(settings.SEARCH["reranker"])
-@pipeline_options
-@lexical_option
 @click.pass_context
 def search_cmd(
     ctx: click.Context,
@@ -125,11 +83,7 @@ def search_cmd(
     limit: int,
     fmt: str,
     reranker: str | None,
-    mmr: bool | None,
-    mmr_lambda: float | None,
-    mmr_same_doc_penalty: float | None,
-    parent_retriever: bool | None,
-    lexical: LexicalMode | None,
+    **pipeline: Any,  # --mmr ... --lexical, by the names build_options takes
 ) -> None:
     """Search the index with the hybrid pipeline and print the ranked hits."""
     from groove.engine.query import compile_query
@@ -140,9 +94,7 @@ def search_cmd(
 
     config = config_from(ctx)
     compiled = compile_query(query)  # reject a bad query before loading any model
-    options = build_options(
-        config.search, limit, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, lexical
-    )
+    options = build_options(config.search, limit, **pipeline)
     with open_engine(
         resolve_kb(kb_path, config),
         db_path=db_path,
@@ -174,7 +126,7 @@ def model_group() -> None:
 
 
 @model_group.command("prepare")
-@click.option("--force", is_flag=True, help="Rebuild the ONNX file even if it exists.")
+@command_options(settings.MODEL_PREPARE)
 def model_prepare_cmd(force: bool) -> None:
     """Convert the bundled all-MiniLM-L6-v2 weights to ONNX (once; cached)."""
     from groove.engine.embed import prepare_default_model

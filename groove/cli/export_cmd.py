@@ -6,12 +6,12 @@ from pathlib import Path
 
 import click
 
-from groove.cli.common import config_from, resolve_kb, setting_options, warn
+from groove.cli.common import command_options, config_from, resolve_kb, warn
 from groove.settings import EXPORT
 
 
 @click.command("export")
-@setting_options(EXPORT, "kb_path", "db_path", "to")
+@command_options(EXPORT)
 @click.pass_context
 def export_cmd(
     ctx: click.Context, kb_path: Path | None, db_path: Path | None, target: str | None

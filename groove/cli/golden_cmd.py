@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from groove.cli.common import config_from, kb_option, warn
+from groove.cli.common import command_options, config_from, resolve_kb, warn
+from groove.config import Config
+from groove.settings import GOLDEN_EXPORT_QRELS, GOLDEN_IMPORT
 
 
 @click.group("golden")
@@ -15,38 +17,7 @@ def golden_group() -> None:
 
 
 @golden_group.command("import")
-@click.option(
-    "--qrels",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="TREC qrels (qid 0 docid rel) or BEIR qrels TSV (query-id, corpus-id, score).",
-)
-@click.option(
-    "--queries",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help='BEIR queries.jsonl ({"_id", "text"}) or qid<TAB>text lines.',
-)
-@click.option(
-    "--path",
-    "path_template",
-    default="{docid}",
-    show_default=True,
-    help="KB-relative path of a document id, e.g. 'docs/{docid}.md'.",
-)
-@click.option(
-    "--min-relevance",
-    type=int,
-    default=1,
-    show_default=True,
-    help="Judgments below this are not relevant.",
-)
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Golden YAML to write (default: standard output).",
-)
+@command_options(GOLDEN_IMPORT)
 def import_cmd(
     qrels: Path, queries: Path, path_template: str, min_relevance: int, out: Path | None
 ) -> None:
@@ -70,25 +41,7 @@ def import_cmd(
 
 
 @golden_group.command("export-qrels")
-@kb_option
-@click.option(
-    "--golden",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Golden YAML (default: [eval].golden, else <kb>/.groove-eval.yml).",
-)
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="TREC qrels file to write (default: standard output).",
-)
-@click.option(
-    "--queries-out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Also write the queries as qid<TAB>text lines.",
-)
+@command_options(GOLDEN_EXPORT_QRELS)
 @click.pass_context
 def export_qrels_cmd(
     ctx: click.Context,
@@ -98,25 +51,32 @@ def export_qrels_cmd(
     queries_out: Path | None,
 ) -> None:
     """Write a golden set as TREC qrels (qid 0 docid 1; docid = path or path#heading)."""
-    from groove.engine.session import check_kb_path
-    from groove.errors import GoldenError
-    from groove.evaluation.settings import golden_path_for
     from groove.golden.qrels import qrels_lines, queries_lines, write_atomic
     from groove.golden.queries import load_golden
 
-    config = config_from(ctx)
-    if golden is None:
-        kb = kb_path if kb_path is not None else config.kb_path
-        if kb is None and config.eval.golden is None:
-            raise GoldenError("no golden file given", "pass --golden FILE or --kb-path KB")
-        golden = config.eval.golden or golden_path_for(config, check_kb_path(kb), None)
-    golden_set = load_golden(golden)
+    golden_set = load_golden(golden_file(config_from(ctx), kb_path, golden))
     if queries_out is not None:
         write_atomic(queries_out, queries_lines(golden_set))
     if out is None:
         click.echo(qrels_lines(golden_set), nl=False)
     else:
         write_atomic(out, qrels_lines(golden_set))
+
+
+def golden_file(config: Config, kb_path: Path | None, golden: Path | None) -> Path:
+    """--golden, else [eval].golden, else the KB's golden file (the golden commands' rule)."""
+    from groove.engine.session import check_kb_path
+    from groove.errors import GoldenError
+    from groove.evaluation.settings import golden_path_for
+
+    if golden is not None:
+        return golden
+    if config.eval.golden is not None:
+        return Path(config.eval.golden)
+    kb = resolve_kb(kb_path, config)
+    if kb is None:
+        raise GoldenError("no golden file given", "pass --golden FILE or --kb-path KB")
+    return golden_path_for(config, check_kb_path(kb), None)
 
 
 def register(cli: click.Group) -> None:

@@ -8,22 +8,13 @@ from typing import Any
 
 import click
 
-from groove.cli.common import config_from, setting_options, warn
-from groove.cli.golden_cmd import golden_group
-from groove.cli.retriever_flags import RETRIEVER_FLAGS
-from groove.settings import JUDGE, POOL, LexicalMode
+from groove.cli.common import command_options, config_from, warn
+from groove.cli.golden_cmd import golden_file, golden_group
+from groove.settings import GOLDEN_APPLY, GOLDEN_IMPORT_JUDGEMENTS, POOL, LexicalMode
 
 
 @golden_group.command("pool")
-@setting_options(POOL, "kb_path", "golden", "depth", "history", "runs", "current", "tune")
-@setting_options(POOL, *RETRIEVER_FLAGS)
-@setting_options(POOL, "model", "model_path", "limit", "lexical", "db_path")
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the candidates to this .csv or .jsonl file, to judge elsewhere.",
-)
+@command_options(POOL)
 @click.pass_context
 def pool_cmd(
     ctx: click.Context,
@@ -80,8 +71,7 @@ def pool_cmd(
 
 @golden_group.command("import-judgements")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@setting_options(POOL, "kb_path", "golden")
-@setting_options(JUDGE, "by")
+@command_options(GOLDEN_IMPORT_JUDGEMENTS)
 @click.pass_context
 def import_cmd(
     ctx: click.Context, file: Path, kb_path: Path | None, golden: Path | None, by: str | None
@@ -92,7 +82,7 @@ def import_cmd(
     from groove.judging.exchange import read_verdicts
 
     config = config_from(ctx)
-    golden_path = _golden(config, kb_path, golden)
+    golden_path = golden_file(config, kb_path, golden)
     imported = read_verdicts(file, load_golden(golden_path), judge_name(by, config.eval.judge))
     target = judgements_path(golden_path)
     saved = save_judgements(target, imported.judgements)
@@ -101,35 +91,19 @@ def import_cmd(
 
 
 @golden_group.command("apply")
-@setting_options(POOL, "kb_path", "golden")
-@click.option("--dry-run", is_flag=True, help="Say what would be added; change nothing.")
+@command_options(GOLDEN_APPLY)
 @click.pass_context
 def apply_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None, dry_run: bool) -> None:
     """Add the relevant judgements to `expected` in the golden YAML (comments kept)."""
     from groove.golden.judgements import judgements_path, load_judgements
     from groove.judging.apply import apply
 
-    golden_path = _golden(config_from(ctx), kb_path, golden)
+    golden_path = golden_file(config_from(ctx), kb_path, golden)
     result = apply(golden_path, load_judgements(judgements_path(golden_path)), dry_run=dry_run)
     for line in result.lines():
         click.echo(line)
     if result.written:
         warn("groove golden apply: the next eval notes that the golden set changed (no diff)")
-
-
-def _golden(config: Any, kb_path: Path | None, golden: Path | None) -> Path:
-    from groove.engine.session import check_kb_path
-    from groove.errors import GoldenError
-    from groove.evaluation.settings import golden_path_for
-
-    if golden is not None:
-        return golden
-    if config.eval.golden is not None:
-        return Path(config.eval.golden)
-    kb = kb_path if kb_path is not None else config.kb_path
-    if kb is None:
-        raise GoldenError("no golden file given", "pass --golden FILE or --kb-path KB")
-    return golden_path_for(config, check_kb_path(kb), None)
 
 
 def register(cli: click.Group) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from groove.cli.common import kb_option, setting_options, warn
-from groove.settings import NOTEBOOK_RUN
+from groove.cli.common import command_options, warn
+from groove.settings import NOTEBOOK_OPEN, NOTEBOOK_RUN
 
 NOTEBOOK_NAMES = ("eval-report", "tune-explorer")
 # The judging view is interactive: it opens in JupyterLab and has nothing to run headless.
@@ -35,23 +35,8 @@ def notebook_group() -> None:
 
 @notebook_group.command("run")
 @click.argument("name", required=False, type=click.Choice(NOTEBOOK_NAMES))
-@kb_option
+@command_options(NOTEBOOK_RUN)
 @parameter_option
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for <name>.ipynb (executed), <name>.html and result.json.",
-)
-@click.option(
-    "--notebook",
-    "notebook_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Run this notebook file instead of a bundled one.",
-)
-@setting_options(NOTEBOOK_RUN, "cell_timeout")
 @click.pass_context
 def run_cmd(
     ctx: click.Context,
@@ -88,21 +73,8 @@ def run_cmd(
 @notebook_group.command("open")
 @click.argument("name", type=click.Choice(OPEN_NAMES))
 @click.argument("lab_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LAB_OPTION...]")
-@kb_option
+@command_options(NOTEBOOK_OPEN)
 @parameter_option
-@click.option(
-    "--dir",
-    "folder",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Working folder for the copy (default: ./groove-notebooks).",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an earlier copy in the folder.")
-@click.option("--no-browser", is_flag=True, help="Start JupyterLab without opening a browser.")
-@click.option("--port", type=int, default=None, help="Port for JupyterLab.")
-@click.option(
-    "--no-start", is_flag=True, help="Write the copy and print the command; do not start."
-)
 @click.pass_context
 def open_cmd(
     ctx: click.Context,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from groove.cli.common import stderr_is_terminal
+from groove.cli import common
+from groove.settings import EVAL
 
 if TYPE_CHECKING:
     from groove.retrievers.spec import RetrieverSpec
@@ -39,18 +40,19 @@ def spec_from_flags(
     from groove.retrievers.spec import RetrieverOptions, field_map, parse_spec
 
     if retriever is None:
+        values = (
+            retriever_name,
+            retriever_headers or None,
+            retriever_timeout,
+            retriever_concurrency,
+            retriever_retries,
+            retriever_body,
+            retriever_hits,
+            retriever_fields or None,
+        )
         given = [
-            name
-            for name, value in (
-                ("--retriever-name", retriever_name),
-                ("--retriever-header", retriever_headers or None),
-                ("--retriever-timeout", retriever_timeout),
-                ("--retriever-concurrency", retriever_concurrency),
-                ("--retriever-retries", retriever_retries),
-                ("--retriever-body", retriever_body),
-                ("--retriever-hits", retriever_hits),
-                ("--retriever-field", retriever_fields or None),
-            )
+            EVAL[name].flag
+            for name, value in zip(RETRIEVER_FLAGS[1:], values, strict=True)
             if value is not None
         ]
         if given:
@@ -68,22 +70,8 @@ def spec_from_flags(
     return parse_spec(retriever, name=retriever_name, options=options)
 
 
-class ProgressBar:
-    """A tqdm bar over queries answered, on a terminal only (as ``groove index`` shows)."""
+class ProgressBar(common.ProgressBar):
+    """The bar over queries answered (the one ``groove index`` shows, counting queries)."""
 
     def __init__(self) -> None:
-        self.enabled = stderr_is_terminal()
-        self.bar: Any = None
-
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled or total == 0:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="query", desc="retrieving", leave=False, ascii=True)
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        super().__init__("query", "retrieving")

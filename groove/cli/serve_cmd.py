@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from groove.cli.common import (
-    config_from,
-    db_option,
-    kb_option,
-    lexical_option,
-    model_options,
-    pipeline_options,
-    resolve_kb,
-    setting_option,
-    warn,
-)
-from groove.settings import DEFAULT_LIMIT, SERVE, LexicalMode
+from groove.cli.common import command_options, config_from, resolve_kb, warn
+from groove.settings import DEFAULT_LIMIT, SERVE
 
 
 @click.command("serve")
-@kb_option
-@db_option
-@model_options
-@setting_option(SERVE["reranker"])
-@pipeline_options
-@lexical_option
-@setting_option(SERVE["host"], show_default=True)
-@setting_option(SERVE["port"], show_default=True)
-@setting_option(SERVE["threads"], show_default=True)
+@command_options(SERVE)
 @click.pass_context
 def serve_cmd(
     ctx: click.Context,
@@ -38,29 +21,18 @@ def serve_cmd(
     model: str | None,
     model_path: Path | None,
     reranker: str | None,
-    mmr: bool | None,
-    mmr_lambda: float | None,
-    mmr_same_doc_penalty: float | None,
-    parent_retriever: bool | None,
-    lexical: LexicalMode | None,
     host: str,
     port: int,
     threads: int | None,
+    **pipeline: Any,  # --mmr ... --lexical, by the names build_options takes
 ) -> None:
     """Serve the index at POST /search (JSON in, ranked hits out) until SIGINT or SIGTERM."""
     from groove.engine.search import build_options
     from groove.engine.serve import ServeSettings, serve
 
     config = config_from(ctx)
-    options = build_options(
-        config.search,
-        DEFAULT_LIMIT,
-        mmr,
-        mmr_lambda,
-        mmr_same_doc_penalty,
-        parent_retriever,
-        lexical,
-    )
+    # each request's limit (default DEFAULT_LIMIT) replaces this one, checked as a search's
+    options = build_options(config.search, DEFAULT_LIMIT, **pipeline)
     settings = ServeSettings(
         kb_path=resolve_kb(kb_path, config),
         options=options,
