@@ -27,6 +27,7 @@ from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
+from groove.history.change import direction
 from groove.history.history import history_path, load_history
 from groove.settings import (
     BASELINE,
@@ -365,7 +366,7 @@ def test_conditions_frame(tuned) -> None:  # type: ignore[no-untyped-def]
     analysis = tuned.analysis
     assert analysis is not None
     frame = tuned.conditions_frame()
-    assert frame.shape == (384, 17)
+    assert frame.shape == (384, 19)
     assert list(frame["condition"]) == list(range(384))
     default = frame[frame["default"]]
     assert list(default["condition"]) == [DEFAULT_CONDITION.index]
@@ -391,6 +392,16 @@ def test_conditions_frame(tuned) -> None:  # type: ignore[no-untyped-def]
     assert math.isclose(frame.loc[0, "ndcg@5_delta"], gains.mean(), abs_tol=1e-12)
     se = gains.std(ddof=1) / math.sqrt(len(gains))
     assert math.isclose(frame.loc[0, "ndcg@5_delta_se"], se, abs_tol=1e-12)
+    # improved / degraded: the effective queries condition 0 moved past the change rule's
+    # tolerance (groove.history.change.direction), and none for the default itself
+    assert frame.loc[0, "ndcg@5_improved"] == sum(direction(g) > 0 for g in gains)
+    assert frame.loc[0, "ndcg@5_degraded"] == sum(direction(g) < 0 for g in gains)
+    assert frame.loc[DEFAULT_CONDITION.index, ["ndcg@5_improved", "ndcg@5_degraded"]].tolist() == [
+        0,
+        0,
+    ]
+    moved = frame["ndcg@5_improved"] + frame["ndcg@5_degraded"]
+    assert moved.max() <= len(effective) and moved.max() > 0
 
 
 def test_table_and_folds_frames(tuned) -> None:  # type: ignore[no-untyped-def]
