@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 import groove
 from groove.cli import cli
+from groove.history.history import stored_runs
 from groove.notebooks import kernel as notebook_run
 from groove.notebooks import runner
 from groove.report.notebook import eval_report as eval_views
@@ -65,6 +66,13 @@ def _without_stamps(document: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------- run cells and views
 
 
+def _per_query(run: Any) -> Any:
+    """The eval report's per-query table as a DataFrame indexed by query id."""
+    import pandas as pd
+
+    return pd.DataFrame(eval_views.per_query_rows(run)).set_index("id")
+
+
 def test_eval_cell_writes_the_cli_json_plus_verdict_and_exit_code(
     kb: Path, golden_en: Path, tmp_path: Path
 ) -> None:
@@ -94,12 +102,12 @@ def test_eval_views_show_the_run(kb: Path, golden_en: Path, tmp_path: Path) -> N
     assert "sentence-transformers/all-MiniLM-L6-v2" in header
     assert f"{run.corpus.documents} docs / {run.corpus.chunks} chunks" in header
     assert f"golden {run.fingerprint.golden_hash[:12]}…" in header
-    frame = eval_views.aggregate_frame(run)
+    rows = eval_views.aggregate_rows(run)
     # the metrics the text and Markdown reports show (groove.history.change.shown_metrics)
-    assert list(frame["metric"]) == ["recall@1", "recall@5", "recall@10", "MRR", "nDCG@10"]
-    assert list(frame["shade"]) == [""] * 5  # first run: nothing to compare with
+    assert [r["metric"] for r in rows] == ["recall@1", "recall@5", "recall@10", "MRR", "nDCG@10"]
+    assert [r["shade"] for r in rows] == [""] * 5  # first run: nothing to compare with
     assert "first run: nothing to compare with" in eval_views.eval_notes(outcome).data
-    per_query = eval_views.per_query_frame(run)
+    per_query = _per_query(run)
     lowest_first = sorted(
         run.per_query, key=lambda q: (q.metrics.recall_at_k[10], q.metrics.ndcg_at_k[10])
     )  # no miss, no regression: ascending recall@10, golden order among equals
@@ -135,7 +143,7 @@ def test_regression_is_exit_1_with_misses_first(
     assert regression.message.endswith("because -p fail_on_regression true was set.")
     assert "recall@10" in regression.data["metrics"]
     assert set(written["previous"]) == {"id", "timestamp", "fingerprint", "aggregate"}
-    per_query = eval_views.per_query_frame(run)
+    per_query = _per_query(run)
     assert list(per_query.index[:2]) == ["restore-pitr", "restore-drill"]
     assert list(per_query["status"][:2]) == ["✗ miss", "✗ miss"]
     cells = eval_views.per_query_html_frame(run)
@@ -144,12 +152,11 @@ def test_regression_is_exit_1_with_misses_first(
     assert cells["query"][0].startswith("<span class='sentence'>")
     assert cells["expected"][0].startswith("<span class='prose'><span class='item'>✗ data/")
     assert per_query.loc["restore-pitr", "expected"].startswith("✗ data/restore.md")
-    shades = dict(zip(eval_views.aggregate_frame(run)["metric"],
-                      eval_views.aggregate_frame(run)["shade"], strict=True))  # fmt: skip
+    shades = {row["metric"]: row["shade"] for row in eval_views.aggregate_rows(run)}
     assert shades["recall@10"] == "down"
     notes = eval_views.eval_notes(outcome).data
     assert "corpus changed since last run (9 -&gt; 9 documents" in notes
-    assert len(eval_views.history_runs(run)) == 2
+    assert len(stored_runs(run.history_path, run.record)) == 2
 
 
 def test_refused_input_is_exit_2_and_the_views_stay_empty(kb: Path, tmp_path: Path) -> None:

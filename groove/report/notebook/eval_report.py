@@ -9,6 +9,7 @@ and call groove.report.plots.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +18,10 @@ from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
 from groove.explain.attribution import Attribution, misses_by_cause, summary_line
 from groove.golden.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
 from groove.history.change import arrow, metric_rows
+from groove.history.frames import largest_k, worst_first
+from groove.history.history import stored_runs
 from groove.labels import location_label
-from groove.metrics import Expected, RankedHit, is_hit
+from groove.metrics import Expected, RankedHit, best_ranks, is_hit
 from groove.report import judged, plots
 from groove.report.notebook import tables
 from groove.report.notebook.common import SHADES
@@ -99,13 +102,6 @@ def _interval(run: EvalRun, label: str) -> str:
     return f" {test.compact()}" if test is not None and test.moved else ""
 
 
-def aggregate_frame(run: EvalRun) -> pd.DataFrame:
-    """aggregate_rows as a DataFrame (for exploring in a live notebook)."""
-    import pandas as pd
-
-    return pd.DataFrame(aggregate_rows(run))
-
-
 def aggregate_table(outcome: Outcome[EvalRun]) -> Any:
     """The aggregate metrics with the diff arrows: green / red beyond the regression
     threshold, grey within it (noise) or unchanged."""
@@ -162,7 +158,7 @@ def history_comparison(outcome: Outcome[EvalRun], last: int = 5) -> Any:
     run = _run(outcome)
     if run is None:
         return None
-    chain = comparable_chain(history_runs(run), run.record, last)
+    chain = comparable_chain(stored_runs(run.history_path, run.record), run.record, last)
     if len(chain) < 2:
         return html_output(
             box(MUTED, "fewer than two comparable runs in the history: nothing to compare")
@@ -242,50 +238,45 @@ def expected_marks(hits: Sequence[RankedHit], expected: Sequence[Expected]) -> l
     ("✗ path"); found ones first, by rank, then the others in golden order."""
     found: list[tuple[int, str]] = []
     missing: list[str] = []
-    for e in expected:
-        ranks = [h.rank for h in hits if is_hit(e, h)]
+    for e, rank in zip(expected, best_ranks(expected, hits), strict=True):
         label = location_label(e.path, e.heading)
-        if ranks:
-            found.append((min(ranks), label))
-        else:
+        if rank is None:
             missing.append(f"✗ {label}")
+        else:
+            found.append((rank, label))
     return [f"✓ #{rank} {label}" for rank, label in sorted(found)] + missing
 
 
 def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
-    """One row per golden query: misses first, then regressions, then the rest by ascending
-    recall@max(k) (then nDCG@max(k), then golden order): the worst query is always near the
-    top. Columns: recall@max(k) now and before, RR, nDCG@max(k), how many expected answers
+    """The rows of the library's per-query frame worst first (groove.history.frames:
+    misses, then regressions, then ascending recall@max(k) and nDCG@max(k)), as the table
+    shows them: recall@max(k) now and before, RR, nDCG@max(k), how many expected answers
     were found, each expected answer marked found (with its rank) or not, the top 3 hits."""
-    k = max(run.fingerprint.k_values, default=10)
-    regressed = {q.id for q, _ in run.flagged_queries() if not q.is_miss}
+    k = largest_k(run)
+    frame = worst_first(run)
     rows = []
-    for q in run.per_query:
-        status = "✗ miss" if q.is_miss else "↓ regressed" if q.id in regressed else "ok"
-        marks = expected_marks(q.top_k, q.expected)
-        found = sum(1 for m in marks if m.startswith("✓"))
-        rows.append(
-            {
-                "id": q.id,
-                "status": status,
-                "query": q.query,
-                f"recall@{k}": q.metrics.recall_at_k.get(k, 0.0),
-                "previous": run.previous_recall(q.id),
-                "RR": q.metrics.reciprocal_rank,
-                f"nDCG@{k}": q.metrics.ndcg_at_k.get(k, 0.0),
-                "found": f"{found} of {len(q.expected)}",
-                "expected": "; ".join(marks) or "(none)",
-                "top hits": "; ".join(_top_hits(q.top_k, q.expected)) or "(no hits)",
-            }
-        )
+    for position, values in zip(frame.index, frame.to_dict("records"), strict=True):
+        q = run.per_query[position]
+        previous = values[f"recall@{k}_previous"]
+        status = "✗ miss" if values["miss"] else "↓ regressed" if values["regressed"] else "ok"
+        row = {
+            "id": q.id,
+            "status": status,
+            "query": q.query,
+            f"recall@{k}": values[f"recall@{k}"],
+            "previous": None if math.isnan(previous) else previous,
+            "RR": values["mrr"],
+            f"nDCG@{k}": values[f"ndcg@{k}"],
+            "found": f"{values['found']} of {values['answers']}",
+            "expected": "; ".join(expected_marks(q.top_k, q.expected)) or "(none)",
+            "top hits": "; ".join(_top_hits(q.top_k, q.expected)) or "(no hits)",
+        }
         if run.attribution is not None:
-            rows[-1]["cause"] = _causes(run.attribution.get(q.id, ()))
+            row["cause"] = _causes(run.attribution.get(q.id, ()))
         if run.judged is not None:
-            rows[-1][f"judged@{k}"] = judged.query_value(run, q.id)
-    order = {"✗ miss": 0, "↓ regressed": 1, "ok": 2}
-    recall, ndcg = f"recall@{k}", f"nDCG@{k}"
-    # stable sort: golden order kept among equals
-    return sorted(rows, key=lambda row: (order[row["status"]], row[recall], row[ndcg]))
+            row[f"judged@{k}"] = judged.query_value(run, q.id)
+        rows.append(row)
+    return rows
 
 
 def _causes(answers: Sequence[Attribution]) -> str:
@@ -361,14 +352,6 @@ def _whole(cell_html: str) -> str:
     return f"<span class='item'>{cell_html}</span>"
 
 
-def per_query_frame(run: EvalRun) -> pd.DataFrame:
-    """per_query_rows as a DataFrame indexed by query id (for exploring in a live notebook)."""
-    import pandas as pd
-
-    rows = per_query_rows(run)
-    return pd.DataFrame(rows).set_index("id") if rows else pd.DataFrame()
-
-
 def _cell(value: object) -> str:
     if value is None:
         return "—"
@@ -428,18 +411,13 @@ def per_query_table(outcome: Outcome[EvalRun]) -> Any:
     return tables.interactive(frame, numeric=numeric)
 
 
-def history_runs(run: EvalRun) -> tuple[Any, ...]:
-    """The stored runs, newest first; the current run alone when the history is off."""
-    from groove.history.history import load_history
-
-    if run.history_path is None:
-        return (run.record,)
-    return load_history(run.history_path).runs or (run.record,)
-
-
 def history_plot(outcome: Outcome[EvalRun]) -> Any:
     run = _run(outcome)
-    return None if run is None else image(plots.history_trend(history_runs(run)))
+    return (
+        None
+        if run is None
+        else image(plots.history_trend(stored_runs(run.history_path, run.record)))
+    )
 
 
 def findings(outcome: Outcome[EvalRun]) -> Any:
