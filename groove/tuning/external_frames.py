@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from groove.tuning.families import DEFAULT_COLUMN
-from groove.tuning.frames import condition_columns, long_table, metric_arrays, primary_gain
+from groove.tuning.frames import (
+    condition_columns,
+    fold_rows,
+    long_table,
+    metric_arrays,
+    primary_gain,
+)
 from groove.tuning.select import condition_means
 
 if TYPE_CHECKING:
@@ -69,22 +75,12 @@ def table_frame(result: ExternalTune) -> pd.DataFrame:
 def folds_frame(result: ExternalTune) -> pd.DataFrame:
     """One row per leave-one-query-out fold: the held-out query, the condition chosen
     without it and that condition's nDCG@5 gain over the baseline on it."""
-    import pandas as pd
-
-    columns = ["query", *FUSION_COLUMNS, "held_out_delta", "refit"]
-    loo = result.loo
-    if loo is None:
-        return pd.DataFrame(columns=columns)
-    rows = [
-        {
-            "query": result.queries[row].id,
-            **_fusion_row(chosen, result.grid.conditions[chosen]),
-            "held_out_delta": delta,
-            "refit": chosen == loo.refit,
-        }
-        for row, chosen, delta in zip(loo.rows, loo.folds, loo.held_out_diffs, strict=True)
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return fold_rows(
+        [q.id for q in result.queries],
+        result.loo,
+        FUSION_COLUMNS,
+        lambda chosen: _fusion_row(chosen, result.grid.conditions[chosen]),
+    )
 
 
 def diagnostics_frame(result: ExternalTune) -> pd.DataFrame:

@@ -8,8 +8,8 @@ its columns also when the grid did not run (then with no rows). Columns: docs/ap
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -140,24 +140,50 @@ def long_table(ids: Sequence[str], table: MetricTable | None) -> pd.DataFrame:
 def folds_frame(result: TuneResult) -> pd.DataFrame:
     """One row per leave-one-query-out fold: the held-out query, the condition chosen
     without it and that condition's nDCG@5 gain over the default on it."""
+    analysis = result.analysis
+    return fold_rows(
+        [q.id for q in result.queries],
+        None if analysis is None else analysis.loo,
+        GRID_COLUMNS,
+        lambda chosen: {"condition": chosen.index, **chosen.as_fusion_dict()},
+    )
+
+
+class Folds(Protocol):
+    """What fold_rows reads of a leave-one-query-out (groove's grid's or a family grid's)."""
+
+    @property
+    def rows(self) -> tuple[int, ...]: ...
+    @property
+    def refit(self) -> Any: ...
+    @property
+    def folds(self) -> Sequence[Any]: ...
+    @property
+    def held_out_diffs(self) -> tuple[float, ...]: ...
+
+
+def fold_rows(
+    ids: Sequence[str],
+    loo: Folds | None,
+    leading: Sequence[str],
+    describe: Callable[[Any], dict[str, object]],
+) -> pd.DataFrame:
+    """The folds frame of either grid: ``query`` (from ``ids``, by the fold's row), the
+    chosen condition's ``leading`` columns (``describe``), ``held_out_delta``, ``refit``."""
     import pandas as pd
 
-    columns = ["query", *GRID_COLUMNS, "held_out_delta", "refit"]
-    analysis = result.analysis
-    if analysis is None:
+    columns = ["query", *leading, "held_out_delta", "refit"]
+    if loo is None:
         return pd.DataFrame(columns=columns)
-    loo = analysis.loo
-    rows = []
-    for row, chosen, delta in zip(loo.rows, loo.folds, loo.held_out_diffs, strict=True):
-        rows.append(
-            {
-                "query": result.queries[row].id,
-                "condition": chosen.index,
-                **chosen.as_fusion_dict(),
-                "held_out_delta": delta,
-                "refit": chosen == loo.refit,
-            }
-        )
+    rows = [
+        {
+            "query": ids[row],
+            **describe(chosen),
+            "held_out_delta": delta,
+            "refit": chosen == loo.refit,
+        }
+        for row, chosen, delta in zip(loo.rows, loo.folds, loo.held_out_diffs, strict=True)
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 

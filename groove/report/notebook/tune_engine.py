@@ -15,8 +15,14 @@ from typing import Any
 
 from groove.report import plots
 from groove.report.notebook import tables
-from groove.report.notebook.html_parts import MUTED, OK, box, escape, facts, html_output, image
-from groove.report.notebook.tune_parts import folds_view, gates_checklist, loo_facts
+from groove.report.notebook.html_parts import MUTED, box, escape, facts, html_output, image
+from groove.report.notebook.tune_parts import (
+    adopt_box,
+    folds_view,
+    gates_checklist,
+    keep_box,
+    loo_facts,
+)
 from groove.tuning import external_frames
 from groove.tuning.external_result import ExternalTune
 from groove.tuning.families import DEFAULT_COLUMN
@@ -129,11 +135,6 @@ def verdict(result: ExternalTune) -> Any:
             )
         else:
             how = f"{escape(result.engine)} cannot fuse this way: {escape(result.not_expressible)}"
-        body = f"<b>Recommendation: {escape(decision.condition.label)}</b><br>{how}"
-        return html_output(box(OK, body))
-    reasons = "".join(f"<li>{escape(r)}</li>" for r in decision.reasons)
-    body = (
-        f"<b>Recommendation: keep the engine's fusion ({escape(result.grid.conditions[0].label)})"
-        f"</b><ul>{reasons}</ul>"
-    )
-    return html_output(box(MUTED, body))
+        return adopt_box(decision.condition.label, how)
+    baseline = escape(result.grid.conditions[0].label)
+    return keep_box(f"the engine's fusion ({baseline})", decision.reasons)

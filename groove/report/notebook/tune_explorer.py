@@ -19,9 +19,15 @@ from groove.report.notebook import tables, tune_engine
 from groove.report.notebook.common import headline as headline
 from groove.report.notebook.common import status as status
 from groove.report.notebook.common import table_scripts as table_scripts
-from groove.report.notebook.html_parts import MUTED, OK, box, escape, facts, html_output, image
+from groove.report.notebook.html_parts import escape, facts, image
 from groove.report.notebook.picker import condition_rows, picker_or_hint
-from groove.report.notebook.tune_parts import folds_view, gates_checklist, loo_facts
+from groove.report.notebook.tune_parts import (
+    adopt_box,
+    folds_view,
+    gates_checklist,
+    keep_box,
+    loo_facts,
+)
 from groove.tuning import frames
 from groove.tuning.external_result import ExternalTune
 from groove.tuning.grid import DEFAULT_CONDITION, Condition, toml_snippet
@@ -209,18 +215,16 @@ def verdict(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
         return None
     decision = got[1].verdict
     if decision.adopt and decision.condition is not None:
-        body = (
-            f"<b>Recommendation: {escape(decision.condition.label)}</b><br>Paste this into "
-            "groove.toml, then re-run <code>groove eval</code> with your reranker against the "
-            f"same run without it:<pre>{escape(toml_snippet(decision.condition))}</pre>"
+        how = (
+            "Paste this into groove.toml, then re-run <code>groove eval</code> with your "
+            "reranker against the same run without it:"
+            f"<pre>{escape(toml_snippet(decision.condition))}</pre>"
         )
-        return html_output(box(OK, body))
-    reasons = "".join(f"<li>{escape(r)}</li>" for r in decision.reasons)
-    body = (
-        f"<b>Recommendation: keep the built-in defaults ({escape(DEFAULT_CONDITION.label)})</b>"
-        f"<ul>{reasons}</ul>This is the normal outcome: RRF needs little tuning."
+        return adopt_box(decision.condition.label, how)
+    defaults = f"the built-in defaults ({escape(DEFAULT_CONDITION.label)})"
+    return keep_box(
+        defaults, decision.reasons, "This is the normal outcome: RRF needs little tuning."
     )
-    return html_output(box(MUTED, body))
 
 
 @_or_engine(tune_engine.conditions_table)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from groove.report import plots
-from groove.report.notebook.html_parts import BAD, OK, escape, facts, html_output
+from groove.report.notebook.html_parts import BAD, MUTED, OK, box, escape, facts, html_output
 from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, Gate, se_bound
 
 if TYPE_CHECKING:
@@ -62,3 +62,14 @@ def gates_checklist(gates: Sequence[Gate]) -> Any:
         for g in gates
     )
     return html_output(f"<ol>{items}</ol>")
+
+
+def adopt_box(label: str, how: str) -> Any:
+    """The recommendation to adopt the condition ``label``; ``how`` (HTML) says how."""
+    return html_output(box(OK, f"<b>Recommendation: {escape(label)}</b><br>{how}"))
+
+
+def keep_box(keep: str, reasons: Sequence[str], after: str = "") -> Any:
+    """The recommendation to keep ``keep`` (HTML), with the failed gates' reasons."""
+    items = "".join(f"<li>{escape(r)}</li>" for r in reasons)
+    return html_output(box(MUTED, f"<b>Recommendation: keep {keep}</b><ul>{items}</ul>{after}"))
