@@ -1,6 +1,6 @@
 """How fast the tune explorer's condition picker redraws at 1,000 queries x 384 conditions.
 
-The picker (groove.notebooks.views.ConditionPicker) redraws from the metric table in memory:
+The picker (groove.report.notebook.picker.ConditionPicker) redraws from the metric table in memory:
 one per-query ΔnDCG@5 figure and its PNG. This times, on a synthetic table of 1,000 queries
 (nDCG values on the grid of a real run: a few distinct values per query, most conditions
 tied), building the picker (the 384-row condition summary included), then each step of a
@@ -61,8 +61,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=12)
     args = parser.parse_args()
 
-    from groove.notebooks import views
     from groove.report import plots
+    from groove.report.notebook import picker as views
     from groove.tuning.grid import Condition
 
     result = synthetic_result(args.queries)

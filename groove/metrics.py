@@ -103,6 +103,11 @@ def is_hit(e: Expected, h: RankedHit) -> bool:
     return h.heading is not None and normalise_heading(e.heading) == normalise_heading(h.heading)
 
 
+def best_ranks(expected: Sequence[Expected], hits: Sequence[RankedHit]) -> tuple[int | None, ...]:
+    """Each expected answer's best rank among ``hits`` (None: no hit is it), in order."""
+    return tuple(min((h.rank for h in hits if is_hit(e, h)), default=None) for e in expected)
+
+
 def recall_at_k(expected: Sequence[Expected], top: Sequence[RankedHit], k: int) -> float:
     """``|{e in E : some h in T[:k] has hit(e, h)}| / |E|``; 0.0 if ``E`` or ``T`` is empty.
 

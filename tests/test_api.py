@@ -27,7 +27,10 @@ from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
+from groove.history.change import direction
+from groove.history.frames import worst_first
 from groove.history.history import history_path, load_history
+from groove.metrics import best_ranks
 from groove.settings import (
     EVAL,
     INDEX,
@@ -240,8 +243,16 @@ def test_per_query_frame_without_a_previous_run(kb: Path) -> None:
         *(f"{m}_previous" for m in METRICS),
         *(f"{m}_delta" for m in METRICS),
         "miss",
+        "regressed",
+        "answers",
+        "found",
     ]
     assert list(frame["id"]) == [q.id for q in run.per_query]
+    assert not frame["regressed"].any()  # nothing to have fallen from
+    assert list(frame["answers"]) == [len(q.expected) for q in run.per_query]
+    found = [sum(r is not None for r in best_ranks(q.expected, q.top_k)) for q in run.per_query]
+    assert list(frame["found"]) == found
+    assert list(frame.loc[frame["found"] == 0, "id"]) == [q.id for q in run.per_query if q.is_miss]
     first = run.per_query[0]
     assert frame.loc[0, "mrr"] == first.metrics.reciprocal_rank
     assert frame.loc[0, "recall@5"] == first.metrics.recall_at_k[5]
@@ -267,6 +278,17 @@ def test_frames_after_a_change_show_previous_values_and_deltas(kb: Path) -> None
         assert frame.loc[q.id, "recall@10_previous"] == before[q.id]
         assert frame.loc[q.id, "recall@10_delta"] == now - before[q.id]
     assert frame.loc["rollback-when", "recall@10_delta"] < 0
+    # regressed: recall@10 fell by more than the threshold (the change rule), never a rise
+    fell = frame["recall@10_delta"] < -second.threshold
+    assert frame["regressed"].tolist() == fell.tolist() and fell["rollback-when"]
+    # worst first: misses, then regressions, then ascending recall@10 and nDCG@10
+    worst = worst_first(second)
+    assert sorted(worst.index) == list(range(len(second.per_query)))  # golden positions
+    group = [
+        0 if m else 1 if r else 2 for m, r in zip(worst["miss"], worst["regressed"], strict=True)
+    ]
+    keys = list(zip(group, worst["recall@10"], worst["ndcg@10"], worst.index, strict=True))
+    assert keys == sorted(keys) and group[0] < 2
     aggregate = second.aggregate_frame().set_index("metric")
     assert aggregate.loc["mrr", "previous"] == first.record.aggregate.mrr
     assert aggregate.loc["mrr", "delta"] == second.record.aggregate.mrr - first.record.aggregate.mrr
@@ -327,7 +349,7 @@ def test_conditions_frame(tuned) -> None:  # type: ignore[no-untyped-def]
     analysis = tuned.analysis
     assert analysis is not None
     frame = tuned.conditions_frame()
-    assert frame.shape == (384, 17)
+    assert frame.shape == (384, 19)
     assert list(frame["condition"]) == list(range(384))
     default = frame[frame["default"]]
     assert list(default["condition"]) == [DEFAULT_CONDITION.index]
@@ -353,6 +375,16 @@ def test_conditions_frame(tuned) -> None:  # type: ignore[no-untyped-def]
     assert math.isclose(frame.loc[0, "ndcg@5_delta"], gains.mean(), abs_tol=1e-12)
     se = gains.std(ddof=1) / math.sqrt(len(gains))
     assert math.isclose(frame.loc[0, "ndcg@5_delta_se"], se, abs_tol=1e-12)
+    # improved / degraded: the effective queries condition 0 moved past the change rule's
+    # tolerance (groove.history.change.direction), and none for the default itself
+    assert frame.loc[0, "ndcg@5_improved"] == sum(direction(g) > 0 for g in gains)
+    assert frame.loc[0, "ndcg@5_degraded"] == sum(direction(g) < 0 for g in gains)
+    assert frame.loc[DEFAULT_CONDITION.index, ["ndcg@5_improved", "ndcg@5_degraded"]].tolist() == [
+        0,
+        0,
+    ]
+    moved = frame["ndcg@5_improved"] + frame["ndcg@5_degraded"]
+    assert moved.max() <= len(effective) and moved.max() > 0
 
 
 def test_table_and_folds_frames(tuned) -> None:  # type: ignore[no-untyped-def]

@@ -18,8 +18,8 @@ from groove.history.change import (
     shown_metrics,
 )
 from groove.metrics import AggregateMetrics
-from groove.notebooks import views
 from groove.report import eval_markdown, eval_text
+from groove.report.notebook import eval_report as views
 from groove.runs.corpus import CorpusSnapshot
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord

@@ -202,7 +202,7 @@ def test_holm_marks_use_each_runs_own_family() -> None:
 
 
 def test_the_notebook_comparison_table_puts_the_interval_in_one_cell() -> None:
-    from groove.notebooks.views import _comparison_table
+    from groove.report.notebook.eval_report import _comparison_table
 
     runs = [
         make_run("2026-01-01T00:00:00+00:00", BASE),

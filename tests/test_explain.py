@@ -320,7 +320,7 @@ def test_attribution_frame(kb: Path, golden: Path, real_embedder: Any) -> None:
 
 def test_notebook_views_show_the_causes(kb: Path, golden: Path, tmp_path: Path) -> None:
     from groove.notebooks import kernel as notebook_run
-    from groove.notebooks import views
+    from groove.report.notebook import eval_report as views
 
     outcome = notebook_run.eval_report(
         kb_path=kb, golden=golden, history=False, explain=True, result_path=tmp_path / "r.json"

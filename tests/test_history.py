@@ -16,6 +16,7 @@ from groove.history.history import (
     history_path,
     load_history,
     serialise,
+    stored_runs,
 )
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 from groove.runs.corpus import CorpusSnapshot
@@ -54,6 +55,20 @@ def make_record(stamp: str = "2026-01-01T00:00:00+00:00", recall: float = 0.5, *
 def test_absent_history_is_empty(tmp_path: Path) -> None:
     history = load_history(tmp_path / HISTORY_FILE_NAME)
     assert history.runs == () and history.newest is None and history.warnings == ()
+
+
+def test_stored_runs_are_the_history_or_the_current_run_alone(tmp_path: Path) -> None:
+    path = history_path(tmp_path)
+    current = make_record("2026-01-03T00:00:00+00:00")
+    assert stored_runs(None, current) == (current,)  # history off
+    assert stored_runs(path, current) == (current,)  # no file yet
+    older, newer = (
+        make_record("2026-01-01T00:00:00+00:00"),
+        make_record("2026-01-02T00:00:00+00:00"),
+    )
+    append_run(path, older, history_size=10)
+    append_run(path, newer, history_size=10)
+    assert stored_runs(path, current) == (newer, older)  # newest first, as stored
 
 
 def test_round_trip_keeps_every_field(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from groove.metrics import (
     QueryMetrics,
     RankedHit,
     aggregate,
+    best_ranks,
     is_hit,
     metrics_from_matches,
     ndcg_at_k,
@@ -92,6 +93,17 @@ def test_empty_heading_matches_blank_heading() -> None:
 
 
 # --- worked examples of §A.5 --------------------------------------------------------------
+
+
+def test_best_ranks_give_each_expected_answer_its_first_hit() -> None:
+    hits = [
+        RankedHit(1, "x.md", None, 0.9),
+        RankedHit(2, "a.md", "Other", 0.8),
+        RankedHit(3, "a.md", "Setup", 0.7),
+    ]
+    expected = [Expected("a.md", "setup"), Expected("a.md", None), Expected("b.md", None)]
+    assert best_ranks(expected, hits) == (3, 2, None)
+    assert best_ranks(expected, []) == (None, None, None)
 
 
 def test_worked_example_a_b_against_a_x_b() -> None:

@@ -19,9 +19,12 @@ from click.testing import CliRunner
 
 import groove
 from groove.cli import cli
+from groove.history.history import stored_runs
 from groove.notebooks import kernel as notebook_run
 from groove.notebooks import runner
-from groove.notebooks import views as notebook_views
+from groove.report.notebook import eval_report as eval_views
+from groove.report.notebook import picker as picker_views
+from groove.report.notebook import tune_explorer as tune_views
 from groove.tuning.export import load_tune
 
 pytestmark = pytest.mark.model
@@ -63,6 +66,13 @@ def _without_stamps(document: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------- run cells and views
 
 
+def _per_query(run: Any) -> Any:
+    """The eval report's per-query table as a DataFrame indexed by query id."""
+    import pandas as pd
+
+    return pd.DataFrame(eval_views.per_query_rows(run)).set_index("id")
+
+
 def test_eval_cell_writes_the_cli_json_plus_verdict_and_exit_code(
     kb: Path, golden_en: Path, tmp_path: Path
 ) -> None:
@@ -88,16 +98,16 @@ def test_eval_views_show_the_run(kb: Path, golden_en: Path, tmp_path: Path) -> N
     )
     run = outcome.value
     assert run is not None
-    header = notebook_views.eval_header(outcome).data
+    header = eval_views.eval_header(outcome).data
     assert "sentence-transformers/all-MiniLM-L6-v2" in header
     assert f"{run.corpus.documents} docs / {run.corpus.chunks} chunks" in header
     assert f"golden {run.fingerprint.golden_hash[:12]}…" in header
-    frame = notebook_views.aggregate_frame(run)
+    rows = eval_views.aggregate_rows(run)
     # the metrics the text and Markdown reports show (groove.history.change.shown_metrics)
-    assert list(frame["metric"]) == ["recall@1", "recall@5", "recall@10", "MRR", "nDCG@10"]
-    assert list(frame["shade"]) == [""] * 5  # first run: nothing to compare with
-    assert "first run: nothing to compare with" in notebook_views.eval_notes(outcome).data
-    per_query = notebook_views.per_query_frame(run)
+    assert [r["metric"] for r in rows] == ["recall@1", "recall@5", "recall@10", "MRR", "nDCG@10"]
+    assert [r["shade"] for r in rows] == [""] * 5  # first run: nothing to compare with
+    assert "first run: nothing to compare with" in eval_views.eval_notes(outcome).data
+    per_query = _per_query(run)
     lowest_first = sorted(
         run.per_query, key=lambda q: (q.metrics.recall_at_k[10], q.metrics.ndcg_at_k[10])
     )  # no miss, no regression: ascending recall@10, golden order among equals
@@ -109,8 +119,8 @@ def test_eval_views_show_the_run(kb: Path, golden_en: Path, tmp_path: Path) -> N
     assert per_query.loc["restore-pitr", "expected"] == f"✓ #{rank} {label}"
     assert per_query.loc["restore-pitr", "found"] == "1 of 1"
     assert f"✓ {label}" in per_query.loc["restore-pitr", "top hits"]
-    assert "no findings" in notebook_views.findings(outcome).data
-    assert notebook_views.history_plot(outcome).data[:4] == b"\x89PNG"
+    assert "no findings" in eval_views.findings(outcome).data
+    assert eval_views.history_plot(outcome).data[:4] == b"\x89PNG"
 
 
 def test_regression_is_exit_1_with_misses_first(
@@ -133,21 +143,20 @@ def test_regression_is_exit_1_with_misses_first(
     assert regression.message.endswith("because -p fail_on_regression true was set.")
     assert "recall@10" in regression.data["metrics"]
     assert set(written["previous"]) == {"id", "timestamp", "fingerprint", "aggregate"}
-    per_query = notebook_views.per_query_frame(run)
+    per_query = _per_query(run)
     assert list(per_query.index[:2]) == ["restore-pitr", "restore-drill"]
     assert list(per_query["status"][:2]) == ["✗ miss", "✗ miss"]
-    cells = notebook_views.per_query_html_frame(run)
+    cells = eval_views.per_query_html_frame(run)
     assert cells["status"][0] == "<span class='item'>✗ miss</span>"  # the mark never alone
     # a query and the expected answers keep a readable width beside ten other columns
     assert cells["query"][0].startswith("<span class='sentence'>")
     assert cells["expected"][0].startswith("<span class='prose'><span class='item'>✗ data/")
     assert per_query.loc["restore-pitr", "expected"].startswith("✗ data/restore.md")
-    shades = dict(zip(notebook_views.aggregate_frame(run)["metric"],
-                      notebook_views.aggregate_frame(run)["shade"], strict=True))  # fmt: skip
+    shades = {row["metric"]: row["shade"] for row in eval_views.aggregate_rows(run)}
     assert shades["recall@10"] == "down"
-    notes = notebook_views.eval_notes(outcome).data
+    notes = eval_views.eval_notes(outcome).data
     assert "corpus changed since last run (9 -&gt; 9 documents" in notes
-    assert len(notebook_views.history_runs(run)) == 2
+    assert len(stored_runs(run.history_path, run.record)) == 2
 
 
 def test_refused_input_is_exit_2_and_the_views_stay_empty(kb: Path, tmp_path: Path) -> None:
@@ -161,10 +170,10 @@ def test_refused_input_is_exit_2_and_the_views_stay_empty(kb: Path, tmp_path: Pa
         "error": f"no golden file at {missing}",
         "hint": "pass -p golden PATH or create <kb>/.groove-eval.yml",  # the runner's syntax
     }
-    assert f"no golden file at {missing}" in notebook_views.status(outcome).data
-    views = (notebook_views.eval_header, notebook_views.aggregate_table,
-             notebook_views.eval_notes, notebook_views.per_query_table,
-             notebook_views.history_plot, notebook_views.findings)  # fmt: skip
+    assert f"no golden file at {missing}" in eval_views.status(outcome).data
+    views = (eval_views.eval_header, eval_views.aggregate_table,
+             eval_views.eval_notes, eval_views.per_query_table,
+             eval_views.history_plot, eval_views.findings)  # fmt: skip
     assert [view(outcome) for view in views] == [None] * 6
 
 
@@ -210,9 +219,9 @@ def test_tune_cell_saves_a_loadable_result_and_the_picker_redraws(
     assert loaded.analysis.verdict == result.analysis.verdict
     kinds = [note.kind for note in outcome.notes]  # the run's notes; no progress lines
     assert "effective-queries" in kinds and "text" not in kinds
-    checklist = notebook_views.gates(outcome).data
+    checklist = tune_views.gates(outcome).data
     assert checklist.count("<li") == 5
-    picker = notebook_views.ConditionPicker(result, result.analysis)
+    picker = picker_views.ConditionPicker(result, result.analysis)
     refit = result.analysis.loo.refit
     assert picker.dropdown.value == refit.index
     assert len(picker.dropdown.options) == 384
@@ -234,9 +243,9 @@ def test_tune_cell_saves_a_loadable_result_and_the_picker_redraws(
     picker.picked_only.value = False
     picker.sort.value = "fold picks, most first"
     assert picker.shown[0] == max(picker.rows, key=lambda r: r["fold picks"])["index"]
-    assert repr(picker.widget) == notebook_views.PICKER_HINT  # no VBox(...) repr
+    assert repr(picker.widget) == picker_views.PICKER_HINT  # no VBox(...) repr
     bundle = picker.widget._repr_mimebundle_()
-    assert bundle["text/plain"] == notebook_views.PICKER_HINT
+    assert bundle["text/plain"] == picker_views.PICKER_HINT
     again = notebook_run.tune_explorer(tune_json=path, result_path=tmp_path / "again.json")
     assert again.source == f"loaded from {path}"
     assert again.value is not None and again.value.analysis is not None
@@ -321,7 +330,7 @@ def test_tune_explorer_notebook_on_japanese_kb_then_reloaded(
     widgets = [o for o in _outputs(report.notebook)
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]  # fmt: skip
     assert widgets == []  # headless: the picker's text form, no widget traffic
-    hint = notebook_views.HEADLESS_PICKER_HINT.split(" (")[0]
+    hint = picker_views.HEADLESS_PICKER_HINT.split(" (")[0]
     assert any(hint in o.get("data", {}).get("text/html", "") for o in _outputs(report.notebook))
     saved = load_tune(out / "result.json")
     assert saved.analysis is not None
@@ -399,8 +408,8 @@ def test_tune_without_effective_queries_is_exit_2_with_the_diagnostics(
     written = json.loads(path.read_text(encoding="utf-8"))
     assert (written["exit_code"], written["verdict"]) == (2, "error")
     assert written["diagnostics"][0]["fts_candidates"] == 0
-    assert "nowhere" in notebook_views.diagnostics_frame(outcome)["id"].tolist()
-    assert notebook_views.gates(outcome) is None
+    assert "nowhere" in tune_views.diagnostics_frame(outcome)["id"].tolist()
+    assert tune_views.gates(outcome) is None
 
 
 # ---------------------------------------------------------------- an engine's legs
@@ -544,5 +553,5 @@ def test_reports_of_a_large_golden_set_keep_every_image_bounded(kb: Path, tmp_pa
         assert "unpkg" not in page  # ...whose scripts are in the page: they work offline
         assert "VBox(" not in page
     tune_page = (tmp_path / "tune-explorer" / "tune-explorer.html").read_text(encoding="utf-8")
-    hint = notebook_views.HEADLESS_PICKER_HINT.split(" (")[0]
+    hint = picker_views.HEADLESS_PICKER_HINT.split(" (")[0]
     assert hint in tune_page  # the picker's one-line hint, not a blank widget box

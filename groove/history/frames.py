@@ -12,7 +12,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from groove.metrics import AggregateMetrics, QueryMetrics
+from groove.history.change import Change, classify
+from groove.metrics import AggregateMetrics, QueryMetrics, best_ranks
+from groove.settings import DEFAULT_LIMIT
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,10 +36,14 @@ def metric_values(metrics: AggregateMetrics | QueryMetrics) -> dict[str, float]:
 
 
 def per_query_frame(run: EvalRun) -> pd.DataFrame:
-    """One row per golden query, in golden order (see docs/api.md for the columns)."""
+    """One row per golden query, in golden order (see docs/api.md for the columns): its
+    metrics, the compared run's and the deltas; whether it is a miss, whether its
+    recall@max(k) fell beyond the regression threshold (``regressed``), how many expected
+    answers it has and how many of them are among its hits (``found``)."""
     import pandas as pd
 
     previous = _previous_by_id(run)
+    k_max = largest_k(run)
     rows = []
     for q in run.per_query:
         now = metric_values(q.metrics)
@@ -46,9 +52,31 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
         row.update({f"{m}_previous": before.get(m, NAN) for m in now})
         row.update({f"{m}_delta": v - before.get(m, NAN) for m, v in now.items()})
         row["miss"] = q.is_miss
+        fell = row.get(f"recall@{k_max}_delta", NAN)
+        row["regressed"] = not math.isnan(fell) and classify(fell, run.threshold) is Change.DOWN
+        row["answers"] = len(q.expected)
+        row["found"] = sum(rank is not None for rank in best_ranks(q.expected, q.top_k))
         rows.append(row)
-    columns = ["id", "query", *_triples(metric_values(run.record.aggregate)), "miss"]
-    return pd.DataFrame(rows, columns=columns)
+    columns = ["id", "query", *_triples(metric_values(run.record.aggregate))]
+    return pd.DataFrame(rows, columns=[*columns, "miss", "regressed", "answers", "found"])
+
+
+def worst_first(run: EvalRun) -> pd.DataFrame:
+    """per_query_frame with the worst queries on top: misses, then regressions, then the
+    rest by ascending recall@max(k), then nDCG@max(k); golden order among equals. The
+    index keeps each query's position in the golden file."""
+    frame = per_query_frame(run)
+    k_max = largest_k(run)
+    group = [0 if miss else 1 if fell else 2 for miss, fell in zip(
+        frame["miss"], frame["regressed"], strict=True
+    )]  # fmt: skip
+    keys = list(zip(group, frame[f"recall@{k_max}"], frame[f"ndcg@{k_max}"], strict=True))
+    return frame.iloc[sorted(range(len(frame)), key=keys.__getitem__)]  # stable: golden order
+
+
+def largest_k(run: EvalRun) -> int:
+    """The cut-off the per-query views judge a query by: the run's largest k."""
+    return max(run.fingerprint.k_values, default=DEFAULT_LIMIT)
 
 
 def aggregate_frame(run: EvalRun) -> pd.DataFrame:

@@ -127,6 +127,14 @@ def load_history(path: Path) -> History:
         return History(warnings=(corrupted,))
 
 
+def stored_runs(path: Path | None, current: RunRecord) -> tuple[RunRecord, ...]:
+    """The runs of the history at ``path``, newest first; ``current`` alone when the
+    history is off (``path`` None) or holds no run."""
+    if path is None:
+        return (current,)
+    return load_history(path).runs or (current,)
+
+
 def _parse(raw: bytes) -> tuple[tuple[RunRecord, ...], dict[str, str]]:
     data = json.loads(raw.decode("utf-8"))
     runs = data["runs"]

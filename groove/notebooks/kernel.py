@@ -3,7 +3,7 @@
 ``eval_report(...)`` and ``tune_explorer(...)`` are what the run cell of
 ``notebooks/eval_report.ipynb`` and ``notebooks/tune_explorer.ipynb`` calls. They write
 result.json (the contract groove.notebooks.runner reads its exit code from) and return an
-``Outcome`` for the views (groove.notebooks.views) to show. A GrooveError (no golden file,
+``Outcome`` for the views (groove.report.notebook) to show. A GrooveError (no golden file,
 no index, a parameter of the wrong type) becomes exit code 2 with its message and hint, so
 the notebook ends cleanly; anything else raises, and the runner reports exit code 3.
 """

@@ -1,7 +1,7 @@
 """What a notebook's run cell hands to its display cells.
 
-In a module of its own so that groove.notebooks.views, which only formats, does not import
-groove.notebooks.kernel, which runs eval and tune.
+In a module of its own so that the views (groove.report.notebook), which only format, do
+not import groove.notebooks.kernel, which runs eval and tune.
 """
 
 from __future__ import annotations

@@ -53,8 +53,8 @@ from groove.errors import (
     NotebookError,
 )
 from groove.notebooks import export
-from groove.notebooks.headless import HEADLESS_ENV
 from groove.notebooks.pending import PENDING_ENV, pending_path
+from groove.report.notebook.headless import HEADLESS_ENV
 from groove.settings import NOTEBOOK_RUN
 
 NOTEBOOKS = {

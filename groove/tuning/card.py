@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groove.cards import INFO, OK, WARN, Card
-from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
+from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN, se_bound
 from groove.tuning.grid import DEFAULT_CONDITION
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def tune_card(result: TuneResult) -> Card:
         (
             "held-out mean ΔnDCG@5",
             f"{loo.mean_delta:+.4f} (adopting needs > {ADOPT_MIN_MEAN_DELTA:.2f} and > "
-            f"{ADOPT_SE_MULTIPLIER:g} × SE = {ADOPT_SE_MULTIPLIER * loo.paired_se:.4f})",
+            f"{ADOPT_SE_MULTIPLIER:g} × SE = {se_bound(loo):.4f})",
         ),
         ("fold stability", f"{loo.stability:.2f} chose the refit (needs > {STABILITY_MIN:.2f})"),
         ("per query", f"{impact.improved} improved, {impact.degraded} degraded"),
@@ -94,7 +94,7 @@ def external_card(result: ExternalTune) -> Card:
         (
             "held-out mean ΔnDCG@5",
             f"{loo.mean_delta:+.4f} (adopting needs > {ADOPT_MIN_MEAN_DELTA:.2f} and > "
-            f"{ADOPT_SE_MULTIPLIER:g} × SE = {ADOPT_SE_MULTIPLIER * loo.paired_se:.4f})",
+            f"{ADOPT_SE_MULTIPLIER:g} × SE = {se_bound(loo):.4f})",
         ),
         ("fold stability", f"{loo.stability:.2f} chose the refit (needs > {STABILITY_MIN:.2f})"),
         ("per query", f"{impact.improved} improved, {impact.degraded} degraded"),

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from groove.tuning.families import DEFAULT_COLUMN
-from groove.tuning.frames import PRIMARY, condition_columns, metric_arrays, primary_gain
+from groove.tuning.frames import (
+    condition_columns,
+    fold_rows,
+    long_table,
+    metric_arrays,
+    primary_gain,
+)
 from groove.tuning.select import condition_means
 
 if TYPE_CHECKING:
@@ -55,52 +61,31 @@ def conditions_frame(result: ExternalTune) -> pd.DataFrame:
     rows = range(table.n_queries)
     for name, array in metric_arrays(table).items():
         frame[name] = condition_means(array, rows)  # over every query, as eval reports them
-    gain = primary_gain(table.primary, result.effective_rows, DEFAULT_COLUMN)
-    frame[f"{PRIMARY}_delta"], frame[f"{PRIMARY}_delta_se"] = gain
+    for name, column in primary_gain(table.primary, result.effective_rows, DEFAULT_COLUMN).items():
+        frame[name] = column
     frame["folds"] = np.bincount(np.asarray(loo.folds, dtype=np.intp), minlength=width)
     return frame[columns]
 
 
 def table_frame(result: ExternalTune) -> pd.DataFrame:
     """The metric table in long form: one row per query x condition x metric."""
-    import pandas as pd
-
-    columns = ["query", "condition", "metric", "value"]
-    if result.table is None:
-        return pd.DataFrame(columns=columns)
-    ids = np.array([q.id for q in result.queries], dtype=object)
-    width = result.grid.width
-    parts = [
-        pd.DataFrame(
-            {
-                "query": np.repeat(ids, width),
-                "condition": np.tile(np.arange(width), array.shape[0]),
-                "metric": name,
-                "value": array.reshape(-1),
-            },
-            columns=columns,
-        )
-        for name, array in metric_arrays(result.table).items()
-    ]
-    return pd.concat(parts, ignore_index=True)
+    return long_table([q.id for q in result.queries], result.table)
 
 
 def folds_frame(result: ExternalTune) -> pd.DataFrame:
     """One row per leave-one-query-out fold: the held-out query, the condition chosen
     without it and that condition's nDCG@5 gain over the baseline on it."""
+    return fold_rows(
+        [q.id for q in result.queries],
+        result.loo,
+        FUSION_COLUMNS,
+        lambda chosen: _fusion_row(chosen, result.grid.conditions[chosen]),
+    )
+
+
+def diagnostics_frame(result: ExternalTune) -> pd.DataFrame:
+    """The pre-flight, one row per usable query: what each leg returned, their overlap and
+    whether the query is ``effective`` (both legs hit: fusion can move it)."""
     import pandas as pd
 
-    columns = ["query", *FUSION_COLUMNS, "held_out_delta", "refit"]
-    loo = result.loo
-    if loo is None:
-        return pd.DataFrame(columns=columns)
-    rows = [
-        {
-            "query": result.queries[row].id,
-            **_fusion_row(chosen, result.grid.conditions[chosen]),
-            "held_out_delta": delta,
-            "refit": chosen == loo.refit,
-        }
-        for row, chosen, delta in zip(loo.rows, loo.folds, loo.held_out_diffs, strict=True)
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame([vars(d) for d in result.legs])

@@ -45,6 +45,11 @@ class HeldOut(Protocol):
     def stability(self) -> float: ...
 
 
+def se_bound(held_out: HeldOut) -> float:
+    """What the held-out mean delta must exceed besides the floor: 3 x its paired SE."""
+    return ADOPT_SE_MULTIPLIER * held_out.paired_se
+
+
 @dataclass(frozen=True)
 class Gate:
     """One gate: a readable name, whether it passed, and the sentence that says why."""

@@ -2,8 +2,8 @@
 
 ``groove notebook run`` sets ``HEADLESS_ENV`` in the kernel's environment; views that need
 a live front end (the condition picker) then show their text form instead of creating
-widgets nobody can draw or use. A module of its own, so the views do not import the
-runner (and, through it, the CLI and the engine).
+widgets nobody can draw or use. It sits beside the views, below the runner that imports
+it, so the views never import the runner (and, through it, the CLI and the engine).
 """
 
 from __future__ import annotations

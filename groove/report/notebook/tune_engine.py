@@ -1,19 +1,29 @@
 """The tune explorer's views of ``groove tune --retriever`` (an engine's legs re-fused).
 
-groove.notebooks.views hands a tune view over to the function of the same name here when
-the result is an ``ExternalTune``; the sections are the same (header, per-query
-pre-flight, leave-one-query-out summary and folds, held-out and stability plots, per-query
-impact, conditions, gates, verdict), read from the family grid, whose column 0 is the
-baseline (RRF k = 60 over the whole window). The seed's bm25 heat maps, rrf_k sweep and
-condition picker have no counterpart there: those sections say so in one line.
+groove.report.notebook.tune_explorer hands a tune view over to the function of the same
+name here when the result is an ``ExternalTune``; the sections are the same (header,
+per-query pre-flight, leave-one-query-out summary and folds, held-out and stability plots,
+per-query impact, conditions, gates, verdict), read from the family grid and its frames
+(groove.tuning.external_frames), whose column 0 is the baseline (RRF k = 60 over the whole
+window). The seed's bm25 heat maps, rrf_k sweep and condition picker have no counterpart
+there: those sections say so in one line.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from groove.notebooks.html_parts import BAD, MUTED, OK, box, escape, facts, html_output, image
 from groove.report import plots
+from groove.report.notebook import tables
+from groove.report.notebook.html_parts import MUTED, box, escape, facts, html_output, image
+from groove.report.notebook.tune_parts import (
+    adopt_box,
+    folds_view,
+    gates_checklist,
+    keep_box,
+    loo_facts,
+)
+from groove.tuning import external_frames
 from groove.tuning.external_result import ExternalTune
 from groove.tuning.families import DEFAULT_COLUMN
 
@@ -38,58 +48,28 @@ def tune_header(result: ExternalTune, source: str) -> Any:
 
 
 def diagnostics_frame(result: ExternalTune) -> Any:
-    import pandas as pd
-
-    return pd.DataFrame([vars(d) for d in result.legs])
+    return external_frames.diagnostics_frame(result)
 
 
 def folds_frame(result: ExternalTune) -> Any:
-    import pandas as pd
-
-    loo = result.labelled_loo()
-    if loo is None:
+    if result.loo is None:
         return None
-    rows = [
-        {
-            "held-out query": result.queries[row].id,
-            "fold's pick": pick.label,
-            "is the refit": pick == loo.refit,
-            "d_j (ΔnDCG@5)": d,
-        }
-        for row, pick, d in zip(loo.rows, loo.folds, loo.held_out_diffs, strict=True)
-    ]
-    return pd.DataFrame(rows)
+    folds = external_frames.folds_frame(result)
+    return folds_view(folds, folds["label"].tolist())
 
 
 def loo_summary(result: ExternalTune) -> Any:
-    from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER
-
     loo = result.labelled_loo()
-    if loo is None:
-        return None
-    sign, cal = loo.sign_test, result.calibrated
-    calibrated = (
+    return None if loo is None else loo_facts(loo, _calibrated(result))
+
+
+def _calibrated(result: ExternalTune) -> str:
+    cal = result.calibrated
+    if cal is None or cal.se != cal.se:
+        return "undefined (fewer than 2 effective queries)"
+    return (
         f"{cal.se:.4f} (±{100 * cal.relative_precision:.0f}%, {cal.replicates} resamples; "
         "information only, the gates use the paired SE)"
-        if cal is not None and cal.se == cal.se
-        else "undefined (fewer than 2 effective queries)"
-    )
-    return facts(
-        [
-            ("refit (all effective queries)", loo.refit.label),
-            ("mean held-out delta", f"{loo.mean_delta:+.4f} (floor {ADOPT_MIN_MEAN_DELTA:.2f})"),
-            (
-                "paired SE (SD / sqrt(N))",
-                f"{loo.paired_se:.4f}; 3 x SE = {ADOPT_SE_MULTIPLIER * loo.paired_se:.4f}",
-            ),
-            ("calibrated SE (bootstrap of selection + LOO)", calibrated),
-            (
-                "sign test",
-                f"{sign.improved} improved / {sign.degraded} degraded / {sign.tied} tied, "
-                f"two-sided p = {sign.p_value:.4f}",
-            ),
-            ("selection stability", f"{plots.stability_text(loo)} picked the refit"),
-        ]
     )
 
 
@@ -125,9 +105,7 @@ def not_swept(section: str) -> Any:
 
 
 def conditions_table(result: ExternalTune) -> Any:
-    from groove.notebooks import tables
-
-    frame = result.conditions_frame()
+    frame = external_frames.conditions_frame(result)
     if frame.empty:
         return None
     shown = frame[["label", "default", "refit", "ndcg@5", "ndcg@5_delta", "folds"]].rename(
@@ -139,14 +117,7 @@ def conditions_table(result: ExternalTune) -> Any:
 
 
 def gates(result: ExternalTune) -> Any:
-    if result.verdict is None:
-        return None
-    items = "".join(
-        f"<li style='color:{OK if g.passed else BAD}'>{'✔' if g.passed else '✖'} "
-        f"<b>{escape(g.name)}</b>: {escape(g.detail)}</li>"
-        for g in result.verdict.gates
-    )
-    return html_output(f"<ol>{items}</ol>")
+    return None if result.verdict is None else gates_checklist(result.verdict.gates)
 
 
 def verdict(result: ExternalTune) -> Any:
@@ -164,11 +135,6 @@ def verdict(result: ExternalTune) -> Any:
             )
         else:
             how = f"{escape(result.engine)} cannot fuse this way: {escape(result.not_expressible)}"
-        body = f"<b>Recommendation: {escape(decision.condition.label)}</b><br>{how}"
-        return html_output(box(OK, body))
-    reasons = "".join(f"<li>{escape(r)}</li>" for r in decision.reasons)
-    body = (
-        f"<b>Recommendation: keep the engine's fusion ({escape(result.grid.conditions[0].label)})"
-        f"</b><ul>{reasons}</ul>"
-    )
-    return html_output(box(MUTED, body))
+        return adopt_box(decision.condition.label, how)
+    baseline = escape(result.grid.conditions[0].label)
+    return keep_box(f"the engine's fusion ({baseline})", decision.reasons)
