@@ -420,9 +420,13 @@ def _timed_out(source: Path, executed: Path, seconds: int) -> _Failure:
         evalue = f"no result after {seconds} s"
         cell = {**running, "ename": "CellTimeoutError", "evalue": evalue}
     what = _cell_name(cell) if cell is not None else "a cell"
-    # as the face running the notebook names the setting (the CLI: --cell-timeout SECONDS)
-    hint = spell(f"raise it with {{give_cell_timeout:SECONDS}} (now {seconds}; 0: no limit)")
-    return _Failure(f"{what} timed out after {seconds} s", cell, hint=hint)
+    return _Failure(f"{what} timed out after {seconds} s", cell, hint=timeout_hint(seconds))
+
+
+def timeout_hint(seconds: int) -> str:
+    """How to give a cell more time, as the face running the notebook names the setting
+    (``groove notebook run``: ``--cell-timeout SECONDS``)."""
+    return spell(f"raise it with {{give_cell_timeout:SECONDS}} (now {seconds}; 0: no limit)")
 
 
 def _tail(log: IO[bytes], lines: int = 20) -> list[str]:
