@@ -32,10 +32,11 @@ def cranfield_copy(dataset: Path = DEFAULT_DATASET) -> tuple[Path, Path]:
 
 def indexed_cranfield(dataset: Path = DEFAULT_DATASET) -> tuple[Path, Path]:
     """(kb, golden) with the index built (incrementally: a no-op when already done)."""
+    from groove.cli.words import index_line
     from groove.engine.embed import load_embedder
     from groove.engine.index import build
 
     kb, golden = cranfield_copy(dataset)
     summary = build(kb, load_embedder())
-    print(f"# index: {summary.line()}")
+    print(f"# index: {index_line(summary)}")
     return kb, golden

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from _cranfield import DEFAULT_DATASET, indexed_cranfield
 
+from groove.cli.words import index_line
 from groove.engine.embed import Embedder, load_embedder
 from groove.engine.index import build
 from groove.engine.lexical import LexicalMode, compile_porter
@@ -148,7 +149,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.kb is not None:
         kb, golden = args.kb, args.golden or args.kb.parent / "golden.yml"
-        print(f"# index: {build(kb, load_embedder()).line()}")
+        print(f"# index: {index_line(build(kb, load_embedder()))}")
     else:
         kb, golden = indexed_cranfield(args.dataset)
     embedder = load_embedder()

@@ -27,6 +27,9 @@ flag (``--kb-path``), the API as a keyword (``kb_path=``), a notebook as a param
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal, Protocol
 
 EXIT_OK = 0
@@ -133,9 +136,27 @@ class _Fill(dict[str, Any]):
         return _speller[0].name(key, self.face)
 
 
-def spell(template: str, face: Face, *, kb_path: object = None) -> str:
-    """A template that names settings (as a GrooveError's message is) spelled for ``face``:
-    for a note the library words once and each face prints in its own words."""
+# The face a command runs under: text the library words while it runs (a note, the gate's
+# reason) names settings as this face does. The API is the default; the CLI and the
+# notebook kernel say which face they are (``speaking``).
+_speaking: ContextVar[Face] = ContextVar("groove_face", default="api")
+
+
+@contextmanager
+def speaking(face: Face) -> Iterator[None]:
+    """Within it (a ``with`` block or a decorated function), ``spell`` words for ``face``."""
+    token = _speaking.set(face)
+    try:
+        yield
+    finally:
+        _speaking.reset(token)
+
+
+def spell(template: str, face: Face | None = None, *, kb_path: object = None) -> str:
+    """A template that names settings (as a GrooveError's message is) spelled for ``face``
+    (default: the face speaking now): for a note the library words once and each face
+    prints in its own words."""
+    face = _speaking.get() if face is None else face
     return template.format_map(_Fill(None, face, None if kb_path is None else str(kb_path)))
 
 

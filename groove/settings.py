@@ -1113,6 +1113,9 @@ class _Spelling:
     def name(self, setting: str, face: errors.Face) -> str:
         if face == "cli":
             return _flag(setting)
+        key = _option_key(setting)
+        if key is not None and face in ("api", "notebook"):
+            return f'retriever_options["{key}"]'
         if face == "notebook":
             return f"parameter {setting}"
         if face == "serve":
@@ -1124,6 +1127,12 @@ class _Spelling:
         if face == "cli":  # a switch flag takes no value
             bare = off or setting in _SWITCHES
             return _flag(setting) + (f" {example}" if example and not bare else "")
+        key = _option_key(setting)
+        if key is not None and face in ("api", "notebook"):
+            value = _option_value(setting, example)
+            if face == "api":
+                return f'retriever_options={{"{key}": {value}}}'
+            return f"-p retriever_options '{{{key}: {value}}}'"
         value = "false" if off else example
         if face == "notebook":  # the runner's syntax always shows a value
             return f"-p {setting} {value or _placeholder(setting)}"
@@ -1153,6 +1162,54 @@ class _Spelling:
             f" {_flag('lexical')} {lexical}" if lexical else ""
         )
         return f"`groove index{kb}{extra}`"
+
+
+def _option_key(setting: str) -> str | None:
+    """``retriever_timeout`` -> ``timeout``: an option of an external retriever that the CLI
+    takes as a flag of its own and the API and the notebooks as a key of
+    ``retriever_options`` (groove.retrievers.spec.options_from_mapping)."""
+    declared = EVAL.get(setting) or TUNE.get(setting)
+    if declared is None or declared.surfaces != frozenset({"cli"}):
+        return None
+    key = setting.removeprefix("retriever_")
+    return key if key != setting else None
+
+
+def _option_value(setting: str, example: str) -> str:
+    """An example written as the command line takes it (``'Authorization: Bearer $T'``,
+    ``path=_source.path``, ``N``) as the value of a ``retriever_options`` key."""
+    import json
+    import shlex
+
+    kind = (EVAL.get(setting) or TUNE[setting]).kind
+    try:
+        words = shlex.split(example)
+    except ValueError:
+        words = [example]
+    if kind == "texts":
+        return json.dumps(words)
+    if kind == "text" and words:
+        return json.dumps(words[0])
+    return example
+
+
+def cli_flag(setting: str) -> str:
+    """The flag of ``setting``, for a groove command line (``command_line``)."""
+    return _flag(setting)
+
+
+def command_line(command: str, **values: Any) -> str:
+    """``groove COMMAND --flag VALUE ...`` with the flags as declared here (True: a switch).
+
+    For a hint that tells the user to run a groove command in a terminal whatever the face
+    they use, because the command has no API form (``groove export``, ``groove model
+    prepare``) or names the file it writes (``groove eval --format json``)."""
+    words = ["groove", command]
+    for name, value in values.items():
+        words.append(_flag(name))
+        if value is not True:
+            words.append(str(value))
+    return " ".join(words)
 
 
 def _placeholder(setting: str) -> str:

@@ -19,6 +19,7 @@ import yaml
 from click.testing import CliRunner, Result
 
 from groove.cli import cli
+from groove.cli.words import notebook_line
 from groove.errors import EXIT_NO_BASELINE
 from groove.history.history import HISTORY_FILE_NAME, load_history
 from groove.notebooks.pending import PENDING_FILE
@@ -490,7 +491,7 @@ def test_the_runner_exits_4_when_the_gate_cannot_be_applied(
     parameters = {"golden": str(golden_en), "fail_on_regression": True, "require_baseline": True}
     report = runner.run_notebook("eval-report", kb_path=kb, parameters=parameters, out_dir=out)
     assert (report.exit_code, report.result["verdict"]) == (4, "not-applied")
-    assert report.line == (
+    assert notebook_line(report) == (
         "eval-report: regression gate not applied (no previous run in the history) (exit 4) "
         f"-> {out / 'eval-report.html'}"
     )

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from conftest import copy_kb
 
+from groove.cli.words import index_line
 from groove.config import Config
 from groove.engine import index as index_mod
 from groove.engine.embed import HashingEmbedder
@@ -149,7 +150,7 @@ def test_first_build_indexes_every_listed_file(tmp_path: Path) -> None:
 def test_summary_line() -> None:
     summary = IndexSummary(Path("kb"), Path("db"), "m", 9, 2, 5, 1, 1, 1,
                            (SkippedFile("x.md", "r"),), 33, 7, 1.26)  # fmt: skip
-    assert summary.line() == (
+    assert index_line(summary) == (
         "indexed 2 file(s), 5 unchanged, 1 renamed, 1 metadata-only, 1 removed, 1 skipped; "
         "33 chunks (7 embedded) in 1.3s"
     )

@@ -30,51 +30,13 @@ EXEMPT: dict[tuple[str, str], str] = {
 # groove/settings.py declares every flag (Setting.flag): the one place they are written.
 DECLARATIONS = "settings.py"
 
-DEBT: dict[tuple[str, str], str] = {
-    # a command to run, written for the CLI (the API has no public form of it yet)
-    ("engine/embed.py", "--force"): "`groove model prepare --force` in a ModelError hint",
-    # a file kind named by the CLI command that writes it
-    ("stats/compare.py", "--format"): "`groove eval --format json` names a run file",
-    ("tuning/export.py", "--format"): "`groove tune --format json` names a tune file",
-    # external retrievers (being renamed on another branch): their CLI-only options, which
-    # the API takes as retriever_options keys; to spell via setting= like the rest
-    ("retrievers/spec.py", "--retriever"): "spec parse errors",
-    ("retrievers/spec.py", "--retriever-header"): "header hint",
-    ("retrievers/spec.py", "--retriever-body"): "body error",
-    ("retrievers/spec.py", "--retriever-field"): "field errors",
-    ("retrievers/http.py", "--retriever-timeout"): "timeout hint",
-    ("retrievers/http.py", "--retriever-body"): "body hint",
-    ("retrievers/http.py", "--retriever-retries"): "retries hint",
-    ("retrievers/command.py", "--retriever-timeout"): "timeout hint",
-    ("evaluation/external.py", "--retriever"): "corpus-drift note",
-    ("evaluation/external.py", "--kb-path"): "corpus-drift note and reason",
-    # options of one CLI command whose machinery lives outside groove/cli/
-    ("golden/qrels.py", "--path"): "groove golden import --path template error",
-    ("notebooks/runner.py", "--notebook"): "groove notebook run: missing notebook",
-    ("notebooks/runner.py", "--out"): "groove notebook run: unwritable --out",
-    ("notebooks/runner.py", "--cell-timeout"): "groove notebook run: cell timeout hint",
-    ("notebooks/lab.py", "--overwrite"): "groove notebook open: existing copy hint",
-    # ---- came with main's issue 18/20/22 work (merged into specs); each still to move
-    # `groove export` has no API form: the hint is the one command that writes the table
-    ("retrievers/backends/lance.py", "--kb-path"): "schema hint: groove export command",
-    ("retrievers/backends/lance.py", "--to"): "schema hint: groove export command",
-    ("retrievers/backends/postgres.py", "--kb-path"): "schema hint: groove export command",
-    ("retrievers/backends/postgres.py", "--to"): "schema hint: groove export command",
-    # the retrievers' CLI-only options again (the API takes retriever_options keys)
-    ("retrievers/backends/postgres.py", "--retriever-timeout"): "query timeout hint",
-    ("golden/hit_paths.py", "--retriever-field"): "hit-path finding's advice",
-    # tells a notebook user to rerun the same retriever on the command line
-    ("retrievers/command.py", "--retriever"): "retriever exited early hint",
-    # the gate's reason is data (GateStatus.reason, the note, the JSON report) that names
-    # the switch as the CLI spells it; per-face wording needs a reason kind the faces spell
-    ("evaluation/gate_status.py", "--no-history"): "gate not applied: history off",
-    ("evaluation/gate_status.py", "--no-diff"): "gate not applied: diff off",
-    # the CLI's text reports name where the rest of their rows are; to be passed in by the
-    # face as eval_markdown's `where` already is
-    ("report/cap.py", "--full"): "CLI_WHERE (eval text report)",
-    ("report/cap.py", "--format"): "CLI_WHERE (eval text report)",
-    ("report/tune_text.py", "--format"): "diagnostics rows left out of the text report",
-}
+# Library text that still holds CLI flags, each with where it belongs: none left. An error
+# names its setting (setting=, {setting} / {give}); text the library words while a face runs
+# it (a note, the gate's reason) is spelled for that face (groove.errors.spell / speaking);
+# a report takes ``where`` from its face; a groove command to run in a terminal (one with
+# no API form, or naming the file it writes) is built from the declared flags
+# (groove.settings.command_line).
+DEBT: dict[tuple[str, str], str] = {}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

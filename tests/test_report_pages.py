@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from groove.cli.words import notebook_line
 from groove.notebooks import runner
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
@@ -41,7 +42,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory, _built_indexes) -> dict[str,
         ("tune-explorer", {"golden": golden}),
     ):
         report = runner.run_notebook(name, kb_path=kb, parameters=parameters, out_dir=root / name)
-        assert report.exit_code == 0, report.line
+        assert report.exit_code == 0, notebook_line(report)
         assert report.html is not None
         out[name] = report.html
     return out

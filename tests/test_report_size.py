@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from groove.cli.words import EVAL_WHERE
 from groove.report import eval_markdown, eval_text, tune_text
-from groove.report.cap import CLI_WHERE, NOTEBOOK_WHERE, TOP_EXPLAINED, TOP_FLAGGED
+from groove.report.cap import ALL_ROWS, NOTEBOOK_WHERE, TOP_EXPLAINED, TOP_FLAGGED
 
 SUMMARY_BOUND = 64 * 1024  # bytes: summary.md is meant for a CI job summary page
 
@@ -56,8 +57,9 @@ def test_the_text_report_at_1000_queries_is_a_screenful_or_two(runs) -> None:  #
     for run in (first, second):
         text = eval_text.render(run)
         assert len(text.splitlines()) <= 150, len(text.splitlines())
-    text = eval_text.render(second)
-    assert text.count(CLI_WHERE) == 2  # flagged and explained both name where the rest is
+    text = eval_text.render(second, where=EVAL_WHERE)  # what `groove eval` prints
+    assert text.count(EVAL_WHERE) == 2  # flagged and explained both name where the rest is
+    assert eval_text.render(second).count(ALL_ROWS) == 2  # a face that names nothing
     everything = eval_text.render(second, full=True).splitlines()
     assert len(everything) > 3 * len(text.splitlines())  # what the cap saves
 

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from groove.cli import cli
+from groove.cli.words import notebook_line, summary_line
 from groove.errors import NotebookError
 from groove.notebooks import runner
 
@@ -217,20 +218,20 @@ def test_read_result_needs_a_known_exit_code(tmp_path: Path) -> None:
 def test_summary_lines() -> None:
     page = Path("out/eval-report.html")
     passed = {"exit_code": 0, "verdict": "passed"}
-    assert runner.summary_line("eval-report", passed, page) == (
+    assert summary_line("eval-report", passed, page) == (
         "eval-report: passed (exit 0) -> out/eval-report.html"
     )
     regression = {"exit_code": 1, "verdict": "regression"}
-    assert runner.summary_line("eval-report", regression, page) == (
+    assert summary_line("eval-report", regression, page) == (
         "eval-report: regression detected (exit 1) -> out/eval-report.html"
     )
     keep = {"exit_code": 0, "verdict": {"decision": "keep_default", "reasons": []}}
-    assert runner.summary_line("tune-explorer", keep, page) == (
+    assert summary_line("tune-explorer", keep, page) == (
         "tune-explorer: tune recommends keeping the built-in defaults (exit 0) -> "
         "out/eval-report.html"
     )
     refused = {"exit_code": 2, "error": "no golden file at x", "hint": "pass --golden"}
-    assert runner.summary_line("eval-report", refused, page) == (
+    assert summary_line("eval-report", refused, page) == (
         "groove notebook: eval-report: no golden file at x; hint: pass --golden "
         "(see out/eval-report.html)"
     )
@@ -290,7 +291,7 @@ def test_a_raising_cell_exits_3_naming_the_cell(tmp_path: Path) -> None:
     }
     on_disk = json.loads(report.result_path.read_text(encoding="utf-8"))
     assert on_disk == report.result
-    assert report.line == (
+    assert notebook_line(report) == (
         "groove notebook: boom: cell 2 (In [4]) `raise ValueError('boom')` raised "
         f"ValueError: boom (see {tmp_path / 'out' / 'boom.html'})"
     )

@@ -248,3 +248,18 @@ def test_the_adopt_verdict_ends_with_the_reference_line_and_a_flush_left_snippet
         "bm25_context_weight = 1.0\n"
         "bm25_content_weight = 1.0\n"
     )
+
+
+def test_the_text_report_says_where_the_left_out_diagnostics_are_as_its_face_words_it() -> None:
+    from groove.cli.words import TUNE_WHERE
+    from groove.report import tune_text
+
+    result = _result(n=tune_text.DIAGNOSTIC_ROWS + 5)
+    on_cli = tune_text.render(result, where=TUNE_WHERE).splitlines()
+    assert on_cli[-2] == (
+        "  … and 5 more queries (0 of them not effective): every row is under `diagnostics` "
+        "in `groove tune --format json` and in the tune-explorer notebook"
+    )
+    neutral = tune_text.render(result).splitlines()  # the notebook's and the library's words
+    assert neutral[-2].endswith(f"every row is {tune_text.DIAGNOSTICS_WHERE}")
+    assert "--format" not in tune_text.DIAGNOSTICS_WHERE

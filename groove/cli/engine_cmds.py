@@ -32,6 +32,7 @@ def index_cmd(
     Only new and changed files are embedded; renamed files keep their embeddings and
     deleted files leave the index. Prints one summary line at the end.
     """
+    from groove.cli.words import index_line
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
 
@@ -65,7 +66,7 @@ def index_cmd(
     for message in summary.notes_for("cli"):
         warn(f"groove index: note: {message}")
     if not quiet:
-        click.echo(summary.line())
+        click.echo(index_line(summary))
 
 
 @click.command("search")

@@ -10,6 +10,7 @@ import click
 
 from groove.cli.common import config_from, setting_options, use_color, warn
 from groove.cli.retriever_flags import RETRIEVER_FLAGS
+from groove.cli.words import EVAL_WHERE
 from groove.settings import EVAL, LexicalMode
 
 
@@ -115,9 +116,9 @@ def eval_cmd(
     if fmt == "json":
         report = eval_json.render(result)
     elif fmt == "markdown":
-        report = eval_markdown.render(result, full=full)
+        report = eval_markdown.render(result, full=full, where=EVAL_WHERE)
     else:
-        report = eval_text.render(result, color=use_color(no_color), full=full)
+        report = eval_text.render(result, color=use_color(no_color), full=full, where=EVAL_WHERE)
     for note in result.notes:
         warn(cli_line("eval", note))
     click.echo(report, nl=False)

@@ -48,6 +48,7 @@ def run_cmd(
     cell_timeout: int | None,
 ) -> None:
     """Execute NAME; exit 0 passed, 1 regression, 2 bad input, 3 the notebook failed."""
+    from groove.cli.words import notebook_line
     from groove.errors import NotebookError
     from groove.notebooks import runner
 
@@ -63,10 +64,11 @@ def run_cmd(
         config=Path(config_path) if config_path else None,
         cell_timeout=cell_timeout,
     )
+    line = notebook_line(report)
     if report.ok:
-        click.echo(report.line)
+        click.echo(line)
     else:
-        warn(report.line)  # a failure is a diagnostic: stderr, in ASCII
+        warn(line)  # a failure is a diagnostic: stderr, in ASCII
     ctx.exit(report.exit_code)
 
 

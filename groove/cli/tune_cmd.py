@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from groove.cli.common import config_from, setting_options, use_color, warn
+from groove.cli.words import TUNE_WHERE
 from groove.settings import TUNE, LexicalMode
 
 
@@ -84,7 +85,8 @@ def tune_cmd(
     if fmt == "json":
         click.echo(tune_json.render(result), nl=False)
     else:
-        click.echo(tune_text.render(result, color=use_color(no_color)), nl=False)
+        text = tune_text.render(result, color=use_color(no_color), where=TUNE_WHERE)
+        click.echo(text, nl=False)
 
 
 def _tune_retriever(

@@ -51,7 +51,8 @@ def index_card(summary: IndexSummary) -> Card:
     return Card(
         "IndexSummary",
         f"groove index of {summary.kb_path}",
-        summary.line(),
+        f"indexed {summary.indexed} file(s), {summary.unchanged} unchanged, "
+        f"{summary.removed} removed, {len(summary.skipped)} skipped",
         level if rows else INFO,
         tuple(rows),
         (("summary.skipped", "files left out and why"), ("summary.warnings", "what to check")),

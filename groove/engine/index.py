@@ -113,16 +113,6 @@ class IndexSummary(Introduces):
 
         return index_card(self)
 
-    def line(self) -> str:
-        """The one-line summary ``groove index`` prints."""
-        return (
-            f"indexed {self.indexed} file(s), {self.unchanged} unchanged, "
-            f"{self.renamed} renamed, {self.metadata_only} metadata-only, "
-            f"{self.removed} removed, {len(self.skipped)} skipped; "
-            f"{self.chunks_total} chunks ({self.chunks_embedded} embedded) "
-            f"in {self.seconds:.1f}s"
-        )
-
 
 @dataclass(frozen=True)
 class _Pending:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from groove.errors import IndexMissingError
+from groove.errors import IndexMissingError, literal, spell
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
@@ -31,10 +31,12 @@ from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord
 
 NOTE_INDEX_CHECKS = "retriever-index-checks-unavailable"
+# templates (groove.errors.spell): the settings as the face running the eval names them
 NOT_AVAILABLE = (
-    "corpus drift and the golden-leak check are not available with --retriever ({why}); "
-    "pass --kb-path with an indexed copy of the same documents"
+    "corpus drift and the golden-leak check are not available with {retriever} ({why}); "
+    "pass {give_kb_path:} with an indexed copy of the same documents"
 )
+NO_KB_PATH = "no {kb_path}"
 
 
 def run_external(
@@ -58,7 +60,8 @@ def run_external(
     findings += duplicate_id_findings(golden.queries)
     findings += hit_path_findings(tops, golden_paths, indexed)
     if why is not None:
-        notes.append(Note(NOTE_INDEX_CHECKS, NOT_AVAILABLE.format(why=why), data={"why": why}))
+        text = spell(NOT_AVAILABLE.replace("{why}", literal(why)))
+        notes.append(Note(NOTE_INDEX_CHECKS, text, data={"why": why}))
     per_query = score(golden, tops, settings.k_values, [None] * len(tops))
     record = RunRecord(
         timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
@@ -96,7 +99,7 @@ def _index_checks(
     from groove.store.ranks import indexed_paths
 
     if settings.kb_path is None:
-        return None, (), None, "no --kb-path"
+        return None, (), None, spell(NO_KB_PATH)
     db = settings.db_path or default_db_path(settings.kb_path)
     try:
         conn = open_existing(db, settings.kb_path)

@@ -12,13 +12,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from groove.errors import spell
+
 if TYPE_CHECKING:
     from groove.evaluation.result import EvalRun
 
 NOTE_GATE_NOT_APPLIED = "gate-not-applied"
 
-REASON_NO_HISTORY = "--no-history: no history was read, so there is nothing to compare with"
-REASON_NO_DIFF = "--no-diff: the comparison was switched off"
+# The reasons that name a setting, as templates (groove.errors.spell): the CLI says
+# "--no-history: ...", the API "history=False: ...", a notebook "-p history false: ...".
+REASON_NO_HISTORY = "{give_history:}: no history was read, so there is nothing to compare with"
+REASON_NO_DIFF = "{give_diff:}: the comparison was switched off"
+
+
+def setting_reason(template: str) -> str:
+    """A reason above, worded for the face running the eval."""
+    return spell(template)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from groove.evaluation.gate_status import (
     REASON_NO_DIFF,
     REASON_NO_HISTORY,
     GateStatus,
+    setting_reason,
 )
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
@@ -138,9 +139,9 @@ def _status(
 ) -> GateStatus:
     reason = None
     if not settings.history:
-        reason = REASON_NO_HISTORY
+        reason = setting_reason(REASON_NO_HISTORY)
     elif not settings.diff:
-        reason = REASON_NO_DIFF
+        reason = setting_reason(REASON_NO_DIFF)
     elif base is None or gate is None:
         reason = no_baseline
     else:

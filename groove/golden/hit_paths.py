@@ -23,6 +23,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from groove.errors import spell
 from groove.metrics import RankedHit
 
 CHECK_HIT_PATHS = "retriever-paths-implausible"
@@ -146,7 +147,8 @@ def _hint(pattern: str, prefix: str, sample: str, against: str) -> str:
         return f"the paths are rooted above the KB folder: strip {prefix!r} (e.g. {sample})"
     if pattern == "case":
         return f"the paths differ in case only: keep the file names' case (e.g. {sample})"
-    return f"{relative}; check the path field (--retriever-field path=...)"
+    field = spell("{give_retriever_fields:path=...}")  # as the face running the eval says it
+    return f"{relative}; check the path field ({field})"
 
 
 def hit_path_warning_text(findings: Sequence[HitPathFinding]) -> str:

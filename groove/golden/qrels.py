@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from groove.errors import GoldenError, GrooveError
+from groove.errors import GoldenError, GrooveError, literal
 from groove.golden.queries import GoldenSet
 
 _ESCAPE = re.compile(r"[%#\s]")
@@ -121,9 +121,10 @@ def golden_from_qrels(
     import yaml
 
     if "{docid}" not in path_template:
-        raise GoldenError(
-            f"--path {path_template!r} does not contain {{docid}}",
-            "write it like --path 'docs/{docid}.md'",
+        raise GoldenError(  # a template: the option as `groove golden import` names it
+            f"{{setting}} {literal(repr(path_template))} does not contain {{{{docid}}}}",
+            "write it like {give:'docs/{{docid}}.md'}",
+            setting="path",
         )
     entries = []
     for qid, judged in qrels.items():

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
-from groove.errors import EXIT_NO_BASELINE, ConfigError, GrooveError
+from groove.errors import EXIT_NO_BASELINE, ConfigError, GrooveError, speaking
 from groove.notebooks.outcome import Outcome
 from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
@@ -39,6 +39,7 @@ NOTE_REGRESSION = "regression"
 # ---------------------------------------------------------------- run cells
 
 
+@speaking("notebook")  # what the library words names settings as parameters (-p history)
 def eval_report(
     *,
     kb_path: Any = None,
@@ -152,6 +153,7 @@ def eval_report(
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
+@speaking("notebook")
 def tune_explorer(
     *,
     kb_path: Any = None,

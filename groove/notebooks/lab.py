@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from groove.atomic import write_file
-from groove.errors import NotebookError
+from groove.errors import NotebookError, literal
 from groove.install import install_command
 from groove.notebooks import export, runner
 
@@ -92,8 +92,9 @@ def write_copy(
     target = folder / source.name
     if target.exists() and not overwrite:
         raise NotebookError(
-            f"{target} exists (an earlier copy, maybe with your edits)",
-            f"open it with `jupyter lab {target}`, or pass --overwrite to start afresh",
+            literal(f"{target} exists (an earlier copy, maybe with your edits)"),
+            literal(f"open it with `jupyter lab {target}`, ") + "or pass {setting} to start afresh",
+            setting="overwrite",
         )
     try:
         folder.mkdir(parents=True, exist_ok=True)

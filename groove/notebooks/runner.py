@@ -51,6 +51,8 @@ from groove.errors import (
     EXIT_REGRESSION,
     GrooveError,
     NotebookError,
+    literal,
+    spell,
 )
 from groove.notebooks import export
 from groove.notebooks.pending import PENDING_ENV, pending_path
@@ -227,11 +229,10 @@ def _quiet_logs() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class RunReport:
-    """What one runner call produced; ``line`` is the one line to print."""
+    """What one runner call produced (the CLI words it: groove.cli.words.notebook_line)."""
 
     name: str
     exit_code: int
-    line: str
     notebook: Path
     html: Path | None
     result_path: Path
@@ -261,7 +262,10 @@ def resolve_notebook(name: str | None, notebook: Path | None) -> tuple[str, Path
         raise NotebookError(f"unknown notebook {name!r}; choose one of {', '.join(NOTEBOOKS)}")
     path = notebook_dir() / NOTEBOOKS[name]
     if not path.is_file():
-        raise NotebookError(f"notebook {name} is missing at {path}; pass --notebook PATH")
+        raise NotebookError(
+            literal(f"notebook {name} is missing at {path}; ") + "pass {give:PATH}",
+            setting="notebook",
+        )
     return name, path
 
 
@@ -273,7 +277,10 @@ def prepare_out(out_dir: Path) -> Path:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        raise NotebookError(f"cannot write to --out {out_dir}: {exc.strerror or exc}") from exc
+        raise NotebookError(
+            "cannot write to {setting} " + literal(f"{out_dir}: {exc.strerror or exc}"),
+            setting="out",
+        ) from exc
     return out_dir
 
 
@@ -339,7 +346,6 @@ def run_notebook(
     return RunReport(
         name=label,
         exit_code=int(document["exit_code"]),
-        line=summary_line(label, document, html if html_made else executed),
         notebook=executed,
         html=html if html_made else None,
         result_path=result_path,
@@ -414,8 +420,13 @@ def _timed_out(source: Path, executed: Path, seconds: int) -> _Failure:
         evalue = f"no result after {seconds} s"
         cell = {**running, "ename": "CellTimeoutError", "evalue": evalue}
     what = _cell_name(cell) if cell is not None else "a cell"
-    hint = f"raise it with --cell-timeout SECONDS (now {seconds}; 0: no limit)"
-    return _Failure(f"{what} timed out after {seconds} s", cell, hint=hint)
+    return _Failure(f"{what} timed out after {seconds} s", cell, hint=timeout_hint(seconds))
+
+
+def timeout_hint(seconds: int) -> str:
+    """How to give a cell more time, as the face running the notebook names the setting
+    (``groove notebook run``: ``--cell-timeout SECONDS``)."""
+    return spell(f"raise it with {{give_cell_timeout:SECONDS}} (now {seconds}; 0: no limit)")
 
 
 def _tail(log: IO[bytes], lines: int = 20) -> list[str]:
@@ -587,37 +598,6 @@ def widgets_as_text(notebook: Any) -> Any:
             if WIDGET_VIEW in data and "text/plain" in data:
                 del data[WIDGET_VIEW]
     return page
-
-
-def summary_line(name: str, document: Mapping[str, Any], page: Path) -> str:
-    """One line: what happened and where to look."""
-    code = document["exit_code"]
-    if code in (EXIT_BAD_INPUT, EXIT_NOTEBOOK_FAILED):
-        hint = f"; hint: {document['hint']}" if document.get("hint") else ""
-        return f"groove notebook: {name}: {document.get('error', 'failed')}{hint} (see {page})"
-    return f"{name}: {_outcome_words(document)} (exit {code}) -> {page}"
-
-
-def _outcome_words(document: Mapping[str, Any]) -> str:
-    if document["exit_code"] == EXIT_REGRESSION:
-        return "regression detected"
-    if document["exit_code"] == EXIT_NO_BASELINE:
-        gate = document.get("gate")
-        reason = gate.get("reason") if isinstance(gate, Mapping) else None
-        return f"regression gate not applied ({reason})" if reason else "gate not applied"
-    decision = document.get("decision")
-    if not isinstance(decision, Mapping):  # written before tune's decision had its own key
-        decision = document.get("verdict")
-    if isinstance(decision, Mapping):  # tune: {"decision": "adopt" | "keep_default", ...}
-        engine = document.get("engine")  # tune --retriever: an engine's fusion
-        if decision.get("decision") == "adopt":
-            return f"tune recommends a fusion change for {engine}" if engine else (
-                "tune recommends a [search.fusion] change"
-            )  # fmt: skip
-        return "tune recommends keeping the engine's fusion" if engine else (
-            "tune recommends keeping the built-in defaults"
-        )  # fmt: skip
-    return "passed"
 
 
 # ---------------------------------------------------------------- result.json

@@ -4,7 +4,9 @@ counts the rest and says where they all are.
 A golden set of a thousand queries made ``--explain`` print 5,513 lines and summary.md
 (meant for a CI job summary) weigh 306 KB. The text and Markdown reports now list the
 :data:`TOP_FLAGGED` worst regressions and misses and the first :data:`TOP_EXPLAINED`
-explained queries; ``--full`` lists everything, as ``--format json`` always does.
+explained queries; ``full`` lists everything, as the JSON report always does. Each
+face says where its reader finds every row (``where``): the CLI names its own flags
+(groove/cli/words.py), the notebook its files.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ TOP_EXPLAINED = 10  # queries whose misses are explained one by one
 TOP_FINDINGS = 10  # documents or paths a findings section lists
 TOP_QUOTED = 5  # queries named per document that quotes golden queries
 
-# where a report's reader finds every row: the CLI's reports and the notebook's summary.md
-CLI_WHERE = "`groove eval --full` lists them all, `--format json` has every row"
+# where a report's reader finds every row: by default (a face that names nothing of its
+# own) and in the notebook's summary.md
+ALL_ROWS = "the full report lists them all, the JSON report has every row"
 NOTEBOOK_WHERE = "every row is in result.json and the HTML report beside this summary"
 
 

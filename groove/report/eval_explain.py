@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from groove.evaluation.result import EvalRun
 from groove.explain.attribution import Attribution, summary_line
-from groove.report.cap import CLI_WHERE, TOP_EXPLAINED, first, rest_line
+from groove.report.cap import ALL_ROWS, TOP_EXPLAINED, first, rest_line
 from groove.runs.record import QueryResult
 
 
@@ -40,7 +40,7 @@ def _headline(run: EvalRun, explained: list[tuple[QueryResult, tuple[Attribution
     )
 
 
-def text_lines(run: EvalRun, *, full: bool = False) -> list[str]:
+def text_lines(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> list[str]:
     if run.attribution is None:
         return []
     explained = _explained(run)
@@ -60,7 +60,7 @@ def text_lines(run: EvalRun, *, full: bool = False) -> list[str]:
             if grid is not None and a.missed:
                 lines.append(f"      {grid}")
     if rest:
-        lines += ["", f"  {rest_line(rest, 'explained queries', CLI_WHERE)}"]
+        lines += ["", f"  {rest_line(rest, 'explained queries', where)}"]
     return lines
 
 
@@ -72,7 +72,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def markdown_lines(run: EvalRun, *, full: bool = False, where: str = CLI_WHERE) -> list[str]:
+def markdown_lines(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> list[str]:
     if run.attribution is None:
         return []
     explained = _explained(run)

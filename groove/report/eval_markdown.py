@@ -9,7 +9,7 @@ from groove.history.change import Change, MetricRow, arrow, metric_rows
 from groove.notes import Level
 from groove.report import eval_explain, judged
 from groove.report.cap import (
-    CLI_WHERE,
+    ALL_ROWS,
     TOP_FINDINGS,
     TOP_FLAGGED,
     TOP_QUOTED,
@@ -19,7 +19,7 @@ from groove.report.cap import (
 from groove.report.eval_text import worst_first
 
 
-def render(run: EvalRun, *, full: bool = False, where: str = CLI_WHERE) -> str:
+def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
     """``full``: every flagged and explained query and finding (else the first of each,
     and a count of the rest with ``where``, the place that has them all)."""
     fp = run.fingerprint
@@ -101,7 +101,7 @@ def _change(row: MetricRow) -> str:
     return arrow(row.delta) + mark
 
 
-def _flagged(run: EvalRun, full: bool = False, where: str = CLI_WHERE) -> list[str]:
+def _flagged(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[str]:
     flagged = run.flagged_queries()
     if not flagged:
         return []
@@ -122,7 +122,7 @@ def _flagged(run: EvalRun, full: bool = False, where: str = CLI_WHERE) -> list[s
     return lines
 
 
-def _findings(run: EvalRun, full: bool = False, where: str = CLI_WHERE) -> list[str]:
+def _findings(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[str]:
     documents = [f for f in run.findings if isinstance(f, Finding)]
     if not documents:
         return []
@@ -138,7 +138,7 @@ def _findings(run: EvalRun, full: bool = False, where: str = CLI_WHERE) -> list[
     return lines
 
 
-def _unindexed(run: EvalRun, full: bool = False, where: str = CLI_WHERE) -> list[str]:
+def _unindexed(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[str]:
     missing = [f for f in run.findings if isinstance(f, PathFinding)]
     if not missing:
         return []

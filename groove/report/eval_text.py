@@ -20,7 +20,7 @@ from groove.evaluation.gate_status import describe_baseline
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.history.change import Change, arrow, classify, metric_rows
 from groove.report import eval_explain, judged
-from groove.report.cap import CLI_WHERE, TOP_FLAGGED, first, rest_line
+from groove.report.cap import ALL_ROWS, TOP_FLAGGED, first, rest_line
 from groove.runs.record import QueryResult
 from groove.stats.significance import PairedTest
 
@@ -30,17 +30,18 @@ GRAY = "\x1b[90m"
 RESET = "\x1b[0m"
 
 
-def render(run: EvalRun, *, color: bool = False, full: bool = False) -> str:
-    """``full``: every flagged and explained query (else the first of each, and a count)."""
+def render(run: EvalRun, *, color: bool = False, full: bool = False, where: str = ALL_ROWS) -> str:
+    """``full``: every flagged and explained query (else the first of each, and a count
+    with ``where``, the place that has them all)."""
     lines = _header(run)
     lines.append("")
     lines += _aggregate(run, color)
-    flagged = _per_query(run, full)
+    flagged = _per_query(run, full, where)
     if flagged:
         lines.append("")
         lines += flagged
     if run.attribution is not None:
-        lines += ["", *eval_explain.text_lines(run, full=full)]
+        lines += ["", *eval_explain.text_lines(run, full=full, where=where)]
     return "\n".join(lines) + "\n"
 
 
@@ -111,7 +112,7 @@ def _gate(run: EvalRun) -> list[str]:
     return lines
 
 
-def _per_query(run: EvalRun, full: bool = False) -> list[str]:
+def _per_query(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[str]:
     flagged = run.flagged_queries()
     if not flagged:
         return []
@@ -125,7 +126,7 @@ def _per_query(run: EvalRun, full: bool = False) -> list[str]:
         value = f"{previous:.2f} → {now:.2f}" if previous is not None else f"{now:.2f}"
         lines.append(f"  {arrow} {q.id:<24} recall@{k_max}: {value}")
     if rest:
-        lines.append(f"  {rest_line(rest, 'queries', CLI_WHERE)}")
+        lines.append(f"  {rest_line(rest, 'queries', where)}")
     return lines
 
 

@@ -25,7 +25,12 @@ class _Style:
         return f"{DIM}{text}{RESET}" if self.color else text
 
 
-def render(result: TuneResult, *, color: bool = False) -> str:
+#: where every diagnostics row is, by default (the CLI names its own JSON report)
+DIAGNOSTICS_WHERE = "under `diagnostics` in the JSON report and in the tune-explorer notebook"
+
+
+def render(result: TuneResult, *, color: bool = False, where: str = DIAGNOSTICS_WHERE) -> str:
+    """The text report; ``where`` says where the diagnostics rows left out are."""
     style = _Style(color)
     lines = _header(result, style)
     if result.analysis is not None:
@@ -35,7 +40,7 @@ def render(result: TuneResult, *, color: bool = False) -> str:
         lines += _secondary(result, analysis, style)
         lines += _impact(result, analysis, style)
         lines += _grid(result, analysis, style)
-    lines += _diagnostics(result, style)
+    lines += _diagnostics(result, style, where)
     return "\n".join(lines) + "\n"
 
 
@@ -58,7 +63,7 @@ def _header(result: TuneResult, style: _Style) -> list[str]:
     return lines
 
 
-def _diagnostics(result: TuneResult, style: _Style) -> list[str]:
+def _diagnostics(result: TuneResult, style: _Style, where: str) -> list[str]:
     lines = ["", style.bold("## Query diagnostics")]
     lines.append(
         f"  {'query':<28} {'fts':>5} {'docfreq':>8} {'overlap':>8} {'bm25?':>6} "
@@ -75,8 +80,7 @@ def _diagnostics(result: TuneResult, style: _Style) -> list[str]:
     if rest:
         idle = sum(1 for d in rest if not d.effective)
         lines.append(
-            f"  … and {len(rest)} more queries ({idle} of them not effective): every row is "
-            "under `diagnostics` in `groove tune --format json` and in the tune-explorer notebook"
+            f"  … and {len(rest)} more queries ({idle} of them not effective): every row is {where}"
         )
     lines.append(
         style.dim(

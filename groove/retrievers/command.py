@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import IO, Any
 
-from groove.errors import RetrieverError
+from groove.errors import RetrieverError, literal
 from groove.metrics import RankedHit
 from groove.notes import Note
 from groove.retrievers.base import (
@@ -27,6 +27,7 @@ from groove.retrievers.base import (
 )
 from groove.retrievers.legs import QueryLegs, parse_legs
 from groove.retrievers.spec import RetrieverSpec
+from groove.settings import cli_flag, command_line
 
 EXIT_GRACE_SECONDS = 5.0
 _EOF = b""
@@ -125,9 +126,13 @@ class CommandRetriever:
         except queue.Empty:
             self._kill()
             raise RetrieverError(
-                f"retriever command gave no answer for query {query_id!r} within {self.timeout:g}s",
-                "raise --retriever-timeout, or check that the program answers every line "
+                literal(
+                    f"retriever command gave no answer for query {query_id!r} "
+                    f"within {self.timeout:g}s"
+                ),
+                "raise {setting}, or check that the program answers every line "
                 "(and flushes its output)",
+                setting="retriever_timeout",
             ) from None
         if line == _EOF:
             raise self._exited(query_id)
@@ -160,7 +165,8 @@ class CommandRetriever:
         return RetrieverError(
             f"retriever command {how} before answering query {query_id!r}",
             "its standard error may say why: a terminal shows it just before this message; "
-            "a notebook does not, so run groove eval with the same --retriever in a terminal",
+            f"a notebook does not, so run {command_line('eval')} with the same "
+            f"{cli_flag('retriever')} in a terminal",
         )
 
     def _kill(self) -> None:

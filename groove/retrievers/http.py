@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
-from groove.errors import ConfigError, RetrieverError
+from groove.errors import ConfigError, RetrieverError, literal
 from groove.metrics import RankedHit
 from groove.notes import Note
 from groove.retrievers.base import (
@@ -144,8 +144,12 @@ class HttpRetriever:
                 continue
             except httpx.TimeoutException:
                 raise RetrieverError(
-                    f"retriever gave no answer for query {q.id!r} within {self.options.timeout:g}s",
-                    "raise --retriever-timeout, or check the service",
+                    literal(
+                        f"retriever gave no answer for query {q.id!r} "
+                        f"within {self.options.timeout:g}s"
+                    ),
+                    "raise {setting}, or check the service",
+                    setting="retriever_timeout",
                 ) from None
             except httpx.TransportError as exc:
                 problem = (
@@ -159,9 +163,12 @@ class HttpRetriever:
                 continue
             if not 200 <= response.status_code < 300:
                 raise RetrieverError(
-                    f"retriever request for query {q.id!r} failed: HTTP "
-                    f"{response.status_code} {response.reason_phrase}".rstrip(),
-                    "check the URL, the headers and --retriever-body",
+                    literal(
+                        f"retriever request for query {q.id!r} failed: HTTP "
+                        f"{response.status_code} {response.reason_phrase}".rstrip()
+                    ),
+                    "check the URL, the headers and {setting}",
+                    setting="retriever_body",
                 )
             try:
                 answer = response.json()
@@ -174,6 +181,10 @@ class HttpRetriever:
                 self.legs[q.id] = legs  # one key per query: safe across the pool's threads
             return hits
         raise RetrieverError(
-            f"retriever request for query {q.id!r} failed after {attempts} attempt(s): {problem}",
-            "is the service up? (--retriever-retries sets how often groove tries)",
+            literal(
+                f"retriever request for query {q.id!r} failed after {attempts} attempt(s): "
+                f"{problem}"
+            ),
+            "is the service up? ({setting} sets how often groove tries)",
+            setting="retriever_retries",
         )

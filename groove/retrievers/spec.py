@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from groove.errors import ConfigError
+from groove.errors import ConfigError, literal
 from groove.retrievers.base import FieldMap
 from groove.retrievers.identity import command_name, http_name, run_file_name
 
@@ -28,6 +28,7 @@ SPEC_HINT = (
     "postgresql://HOST/DB or lancedb:///PATH"
 )
 FIELD_NAMES = ("path", "heading", "score")
+FIELD_HINT = "write it like {give:path=_source.path}"  # a template: setting retriever_fields
 
 
 @dataclass(frozen=True)
@@ -65,21 +66,21 @@ def parse_spec(
         try:
             argv = shlex.split(line)
         except ValueError as exc:
-            raise ConfigError(f"--retriever {text!r}: {exc}", SPEC_HINT) from None
+            raise _spec_error(f"{text!r}: {exc}") from None
         if not argv:
-            raise ConfigError("--retriever command: names no program", SPEC_HINT)
+            raise _spec_error("command: names no program")
         return RetrieverSpec("command", line, name or command_name(argv), options)
     if text.startswith(("http://", "https://")):
         parts = urlsplit(text)
         if not parts.hostname:
-            raise ConfigError(f"--retriever {text!r}: the URL names no host", SPEC_HINT)
+            raise _spec_error(f"{text!r}: the URL names no host")
         return RetrieverSpec(
             "http", text, name or http_name(public_url(text), options.body), options
         )
     if text.startswith("run:"):
         path = text.removeprefix("run:").strip()
         if not path:
-            raise ConfigError("--retriever run: names no file", SPEC_HINT)
+            raise _spec_error("run: names no file")
         return RetrieverSpec("run", path, name or run_file_name(path), options)
     if text.startswith(("postgresql://", "postgres://")):
         from groove.retrievers.backends.postgres import public_name
@@ -90,6 +91,11 @@ def parse_spec(
 
         return RetrieverSpec("lancedb", text, name or lance_name(text), options)
     raise ConfigError(f"unknown retriever {text!r}", SPEC_HINT)
+
+
+def _spec_error(problem: str) -> ConfigError:
+    """``--retriever`` (as the face names it) followed by what is wrong with the spec."""
+    return ConfigError(f"{{setting}} {literal(problem)}", SPEC_HINT, setting="retriever")
 
 
 def public_url(url: str) -> str:
@@ -112,16 +118,20 @@ def _check_options(options: RetrieverOptions) -> None:
     for header in options.headers:
         if ":" not in header or not header.split(":", 1)[0].strip():
             raise ConfigError(
-                f"retriever header {header.split(':', 1)[0]!r} is not 'Name: value'",
-                "pass --retriever-header 'Authorization: Bearer $TOKEN'",
+                literal(f"retriever header {header.split(':', 1)[0]!r} is not 'Name: value'"),
+                "pass {give:'Authorization: Bearer $TOKEN'}",
+                setting="retriever_headers",
             )
     if options.body is not None:
         try:
             json.loads(options.body)
         except ValueError as exc:
             raise ConfigError(
-                f"--retriever-body is not JSON: {exc}",
-                'write it like {"size": "{{limit}}", "query": {"match": {"body": "{{query}}"}}}',
+                f"{{setting}} is not JSON: {literal(str(exc))}",
+                literal(
+                    'write it like {"size": "{{limit}}", "query": {"match": {"body": "{{query}}"}}}'
+                ),
+                setting="retriever_body",
             ) from None
 
 
@@ -132,11 +142,14 @@ def field_map(hits: str | None, fields: Sequence[str] | Mapping[str, str]) -> Fi
     for key, value in items:
         if key not in FIELD_NAMES:
             raise ConfigError(
-                f"--retriever-field {key!r}: not one of {', '.join(FIELD_NAMES)}",
-                "write it like --retriever-field path=_source.path",
+                f"{{setting}} {literal(repr(key))}: not one of {', '.join(FIELD_NAMES)}",
+                FIELD_HINT,
+                setting="retriever_fields",
             )
         if not isinstance(value, str) or not value:
-            raise ConfigError(f"--retriever-field {key}: empty path", None)
+            raise ConfigError(
+                f"{{setting}} {literal(str(key))}: empty path", None, setting="retriever_fields"
+            )
         pairs[key] = value
     return FieldMap(hits=hits or "hits", **pairs)
 
@@ -145,8 +158,9 @@ def _pair(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep:
         raise ConfigError(
-            f"--retriever-field {text!r} is not NAME=PATH",
-            "write it like --retriever-field path=_source.path",
+            f"{{setting}} {literal(repr(text))} is not NAME=PATH",
+            FIELD_HINT,
+            setting="retriever_fields",
         )
     return key.strip(), value.strip()
 

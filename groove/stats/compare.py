@@ -27,6 +27,7 @@ from groove.errors import ConfigError, HistoryError, literal
 from groove.golden.judgements import Judgements
 from groove.runs.judged import JudgedSummary, summarise
 from groove.runs.record import RunRecord
+from groove.settings import command_line
 from groove.stats.gate import DEFAULT_ALPHA
 from groove.stats.significance import (
     PairedTest,
@@ -275,14 +276,14 @@ def record_from_document(data: Any, source: str) -> RunRecord:
     if not isinstance(data, Mapping) or "per_query" not in data or "fingerprint" not in data:
         raise HistoryError(
             f"{source} is not a saved eval run",
-            "pass the output of `groove eval --format json` or an eval-report result.json",
+            _RUN_FILE_HINT,
         )
     try:
         return RunRecord.from_dict(data)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise HistoryError(
             f"{source} holds an eval run groove cannot read ({type(exc).__name__}: {exc})",
-            "pass the output of `groove eval --format json` or an eval-report result.json",
+            _RUN_FILE_HINT,
         ) from exc
 
 
@@ -299,9 +300,7 @@ def load_run_file(path: Path) -> RunRecord:
             f"cannot read {path} ({exc.strerror or exc})", "check the path and its permissions"
         ) from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise HistoryError(
-            f"{path} is not JSON", "pass the output of `groove eval --format json`"
-        ) from exc
+        raise HistoryError(f"{path} is not JSON", f"pass the output of `{EVAL_JSON}`") from exc
     return record_from_document(data, str(path))
 
 
@@ -413,6 +412,9 @@ def _coerce(run: Any, index: int) -> LabelledRun:
     )
 
 
+# the file kind, named by the command that writes it (as the eval-report notebook's is)
+EVAL_JSON = command_line("eval", format="json")
+_RUN_FILE_HINT = f"pass the output of `{EVAL_JSON}` or an eval-report result.json"
 _RUNS_HINT = (
     "pass {give} as a list of EvalRun, RunRecord, saved eval JSON documents (dicts) or paths "
     "to them"

@@ -38,6 +38,7 @@ from groove.errors import ConfigError
 from groove.golden.queries import GoldenQuery
 from groove.metrics import Expected
 from groove.notes import Note
+from groove.settings import command_line
 from groove.tuning.analysis import analyse
 from groove.tuning.document import to_dict
 from groove.tuning.grid import N_CONDITIONS
@@ -47,7 +48,7 @@ from groove.tuning.table import MetricTable
 T = TypeVar("T")
 _LOAD_HINT = (
     "pass a file written by groove.tuning.export.save_tune or by the tune-explorer notebook "
-    "(its result.json); `groove tune --format json` does not carry the metric table"
+    f"(its result.json); `{command_line('tune', format='json')}` does not carry the metric table"
 )
 
 

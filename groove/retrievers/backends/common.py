@@ -13,7 +13,7 @@ import numpy as np
 
 from groove.config import FUSION_FAMILIES, FUSION_NORMALIZERS
 from groove.engine.embed import Embedder, load_embedder
-from groove.errors import ConfigError, RetrieverError
+from groove.errors import ConfigError, RetrieverError, literal
 from groove.fusion import Fusion
 
 DEFAULT_TABLE = "groove_chunks"
@@ -96,9 +96,17 @@ def embedder_for(meta: ExportMeta, embedder: Embedder | None) -> Embedder:
     return found
 
 
-def engine_error(name: str, what: str, hint: str | None = None) -> RetrieverError:
-    """A one-line failure of an engine (server down, wrong schema, timeout)."""
-    return RetrieverError(f"retriever {name}: {what}", hint or "check the engine (docs/engines.md)")
+def engine_error(
+    name: str, what: str, hint: str | None = None, *, setting: str | None = None
+) -> RetrieverError:
+    """A one-line failure of an engine (server down, wrong schema, timeout); with
+    ``setting``, ``hint`` is a template that names it (groove.errors)."""
+    message = f"retriever {name}: {what}"
+    return RetrieverError(
+        literal(message) if setting is not None else message,
+        hint or "check the engine (docs/engines.md)",
+        setting=setting,
+    )
 
 
 def first_line(exc: BaseException) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from groove.engine.embed import Embedder
-from groove.errors import ConfigError, RetrieverError
+from groove.errors import ConfigError, RetrieverError, literal
 from groove.install import install_command
 from groove.metrics import RankedHit
 from groove.notes import Note
@@ -34,9 +34,13 @@ from groove.retrievers.backends.common import (
 )
 from groove.retrievers.base import ProgressFn, RetrieverQuery
 from groove.retrievers.legs import QueryLegs
+from groove.settings import command_line
 
 INSTALL_HINT = f"install the extra: {install_command('lancedb')}"
-SCHEMA_HINT = "write the table with `groove export --kb-path KB --to lancedb:///PATH`"
+# `groove export` has no API form: the command to run, its flags as declared
+SCHEMA_HINT = f"write the table with `{command_line('export', kb_path='KB', to='lancedb:///PATH')}`"
+# raised by the export itself (setting ``to``)
+WRITABLE_HINT = "pass {give:lancedb:///PATH} with PATH a folder you can create or write"
 SCHEME = "lancedb://"
 TABLE_NAME = re.compile(r"[A-Za-z0-9_.\-]+\Z")  # what LanceDB accepts (else a ValueError)
 
@@ -96,8 +100,9 @@ def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
         db = lancedb.connect(str(folder))
     except OSError as exc:  # under a file, or a folder groove may not create
         raise ConfigError(
-            f"cannot write the LanceDB database {folder} ({exc.strerror or exc})",
-            "pass --to lancedb:///PATH with PATH a folder you can create or write",
+            literal(f"cannot write the LanceDB database {folder} ({exc.strerror or exc})"),
+            WRITABLE_HINT,
+            setting="to",
         ) from None
     dim = meta.dim
     matrix = (
@@ -127,8 +132,9 @@ def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
         created.create_index("text", config=FTS(language="English", stem=True), replace=True)
     except OSError as exc:
         raise ConfigError(
-            f"cannot write the LanceDB database {folder} ({exc.strerror or exc})",
-            "pass --to lancedb:///PATH with PATH a folder you can create or write",
+            literal(f"cannot write the LanceDB database {folder} ({exc.strerror or exc})"),
+            WRITABLE_HINT,
+            setting="to",
         ) from None
     return len(rows)
 

@@ -36,12 +36,16 @@ from groove.retrievers.backends.common import (
 )
 from groove.retrievers.base import ProgressFn, RetrieverQuery
 from groove.retrievers.legs import QueryLegs
+from groove.settings import command_line
 
 if TYPE_CHECKING:
     import psycopg
 
 INSTALL_HINT = f"install the extra: {install_command('postgres')}"
-SCHEMA_HINT = "write the table with `groove export --kb-path KB --to postgresql://...`"
+# `groove export` has no API form: the command to run, its flags as declared
+SCHEMA_HINT = (
+    f"write the table with `{command_line('export', kb_path='KB', to='postgresql://...')}`"
+)
 _MAX_EF_SEARCH = 1000  # pgvector's upper bound of hnsw.ef_search
 
 
@@ -199,7 +203,8 @@ class PostgresRetriever:
                 raise engine_error(
                     self.name,
                     f"a query ran longer than {self.timeout:g}s",
-                    "raise --retriever-timeout, or check the table's indexes",
+                    "raise {setting}, or check the table's indexes",
+                    setting="retriever_timeout",
                 ) from None
             except (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn) as exc:
                 raise engine_error(
