@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -140,3 +140,22 @@ def pipeline_options(f: F) -> F:
     ):
         f = setting_option(setting)(f)
     return f
+
+
+def task_options(
+    table: Mapping[str, Setting], after: Mapping[str, Sequence[Callable[[F], F]]]
+) -> Callable[[F], F]:
+    """Every command-line option ``table`` declares, in its order (but ``--config``, which
+    the ``groove`` group gives every command), with the command's own presentation options
+    (``--format``) placed after the setting each key of ``after`` names."""
+    decorators: list[Callable[[F], F]] = []
+    for name in settings.on(table, "cli"):
+        if name != "config":
+            decorators += [setting_option(table[name]), *after.get(name, ())]
+
+    def apply(f: F) -> F:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return apply
