@@ -64,6 +64,14 @@ def golden_path_for(config: Config, kb: Path, golden: Path | None) -> Path:
     return golden or config.eval.golden or kb / GOLDEN_FILE_NAME
 
 
+def golden_file(golden: Path | None, kb: Path | None) -> Path | None:
+    """The resolved ``golden`` setting (given, else ``[eval].golden``), else the KB's
+    ``.groove-eval.yml``; None with neither (a retriever measured without a KB)."""
+    if golden is not None:
+        return golden
+    return kb / GOLDEN_FILE_NAME if kb is not None else None
+
+
 def resolve_settings(
     config: Config,
     /,
@@ -93,19 +101,18 @@ def resolve_settings(
     kb: Path | None
     if spec is None:
         kb = check_kb_path(values["kb_path"])
-        golden_path = values["golden"] or kb / GOLDEN_FILE_NAME
     else:
         # --explain with a retriever reads the legs of its answers (explain/legs.py); a
         # retriever that sends none stops the run there, before anything is written.
         _refuse_engine_flags(**{name: given.get(name) for name in ENGINE_ONLY})
         kb = check_kb_path(values["kb_path"]) if values["kb_path"] is not None else None
-        golden_path = values["golden"] or (kb / GOLDEN_FILE_NAME if kb is not None else None)
-        if golden_path is None:
-            raise GoldenError(
-                "with {retriever} and no {kb_path}, groove needs {golden}",
-                "pass {give:FILE} (the history is kept beside it)",
-                setting="golden",
-            )
+    golden_path = golden_file(values["golden"], kb)
+    if golden_path is None:  # a retriever without a KB
+        raise GoldenError(
+            "with {retriever} and no {kb_path}, groove needs {golden}",
+            "pass {give:FILE} (the history is kept beside it)",
+            setting="golden",
+        )
     ks = tuple(sorted(set(values["k_values"])))
     limit = values["limit"] or max(ks, default=DEFAULT_LIMIT)
     search = build_options(config.search, limit, *(values[name] for name in _PIPELINE))

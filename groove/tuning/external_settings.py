@@ -9,7 +9,7 @@ from typing import Any
 
 from groove.config import FUSION_FAMILIES, Config
 from groove.errors import ConfigError, literal
-from groove.evaluation.settings import GOLDEN_FILE_NAME
+from groove.evaluation.settings import golden_file
 from groove.resolve import resolve
 from groove.retrievers.spec import RetrieverSpec
 from groove.settings import TUNE
@@ -74,7 +74,7 @@ def run_retriever(
             f"{{setting}} {window}", "give the deepest window swept, 1 or more", setting="window"
         )
     kb = values["kb_path"]
-    golden_path = values["golden"] or (kb / GOLDEN_FILE_NAME if kb is not None else None)
+    golden_path = golden_file(values["golden"], kb)
     if golden_path is None:
         raise ConfigError(
             "{setting} is required with {retriever}",
