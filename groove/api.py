@@ -21,7 +21,18 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.settings import EVAL, INDEX, JUDGE, POOL, SEARCH, TUNE, LexicalMode, Setting, at_most
+from groove.settings import (
+    EVAL,
+    INDEX,
+    JUDGE,
+    PIPELINE,
+    POOL,
+    SEARCH,
+    TUNE,
+    LexicalMode,
+    Setting,
+    at_most,
+)
 
 if TYPE_CHECKING:
     from groove.config import Config
@@ -61,15 +72,7 @@ def index(
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
 
-    given = _keywords(
-        INDEX,
-        kb_path=kb_path,
-        db_path=db_path,
-        force=force,
-        model=model,
-        model_path=model_path,
-        lexical=lexical,
-    )
+    given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
     _checked("progress", progress, _callable_or_none, "a function (done, total) or None")
     loaded = _config(config)
     kb = check_kb_path(given["kb_path"] or loaded.kb_path)
@@ -122,34 +125,11 @@ def search(
     from groove.engine.session import open_engine
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
-    given = _keywords(
-        SEARCH,
-        kb_path=kb_path,
-        limit=limit,
-        reranker=reranker,
-        mmr=mmr,
-        mmr_lambda=mmr_lambda,
-        mmr_same_doc_penalty=mmr_same_doc_penalty,
-        parent_retriever=parent_retriever,
-        lexical=lexical,
-        db_path=db_path,
-        model=model,
-        model_path=model_path,
-    )
-    if given["limit"] is None:
-        given["limit"] = SEARCH["limit"].default
-    at_most("limit", given["limit"])
+    given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
+    limit = at_most("limit", given["limit"] or SEARCH["limit"].default)
     loaded = _config(config)
     compiled = compile_query(query)  # refuse a bad query before loading any model
-    options = build_options(
-        loaded.search,
-        given["limit"],
-        given["mmr"],
-        given["mmr_lambda"],
-        given["mmr_same_doc_penalty"],
-        given["parent_retriever"],
-        given["lexical"],
-    )
+    options = build_options(loaded.search, limit, **{name: given[name] for name in PIPELINE})
     with open_engine(
         given["kb_path"] or loaded.kb_path,
         db_path=given["db_path"],

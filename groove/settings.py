@@ -331,6 +331,9 @@ LEXICAL = Setting(
     flag="--lexical",
     config_key="search.lexical",
 )
+#: The per-call settings of the search pipeline (groove.engine.search.build_options's
+#: keywords), taken by search, eval and serve.
+PIPELINE = ("mmr", "mmr_lambda", "mmr_same_doc_penalty", "parent_retriever", "lexical")
 
 # ---------------------------------------------------------------- groove index / search
 # (their command-line options are generated from these tables, but for the presentation

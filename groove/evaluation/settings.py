@@ -13,7 +13,7 @@ from groove.errors import ConfigError, GoldenError, literal
 from groove.evaluation.result import DEFAULT_LIMIT
 from groove.notes import Note
 from groove.resolve import resolve
-from groove.settings import EVAL
+from groove.settings import EVAL, PIPELINE
 
 if TYPE_CHECKING:
     from groove.retrievers.spec import RetrieverSpec
@@ -115,7 +115,7 @@ def resolve_settings(
         )
     ks = tuple(sorted(set(values["k_values"])))
     limit = values["limit"] or max(ks, default=DEFAULT_LIMIT)
-    search = build_options(config.search, limit, *(values[name] for name in _PIPELINE))
+    search = build_options(config.search, limit, **{name: values[name] for name in PIPELINE})
     history = values["history"]
     save = given.get("save_history")  # the API's own keyword: absent on the other faces
     same = {f.name: values[f.name] for f in fields(EvalSettings) if f.name in values}
@@ -140,18 +140,7 @@ def resolve_settings(
 
 
 #: The settings of groove's own engine, refused with an external retriever.
-ENGINE_ONLY = (
-    "model",
-    "model_path",
-    "reranker",
-    "mmr",
-    "mmr_lambda",
-    "mmr_same_doc_penalty",
-    "parent_retriever",
-    "lexical",
-)
-# Of those, the per-call settings of the search pipeline, in build_options' order.
-_PIPELINE = ("mmr", "mmr_lambda", "mmr_same_doc_penalty", "parent_retriever", "lexical")
+ENGINE_ONLY = ("model", "model_path", "reranker", *PIPELINE)
 
 
 def _pin_name(name: str | None) -> str | None:
