@@ -57,27 +57,6 @@ def config_value(config: Config, key: str) -> Any:
     return found
 
 
-def cli_given(table: Mapping[str, Setting], params: Mapping[str, Any]) -> dict[str, Any]:
-    """The command's click values (by parameter name) as given values (by setting name).
-
-    A switch left off is not given (groove.toml or the default decides), and a ``--no-``
-    switch turned on gives False; ``--k 1,5,10`` is read as the list it stands for.
-    """
-    from groove.settings import parse_k_list
-
-    given: dict[str, Any] = {}
-    for name, setting in table.items():
-        if "cli" not in setting.surfaces or setting.param not in params:
-            continue
-        value = params[setting.param]
-        if setting.switch:
-            value = (not setting.flag.startswith("--no-")) if value else None  # type: ignore[union-attr]
-        elif setting.kind == "k_list" and isinstance(value, str):
-            value = parse_k_list(value) if value else None
-        given[name] = value
-    return given
-
-
 def _absent(value: Any) -> bool:
-    """None, or an empty text, list or mapping (an empty ``--k`` or header list)."""
+    """None, or an empty text, list or mapping (an empty list of k or of headers)."""
     return value is None or (isinstance(value, str | tuple | list | dict) and not value)

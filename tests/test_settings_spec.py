@@ -20,13 +20,14 @@ from click.testing import CliRunner
 
 import groove
 from groove.cli import cli
+from groove.cli.common import cli_given
 from groove.cli.retriever_flags import RETRIEVER_FLAGS
 from groove.config import Config, parse_config
 from groove.errors import ConfigError
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.notebooks import kernel
-from groove.resolve import cli_given, config_value, resolve
+from groove.resolve import config_value, resolve
 from groove.settings import (
     BASELINE,
     EVAL,

@@ -11,7 +11,7 @@ import click
 
 from groove import settings
 from groove.config import Config, load_config
-from groove.settings import Setting
+from groove.settings import Setting, parse_k_list
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -159,3 +159,22 @@ def task_options(
         return f
 
     return apply
+
+
+def cli_given(table: Mapping[str, Setting], params: Mapping[str, Any]) -> dict[str, Any]:
+    """The command's click values (by parameter name) as given values (by setting name).
+
+    A switch left off is not given (groove.toml or the default decides), and a ``--no-``
+    switch turned on gives False; ``--k 1,5,10`` is read as the list it stands for.
+    """
+    given: dict[str, Any] = {}
+    for name, setting in table.items():
+        if "cli" not in setting.surfaces or setting.param not in params:
+            continue
+        value = params[setting.param]
+        if setting.switch:
+            value = (not str(setting.flag).startswith("--no-")) if value else None
+        elif setting.kind == "k_list" and isinstance(value, str):
+            value = parse_k_list(value) if value else None
+        given[name] = value
+    return given

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from groove.cli.common import config_from, task_options, use_color, warn
+from groove.cli.common import cli_given, config_from, task_options, use_color, warn
 from groove.cli.retriever_flags import RETRIEVER_FLAGS
 from groove.settings import EVAL
 
@@ -44,7 +44,6 @@ def eval_cmd(
     from groove.golden.findings import warning_texts
     from groove.report import eval_json, eval_markdown, eval_text
     from groove.report.notes import cli_line, not_applied_message, regression_message
-    from groove.resolve import cli_given
     from groove.tuning.reach import PROBE
 
     config = config_from(ctx)

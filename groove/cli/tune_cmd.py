@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from groove.cli.common import config_from, task_options, use_color, warn
+from groove.cli.common import cli_given, config_from, task_options, use_color, warn
 from groove.settings import TUNE
 
 
@@ -24,7 +24,6 @@ from groove.settings import TUNE
 @click.pass_context
 def tune_cmd(ctx: click.Context, fmt: str, no_color: bool, **params: Any) -> None:
     """Measure whether rrf_k and the bm25 weights can move nDCG@5; recommend only if guarded."""
-    from groove.resolve import cli_given
 
     given = cli_given(TUNE, params)
     if given["retriever"] is not None:
