@@ -21,7 +21,18 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.settings import EVAL, INDEX, JUDGE, POOL, SEARCH, TUNE, LexicalMode, Setting, at_most
+from groove.settings import (
+    EVAL,
+    INDEX,
+    JUDGE,
+    PIPELINE,
+    POOL,
+    SEARCH,
+    TUNE,
+    LexicalMode,
+    Setting,
+    at_most,
+)
 
 if TYPE_CHECKING:
     from groove.config import Config
@@ -61,15 +72,7 @@ def index(
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
 
-    given = _keywords(
-        INDEX,
-        kb_path=kb_path,
-        db_path=db_path,
-        force=force,
-        model=model,
-        model_path=model_path,
-        lexical=lexical,
-    )
+    given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
     _checked("progress", progress, _callable_or_none, "a function (done, total) or None")
     loaded = _config(config)
     kb = check_kb_path(given["kb_path"] or loaded.kb_path)
@@ -122,34 +125,11 @@ def search(
     from groove.engine.session import open_engine
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
-    given = _keywords(
-        SEARCH,
-        kb_path=kb_path,
-        limit=limit,
-        reranker=reranker,
-        mmr=mmr,
-        mmr_lambda=mmr_lambda,
-        mmr_same_doc_penalty=mmr_same_doc_penalty,
-        parent_retriever=parent_retriever,
-        lexical=lexical,
-        db_path=db_path,
-        model=model,
-        model_path=model_path,
-    )
-    if given["limit"] is None:
-        given["limit"] = SEARCH["limit"].default
-    at_most("limit", given["limit"])
+    given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
+    limit = at_most("limit", given["limit"] or SEARCH["limit"].default)
     loaded = _config(config)
     compiled = compile_query(query)  # refuse a bad query before loading any model
-    options = build_options(
-        loaded.search,
-        given["limit"],
-        given["mmr"],
-        given["mmr_lambda"],
-        given["mmr_same_doc_penalty"],
-        given["parent_retriever"],
-        given["lexical"],
-    )
+    options = build_options(loaded.search, limit, **{name: given[name] for name in PIPELINE})
     with open_engine(
         given["kb_path"] or loaded.kb_path,
         db_path=given["db_path"],
@@ -209,44 +189,11 @@ def evaluate(
     """
     from groove.evaluation import run as evaluation
     from groove.evaluation.settings import resolve_settings
-    from groove.retrievers.spec import spec_from_mapping
     from groove.tuning.reach import PROBE
 
-    given = _keywords(
-        EVAL,
-        kb_path=kb_path,
-        golden=golden,
-        k_values=k_values,
-        limit=limit,
-        model=model,
-        model_path=model_path,
-        reranker=reranker,
-        mmr=mmr,
-        mmr_lambda=mmr_lambda,
-        mmr_same_doc_penalty=mmr_same_doc_penalty,
-        parent_retriever=parent_retriever,
-        lexical=lexical,
-        db_path=db_path,
-        history=history,
-        save_history=save_history,
-        diff=diff,
-        fail_on_regression=fail_on_regression,
-        baseline=baseline,
-        require_baseline=require_baseline,
-        retriever=retriever,
-        retriever_options=retriever_options,
-        retriever_name=retriever_name,
-        regression_gate=regression_gate,
-        explain=explain,
-    )
-    spec = spec_from_mapping(
-        given.pop("retriever"),
-        given.pop("retriever_options"),
-        source="keyword",
-        name=given.pop("retriever_name"),
-    )
-    settings = resolve_settings(_config(config), retriever=spec, **given)
-    result = evaluation.prepare(settings, grid=PROBE if explain else None)
+    given = _keywords(EVAL, **_declared(EVAL, locals(), but=("config",)))
+    settings = resolve_settings(_config(config), source="keyword", **given)
+    result = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
     return evaluation.save(result, settings)
 
 
@@ -345,47 +292,22 @@ def tune(
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
-    given = _keywords(
-        TUNE,
-        kb_path=kb_path,
-        golden=golden,
-        k_values=k_values,
-        limit=limit,
-        model=model,
-        model_path=model_path,
-        lexical=lexical,
-        db_path=db_path,
-        retriever=retriever,
-        retriever_options=retriever_options,
-        retriever_name=retriever_name,
-        family=family,
-        engine=engine,
-        window=window,
-    )
+    given = _keywords(TUNE, **_declared(TUNE, locals(), but=("config",)))
     _checked("progress", progress, _callable_or_none, "a function (TuneProgress) or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
-    external = {name: given.pop(name) for name in EXTERNAL_TUNE}
-    if external["retriever"] is not None or external["retriever_options"]:
+    if given["retriever"] is not None or given["retriever_options"]:
         from groove.tuning.external_settings import refuse_index_settings, run_retriever
 
-        refuse_index_settings(
-            model=given["model"], model_path=given["model_path"],
-            lexical=given["lexical"], db_path=given["db_path"],
-        )  # fmt: skip
-        spec = _spec(external)
-        result = run_retriever(
-            _config(config), spec, kb_path=given["kb_path"], golden=given["golden"],
-            k_values=given["k_values"], limit=given["limit"], family=external["family"],
-            engine=external["engine"], window=external["window"], progress=progress,
-        )  # fmt: skip
+        refuse_index_settings(given)
+        result = run_retriever(_config(config), _spec(given), progress=progress, **given)
         for note in result.notes:
             if on_note is not None:
                 on_note(note)
         return result
     for name in ("retriever_name", "engine", "window"):
-        if external[name] is not None:
+        if given[name] is not None:
             raise ConfigError(f"keyword {name} needs retriever", "pass retriever= as well")
-    if external["family"] not in (None, "rrf"):
+    if given["family"] not in (None, "rrf"):
         raise ConfigError("keyword family needs retriever", "pass retriever= as well")
     settings = resolve_settings(_config(config), **given)
     for note in settings.notes:
@@ -394,16 +316,13 @@ def tune(
     return tune_run.run(settings, progress=progress, on_note=on_note)
 
 
-# The keywords of groove.tune that tune an engine's legs instead (groove.tuning.external).
-EXTERNAL_TUNE = ("retriever", "retriever_options", "retriever_name", "family", "engine", "window")
-
-
-def _spec(external: Mapping[str, Any]) -> RetrieverSpec:
+def _spec(given: dict[str, Any]) -> RetrieverSpec:
+    """The retriever of ``given`` (its spec, options and name taken out of it)."""
     from groove.retrievers.spec import spec_from_mapping
 
     spec = spec_from_mapping(
-        external["retriever"], external["retriever_options"], source="keyword",
-        name=external["retriever_name"],
+        given.pop("retriever"), given.pop("retriever_options"), source="keyword",
+        name=given.pop("retriever_name"),
     )  # fmt: skip
     assert spec is not None  # retriever_options without retriever is refused there
     return spec

@@ -104,7 +104,9 @@ class Setting:
     setting off. ``surfaces`` says where the setting is accepted. On the command line
     the flag's default is None (groove.toml, else the library, decides), unless
     ``show_default``: then it is ``default``, shown in ``--help``; a ``required`` flag
-    must be given.
+    must be given. ``config_key`` is the groove.toml key a value not given falls back to
+    (dotted: ``eval.k_values``); ``capped``: the value (each k of a list) is at most
+    LIMIT_MAX (``at_most``). groove.resolve applies both, the same way for every face.
     """
 
     name: str
@@ -118,6 +120,8 @@ class Setting:
     surfaces: frozenset[Surface] = ALL
     show_default: bool = False
     required: bool = False
+    config_key: str | None = None
+    capped: bool = False
 
     @property
     def param(self) -> str:
@@ -254,6 +258,7 @@ KB_PATH = Setting(
     "path",
     "Folder of the knowledge base (or kb_path in groove.toml).",
     flag="--kb-path",
+    config_key="kb_path",
 )
 DB_PATH = Setting(
     "db_path",
@@ -264,7 +269,11 @@ DB_PATH = Setting(
     surfaces=frozenset({"cli", "api"}),
 )
 MODEL = Setting(
-    "model", "text", "Embedding model name (default: the index's model).", flag="--model"
+    "model",
+    "text",
+    "Embedding model name (default: the index's model).",
+    flag="--model",
+    config_key="model",
 )
 MODEL_PATH = Setting(
     "model_path",
@@ -272,18 +281,21 @@ MODEL_PATH = Setting(
     "Local folder with model.onnx and tokenizer files.",
     flag="--model-path",
     surfaces=frozenset({"cli", "api"}),
+    config_key="model_path",
 )
 GOLDEN = Setting(
     "golden",
     "file",
     "Golden YAML (default: [eval].golden, else <kb>/.groove-eval.yml).",
     flag="--golden",
+    config_key="eval.golden",
 )
 LIMIT = Setting(
     "limit",
     "whole",
     "Hits per query.",
     flag="--limit",
+    capped=True,
 )
 CONFIG = Setting(
     "config",
@@ -300,13 +312,21 @@ MMR = Setting(
     "Diversify results with MMR (overrides [search.mmr]).",
     flag="--mmr",
     metavar="BOOL",
+    config_key="search.mmr.enabled",
 )
-MMR_LAMBDA = Setting("mmr_lambda", "fraction", "MMR relevance weight.", flag="--mmr-lambda")
+MMR_LAMBDA = Setting(
+    "mmr_lambda",
+    "fraction",
+    "MMR relevance weight.",
+    flag="--mmr-lambda",
+    config_key="search.mmr.lambda",
+)
 MMR_SAME_DOC_PENALTY = Setting(
     "mmr_same_doc_penalty",
     "fraction",
     "MMR penalty for a second hit from one document, 0..1.",
     flag="--mmr-same-doc-penalty",
+    config_key="search.mmr.same_doc_penalty",
 )
 PARENT_RETRIEVER = Setting(
     "parent_retriever",
@@ -314,16 +334,27 @@ PARENT_RETRIEVER = Setting(
     "Widen hits to their section (overrides [search.parent_retriever]).",
     flag="--parent-retriever",
     metavar="BOOL",
+    config_key="search.parent_retriever.enabled",
 )
 
-RERANKER = Setting("reranker", "text", "Cross-encoder model name, or none.", flag="--reranker")
+RERANKER = Setting(
+    "reranker",
+    "text",
+    "Cross-encoder model name, or none.",
+    flag="--reranker",
+    config_key="reranker",
+)
 LEXICAL = Setting(
     "lexical",
     "lexical",
     "Full-text index of the bm25 leg: auto (porter for Latin-script queries, else trigram), "
     "trigram or porter (default: [search] lexical, else the index's mode).",
     flag="--lexical",
+    config_key="search.lexical",
 )
+#: The per-call settings of the search pipeline (groove.engine.search.build_options's
+#: keywords), taken by search, eval and serve.
+PIPELINE = ("mmr", "mmr_lambda", "mmr_same_doc_penalty", "parent_retriever", "lexical")
 
 # ---------------------------------------------------------------- groove index / search
 # (their command-line options are generated from these tables, but for the presentation
@@ -403,6 +434,8 @@ EVAL = _table(
         flag="--k",
         dest="k_text",
         metavar="1,5,10",
+        config_key="eval.k_values",
+        capped=True,
     ),
     MODEL,
     MODEL_PATH,
@@ -433,6 +466,16 @@ EVAL = _table(
         surfaces=frozenset({"cli", "api"}),
     ),
     Setting(
+        "full",
+        "bool",
+        "List every regression, miss and explained query in the text and Markdown reports "
+        "(they show the first 20 and 10, and count the rest).",
+        flag="--full",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
         "fail_on_regression",
         "bool",
         "Exit 1 if a metric fell by more than regression_threshold since the last run.",
@@ -447,6 +490,7 @@ EVAL = _table(
         "(default: [eval].baseline, else the newest passing run of this configuration).",
         flag="--baseline",
         metavar="NAME",
+        config_key="eval.baseline",
     ),
     Setting(
         "require_baseline",
@@ -455,6 +499,7 @@ EVAL = _table(
         "too few queries, --no-diff) (default: [eval].require_baseline).",
         flag="--require-baseline",
         switch=True,
+        config_key="eval.require_baseline",
     ),
     Setting(
         "regression_gate",
@@ -463,6 +508,7 @@ EVAL = _table(
         "one-sided paired p-value, adjusted over the metrics, is below [eval].alpha "
         "(default: [eval].regression_gate).",
         flag="--regression-gate",
+        config_key="eval.regression_gate",
     ),
     Setting(
         "explain",
@@ -575,16 +621,6 @@ EVAL = _table(
         default=False,
         surfaces=frozenset({"cli"}),
     ),
-    Setting(
-        "full",
-        "bool",
-        "List every regression, miss and explained query in the text and Markdown reports "
-        "(they show the first 20 and 10, and count the rest).",
-        flag="--full",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli"}),
-    ),
 )
 
 # ---------------------------------------------------------------- groove tune
@@ -601,6 +637,8 @@ TUNE = _table(
         flag="--k",
         dest="k_text",
         metavar="1,5,10",
+        config_key="eval.k_values",
+        capped=True,
     ),
     LIMIT,
     LEXICAL,
@@ -659,6 +697,7 @@ TUNE = _table(
         "With --retriever: the deepest window swept (the retrieval's limit; default 100).",
         flag="--window",
         metavar="N",
+        capped=True,
     ),
 )
 
@@ -811,6 +850,7 @@ _POOL_SOURCES = (
         "Hits taken from each source per query.",
         flag="--depth",
         default=10,
+        capped=True,
     ),
     Setting(
         "history",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -11,7 +11,7 @@ import click
 
 from groove import settings
 from groove.config import Config, load_config
-from groove.settings import Setting
+from groove.settings import Setting, parse_k_list
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -78,10 +78,23 @@ def setting_options(table: Mapping[str, Setting], *names: str) -> Callable[[F], 
     return apply
 
 
-def command_options(table: Mapping[str, Setting]) -> Callable[[F], F]:
-    """Every command-line option ``table`` declares, in its order, but ``--config``: the
-    ``groove`` group gives that one to every command (groove.cli)."""
-    return setting_options(table, *(n for n in settings.on(table, "cli") if n != "config"))
+def command_options(
+    table: Mapping[str, Setting], after: Mapping[str, Sequence[Callable[[Any], Any]]] | None = None
+) -> Callable[[F], F]:
+    """Every command-line option ``table`` declares, in its order, but ``--config`` (the
+    ``groove`` group gives that one to every command, groove.cli), with the command's own
+    presentation options (``--format``) placed after the setting each key of ``after`` names."""
+    decorators: list[Callable[[Any], Any]] = []
+    for name in settings.on(table, "cli"):
+        if name != "config":
+            decorators += [setting_option(table[name]), *(after or {}).get(name, ())]
+
+    def apply(f: F) -> F:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return apply
 
 
 _PATH_TYPES: dict[str, click.Path] = {
@@ -157,3 +170,22 @@ class ProgressBar:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def cli_given(table: Mapping[str, Setting], params: Mapping[str, Any]) -> dict[str, Any]:
+    """The command's click values (by parameter name) as given values (by setting name).
+
+    A switch left off is not given (groove.toml or the default decides), and a ``--no-``
+    switch turned on gives False; ``--k 1,5,10`` is read as the list it stands for.
+    """
+    given: dict[str, Any] = {}
+    for name, setting in table.items():
+        if "cli" not in setting.surfaces or setting.param not in params:
+            continue
+        value = params[setting.param]
+        if setting.switch:
+            value = (not str(setting.flag).startswith("--no-")) if value else None
+        elif setting.kind == "k_list" and isinstance(value, str):
+            value = parse_k_list(value) if value else None
+        given[name] = value
+    return given

@@ -8,66 +8,38 @@ from typing import Any
 
 import click
 
-from groove.cli.common import config_from, setting_options, use_color, warn
+from groove.cli.common import cli_given, command_options, config_from, use_color, warn
 from groove.cli.retriever_flags import RETRIEVER_FLAGS
 from groove.cli.words import EVAL_WHERE
-from groove.settings import EVAL, LexicalMode
+from groove.settings import EVAL
 
 
 @click.command("eval")
-@setting_options(EVAL, "kb_path", "golden", "k_values", "model", "model_path", "reranker", "limit")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
-@setting_options(EVAL, "history", "diff")
-@click.option("--no-color", is_flag=True, help="No ANSI colours in the text report.")
-@setting_options(EVAL, "full")
-@setting_options(
+@command_options(
     EVAL,
-    "fail_on_regression",
-    "baseline",
-    "require_baseline",
-    "regression_gate",
-    "explain",
-    "mmr",
-    "mmr_lambda",
-    "mmr_same_doc_penalty",
-    "parent_retriever",
-    "lexical",
-    "db_path",
+    after={
+        "limit": [
+            click.option(
+                "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text"
+            )
+        ],
+        "diff": [
+            click.option("--no-color", is_flag=True, help="No ANSI colours in the text report.")
+        ],
+    },
 )
-@setting_options(EVAL, *RETRIEVER_FLAGS, "export_run", "export_run_headings")
 @click.pass_context
 def eval_cmd(
     ctx: click.Context,
-    kb_path: Path | None,
-    golden: Path | None,
-    k_text: str | None,
-    model: str | None,
-    model_path: Path | None,
-    reranker: str | None,
-    limit: int | None,
     fmt: str,
-    no_history: bool,
-    no_diff: bool,
     no_color: bool,
     full: bool,
-    fail_on_regression: bool,
-    baseline: str | None,
-    require_baseline: bool,
-    regression_gate: str | None,
-    explain: bool,
-    mmr: bool | None,
-    mmr_lambda: float | None,
-    mmr_same_doc_penalty: float | None,
-    parent_retriever: bool | None,
-    lexical: LexicalMode | None,
-    db_path: Path | None,
     export_run: Path | None,
     export_run_headings: bool,
-    **retriever_flags: Any,
+    **params: Any,
 ) -> None:
     """Evaluate retrieval against golden queries: recall@k, MRR, nDCG@k, diff, CI gate."""
     from groove.cli.retriever_flags import ProgressBar, spec_from_flags
-    from groove.config import parse_k_list
     from groove.evaluation import run as evaluation
     from groove.evaluation.settings import resolve_settings
     from groove.golden.findings import warning_texts
@@ -76,34 +48,12 @@ def eval_cmd(
     from groove.tuning.reach import PROBE
 
     config = config_from(ctx)
-    retriever = spec_from_flags(**retriever_flags)
-    settings = resolve_settings(
-        config,
-        kb_path=kb_path,
-        golden=golden,
-        k_values=parse_k_list(k_text) if k_text else None,
-        limit=limit,
-        model=model,
-        model_path=model_path,
-        reranker=reranker,
-        db_path=db_path,
-        mmr=mmr,
-        mmr_lambda=mmr_lambda,
-        mmr_same_doc_penalty=mmr_same_doc_penalty,
-        parent_retriever=parent_retriever,
-        history=not no_history,
-        diff=not no_diff,
-        fail_on_regression=fail_on_regression,
-        baseline=baseline,
-        require_baseline=require_baseline or None,  # absent: [eval].require_baseline
-        retriever=retriever,
-        regression_gate=regression_gate,
-        explain=explain,
-        lexical=lexical,
-    )
+    retriever = spec_from_flags(**{name: params.pop(name) for name in RETRIEVER_FLAGS})
+    settings = resolve_settings(config, retriever=retriever, **cli_given(EVAL, params))
     bar = ProgressBar()
     try:
-        result = evaluation.prepare(settings, progress=bar.update, grid=PROBE if explain else None)
+        grid = PROBE if settings.explain else None
+        result = evaluation.prepare(settings, progress=bar.update, grid=grid)
     finally:
         bar.close()
     # All or nothing: every output is written before the run enters the history.

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from groove.config import Config
 from groove.engine.embed import DEFAULT_MODEL, Embedder, load_embedder
 from groove.engine.kb import kb_root
-from groove.engine.query import compile_query
+from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.search import SearchOptions, SearchResult, search
 from groove.errors import IndexMissingError, KnowledgeBaseError, literal
 from groove.store.db import connect, default_db_path, open_existing
@@ -36,6 +37,12 @@ class Engine:
 
     def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(queries))
+
+    def compile_and_embed(self, queries: Sequence[str]) -> tuple[list[CompiledQuery], np.ndarray]:
+        """Each query compiled, and its vector: the text without its ``-term`` exclusions,
+        so that they do not pull the vector leg."""
+        compiled = [compile_query(query) for query in queries]
+        return compiled, self.embed_queries([c.positive_text for c in compiled])
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         """The whole pipeline for one query; its ``-term`` exclusions are not embedded."""
@@ -101,6 +108,30 @@ def open_engine(
         conn.close()
         raise
     return Engine(kb, db, conn, embedder, meta)
+
+
+class EngineSettings(Protocol):
+    """What a task's resolved settings say about the engine (eval's, tune's)."""
+
+    @property
+    def kb_path(self) -> Path | None: ...
+    @property
+    def db_path(self) -> Path | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def model_path(self) -> Path | None: ...
+
+
+def open_engine_for(settings: EngineSettings, embedder: Embedder | None = None) -> Engine:
+    """``open_engine`` with a task's resolved settings."""
+    return open_engine(
+        settings.kb_path,
+        db_path=settings.db_path,
+        model=settings.model,
+        model_path=settings.model_path,
+        embedder=embedder,
+    )
 
 
 def _load_for_index(

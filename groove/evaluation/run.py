@@ -25,7 +25,7 @@ from groove.engine.lexical import lexical_query, mode_for_index
 from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search
-from groove.engine.session import open_engine
+from groove.engine.session import open_engine_for
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
@@ -78,17 +78,9 @@ def prepare(
 
         return run_external(settings, retriever, progress)
     golden = load_golden(settings.golden_path, check_query=compile_query)
-    with open_engine(
-        settings.kb_path,
-        db_path=settings.db_path,
-        model=settings.model,
-        model_path=settings.model_path,
-        embedder=embedder,
-    ) as engine:
+    with open_engine_for(settings, embedder) as engine:
         reranker = load_reranker(settings.reranker)
-        compiled = [compile_query(q.query) for q in golden.queries]
-        # Exclusions are stripped before embedding so they do not pull the vector leg.
-        vectors = engine.embed_queries([c.positive_text for c in compiled])
+        compiled, vectors = engine.compile_and_embed([q.query for q in golden.queries])
         lexical = mode_for_index(settings.search.lexical, engine.meta)
         options = replace(settings.search, limit=settings.depth, lexical=lexical)
         scanner = QuoteScanner(golden.queries)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from groove.config import Config, SearchConfig
+from groove.config import Config
 from groove.engine.search import SearchOptions, build_options
 from groove.engine.session import check_kb_path
 from groove.errors import ConfigError, GoldenError, literal
 from groove.evaluation.result import DEFAULT_LIMIT
 from groove.notes import Note
-from groove.settings import LexicalMode, at_most
+from groove.resolve import resolve
+from groove.settings import EVAL, PIPELINE
 
 if TYPE_CHECKING:
     from groove.retrievers.spec import RetrieverSpec
@@ -64,102 +64,83 @@ def golden_path_for(config: Config, kb: Path, golden: Path | None) -> Path:
     return golden or config.eval.golden or kb / GOLDEN_FILE_NAME
 
 
+def golden_file(golden: Path | None, kb: Path | None) -> Path | None:
+    """The resolved ``golden`` setting (given, else ``[eval].golden``), else the KB's
+    ``.groove-eval.yml``; None with neither (a retriever measured without a KB)."""
+    if golden is not None:
+        return golden
+    return kb / GOLDEN_FILE_NAME if kb is not None else None
+
+
 def resolve_settings(
     config: Config,
+    /,
     *,
-    kb_path: Path | None = None,
-    golden: Path | None = None,
-    k_values: Sequence[int] | None = None,
-    limit: int | None = None,
-    model: str | None = None,
-    model_path: Path | None = None,
-    reranker: str | None = None,
-    db_path: Path | None = None,
-    mmr: bool | None = None,
-    mmr_lambda: float | None = None,
-    mmr_same_doc_penalty: float | None = None,
-    parent_retriever: bool | None = None,
-    history: bool = True,
-    diff: bool = True,
-    fail_on_regression: bool = False,
-    save_history: bool | None = None,
-    retriever: RetrieverSpec | None = None,
-    regression_gate: str | None = None,
-    explain: bool = False,
-    lexical: LexicalMode | None = None,
-    baseline: str | None = None,
-    require_baseline: bool | None = None,
+    retriever: RetrieverSpec | str | None = None,
+    source: str = "parameter",
+    **given: Any,
 ) -> EvalSettings:
-    """CLI values win over groove.toml, which wins over the built-in defaults.
+    """The EVAL settings ``given`` by a face (by name, None: not given) over groove.toml
+    over the declared defaults (groove.resolve), then eval's own rules.
 
-    ``history`` reads the eval history (to diff against) and, unless ``save_history`` is
-    False, appends the run to it; ``save_history`` defaults to ``history`` (the CLI's and
-    the notebook's rule; the API passes False unless asked).
+    ``retriever`` is a spec the CLI built from its flags, or the text the API and the
+    notebook take, read with ``retriever_options`` and ``retriever_name`` (errors worded
+    for ``source``: ``keyword`` or ``parameter``). ``history`` reads the eval history (to
+    diff against) and, unless ``save_history`` is False, appends the run to it;
+    ``save_history`` defaults to ``history`` (the CLI's and the notebook's rule; the API
+    passes False unless asked).
     """
+    from groove.retrievers.spec import spec_from_mapping
+
+    values = resolve(EVAL, config, given)
+    spec = retriever
+    if spec is None or isinstance(spec, str):
+        spec = spec_from_mapping(
+            spec, values["retriever_options"], source=source, name=values["retriever_name"]
+        )
     kb: Path | None
-    if retriever is None:
-        kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
-        golden_path = golden_path_for(config, kb, golden)
+    if spec is None:
+        kb = check_kb_path(values["kb_path"])
     else:
         # --explain with a retriever reads the legs of its answers (explain/legs.py); a
         # retriever that sends none stops the run there, before anything is written.
-        _refuse_engine_flags(
-            model=model,
-            model_path=model_path,
-            reranker=reranker,
-            mmr=mmr,
-            mmr_lambda=mmr_lambda,
-            mmr_same_doc_penalty=mmr_same_doc_penalty,
-            parent_retriever=parent_retriever,
-            lexical=lexical,
+        _refuse_engine_flags(**{name: given.get(name) for name in ENGINE_ONLY})
+        kb = check_kb_path(values["kb_path"]) if values["kb_path"] is not None else None
+    golden_path = golden_file(values["golden"], kb)
+    if golden_path is None:  # a retriever without a KB
+        raise GoldenError(
+            "with {retriever} and no {kb_path}, groove needs {golden}",
+            "pass {give:FILE} (the history is kept beside it)",
+            setting="golden",
         )
-        wanted_kb = kb_path if kb_path is not None else config.kb_path
-        kb = check_kb_path(wanted_kb) if wanted_kb is not None else None
-        if kb is not None:
-            golden_path = golden_path_for(config, kb, golden)
-        elif golden is not None or config.eval.golden is not None:
-            golden_path = golden or config.eval.golden  # type: ignore[assignment]
-        else:
-            raise GoldenError(
-                "with {retriever} and no {kb_path}, groove needs {golden}",
-                "pass {give:FILE} (the history is kept beside it)",
-                setting="golden",
-            )
-    raw_k = tuple(k_values) if k_values else config.eval.k_values
-    wanted_limit = limit if limit is not None else max(raw_k, default=DEFAULT_LIMIT)
-    ks = tuple(sorted({at_most("k_values", k) for k in raw_k}))  # first: the limit follows k
-    used_limit = at_most("limit", wanted_limit)
-    search_config: SearchConfig = config.search
-    options = build_options(
-        search_config, used_limit, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, lexical
-    )
-    chosen_reranker = reranker if reranker is not None else config.reranker
+    ks = tuple(sorted(set(values["k_values"])))
+    limit = values["limit"] or max(ks, default=DEFAULT_LIMIT)
+    search = build_options(config.search, limit, **{name: values[name] for name in PIPELINE})
+    history = values["history"]
+    save = given.get("save_history")  # the API's own keyword: absent on the other faces
+    same = {f.name: values[f.name] for f in fields(EvalSettings) if f.name in values}
     return EvalSettings(
-        kb_path=kb,
-        golden_path=golden_path,
-        k_values=ks,
-        limit=used_limit,
-        search=options,
-        db_path=db_path,
-        model=model or config.model,
-        model_path=model_path or config.model_path,
-        reranker=None if chosen_reranker in (None, "none") else chosen_reranker,
-        history_size=config.eval.history_size,
-        regression_threshold=config.eval.regression_threshold,
-        regression_gate=regression_gate or config.eval.regression_gate,
-        alpha=config.eval.alpha,
-        history=history,
-        save_history=history if save_history is None else history and save_history,
-        diff=diff,
-        fail_on_regression=fail_on_regression,
-        retriever=retriever,
-        explain=explain,
-        exclude_dirs=config.exclude_dirs,
-        baseline=_pin_name(baseline if baseline is not None else config.eval.baseline),
-        require_baseline=(
-            require_baseline if require_baseline is not None else config.eval.require_baseline
-        ),
+        **{
+            **same,
+            "kb_path": kb,
+            "golden_path": golden_path,
+            "k_values": ks,
+            "limit": limit,
+            "search": search,
+            "reranker": None if values["reranker"] in (None, "none") else values["reranker"],
+            "history_size": config.eval.history_size,
+            "regression_threshold": config.eval.regression_threshold,
+            "alpha": config.eval.alpha,
+            "save_history": history if save is None else history and save,
+            "retriever": spec,
+            "exclude_dirs": config.exclude_dirs,
+            "baseline": _pin_name(values["baseline"]),
+        }
     )
+
+
+#: The settings of groove's own engine, refused with an external retriever.
+ENGINE_ONLY = ("model", "model_path", "reranker", *PIPELINE)
 
 
 def _pin_name(name: str | None) -> str | None:

@@ -108,7 +108,7 @@ def tune_lists(settings: EvalSettings, depth: int) -> SourceLists:
     from groove.engine.lexical import lexical_query, mode_for_index
     from groove.engine.query import compile_query
     from groove.engine.search import candidate_pool, excluded_chunks, vector_leg
-    from groove.engine.session import open_engine
+    from groove.engine.session import open_engine_for
     from groove.golden.queries import load_golden
     from groove.store.chunks import chunk_labels
     from groove.store.db import read_snapshot
@@ -118,12 +118,8 @@ def tune_lists(settings: EvalSettings, depth: int) -> SourceLists:
     golden = load_golden(settings.golden_path, check_query=compile_query)
     tune = candidate_pool(settings.limit)  # what the sweep reads per leg for this limit
     tops: dict[str, list[tuple[str, str | None, int, float]]] = {}
-    with open_engine(
-        settings.kb_path, db_path=settings.db_path, model=settings.model,
-        model_path=settings.model_path,
-    ) as engine:  # fmt: skip
-        compiled = [compile_query(q.query) for q in golden.queries]
-        vectors = engine.embed_queries([c.positive_text for c in compiled])
+    with open_engine_for(settings) as engine:
+        compiled, vectors = engine.compile_and_embed([q.query for q in golden.queries])
         mode = mode_for_index(settings.search.lexical, engine.meta)
         with read_snapshot(engine.conn) as conn:
             labels = chunk_labels(conn)

@@ -78,48 +78,12 @@ def eval_report(
     from groove.report import eval_json, eval_markdown
     from groove.report.cap import NOTEBOOK_WHERE
     from groove.report.notes import regression_message
-    from groove.retrievers.spec import spec_from_mapping
     from groove.tuning.reach import PROBE
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
-        given = _parameters(
-            EVAL,
-            kb_path=kb_path,
-            golden=golden,
-            model=model,
-            k_values=k_values,
-            limit=limit,
-            reranker=reranker,
-            mmr=mmr,
-            mmr_lambda=mmr_lambda,
-            mmr_same_doc_penalty=mmr_same_doc_penalty,
-            parent_retriever=parent_retriever,
-            lexical=lexical,
-            history=history,
-            fail_on_regression=fail_on_regression,
-            baseline=baseline,
-            require_baseline=require_baseline,
-            regression_gate=regression_gate,
-            explain=explain,
-            config=config,
-            retriever=retriever,
-            retriever_options=retriever_options,
-            retriever_name=retriever_name,
-        )
-        spec = spec_from_mapping(
-            given.pop("retriever"),
-            given.pop("retriever_options"),
-            name=given.pop("retriever_name"),
-        )
-        settings = resolve_settings(
-            _config(given.pop("config")),
-            history=given.pop("history") is not False,
-            fail_on_regression=given.pop("fail_on_regression") is True,
-            retriever=spec,
-            explain=given.pop("explain") is True,
-            **given,
-        )
+        given = _parameters(EVAL, _declared(EVAL, locals()))
+        settings = resolve_settings(_config(given.pop("config")), **given)
         run = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
         document = json.loads(eval_json.render(run))
         document["previous"] = previous_summary(document.get("previous"))
@@ -185,34 +149,16 @@ def tune_explorer(
     plots.preload()
     result: TuneResult | ExternalTune
     try:
-        given = _parameters(
-            TUNE,
-            kb_path=kb_path,
-            golden=golden,
-            model=model,
-            k_values=k_values,
-            limit=limit,
-            lexical=lexical,
-            tune_json=tune_json,
-            config=config,
-            retriever=retriever,
-            retriever_options=retriever_options,
-            retriever_name=retriever_name,
-            family=family,
-            engine=engine,
-            window=window,
-        )
-        saved = given.pop("tune_json")
-        external = {name: given.pop(name) for name in _EXTERNAL}
-        if external["retriever"] is not None or external["retriever_options"]:
-            result, source = _tune_retriever(given, external, saved)
+        given = _parameters(TUNE, _declared(TUNE, locals()))
+        saved, config = given.pop("tune_json"), given.pop("config")
+        if given["retriever"] is not None or given["retriever_options"]:
+            result, source = _tune_retriever(_config(config), given, saved)
         elif saved is not None:
-            _only_with_retriever(external)
+            _only_with_retriever(given)
             result, source = external_document.load_saved(saved), f"loaded from {saved}"
         else:
-            _only_with_retriever(external)
-            settings = tune_settings(_config(given.pop("config")), **given)
-            result = tune.run(settings)
+            _only_with_retriever(given)
+            result = tune.run(tune_settings(_config(config), **given))
             source = "measured now: the grid ran on this knowledge base"
     except GrooveError as exc:
         return _refused(exc, result_path)
@@ -239,34 +185,26 @@ def tune_explorer(
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 
-# The tune explorer's parameters that tune an engine's legs (groove tune --retriever).
-_EXTERNAL = ("retriever", "retriever_options", "retriever_name", "family", "engine", "window")
-
-
-def _only_with_retriever(external: Mapping[str, Any]) -> None:
+def _only_with_retriever(given: Mapping[str, Any]) -> None:
     for name in ("retriever_name", "engine", "window"):
-        if external[name] is not None:
+        if given[name] is not None:
             raise ConfigError(f"parameter {name} needs retriever", "pass -p retriever SPEC")
-    if external["family"] not in (None, "rrf"):
+    if given["family"] not in (None, "rrf"):
         raise ConfigError("parameter family needs retriever", "pass -p retriever SPEC")
 
 
 def _tune_retriever(
-    given: dict[str, Any], external: Mapping[str, Any], saved: Path | None
+    config: Config, given: dict[str, Any], saved: Path | None
 ) -> tuple[ExternalTune, str]:
     from groove.retrievers.spec import spec_from_mapping
     from groove.tuning.external_settings import refuse_index_settings, run_retriever
 
-    refuse_index_settings(model=given["model"], lexical=given["lexical"], tune_json=saved)
+    refuse_index_settings({**given, "tune_json": saved})
     spec = spec_from_mapping(
-        external["retriever"], external["retriever_options"], name=external["retriever_name"]
+        given.pop("retriever"), given.pop("retriever_options"), name=given.pop("retriever_name")
     )
     assert spec is not None
-    result = run_retriever(
-        _config(given["config"]), spec, kb_path=given["kb_path"], golden=given["golden"],
-        k_values=given["k_values"], limit=given["limit"], family=external["family"],
-        engine=external["engine"], window=external["window"],
-    )  # fmt: skip
+    result = run_retriever(config, spec, **given)
     return result, f"measured now: one retrieval per query from {spec.name}, re-fused here"
 
 
@@ -333,7 +271,13 @@ def _config(path: Path | None) -> Config:
     return load_config(path)
 
 
-def _parameters(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
+def _declared(table: Mapping[str, Setting], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The run cell's parameters that ``table`` declares, by name (``locals()`` of a run
+    cell whose parameters are the table's): one spelling of them, not two."""
+    return {name: values[name] for name in table if name in values}
+
+
+def _parameters(table: Mapping[str, Setting], given: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters as papermill injected them, checked against their declaration
     (groove.settings): a wrong type is an input error (exit 2), not a traceback."""
     return {name: table[name].parse(value) for name, value in given.items()}

@@ -18,7 +18,7 @@ import numpy as np
 from groove.engine.embed import Embedder
 from groove.engine.lexical import LexicalQuery, lexical_query, mode_for_index
 from groove.engine.query import compile_query
-from groove.engine.session import open_engine
+from groove.engine.session import open_engine_for
 from groove.golden.queries import GoldenQuery, load_golden
 from groove.notes import Level, Note
 from groove.store import chunks as rows
@@ -66,15 +66,8 @@ def run(
 
     # load_golden refuses a query without an expected hit, so every query is a table row.
     usable = load_golden(settings.golden_path, check_query=compile_query).queries
-    with open_engine(
-        settings.kb_path,
-        db_path=settings.db_path,
-        model=settings.model,
-        model_path=settings.model_path,
-        embedder=embedder,
-    ) as engine:
-        compiled = [compile_query(q.query) for q in usable]
-        vectors = engine.embed_queries([c.positive_text for c in compiled])
+    with open_engine_for(settings, embedder) as engine:
+        compiled, vectors = engine.compile_and_embed([q.query for q in usable])
         mode = mode_for_index(settings.lexical, engine.meta)
         # Each query's bm25 leg reads the table the search would route it to.
         routed = [lexical_query(q.query, mode, c) for q, c in zip(usable, compiled, strict=True)]

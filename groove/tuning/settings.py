@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from groove.config import Config
 from groove.engine.lexical import LexicalMode
 from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
-from groove.evaluation.settings import golden_path_for
+from groove.evaluation.settings import GOLDEN_FILE_NAME
 from groove.notes import Note
-from groove.settings import DEFAULT_LIMIT, at_most
+from groove.resolve import resolve
+from groove.settings import DEFAULT_LIMIT, TUNE
 from groove.tuning.grid import PRIMARY_K
 from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
@@ -37,25 +38,13 @@ class TuneSettings:
         return candidate_pool(self.limit)
 
 
-def resolve_settings(
-    config: Config,
-    *,
-    kb_path: Path | None = None,
-    golden: Path | None = None,
-    k_values: Sequence[int] | None = None,
-    limit: int | None = None,
-    model: str | None = None,
-    model_path: Path | None = None,
-    db_path: Path | None = None,
-    lexical: LexicalMode | None = None,
-) -> TuneSettings:
-    """Flags over groove.toml over defaults; k always includes the primary k (5)."""
-    kb = check_kb_path(kb_path if kb_path is not None else config.kb_path)
-    raw_k = tuple(k_values) if k_values else config.eval.k_values
-    # The same rule as eval (groove.settings): a k or a limit above LIMIT_MAX is refused.
-    ks = tuple(sorted({at_most("k_values", k) for k in raw_k if k > 0} | {PRIMARY_K}))
-    if limit is not None:
-        at_most("limit", limit)
+def resolve_settings(config: Config, /, **given: Any) -> TuneSettings:
+    """The TUNE settings ``given`` by a face (by name, None: not given) over groove.toml
+    over the declared defaults (groove.resolve); k always includes the primary k (5), and
+    the limit is at least the largest k."""
+    values = resolve(TUNE, config, given)
+    kb = check_kb_path(values["kb_path"])
+    ks = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
     notes: list[Note] = []
     search = config.search
     if search.mmr.enabled or search.parent_retriever.enabled:
@@ -75,14 +64,14 @@ def resolve_settings(
                 data={"fusion": search.fusion.to_dict()},
             )
         )
+    same = {f.name: values[f.name] for f in fields(TuneSettings) if f.name in values}
     return TuneSettings(
-        kb_path=kb,
-        golden_path=golden_path_for(config, kb, golden),
-        k_values=ks,
-        limit=max(limit or 0, max(ks)),
-        db_path=db_path,
-        model=model or config.model,
-        model_path=model_path or config.model_path,
-        notes=tuple(notes),
-        lexical=lexical if lexical is not None else search.lexical,
+        **{
+            **same,
+            "kb_path": kb,
+            "golden_path": values["golden"] or kb / GOLDEN_FILE_NAME,
+            "k_values": ks,
+            "limit": max(values["limit"] or 0, max(ks)),
+            "notes": tuple(notes),
+        }
     )

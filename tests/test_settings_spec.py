@@ -1,0 +1,320 @@
+"""One spec per task: what each face hands the resolver, and what the resolver makes of it,
+agree with the task's table in groove.settings.
+
+A setting a face uses but its table does not declare, a declared setting a face drops on
+the way, a groove.toml key that does not exist, or a cap missing on a limit fails here.
+The faces are run for real up to the resolver, which is replaced by a probe that records
+what reached it (no index or model is needed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import groove
+from groove.cli import cli
+from groove.cli.common import cli_given
+from groove.cli.retriever_flags import RETRIEVER_FLAGS
+from groove.config import Config, parse_config
+from groove.errors import ConfigError
+from groove.evaluation.settings import EvalSettings
+from groove.evaluation.settings import resolve_settings as eval_settings
+from groove.notebooks import kernel
+from groove.resolve import config_value, resolve
+from groove.settings import (
+    BASELINE,
+    EVAL,
+    EXPORT,
+    INDEX,
+    JUDGE,
+    LIMIT_MAX,
+    NOTEBOOK_RUN,
+    POOL,
+    SEARCH,
+    SERVE,
+    TUNE,
+    Setting,
+    on,
+)
+from groove.tuning.settings import TuneSettings
+from groove.tuning.settings import resolve_settings as tune_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLES = {
+    "INDEX": INDEX,
+    "SEARCH": SEARCH,
+    "EVAL": EVAL,
+    "TUNE": TUNE,
+    "SERVE": SERVE,
+    "EXPORT": EXPORT,
+    "BASELINE": BASELINE,
+    "POOL": POOL,
+    "JUDGE": JUDGE,
+    "NOTEBOOK_RUN": NOTEBOOK_RUN,
+}
+#: The tables whose values go through groove.resolve.
+RESOLVED = {"EVAL": EVAL, "TUNE": TUNE}
+#: A value groove.toml may hold for a setting of each kind, and what it reads as.
+TOML_SAMPLE: dict[str, tuple[Any, Any]] = {
+    "path": ("somewhere", "somewhere"),
+    "file": ("golden.yml", "golden.yml"),
+    "folder": ("models", "models"),
+    "text": ("main", "main"),
+    "k_list": ([2, 7], (2, 7)),
+    "bool": (True, True),
+    "fraction": (0.25, 0.25),
+    "lexical": ("porter", "porter"),
+    "gate": ("significant", "significant"),
+}
+
+
+def _keyed() -> list[tuple[str, Setting]]:
+    return [
+        (f"{table}.{name}", s)
+        for table, settings in TABLES.items()
+        for name, s in settings.items()
+        if s.config_key is not None
+    ]
+
+
+def _toml(key: str, value: Any) -> str:
+    *tables, leaf = key.split(".")
+    header = f"[{'.'.join(tables)}]\n" if tables else ""
+    return f"{header}{leaf} = {json.dumps(value)}\n"
+
+
+# ---------------------------------------------------------------- the declaration
+
+
+@pytest.mark.parametrize(("where", "setting"), _keyed(), ids=[w for w, _ in _keyed()])
+def test_each_config_key_is_a_groove_toml_key_the_resolver_reads(
+    tmp_path: Path, where: str, setting: Setting
+) -> None:
+    """groove.toml accepts the declared key, and a value written there comes back from
+    the resolver when the face gives none; a value the face gives wins over it."""
+    assert setting.config_key is not None
+    written, read = TOML_SAMPLE[setting.kind]
+    config = parse_config(_toml(setting.config_key, written), tmp_path / "groove.toml")
+    expected = tmp_path / read if setting.kind in ("path", "file", "folder") else read
+    assert config_value(config, setting.config_key) == expected
+    table = TABLES[where.split(".")[0]]
+    assert resolve(table, config, {})[setting.name] == expected
+    given = setting.parse(written)
+    assert resolve(table, config, {setting.name: given})[setting.name] == given
+
+
+@pytest.mark.parametrize("name", list(RESOLVED))
+def test_without_a_value_or_a_config_the_declared_default_holds(name: str) -> None:
+    table = RESOLVED[name]
+    values = resolve(table, Config(), {})
+    assert list(values) == list(table)  # every setting of the table, nothing else
+    for key, setting in table.items():
+        toml_key = setting.config_key
+        from_config = None if toml_key is None else config_value(Config(), toml_key)
+        expected = setting.default if from_config is None else from_config
+        assert values[key] == expected, key
+
+
+def test_the_resolver_refuses_a_setting_its_table_does_not_declare() -> None:
+    with pytest.raises(TypeError, match=r"undeclared setting.*: depth"):
+        resolve(EVAL, Config(), {"limit": 5, "depth": 3})
+    with pytest.raises(TypeError, match="undeclared"):
+        eval_settings(Config(), kb_path=Path("."), golden=Path("g"), windw=5)
+
+
+@pytest.mark.parametrize("table", ["EVAL", "TUNE", "POOL", "JUDGE"])
+def test_every_limit_and_k_is_capped_and_refused_above_the_bound(table: str) -> None:
+    """The one rule (groove.settings): a limit, a depth, a window or a k above LIMIT_MAX
+    is refused by name, whichever face gave it; at the bound it is kept."""
+    settings = TABLES[table]
+    sizes = [
+        name
+        for name, s in settings.items()
+        if s.kind == "k_list" or name in ("limit", "depth", "window")
+    ]
+    assert sizes and all(settings[name].capped for name in sizes)
+    capped = [name for name, s in settings.items() if s.capped]
+    assert capped == sizes
+    if table not in RESOLVED:
+        return
+    for name in capped:
+        is_list = settings[name].kind == "k_list"
+        at_bound = (1, LIMIT_MAX) if is_list else LIMIT_MAX
+        assert resolve(settings, Config(), {name: at_bound})[name] == at_bound
+        with pytest.raises(ConfigError) as info:
+            resolve(settings, Config(), {name: (1, LIMIT_MAX + 1) if is_list else LIMIT_MAX + 1})
+        assert info.value.setting == name
+
+
+def test_the_cli_hands_switches_and_k_text_over_as_given_values() -> None:
+    params = {"no_history": False, "no_diff": True, "require_baseline": False, "k_text": "5,1"}
+    given = cli_given(EVAL, {**params, "explain": True, "fmt": "json"})
+    assert given == {
+        "k_values": (5, 1),
+        "history": None,  # a switch left off: groove.toml or the default decides
+        "diff": False,  # a --no- switch given
+        "require_baseline": None,
+        "explain": True,
+    }
+
+
+# ---------------------------------------------------------------- what the resolver returns
+
+#: EVAL settings with rules of eval's own in resolve_settings (the rest are copied as given).
+EVAL_OWN_RULES = {"kb_path", "k_values", "limit", "reranker", "retriever", "save_history"}
+#: EVAL settings that reach the run inside another field: golden_path, the retriever's
+#: spec, the search options; ``config`` is the file the face loads.
+EVAL_FOLDED = {
+    "golden",
+    "retriever_options",
+    "retriever_name",
+    "mmr",
+    "mmr_lambda",
+    "mmr_same_doc_penalty",
+    "parent_retriever",
+    "lexical",
+    "config",
+}
+#: EVAL settings the CLI itself uses: its report options and the retriever flags it
+#: turns into a spec.
+EVAL_CLI_OWN = {"full", "export_run", "export_run_headings", *RETRIEVER_FLAGS} - {"retriever"}
+TUNE_FOLDED = {"golden", "config", "tune_json"}
+#: The tune --retriever settings (groove.tuning.external_settings.run_retriever).
+TUNE_EXTERNAL = {
+    "retriever",
+    "retriever_options",
+    "retriever_name",
+    "retriever_timeout",
+    "family",
+    "engine",
+    "window",
+}
+SAMPLE: dict[str, Any] = {
+    "text": "other",
+    "file": Path("elsewhere.db"),
+    "folder": Path("models"),
+    "gate": "significant",
+    "lexical": "porter",
+}
+
+
+def _sample(setting: Setting) -> Any:
+    if setting.kind == "bool":
+        return not setting.default if setting.default is not None else True
+    return SAMPLE[setting.kind]
+
+
+def test_every_eval_setting_reaches_the_run_or_is_a_faces_own() -> None:
+    field_names = {f.name for f in fields(EvalSettings)}
+    unused = set(EVAL) - field_names - EVAL_FOLDED - EVAL_CLI_OWN
+    assert unused == set(), f"declared in EVAL, used by nothing: {sorted(unused)}"
+
+
+def test_every_tune_setting_reaches_the_run_or_is_a_faces_own() -> None:
+    field_names = {f.name for f in fields(TuneSettings)}
+    unused = set(TUNE) - field_names - TUNE_FOLDED - TUNE_EXTERNAL
+    assert unused == set(), f"declared in TUNE, used by nothing: {sorted(unused)}"
+
+
+def test_a_setting_named_as_a_field_is_copied_into_the_eval_settings(tmp_path: Path) -> None:
+    copied = {f.name for f in fields(EvalSettings)} & set(EVAL) - EVAL_OWN_RULES
+    assert copied  # db_path, model, history, diff, baseline, ...
+    given = {name: _sample(EVAL[name]) for name in copied}
+    settings = eval_settings(Config(), kb_path=tmp_path, **given)
+    assert {name: getattr(settings, name) for name in copied} == given
+
+
+def test_a_setting_named_as_a_field_is_copied_into_the_tune_settings(tmp_path: Path) -> None:
+    copied = {f.name for f in fields(TuneSettings)} & set(TUNE) - {"kb_path", "k_values", "limit"}
+    assert copied
+    given = {name: _sample(TUNE[name]) for name in copied}
+    settings = tune_settings(Config(), kb_path=tmp_path, **given)
+    assert {name: getattr(settings, name) for name in copied} == given
+
+
+# ---------------------------------------------------------------- what each face hands over
+
+
+class _Reached(Exception):
+    def __init__(self, given: Mapping[str, Any]) -> None:
+        super().__init__("reached the resolver")
+        self.given = dict(given)
+
+
+def _probe(*_args: Any, **given: Any) -> Any:
+    raise _Reached(given)
+
+
+@pytest.fixture
+def probe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.chdir(tmp_path)  # no groove.toml of the repository is found
+    monkeypatch.setattr("groove.evaluation.settings.resolve_settings", _probe)
+    monkeypatch.setattr("groove.tuning.settings.resolve_settings", _probe)
+    return tmp_path
+
+
+def _names(call: Any) -> set[str]:
+    with pytest.raises(_Reached) as info:
+        call()
+    return set(info.value.given) - {"source"}
+
+
+def test_evaluate_hands_every_keyword_to_the_resolver(probe: Path) -> None:
+    names = _names(lambda: groove.evaluate(probe))
+    assert names == set(on(EVAL, "api")) - {"config"}
+
+
+def test_tune_hands_every_keyword_to_the_resolver(probe: Path) -> None:
+    names = _names(lambda: groove.tune(probe))
+    assert names == set(on(TUNE, "api")) - {"config"}
+
+
+def test_the_eval_report_hands_every_parameter_to_the_resolver(probe: Path) -> None:
+    names = _names(lambda: kernel.eval_report(kb_path=probe, result_path=probe / "r.json"))
+    assert names == set(on(EVAL, "notebook")) - {"config"}
+
+
+def test_the_tune_explorer_hands_every_parameter_to_the_resolver(probe: Path) -> None:
+    names = _names(lambda: kernel.tune_explorer(kb_path=probe, result_path=probe / "r.json"))
+    assert names == set(on(TUNE, "notebook")) - {"config", "tune_json"}
+
+
+@pytest.mark.parametrize(
+    ("command", "table", "own"),
+    [("eval", EVAL, EVAL_CLI_OWN), ("tune", TUNE, set())],
+)
+def test_the_cli_hands_every_option_to_the_resolver(
+    probe: Path, command: str, table: Mapping[str, Setting], own: set[str]
+) -> None:
+    result = CliRunner().invoke(cli, [command, "--kb-path", str(probe)])
+    assert isinstance(result.exception, _Reached), result.output
+    assert set(result.exception.given) == set(on(table, "cli")) - {"config"} - own
+
+
+@pytest.mark.parametrize(
+    ("notebook", "function"),
+    [("eval_report.ipynb", "eval_report"), ("tune_explorer.ipynb", "tune_explorer")],
+)
+def test_the_run_cell_forwards_every_parameter(notebook: str, function: str) -> None:
+    """The notebook's run cell passes each parameter of its parameters cell on by name."""
+    import ast
+    import inspect
+
+    cells = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
+    (source,) = [
+        "".join(c["source"]) for c in cells if f"notebook_run.{function}(" in "".join(c["source"])
+    ]
+    (call,) = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == function
+    ]
+    passed = {k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == k.arg}
+    assert passed == set(inspect.signature(getattr(kernel, function)).parameters)
