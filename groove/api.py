@@ -298,7 +298,7 @@ def _history_file(kb_path: PathArg | None, config: PathArg | None = None) -> tup
 
 def load_history(kb_path: PathArg) -> History:
     """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
-    first; empty when there is none yet. ``frame()`` gives one row per run, oldest first."""
+    first; empty when there is none yet. ``runs_frame()`` gives one row per run, oldest first."""
     from groove.engine.session import check_kb_path
     from groove.history.history import history_path
     from groove.history.history import load_history as read_history
@@ -432,7 +432,8 @@ def pool(
     like ``groove golden pool``: from the newest run of each configuration in the history
     (``history``), named ``runs``, a fresh run of groove's engine (``current``), another
     ``retriever``, the tune grid (``tune``); ``depth`` hits per source and query. The
-    result's ``candidates`` are ordered most useful first; ``frame()`` is a pandas view."""
+    result's ``candidates`` are ordered most useful first; ``candidates_frame()`` is a
+    pandas view."""
     from groove.judging.run import pool as run_pool
     from groove.judging.run import resolve
 

@@ -68,6 +68,7 @@ def eval_cmd(
     from groove.cli.retriever_flags import ProgressBar, spec_from_flags
     from groove.config import parse_k_list
     from groove.evaluation import run as evaluation
+    from groove.evaluation.result import VERDICT_NOT_APPLIED, VERDICT_REGRESSION
     from groove.evaluation.settings import resolve_settings
     from groove.golden.findings import warning_texts
     from groove.report import eval_json, eval_markdown, eval_text
@@ -127,9 +128,9 @@ def eval_cmd(
         warn(cli_line("eval", note))
     for text in warning_texts(result.findings):
         warn(text)
-    if result.regression:
+    if result.verdict == VERDICT_REGRESSION:
         warn(regression_message(result, switch=EVAL["fail_on_regression"].flag or ""))
-    elif result.exit_code:
+    elif result.verdict == VERDICT_NOT_APPLIED:
         warn(not_applied_message(result, switch=EVAL["require_baseline"].flag or ""))
     if result.exit_code:
         ctx.exit(result.exit_code)

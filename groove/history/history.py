@@ -24,6 +24,7 @@ baseline out of the file.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -69,13 +70,22 @@ class History(Introduces):
         """The run whose id is ``run_id`` (exactly), or None."""
         return next((r for r in self.runs if r.id == run_id), None)
 
-    def frame(self) -> pd.DataFrame:
+    def runs_frame(self) -> pd.DataFrame:
         """One row per stored run, oldest first: ``timestamp``, ``model``, ``queries``, the
         aggregate metrics, ``fingerprint_changed`` and ``corpus_changed`` against the run
         before (NA for the oldest). Columns: docs/api.md."""
         from groove.history.frames import history_frame
 
         return history_frame(self)
+
+    def frame(self) -> pd.DataFrame:
+        """Deprecated name of ``runs_frame()`` (docs/api.md, "One vocabulary")."""
+        warnings.warn(
+            "History.frame() is deprecated; use History.runs_frame()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.runs_frame()
 
     def previous_compatible(self, fingerprint: Fingerprint) -> RunRecord | None:
         """The newest run, only if it is comparable with ``fingerprint`` (never an older one)."""

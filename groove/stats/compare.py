@@ -17,6 +17,7 @@ reason (``UNPAIRED_REASONS``).
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,6 +147,15 @@ class Comparison(Introduces):
         }
 
     def to_dataframe(self) -> pd.DataFrame:
+        """Deprecated name of ``metrics_frame()`` (docs/api.md, "One vocabulary")."""
+        warnings.warn(
+            "Comparison.to_dataframe() is deprecated; use Comparison.metrics_frame()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.metrics_frame()
+
+    def metrics_frame(self) -> pd.DataFrame:
         """One row per (run, metric): value, delta, ci_low, ci_high, p, p_holm, mark."""
         import pandas as pd
 
@@ -491,4 +501,4 @@ def compare(
             "pass {give:0} for the first run, or its timestamp",
             setting="baseline",
         )
-    return compare_runs(labelled, index % len(labelled), alpha=alpha).to_dataframe()
+    return compare_runs(labelled, index % len(labelled), alpha=alpha).metrics_frame()
