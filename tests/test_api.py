@@ -105,7 +105,7 @@ def _keywords(function: object) -> list[str]:
 @pytest.mark.parametrize(
     ("function", "table", "extra"),
     [
-        (groove.evaluate, EVAL, ()),
+        (groove.evaluate, EVAL, ("progress",)),
         (groove.tune, TUNE, ("progress", "on_note")),
         (groove.search, SEARCH, ("query",)),
         (groove.index, INDEX, ("progress",)),

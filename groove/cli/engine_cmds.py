@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
 from groove import settings
+from groove.cli.bars import ProgressBar
 from groove.cli.common import (
     config_from,
     db_option,
@@ -56,7 +56,7 @@ def index_cmd(
     embedder = index_embedder(
         kb, db_path=db_path, model=model, model_path=model_path, config=config
     )
-    bar = _ProgressBar(enabled=not quiet and stderr_is_terminal())
+    bar = ProgressBar(enabled=not quiet and stderr_is_terminal())
     try:
         summary = build(
             kb,
@@ -64,7 +64,7 @@ def index_cmd(
             db_path=db_path,
             config=config,
             force=force,
-            progress=bar.update,
+            progress=bar,
             model_path=model_path,
             on_wait=lambda lock: warn(
                 f"groove index: waiting for another groove index to finish ({lock})"
@@ -81,27 +81,6 @@ def index_cmd(
         warn(f"groove index: note: {message}")
     if not quiet:
         click.echo(summary.line())
-
-
-class _ProgressBar:
-    """A tqdm bar over chunks embedded, only on a terminal."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.bar: Any = None
-
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled or total == 0:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="chunk", desc="embedding", leave=False, ascii=True)
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 @click.command("search")

@@ -65,7 +65,8 @@ def eval_cmd(
     **retriever_flags: Any,
 ) -> None:
     """Evaluate retrieval against golden queries: recall@k, MRR, nDCG@k, diff, CI gate."""
-    from groove.cli.retriever_flags import ProgressBar, spec_from_flags
+    from groove.cli.bars import ProgressBar
+    from groove.cli.retriever_flags import spec_from_flags
     from groove.config import parse_k_list
     from groove.evaluation import run as evaluation
     from groove.evaluation.result import VERDICT_NOT_APPLIED, VERDICT_REGRESSION
@@ -103,7 +104,7 @@ def eval_cmd(
     )
     bar = ProgressBar()
     try:
-        result = evaluation.prepare(settings, progress=bar.update, grid=PROBE if explain else None)
+        result = evaluation.prepare(settings, progress=bar, grid=PROBE if explain else None)
     finally:
         bar.close()
     # All or nothing: every output is written before the run enters the history.

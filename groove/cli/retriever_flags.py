@@ -1,10 +1,8 @@
-"""The ``--retriever`` family of ``groove eval`` flags, and the progress bar of its run."""
+"""The ``--retriever`` family of ``groove eval`` flags."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from groove.cli.common import stderr_is_terminal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from groove.retrievers.spec import RetrieverSpec
@@ -66,24 +64,3 @@ def spec_from_flags(
         fields=field_map(retriever_hits, retriever_fields),
     )
     return parse_spec(retriever, name=retriever_name, options=options)
-
-
-class ProgressBar:
-    """A tqdm bar over queries answered, on a terminal only (as ``groove index`` shows)."""
-
-    def __init__(self) -> None:
-        self.enabled = stderr_is_terminal()
-        self.bar: Any = None
-
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled or total == 0:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="query", desc="retrieving", leave=False, ascii=True)
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()

@@ -126,6 +126,20 @@ class Pool(Introduces):
             f"{self.covered} hits already judged or expected"
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """The pool, JSON-ready: where it came from and its candidates, most useful
+        first (an exported .jsonl adds the judging columns to each)."""
+        return {
+            "golden_path": str(self.golden_path),
+            "judgements_path": str(self.judgements_path),
+            "depth": self.depth,
+            "sources": list(self.sources),
+            "covered": self.covered,
+            "judged": self.judged,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "notes": [note.to_dict() for note in self.notes],
+        }
+
     def candidates_frame(self) -> pd.DataFrame:
         """One row per candidate, in priority order: query_id, query, path, heading,
         priority, sources, snippet."""

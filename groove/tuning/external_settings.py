@@ -10,13 +10,13 @@ from pathlib import Path
 from groove.config import FUSION_FAMILIES, Config
 from groove.errors import ConfigError, literal
 from groove.evaluation.settings import golden_path_for
+from groove.progress import Progress
 from groove.retrievers.spec import RetrieverSpec
 from groove.settings import at_most
 from groove.tuning.external import run_external
 from groove.tuning.external_result import ExternalTune
 from groove.tuning.grid import PRIMARY_K
 from groove.tuning.recommend import ENGINES
-from groove.tuning.result import TuneProgress
 
 DEFAULT_WINDOW = 100
 DEFAULT_LIMIT = 10
@@ -46,7 +46,7 @@ def run_retriever(
     family: str | None = None,
     engine: str | None = None,
     window: int | None = None,
-    progress: Callable[[TuneProgress], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> ExternalTune:
     """Resolve the inputs (flags over groove.toml over defaults), then tune ``spec``'s legs.
 
