@@ -69,7 +69,7 @@ class EvalRun(Introduces):
     record: RunRecord
     previous: RunRecord | None
     diff_enabled: bool
-    regression: bool
+    regression: bool  # the gate failed the run (asked to): read ``verdict``, which says it
     threshold: float
     kb_path: Path | None
     golden_path: Path
