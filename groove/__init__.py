@@ -49,9 +49,10 @@ if TYPE_CHECKING:
     from groove.engine.search import Hit, SearchResult
     from groove.evaluation.result import EvalRun
     from groove.history.history import History
+    from groove.progress import Progress
     from groove.runs.record import QueryResult, RunRecord
     from groove.stats.compare import compare
-    from groove.tuning.result import TuneProgress, TuneResult
+    from groove.tuning.result import TuneResult
 
 __version__ = "0.1.0"
 
@@ -69,12 +70,12 @@ __all__ = [
     "KnowledgeBaseError",
     "ModelError",
     "NotebookError",
+    "Progress",
     "QueryError",
     "QueryResult",
     "RetrieverError",
     "RunRecord",
     "SearchResult",
-    "TuneProgress",
     "TuneResult",
     "__version__",
     "accept_baseline",
@@ -103,6 +104,8 @@ _LAZY_TYPES = {
     "RunRecord": "groove.runs.record",
     "EvalRun": "groove.evaluation.result",
     "TuneResult": "groove.tuning.result",
+    "Progress": "groove.progress",
+    # deprecated: tune's progress events are Progress (not in __all__; warns on access)
     "TuneProgress": "groove.tuning.result",
     # a function, loaded like the types: it needs numpy (groove.stats.significance)
     "compare": "groove.stats.compare",

@@ -43,10 +43,11 @@ if TYPE_CHECKING:
     from groove.judging.pool import Pool
     from groove.notebooks.judge import JudgeView
     from groove.notes import Note
+    from groove.progress import Progress
     from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
     from groove.tuning.external_result import ExternalTune
-    from groove.tuning.result import TuneProgress, TuneResult
+    from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
 
@@ -59,21 +60,24 @@ def index(
     model: str | None = None,
     model_path: PathArg | None = None,
     config: PathArg | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
     lexical: LexicalMode | None = None,
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
-    Only new and changed files are embedded. ``progress(done, total)`` follows the chunks
-    embedded. ``lexical`` records that mode in the index (``--lexical``); without it the
-    recorded mode is kept, ``force`` included. Returns what the build did; its ``line()`` is
-    the CLI's summary line and its ``notes`` what the CLI prints on stderr.
+    Only new and changed files are embedded. ``progress`` receives a ``Progress`` (task
+    ``index``, stage ``embed``) as chunks are embedded; a function of ``(done, total)`` still
+    works, with a DeprecationWarning. ``lexical`` records that mode in the index
+    (``--lexical``); without it the recorded mode is kept, ``force`` included. Returns what
+    the build did; its ``line()`` is the CLI's summary line and its ``notes`` what the CLI
+    prints on stderr.
     """
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
+    from groove.progress import accepting
 
     given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
-    _checked("progress", progress, _callable_or_none, "a function (done, total) or None")
+    _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
     loaded = _config(config)
     kb = check_kb_path(given["kb_path"] or loaded.kb_path)
     chosen_model_path = given["model_path"] or loaded.model_path
@@ -90,7 +94,7 @@ def index(
         db_path=given["db_path"],
         config=loaded,
         force=given["force"],
-        progress=progress,
+        progress=accepting(progress, "index"),
         model_path=chosen_model_path,
         lexical=given["lexical"],
     )
@@ -169,6 +173,7 @@ def evaluate(
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
     retriever_name: str | None = None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -185,15 +190,19 @@ def evaluate(
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
     ``baseline`` compares with the run pinned under that name (``set_baseline``);
     ``require_baseline=True`` makes the result's ``exit_code`` 4 when the regression gate
-    could not be applied (its ``gate_status.reason`` says why).
+    could not be applied (its ``gate_status.reason`` says why). ``progress`` receives a
+    ``Progress`` (task ``evaluate``) as each golden query is searched or answered.
     """
     from groove.evaluation import run as evaluation
     from groove.evaluation.settings import resolve_settings
     from groove.tuning.reach import PROBE
 
     given = _keywords(EVAL, **_declared(EVAL, locals(), but=("config",)))
+    _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
     settings = resolve_settings(_config(config), source="keyword", **given)
-    result = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
+    result = evaluation.prepare(
+        settings, grid=PROBE if settings.explain else None, progress=progress
+    )
     return evaluation.save(result, settings)
 
 
@@ -245,7 +254,7 @@ def _history_file(kb_path: PathArg | None, config: PathArg | None = None) -> tup
 
 def load_history(kb_path: PathArg) -> History:
     """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
-    first; empty when there is none yet. ``frame()`` gives one row per run, oldest first."""
+    first; empty when there is none yet. ``runs_frame()`` gives one row per run, oldest first."""
     from groove.engine.session import check_kb_path
     from groove.history.history import history_path
     from groove.history.history import load_history as read_history
@@ -271,16 +280,16 @@ def tune(
     family: str | None = "rrf",
     engine: str | None = None,
     window: int | None = None,
-    progress: Callable[[TuneProgress], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
     on_note: Callable[[Note], None] | None = None,
 ) -> TuneResult | ExternalTune:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
     Applies nothing; ``lexical`` picks the full-text index swept (``--lexical``).
-    ``progress`` receives a ``TuneProgress`` at each step (pre-flight, sweep, each query)
-    and ``on_note`` each ``Note`` as it arises (all of them are in the result too). The result's
-    ``conditions_frame()``, ``table_frame()`` and ``folds_frame()`` are pandas views of it;
-    ``save_tune`` writes it for ``load_tune``.
+    ``progress`` receives a ``Progress`` (task ``tune``) at each step (pre-flight, sweep,
+    each query) and ``on_note`` each ``Note`` as it arises (all of them are in the result
+    too). The result's ``conditions_frame()``, ``table_frame()`` and ``folds_frame()`` are
+    pandas views of it; ``save_tune`` writes it for ``load_tune``.
 
     With ``retriever`` (and ``retriever_options`` / ``retriever_name`` as ``evaluate``
     takes them) it tunes that engine's fusion over the legs it returns, like ``groove tune
@@ -293,7 +302,7 @@ def tune(
     from groove.tuning.settings import resolve_settings
 
     given = _keywords(TUNE, **_declared(TUNE, locals(), but=("config",)))
-    _checked("progress", progress, _callable_or_none, "a function (TuneProgress) or None")
+    _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
     if given["retriever"] is not None or given["retriever_options"]:
         from groove.tuning.external_settings import refuse_index_settings, run_retriever
@@ -351,7 +360,8 @@ def pool(
     like ``groove golden pool``: from the newest run of each configuration in the history
     (``history``), named ``runs``, a fresh run of groove's engine (``current``), another
     ``retriever``, the tune grid (``tune``); ``depth`` hits per source and query. The
-    result's ``candidates`` are ordered most useful first; ``frame()`` is a pandas view."""
+    result's ``candidates`` are ordered most useful first; ``candidates_frame()`` is a
+    pandas view."""
     from groove.judging.run import pool as run_pool
     from groove.judging.run import resolve
 

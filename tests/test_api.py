@@ -103,7 +103,7 @@ def _keywords(function: object) -> list[str]:
 @pytest.mark.parametrize(
     ("function", "table", "extra"),
     [
-        (groove.evaluate, EVAL, ()),
+        (groove.evaluate, EVAL, ("progress",)),
         (groove.tune, TUNE, ("progress", "on_note")),
         (groove.search, SEARCH, ("query",)),
         (groove.index, INDEX, ("progress",)),
@@ -294,7 +294,7 @@ def test_frames_after_a_change_show_previous_values_and_deltas(kb: Path) -> None
     assert aggregate.loc["mrr", "delta"] == second.record.aggregate.mrr - first.record.aggregate.mrr
     assert [d.label.lower() for d in second.deltas()] == list(aggregate.index)
 
-    history = load_history(history_path(kb)).frame()
+    history = load_history(history_path(kb)).runs_frame()
     assert list(history.columns) == [
         "timestamp",
         "model",
@@ -312,7 +312,7 @@ def test_frames_after_a_change_show_previous_values_and_deltas(kb: Path) -> None
 def test_history_frame_marks_a_fingerprint_change_and_merges_k(kb: Path) -> None:
     _evaluate(kb)
     _evaluate(kb, k_values=[3])
-    frame = load_history(history_path(kb)).frame()
+    frame = load_history(history_path(kb)).runs_frame()
     assert list(frame["fingerprint_changed"].isna()) == [True, False]
     assert frame["fingerprint_changed"][1]
     assert not frame["corpus_changed"][1]
@@ -332,7 +332,7 @@ def test_history_frame_marks_a_fingerprint_change_and_merges_k(kb: Path) -> None
 
 
 def test_an_empty_history_has_an_empty_frame(tmp_path: Path) -> None:
-    frame = load_history(tmp_path / "none.json").frame()
+    frame = load_history(tmp_path / "none.json").runs_frame()
     assert frame.empty and "timestamp" in frame.columns
 
 

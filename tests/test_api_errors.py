@@ -43,6 +43,7 @@ BAD_CALLS: dict[str, list[Callable[[], Any]]] = {
         lambda: groove.evaluate("kb", k_values=[10_001]),
         lambda: groove.evaluate("kb", regression_gate="loud"),
         lambda: groove.evaluate(None, retriever="nope:x"),
+        lambda: groove.evaluate("kb", progress=5),  # type: ignore[arg-type]
     ],
     "load_history": [
         lambda: groove.load_history(None),  # type: ignore[arg-type]
@@ -76,6 +77,7 @@ BAD_CALLS: dict[str, list[Callable[[], Any]]] = {
         lambda: groove.compare(["run.json"], baseline=1.5),  # type: ignore[arg-type]
         lambda: groove.compare(["run.json"], baseline="1999"),
         lambda: groove.compare(["run.json"], alpha=2),
+        lambda: groove.compare(["run.json"], progress=5),  # type: ignore[arg-type]
     ],
     "set_baseline": [
         lambda: groove.set_baseline(5, "main"),

@@ -90,7 +90,9 @@ def test_an_eval_run_of_1000_queries(large: dict[str, object]) -> None:
 def test_the_history_of_1000_query_runs(large: dict[str, object]) -> None:
     history = load_history(history_path(large["kb"]))  # type: ignore[arg-type]
     assert len(history.runs) == 2
-    _check(history, "History", verdict="newest run vs the one before", method="history.frame()")
+    _check(
+        history, "History", verdict="newest run vs the one before", method="history.runs_frame()"
+    )
     empty = load_history(Path(str(large["kb"])) / "none.json")
     assert repr(empty) == "<History: groove eval history: no run stored\n  • empty>"
 
@@ -103,7 +105,7 @@ def test_a_comparison_of_1000_query_runs(large: dict[str, object]) -> None:
         comparison,
         "Comparison",
         verdict=r"(significant change|no significant change)",
-        method="comparison.to_dataframe()",
+        method="comparison.metrics_frame()",
     )
 
 
@@ -168,8 +170,11 @@ def test_a_pool_of_many_candidates_and_an_empty_one() -> None:
     )
     pool = Pool(Path("golden.yml"), Path("golden.judgements.jsonl"), 10, ("#1",), candidates, 7)
     text = _check(
-        pool, "Pool", verdict=r"3000 unjudged hit\(s\) over 1000 queries", method="pool.frame()"
+        pool,
+        "Pool",
+        verdict=r"3000 unjudged hit\(s\) over 1000 queries",
+        method="pool.candidates_frame()",
     )
     assert "and 2994 more candidates" in text
     empty = Pool(Path("golden.yml"), Path("golden.judgements.jsonl"), 10, ("#1",), (), 7)
-    _check(empty, "Pool", verdict="nothing left to judge", method="pool.frame()")
+    _check(empty, "Pool", verdict="nothing left to judge", method="pool.candidates_frame()")

@@ -96,9 +96,9 @@ def test_a_second_index_keeps_the_recorded_model_and_embeds_nothing(
 def test_a_terminal_gets_a_progress_bar_over_the_chunks(
     tmp_path: Path, models: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from groove.cli import common
+    from groove.cli import engine_cmds
 
-    monkeypatch.setattr(common, "stderr_is_terminal", lambda: True)  # the bar's one check
+    monkeypatch.setattr(engine_cmds, "stderr_is_terminal", lambda: True)
     kb = copy_kb("kb_en", tmp_path)
     result = _run("index", "--kb-path", kb, "--model-path", models["tiny"])
     assert result.exit_code == 0

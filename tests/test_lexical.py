@@ -208,10 +208,10 @@ def test_an_index_built_before_the_porter_table_gains_it_without_reembedding(
 
     forced = build(kb, embedder, force=True)  # a rebuild keeps the recorded mode
     # the note names the settings as each face does: the API's words, the CLI's flags
-    assert forced.notes and forced.notes[0].startswith(
+    assert forced.notes and forced.notes[0].message.startswith(
         "force=True kept the index's lexical mode trigram"
     )
-    assert f"`groove.index({str(kb)!r}, lexical='auto')` switches it" in forced.notes[0]
+    assert f"`groove.index({str(kb)!r}, lexical='auto')` switches it" in forced.notes[0].message
     assert forced.notes_for("cli")[0].startswith("--force kept the index's lexical mode trigram")
     conn = connect(db)
     try:
@@ -219,7 +219,7 @@ def test_an_index_built_before_the_porter_table_gains_it_without_reembedding(
     finally:
         conn.close()
     switched = build(kb, embedder, force=True, lexical="auto")  # unless told otherwise
-    assert switched.notes == (
+    assert tuple(n.message for n in switched.notes) == (
         "the index's lexical mode is now auto (was trigram): eval runs without a configured "
         "mode are not compared with earlier ones",
     )

@@ -13,7 +13,6 @@ from groove.errors import ConfigError
 from groove.golden.queries import GoldenQuery
 from groove.metrics import Expected
 from groove.notes import Note
-from groove.report.tune_json import to_dict
 from groove.tuning.analysis import analyse
 from groove.tuning.export import dumps, from_document, load_tune, save_tune, to_document
 from groove.tuning.grid import N_CONDITIONS, Condition
@@ -95,7 +94,7 @@ def test_round_trip_keeps_every_field_and_the_table_bit_for_bit(tmp_path: Path) 
 def test_saved_document_is_the_json_report_plus_queries_table_and_notes() -> None:
     result = _result()
     document = json.loads(dumps(to_document(result)))
-    report = json.loads(json.dumps(to_dict(result)))
+    report = json.loads(json.dumps(result.to_dict()))
     decision = report.pop("verdict")  # result.json's "verdict" is the run's outcome
     assert document["decision"] == decision
     assert {k: v for k, v in document.items() if k in report} == report
@@ -178,7 +177,7 @@ def test_extra_keys_such_as_exit_code_are_ignored() -> None:
 
 def test_report_without_table_is_refused_with_a_hint(tmp_path: Path) -> None:
     path = tmp_path / "report.json"
-    path.write_text(json.dumps(to_dict(_result())), encoding="utf-8")
+    path.write_text(json.dumps(_result().to_dict()), encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         load_tune(path)
     assert caught.value.message == (

@@ -23,13 +23,13 @@ from groove.fusion import Fusion
 from groove.golden.queries import load_golden
 from groove.metrics import query_metrics
 from groove.notes import Note
+from groove.progress import Progress
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.spec import parse_spec
 from groove.tuning.external import run_external, sweep_legs
 from groove.tuning.families import family_grid, select, select_many
 from groove.tuning.recommend import NotExpressible, recommend
-from groove.tuning.result import TuneProgress
 
 
 @pytest.fixture
@@ -254,7 +254,7 @@ def test_api_tune_with_a_retriever_has_the_card_and_the_frames(
     from groove.tuning.external_result import ExternalTune
 
     golden_path, legs_path = made_up
-    events: list[TuneProgress] = []
+    events: list[Progress] = []
     notes: list[Note] = []
     result = groove.tune(
         None, golden_path, retriever=_adapter(legs_path, Fusion("rrf", 60.0, window=50)),
@@ -263,7 +263,8 @@ def test_api_tune_with_a_retriever_has_the_card_and_the_frames(
     )  # fmt: skip
     assert isinstance(result, ExternalTune) and result.exit_code == 0
     assert [e.stage for e in events] == ["retrieve", "sweep_legs"]
-    assert (events[0].window, events[1].family) == (50, "weighted_rrf")
+    assert {e.task for e in events} == {"tune"}
+    assert (events[0].data["window"], events[1].data["family"]) == (50, "weighted_rrf")
     assert any("effective" in note.message for note in notes)
     width = result.grid.width
     conditions = result.conditions_frame()

@@ -150,28 +150,6 @@ def use_color(no_color: bool) -> bool:
     return not no_color and sys.stdout.isatty()
 
 
-class ProgressBar:
-    """A tqdm bar over ``unit``s done, on a terminal only (index: chunks, eval: queries)."""
-
-    def __init__(self, unit: str, desc: str, *, enabled: bool = True) -> None:
-        self.unit, self.desc = unit, desc
-        self.enabled = enabled and stderr_is_terminal()
-        self.bar: Any = None
-
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled or total == 0:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit=self.unit, desc=self.desc, leave=False, ascii=True)
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def cli_given(table: Mapping[str, Setting], params: Mapping[str, Any]) -> dict[str, Any]:
     """The command's click values (by parameter name) as given values (by setting name).
 

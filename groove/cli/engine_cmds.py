@@ -9,7 +9,14 @@ from typing import Any
 import click
 
 from groove import settings
-from groove.cli.common import ProgressBar, command_options, config_from, resolve_kb, warn
+from groove.cli.bars import ProgressBar
+from groove.cli.common import (
+    command_options,
+    config_from,
+    resolve_kb,
+    stderr_is_terminal,
+    warn,
+)
 from groove.settings import LexicalMode
 
 
@@ -42,7 +49,7 @@ def index_cmd(
     embedder = index_embedder(
         kb, db_path=db_path, model=model, model_path=model_path, config=config
     )
-    bar = ProgressBar("chunk", "embedding", enabled=not quiet)
+    bar = ProgressBar(enabled=not quiet and stderr_is_terminal())
     try:
         summary = build(
             kb,
@@ -50,7 +57,7 @@ def index_cmd(
             db_path=db_path,
             config=config,
             force=force,
-            progress=bar.update,
+            progress=bar,
             model_path=model_path,
             on_wait=lambda lock: warn(
                 f"groove index: waiting for another groove index to finish ({lock})"

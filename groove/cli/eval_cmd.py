@@ -39,8 +39,10 @@ def eval_cmd(
     **params: Any,
 ) -> None:
     """Evaluate retrieval against golden queries: recall@k, MRR, nDCG@k, diff, CI gate."""
-    from groove.cli.retriever_flags import ProgressBar, spec_from_flags
+    from groove.cli.bars import ProgressBar
+    from groove.cli.retriever_flags import spec_from_flags
     from groove.evaluation import run as evaluation
+    from groove.evaluation.result import VERDICT_NOT_APPLIED, VERDICT_REGRESSION
     from groove.evaluation.settings import resolve_settings
     from groove.golden.findings import warning_texts
     from groove.report import eval_json, eval_markdown, eval_text
@@ -53,7 +55,7 @@ def eval_cmd(
     bar = ProgressBar()
     try:
         grid = PROBE if settings.explain else None
-        result = evaluation.prepare(settings, progress=bar.update, grid=grid)
+        result = evaluation.prepare(settings, progress=bar, grid=grid)
     finally:
         bar.close()
     # All or nothing: every output is written before the run enters the history.
@@ -78,9 +80,9 @@ def eval_cmd(
         warn(cli_line("eval", note))
     for text in warning_texts(result.findings):
         warn(text)
-    if result.regression:
+    if result.verdict == VERDICT_REGRESSION:
         warn(regression_message(result, switch=EVAL["fail_on_regression"].flag or ""))
-    elif result.exit_code:
+    elif result.verdict == VERDICT_NOT_APPLIED:
         warn(not_applied_message(result, switch=EVAL["require_baseline"].flag or ""))
     if result.exit_code:
         ctx.exit(result.exit_code)

@@ -1,10 +1,9 @@
-"""The ``--retriever`` family of ``groove eval`` flags, and the progress bar of its run."""
+"""The ``--retriever`` family of ``groove eval`` flags."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groove.cli import common
 from groove.settings import EVAL
 
 if TYPE_CHECKING:
@@ -68,10 +67,3 @@ def spec_from_flags(
         fields=field_map(retriever_hits, retriever_fields),
     )
     return parse_spec(retriever, name=retriever_name, options=options)
-
-
-class ProgressBar(common.ProgressBar):
-    """The bar over queries answered (the one ``groove index`` shows, counting queries)."""
-
-    def __init__(self) -> None:
-        super().__init__("query", "retrieving")

@@ -40,6 +40,8 @@ from groove.engine.chunking import ParsedDocument, parse_markdown
 from groove.engine.embed import Embedder
 from groove.engine.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
 from groove.errors import ConfigError, Face, FileRefusedError, spell
+from groove.notes import Level, Note
+from groove.progress import Progress, ProgressFn
 from groove.settings import LexicalMode
 from groove.store import chunks as rows
 from groove.store.db import cannot_write, connect, default_db_path, ensure_db_folder, transaction
@@ -74,7 +76,11 @@ WRITE_BATCH_CHUNKS = 256
 OPTIMIZE_ALWAYS_BELOW = 10_000
 OPTIMIZE_FRACTION = 0.05
 
-ProgressFn = Callable[[int, int], None]
+#: The kinds of an index summary's notes: a file the build read with a problem (bad
+#: frontmatter, an unusable .grooveignore line), and a lexical mode kept or changed.
+NOTE_INDEX_FILE = "index-file-warning"
+NOTE_LEXICAL_MODE = "lexical-mode"
+
 WaitFn = Callable[[Path], None]
 
 
@@ -101,11 +107,34 @@ class IndexSummary(Introduces):
     note_templates: tuple[str, ...] = ()
 
     @property
-    def notes(self) -> tuple[str, ...]:
-        return self.notes_for("api")
+    def notes(self) -> tuple[Note, ...]:
+        """The file warnings, then what the build kept or changed, in the API's words."""
+        warned = tuple(Note(NOTE_INDEX_FILE, w, Level.WARNING) for w in self.warnings)
+        return warned + tuple(Note(NOTE_LEXICAL_MODE, m) for m in self.notes_for("api"))
 
     def notes_for(self, face: Face) -> tuple[str, ...]:
+        """What the build kept or changed, worded for ``face`` (``groove index`` prints
+        ``notes_for("cli")``)."""
         return tuple(spell(t, face, kb_path=self.kb_path) for t in self.note_templates)
+
+    def to_dict(self) -> dict[str, object]:
+        """The counts, the skipped files and the notes, JSON-ready."""
+        return {
+            "kb_path": str(self.kb_path),
+            "db_path": str(self.db_path),
+            "model": self.model,
+            "files": self.files,
+            "indexed": self.indexed,
+            "unchanged": self.unchanged,
+            "renamed": self.renamed,
+            "metadata_only": self.metadata_only,
+            "removed": self.removed,
+            "skipped": [{"path": s.rel_path, "reason": s.reason} for s in self.skipped],
+            "chunks_total": self.chunks_total,
+            "chunks_embedded": self.chunks_embedded,
+            "seconds": self.seconds,
+            "notes": [note.to_dict() for note in self.notes],
+        }
 
     def card(self) -> Card:
         """What ``repr()`` and Jupyter show: the summary line and the counts."""
@@ -169,8 +198,9 @@ def build(
 ) -> IndexSummary:
     """Index ``kb_path`` into ``db_path`` (default ``<parent of kb>/.groove.db``).
 
-    ``progress(done, total)`` follows the chunks embedded; ``on_wait(lock)`` is called once if
-    another build holds the database's lock (this one then waits for it). ``lexical``
+    ``progress`` receives a ``Progress`` (stage ``embed``) as chunks are embedded;
+    ``on_wait(lock)`` is called once if another build holds the database's lock (this one
+    then waits for it). ``lexical``
     records that mode in the index; without it the recorded mode stays, ``force`` included.
     """
     from filelock import FileLock, Timeout
@@ -438,8 +468,12 @@ def _embed_and_write(
 ) -> int:
     total = sum(len(p.parsed.chunks) for p in pending)
     done = 0
-    if progress:
-        progress(0, total)
+
+    def report() -> None:
+        if progress is not None:
+            progress(Progress("index", "embed", done, total, f"embedded {done} of {total} chunks"))
+
+    report()
     for batch in _batches(pending):
         texts = [embedding_text(c.content, c.context, config.contextual) for p in batch
                  for c in p.parsed.chunks]  # fmt: skip
@@ -447,8 +481,7 @@ def _embed_and_write(
         with transaction(conn):
             _write_batch(conn, batch, vectors, stamp, config.contextual)
         done += len(texts)
-        if progress:
-            progress(done, total)
+        report()
     return done
 
 

@@ -29,6 +29,7 @@ from groove.engine.mmr import mmr_select
 from groove.engine.parent import expand_parents
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import Reranker
+from groove.notes import Level, Note
 from groove.settings import DEFAULT_LIMIT, at_most
 from groove.store import chunks as rows
 from groove.store.legs import TRIGRAM, LexicalTable, bm25_ranked, matching_chunks, nearest_chunks
@@ -36,6 +37,9 @@ from groove.store.meta import read_meta
 from groove.store.sqlite import Connection
 
 POOL_FLOOR = 50
+#: The kind of a note that says which part of a query was not searched (phrase cap, an
+#: exclusion the full-text table cannot apply).
+NOTE_QUERY_PART_IGNORED = "query-part-ignored"
 VEC_K_MAX = 4096
 
 
@@ -81,14 +85,29 @@ class SearchResult(Introduces):
     query: str
     compiled: CompiledQuery
     hits: tuple[Hit, ...]
-    warnings: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()  # what of the query was not searched, and why
     lexical: LexicalQuery | None = None  # the bm25 leg's table and expression
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The notes' messages (what ``groove search`` prints on stderr)."""
+        return tuple(note.message for note in self.notes)
 
     def card(self) -> Card:
         """What ``repr()`` and Jupyter show: the best hits, ranked."""
         from groove.engine.card import search_card
 
         return search_card(self)
+
+    def to_dict(self) -> dict[str, object]:
+        """The query, its ``hits`` as ``groove search --format json`` prints them (that
+        command prints the list alone), the bm25 leg's table and the notes."""
+        return {
+            "query": self.query,
+            "hits": [hit.to_dict() for hit in self.hits],
+            "lexical_leg": self.lexical.leg if self.lexical is not None else None,
+            "notes": [note.to_dict() for note in self.notes],
+        }
 
 
 def candidate_pool(limit: int) -> int:
@@ -211,7 +230,8 @@ def search(
     ]
     if options.parent_retriever.enabled:
         hits = expand_parents(conn, hits, options.parent_retriever)
-    return SearchResult(query, compiled, tuple(hits), lexical.warnings, lexical)
+    notes = tuple(Note(NOTE_QUERY_PART_IGNORED, w, Level.WARNING) for w in lexical.warnings)
+    return SearchResult(query, compiled, tuple(hits), notes, lexical)
 
 
 def _fused(

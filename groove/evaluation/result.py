@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from groove.cards import Card, Introduces
 from groove.errors import EXIT_NO_BASELINE, EXIT_OK, EXIT_REGRESSION
@@ -33,6 +33,19 @@ DEFAULT_LIMIT = 10
 NOTE_DIFF_DISABLED = "diff-disabled"
 NOTE_CORPUS_CHANGED = "corpus-changed"
 
+#: The verdict of an eval run, the one field every face reads (``EvalRun.verdict``): the
+#: gate failed it, the gate was required and could not be applied, or neither.
+Verdict = Literal["passed", "regression", "not-applied"]
+VERDICT_PASSED: Verdict = "passed"
+VERDICT_REGRESSION: Verdict = "regression"
+VERDICT_NOT_APPLIED: Verdict = "not-applied"
+#: The process exit code of each verdict (groove.errors): the CLI and the runner exit with it.
+VERDICT_EXIT_CODES: dict[str, int] = {
+    VERDICT_PASSED: EXIT_OK,
+    VERDICT_REGRESSION: EXIT_REGRESSION,
+    VERDICT_NOT_APPLIED: EXIT_NO_BASELINE,
+}
+
 
 @dataclass(frozen=True)
 class MetricDelta:
@@ -56,7 +69,7 @@ class EvalRun(Introduces):
     record: RunRecord
     previous: RunRecord | None
     diff_enabled: bool
-    regression: bool
+    regression: bool  # the gate failed the run (asked to): read ``verdict``, which says it
     threshold: float
     kb_path: Path | None
     golden_path: Path
@@ -160,14 +173,20 @@ class EvalRun(Introduces):
         return self.corpus != self.previous.corpus
 
     @property
-    def exit_code(self) -> int:
-        """1 on a regression; 4 when --require-baseline was set and the gate could not be
-        applied; else 0."""
+    def verdict(self) -> Verdict:
+        """``"regression"`` (the gate failed the run: ``regression``), ``"not-applied"``
+        (the gate was required and could not be applied) or ``"passed"``: what the CLI's
+        exit code, result.json's ``verdict``, the card and the reports say."""
         if self.regression:
-            return EXIT_REGRESSION
+            return VERDICT_REGRESSION
         if self.gate_status is not None and self.gate_status.refused:
-            return EXIT_NO_BASELINE
-        return EXIT_OK
+            return VERDICT_NOT_APPLIED
+        return VERDICT_PASSED
+
+    @property
+    def exit_code(self) -> int:
+        """The verdict as a process exit code: 0 passed, 1 regression, 4 not-applied."""
+        return VERDICT_EXIT_CODES[self.verdict]
 
     def deltas(self) -> list[MetricDelta]:
         """Aggregate metric changes since the previous run; empty when the diff is off."""

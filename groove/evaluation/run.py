@@ -36,7 +36,8 @@ from groove.golden.paths import PathDoctor, path_findings
 from groove.golden.queries import GoldenSet, load_golden
 from groove.history.history import append_run
 from groove.metrics import METRIC_VERSION, aggregate
-from groove.retrievers.base import ProgressFn, Retriever
+from groove.progress import Progress, ProgressFn, reporter
+from groove.retrievers.base import Retriever
 from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.runs.record import RunRecord
 from groove.store.db import read_snapshot
@@ -68,15 +69,21 @@ def prepare(
     """Evaluate and compare with the baseline, writing nothing; ``save`` appends the run.
 
     With ``settings.retriever`` or a ``retriever`` object the golden queries go to that
-    retriever instead of groove's engine (groove.evaluation.external); ``progress(done, total)``
-    is called as its answers arrive. ``grid`` (``groove.tuning.reach.PROBE``) adds, with
-    ``settings.explain``, the tune-grid conditions that would have found each missed
-    answer (eval cannot import tune itself); ``--explain`` needs groove's own engine.
+    retriever instead of groove's engine (groove.evaluation.external). ``progress`` receives a
+    ``Progress`` (task ``evaluate``) after each golden query is searched (stage ``search``)
+    or as a retriever's answers arrive (stage ``retrieve``). ``grid``
+    (``groove.tuning.reach.PROBE``) adds, with ``settings.explain``, the tune-grid conditions
+    that would have found each missed answer (eval cannot import tune itself); ``--explain``
+    needs groove's own engine.
     """
+    say = reporter(progress)
     if retriever is not None or settings.retriever is not None:
         from groove.evaluation.external import run_external
 
-        return run_external(settings, retriever, progress)
+        def answered(done: int, total: int) -> None:
+            say(Progress("evaluate", "retrieve", done, total, f"{done} of {total} answered"))
+
+        return run_external(settings, retriever, answered)
     golden = load_golden(settings.golden_path, check_query=compile_query)
     with open_engine_for(settings, embedder) as engine:
         reranker = load_reranker(settings.reranker)
@@ -85,10 +92,12 @@ def prepare(
         options = replace(settings.search, limit=settings.depth, lexical=lexical)
         scanner = QuoteScanner(golden.queries)
         with read_snapshot(engine.conn) as conn:
-            results = [
-                search(conn, q.query, vectors[i], options, reranker, compiled[i])
-                for i, q in enumerate(golden.queries)
-            ]
+            results = []
+            total = len(golden.queries)
+            for i, q in enumerate(golden.queries):
+                results.append(search(conn, q.query, vectors[i], options, reranker, compiled[i]))
+                message = f"searched query {q.id} ({i + 1} of {total})"
+                say(Progress("evaluate", "search", i + 1, total, message, q.id))
             corpus = snapshot(conn, scanner.visit)
             tops = [r.hits for r in results]
             legs = [r.lexical.leg if r.lexical is not None else None for r in results]

@@ -29,7 +29,7 @@ def eval_run_card(run: EvalRun) -> Card:
     misses = sum(1 for q in record.per_query if q.is_miss)
     compared = run.diff_enabled and run.previous is not None
     explain = "run.attribution_frame()" if run.attribution is not None else "explain = True"
-    if run.regression:
+    if run.verdict == "regression":
         fell = ", ".join(run.regressed_metrics) or "a metric"
         verdict, level = f"regression: {fell} fell beyond the gate", BAD
         step = f"find the queries marked ↓ in the per-query table; {explain} says why they missed"
@@ -120,7 +120,7 @@ def history_card(history: History) -> Card:
         verdict,
         level,
         tuple(rows),
-        (("history.frame()", "one row per run"), ("history.runs[0]", "the newest run record")),
+        (("history.runs_frame()", "one row per run"), ("history.runs[0]", "the newest run record")),
     )
 
 
@@ -156,6 +156,6 @@ def comparison_card(comparison: Comparison) -> Card:
         verdict,
         level,
         shown,
-        (("comparison.to_dataframe()", "one row per run and metric, with p-values"),),
+        (("comparison.metrics_frame()", "one row per run and metric, with p-values"),),
         more,
     )

@@ -24,6 +24,7 @@ baseline out of the file.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -65,17 +66,39 @@ class History(Introduces):
     def newest(self) -> RunRecord | None:
         return self.runs[0] if self.runs else None
 
+    @property
+    def notes(self) -> tuple[Note, ...]:
+        """What reading the file found (a corrupted history started fresh): ``warnings``."""
+        return self.warnings
+
+    def to_dict(self) -> dict[str, Any]:
+        """The history file's document: ``runs`` (newest first) and, when any run is
+        pinned, ``baselines``; with ``notes`` when reading it found something."""
+        data = _document(self.runs, self.pins)
+        if self.warnings:
+            data["notes"] = [note.to_dict() for note in self.warnings]
+        return data
+
     def by_id(self, run_id: str) -> RunRecord | None:
         """The run whose id is ``run_id`` (exactly), or None."""
         return next((r for r in self.runs if r.id == run_id), None)
 
-    def frame(self) -> pd.DataFrame:
+    def runs_frame(self) -> pd.DataFrame:
         """One row per stored run, oldest first: ``timestamp``, ``model``, ``queries``, the
         aggregate metrics, ``fingerprint_changed`` and ``corpus_changed`` against the run
         before (NA for the oldest). Columns: docs/api.md."""
         from groove.history.frames import history_frame
 
         return history_frame(self)
+
+    def frame(self) -> pd.DataFrame:
+        """Deprecated name of ``runs_frame()`` (docs/api.md, "One vocabulary")."""
+        warnings.warn(
+            "History.frame() is deprecated; use History.runs_frame()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.runs_frame()
 
     def previous_compatible(self, fingerprint: Fingerprint) -> RunRecord | None:
         """The newest run, only if it is comparable with ``fingerprint`` (never an older one)."""
@@ -205,10 +228,15 @@ def _with_ids(runs: Sequence[RunRecord]) -> list[RunRecord]:
 
 
 def serialise(runs: Sequence[RunRecord], pins: Mapping[str, str] | None = None) -> bytes:
+    data = _document(runs, pins)
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _document(runs: Sequence[RunRecord], pins: Mapping[str, str] | None) -> dict[str, Any]:
     data: dict[str, Any] = {"runs": [r.to_dict(keep_empty_findings=False) for r in runs]}
     if pins:
         data["baselines"] = dict(sorted(pins.items()))
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return data
 
 
 def kept_runs(runs: Sequence[RunRecord], newest: int, pins: Mapping[str, str]) -> list[RunRecord]:

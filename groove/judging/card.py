@@ -16,7 +16,9 @@ def pool_card(pool: Pool) -> Card:
         noun = "query" if queries == 1 else "queries"
         verdict = f"{len(pool.candidates)} unjudged hit(s) over {queries} {noun} to judge"
         level = WARN
-        next_step = "judge them: groove.judge(kb_path, golden), or export with frame().to_csv()"
+        next_step = (
+            "judge them: groove.judge(kb_path, golden), or export with candidates_frame().to_csv()"
+        )
     else:
         verdict, level, next_step = "nothing left to judge: every pooled hit is covered", OK, ""
     rows = [
@@ -36,7 +38,7 @@ def pool_card(pool: Pool) -> Card:
         level,
         head + shown,
         (
-            ("pool.frame()", "every candidate as a DataFrame"),
+            ("pool.candidates_frame()", "every candidate as a DataFrame"),
             ("pool.candidates", "the candidates with their text"),
         ),
         more,

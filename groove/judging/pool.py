@@ -23,6 +23,7 @@ decision hangs on, is judged first.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,13 +126,36 @@ class Pool(Introduces):
             f"{self.covered} hits already judged or expected"
         )
 
-    def frame(self) -> pd.DataFrame:
+    def to_dict(self) -> dict[str, Any]:
+        """The pool, JSON-ready: where it came from and its candidates, most useful
+        first (an exported .jsonl adds the judging columns to each)."""
+        return {
+            "golden_path": str(self.golden_path),
+            "judgements_path": str(self.judgements_path),
+            "depth": self.depth,
+            "sources": list(self.sources),
+            "covered": self.covered,
+            "judged": self.judged,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "notes": [note.to_dict() for note in self.notes],
+        }
+
+    def candidates_frame(self) -> pd.DataFrame:
         """One row per candidate, in priority order: query_id, query, path, heading,
         priority, sources, snippet."""
         import pandas as pd
 
         columns = ["query_id", "query", "path", "heading", "priority", "sources", "snippet"]
         return pd.DataFrame([c.to_dict() for c in self.candidates], columns=columns)
+
+    def frame(self) -> pd.DataFrame:
+        """Deprecated name of ``candidates_frame()`` (docs/api.md, "One vocabulary")."""
+        warnings.warn(
+            "Pool.frame() is deprecated; use Pool.candidates_frame()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.candidates_frame()
 
 
 def _key(path: str, heading: str | None) -> tuple[str, str | None]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
-from groove.errors import EXIT_NO_BASELINE, ConfigError, GrooveError, speaking
+from groove.errors import ConfigError, GrooveError, speaking
 from groove.notebooks.outcome import Outcome
 from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
@@ -101,7 +101,7 @@ def eval_report(
     except GrooveError as exc:
         return _refused(exc, result_path)
     notes = list(run.notes)
-    if run.regression:
+    if run.verdict == "regression":
         notes.append(
             Note(
                 NOTE_REGRESSION,
@@ -211,9 +211,7 @@ def _tune_retriever(
 def verdict(run: EvalRun) -> str:
     """result.json's ``verdict`` of an eval: regression (exit 1), not-applied (exit 4:
     require_baseline and the gate could not be applied) or passed."""
-    if run.regression:
-        return "regression"
-    return "not-applied" if run.exit_code == EXIT_NO_BASELINE else "passed"
+    return run.verdict
 
 
 REGRESSION_SWITCH = "-p fail_on_regression true"

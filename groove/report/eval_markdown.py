@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from groove.evaluation.gate_status import describe_baseline
-from groove.evaluation.result import DEFAULT_LIMIT, NOTE_CORPUS_CHANGED, EvalRun
+from groove.evaluation.result import (
+    DEFAULT_LIMIT,
+    NOTE_CORPUS_CHANGED,
+    VERDICT_REGRESSION,
+    EvalRun,
+)
 from groove.golden.findings import Finding, PathFinding
 from groove.history.change import Change, MetricRow, arrow, metric_rows
 from groove.notes import Level
@@ -39,7 +44,7 @@ def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
     lines += _gate(run)
     lines += _unindexed(run, full, where)
     lines += _other_findings(run)
-    if run.regression:
+    if run.verdict == VERDICT_REGRESSION:
         fell = f" ({', '.join(run.regressed_metrics)})" if run.regressed_metrics else ""
         rule = f"a metric fell by more than {run.threshold:.3f}"
         if run.gate is not None and run.gate.mode == "significant":

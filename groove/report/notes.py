@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from groove.evaluation.result import EvalRun
 from groove.notes import Level, Note
+from groove.progress import Progress
 from groove.tuning.result import (
     NOTE_CONTEXT_AXIS_NOOP,
     NOTE_FEW_EFFECTIVE_QUERIES,
     NOTE_INSENSITIVE_QUERY,
-    TuneProgress,
 )
 
 _SHOUTED = {NOTE_CONTEXT_AXIS_NOOP, NOTE_FEW_EFFECTIVE_QUERIES}
@@ -31,7 +31,7 @@ def cli_line(command: str, note: Note) -> str:
     return f"groove {command}: {label}: {note.message}"
 
 
-def progress_line(event: TuneProgress) -> str:
+def progress_line(event: Progress) -> str:
     """The stderr line of one step of ``groove tune``."""
     if event.stage == "preflight":
         return "groove tune: pre-flight (measuring FTS candidates per query)..."
@@ -39,12 +39,13 @@ def progress_line(event: TuneProgress) -> str:
         return "groove tune: sweeping 64 bm25 weight conditions x 6 rrf_k values..."
     if event.stage == "retrieve":
         return (
-            f"groove tune: one retrieval per query from {event.retriever} "
-            f"(limit {event.window}, with legs)..."
+            f"groove tune: one retrieval per query from {event.data['retriever']} "
+            f"(limit {event.data['window']}, with legs)..."
         )
     if event.stage == "sweep_legs":
-        return f"groove tune: sweeping the {event.family} grid over the legs client-side..."
-    return f"  [{event.done}/{event.total}] sweeping 64 weight conditions for {event.query_id}"
+        family = event.data["family"]
+        return f"groove tune: sweeping the {family} grid over the legs client-side..."
+    return f"  [{event.done}/{event.total}] sweeping 64 weight conditions for {event.item}"
 
 
 def regression_message(run: EvalRun, *, switch: str = "fail_on_regression=True") -> str:

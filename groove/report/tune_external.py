@@ -113,6 +113,4 @@ def render_no_effective(result: ExternalTune) -> str:
 def render_json(result: ExternalTune) -> str:
     """``--format json``: groove tune's document with the engine's keys added
     (groove.tuning.external_document)."""
-    from groove.tuning.external_document import to_dict
-
-    return json.dumps(to_dict(result), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

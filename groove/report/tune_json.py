@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from groove.tuning.document import to_dict
 from groove.tuning.result import TuneResult
 
 
 def render(result: TuneResult) -> str:
-    return json.dumps(to_dict(result), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

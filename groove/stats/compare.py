@@ -17,6 +17,7 @@ reason (``UNPAIRED_REASONS``).
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from groove.cards import Card, Introduces
 from groove.errors import ConfigError, HistoryError, literal
 from groove.golden.judgements import Judgements
+from groove.progress import Progress, ProgressFn, reporter
 from groove.runs.judged import JudgedSummary, summarise
 from groove.runs.record import RunRecord
 from groove.settings import command_line
@@ -147,6 +149,15 @@ class Comparison(Introduces):
         }
 
     def to_dataframe(self) -> pd.DataFrame:
+        """Deprecated name of ``metrics_frame()`` (docs/api.md, "One vocabulary")."""
+        warnings.warn(
+            "Comparison.to_dataframe() is deprecated; use Comparison.metrics_frame()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.metrics_frame()
+
+    def metrics_frame(self) -> pd.DataFrame:
         """One row per (run, metric): value, delta, ci_low, ci_high, p, p_holm, mark."""
         import pandas as pd
 
@@ -194,11 +205,14 @@ def compare_runs(
     *,
     alpha: float = DEFAULT_ALPHA,
     judgements: Judgements | None = None,
+    progress: ProgressFn | None = None,
 ) -> Comparison:
     """Every run against ``runs[baseline]``; Holm over each run's metrics; with
-    ``judgements``, each run's judged@k and unjudged newcomers against the baseline."""
+    ``judgements``, each run's judged@k and unjudged newcomers against the baseline.
+    ``progress`` receives a ``Progress`` (task ``compare``, stage ``run``) per run."""
     if not runs:
         raise ConfigError("nothing to compare", _RUNS_HINT, setting="runs")
+    say = reporter(progress)
     base = runs[baseline]
     labels = _labels(runs)
     out = []
@@ -243,6 +257,8 @@ def compare_runs(
                 else summarise(run.record, judgements, None if i == baseline else base.record),
             )
         )
+        message = f"compared {run.label} with the baseline {base.label}"
+        say(Progress("compare", "run", i + 1, len(runs), message, run.label))
     return Comparison(baseline=base, alpha=alpha, runs=tuple(out))
 
 
@@ -450,7 +466,11 @@ def compare_frame(runs: Sequence[Any], baseline: int = 0) -> pd.DataFrame:
 
 
 def compare(
-    runs: Sequence[Any], baseline: int | str = 0, *, alpha: float = DEFAULT_ALPHA
+    runs: Sequence[Any],
+    baseline: int | str = 0,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    progress: ProgressFn | None = None,
 ) -> pd.DataFrame:
     """Compare eval runs against a baseline; one row per (run, metric).
 
@@ -458,6 +478,7 @@ def compare(
     ``baseline``: a position in ``runs`` or the timestamp (or label) of one of them.
     Columns: run, timestamp, baseline, same config, metric, value, delta, ci_low, ci_high,
     p (sign-flip), p_holm (over the run's metrics) and mark (▲ / ▼ when p_holm < alpha).
+    ``progress`` receives a ``Progress`` (task ``compare``) as each run is compared.
     """
     labelled = _labelled(runs)
     if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
@@ -493,4 +514,11 @@ def compare(
             "pass {give:0} for the first run, or its timestamp",
             setting="baseline",
         )
-    return compare_runs(labelled, index % len(labelled), alpha=alpha).to_dataframe()
+    if progress is not None and not callable(progress):
+        raise ConfigError(
+            f"{{setting}} must be a function (Progress) or None, got {literal(repr(progress))}",
+            "pass {give} as a function (Progress) or None",
+            setting="progress",
+        )
+    comparison = compare_runs(labelled, index % len(labelled), alpha=alpha, progress=progress)
+    return comparison.metrics_frame()

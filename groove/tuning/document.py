@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groove.runs.record import aggregate_to_dict
 from groove.tuning.grid import BM25_WEIGHT_GRID, PRIMARY_K, RRF_K_GRID, Condition, toml_snippet
-from groove.tuning.result import Analysis, TuneResult
+
+if TYPE_CHECKING:
+    from groove.tuning.result import Analysis, TuneResult
 
 
 def to_dict(result: TuneResult) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from groove.metrics import (
     metrics_from_matches,
 )
 from groove.notes import Note
+from groove.progress import Progress
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.opener import open_retriever
@@ -37,7 +38,6 @@ from groove.settings import at_most
 from groove.tuning.external_analysis import analysed
 from groove.tuning.external_result import ExternalTune, LegCounts
 from groove.tuning.families import FamilyGrid, family_grid
-from groove.tuning.result import TuneProgress
 from groove.tuning.table import MetricTable
 
 LEGS_HINT = (
@@ -133,22 +133,25 @@ def run_external(
     depth: int = 100,
     vector_lower_bound: float = -1.0,
     calibrate: bool = True,
-    progress: Callable[[TuneProgress], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
     kb_path: Path | None = None,
 ) -> ExternalTune:
     """Retrieve once, sweep ``family``'s grid over the legs, analyse (module doc).
 
     ``limit``, each k and ``depth`` (the window) follow the one limit rule (refused above
-    groove.settings.LIMIT_MAX); ``progress`` gets a TuneProgress at each stage."""
+    groove.settings.LIMIT_MAX); ``progress`` gets a Progress (task ``tune``) at each stage."""
     say = progress or (lambda _event: None)
     for k in k_values:
         at_most("k_values", k)
     at_most("limit", limit)
     at_most("window", depth)
     queries = load_golden(golden_path).queries
-    say(TuneProgress("retrieve", retriever=spec.name, window=depth))
+    message = f"one retrieval per query from {spec.name} ({depth} hits with legs)"
+    data = {"retriever": spec.name, "window": depth}
+    say(Progress("tune", "retrieve", 0, len(queries), message, data=data))
     legs = retrieve_legs(spec, queries, depth)
-    say(TuneProgress("sweep_legs", family=family))
+    message = f"sweeping the {family} grid over the legs"
+    say(Progress("tune", "sweep_legs", message=message, data={"family": family}))
     return tune_legs(
         spec.name, golden_path, queries, legs, family=family, engine=engine, limit=limit,
         k_values=k_values, depth=depth, vector_lower_bound=vector_lower_bound,

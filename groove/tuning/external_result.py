@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from groove.cards import Card, Introduces
 from groove.fusion import Fusion
@@ -142,6 +142,13 @@ class ExternalTune(Introduces):
         from groove.tuning.card import external_card
 
         return external_card(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``groove tune --retriever --format json`` document (keys sorted when it is
+        serialised)."""
+        from groove.tuning.external_json import to_dict
+
+        return to_dict(self)
 
     def conditions_frame(self) -> pd.DataFrame:
         """One row per grid condition: ``condition`` (its column), ``label``, the fusion's

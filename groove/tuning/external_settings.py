@@ -10,6 +10,7 @@ from typing import Any
 from groove.config import FUSION_FAMILIES, Config
 from groove.errors import ConfigError, literal
 from groove.evaluation.settings import golden_file
+from groove.progress import Progress
 from groove.resolve import resolve
 from groove.retrievers.spec import RetrieverSpec
 from groove.settings import TUNE
@@ -17,7 +18,6 @@ from groove.tuning.external import run_external
 from groove.tuning.external_result import ExternalTune
 from groove.tuning.grid import PRIMARY_K
 from groove.tuning.recommend import ENGINES
-from groove.tuning.result import TuneProgress
 
 DEFAULT_WINDOW = 100
 DEFAULT_LIMIT = 10
@@ -44,7 +44,7 @@ def run_retriever(
     config: Config,
     spec: RetrieverSpec,
     *,
-    progress: Callable[[TuneProgress], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
     **given: Any,
 ) -> ExternalTune:
     """Resolve the TUNE settings ``given`` (by name, None: not given) over groove.toml over

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any
 
 from groove.cards import Card, Introduces
 from groove.golden.queries import GoldenQuery
@@ -29,22 +29,21 @@ NOTE_INSENSITIVE_QUERY = "insensitive-query"
 NOTE_FEW_EFFECTIVE_QUERIES = "few-effective-queries"
 
 
-@dataclass(frozen=True)
-class TuneProgress:
-    """Where a running tune is, as it goes: ``stage`` is ``"preflight"`` (counting each
-    query's FTS candidates), ``"sweep"`` (the grid starts) or ``"query"`` (query ``done`` of
-    ``total``, ``query_id``, is being swept); with another engine's retriever (tune
-    --retriever), ``"retrieve"`` (one retrieval per query from ``retriever``, ``window``
-    hits with legs) and ``"sweep_legs"`` (``family``'s grid over the legs). Each face words
-    it its own way."""
+def __getattr__(name: str) -> Any:
+    """``TuneProgress``: the deprecated name of tune's progress event, now the one
+    ``groove.progress.Progress`` of every task (its ``item`` is the query id)."""
+    if name == "TuneProgress":
+        import warnings
 
-    stage: Literal["preflight", "sweep", "query", "retrieve", "sweep_legs"]
-    done: int = 0
-    total: int = 0
-    query_id: str | None = None
-    retriever: str | None = None
-    window: int = 0
-    family: str | None = None
+        from groove.progress import Progress
+
+        warnings.warn(
+            "TuneProgress is deprecated; tune's progress events are groove.Progress",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return Progress
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -120,6 +119,13 @@ class TuneResult(Introduces):
     @property
     def exit_code(self) -> int:
         return 0 if self.ran_grid else EXIT_NO_EFFECTIVE_QUERIES
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``groove tune --format json`` document (the caller sorts keys when it
+        serialises); ``save_tune`` adds the whole metric table to it."""
+        from groove.tuning.document import to_dict
+
+        return to_dict(self)
 
     def conditions_frame(self) -> pd.DataFrame:
         """One row per grid condition (384): ``condition``, ``rrf_k``, the three bm25

@@ -21,6 +21,7 @@ from groove.engine.query import compile_query
 from groove.engine.session import open_engine_for
 from groove.golden.queries import GoldenQuery, load_golden
 from groove.notes import Level, Note
+from groove.progress import Progress
 from groove.store import chunks as rows
 from groove.store.db import read_snapshots
 from groove.store.sqlite import Connection
@@ -32,17 +33,19 @@ from groove.tuning.result import (
     NOTE_FEW_EFFECTIVE_QUERIES,
     NOTE_INSENSITIVE_QUERY,
     QueryDiagnostics,
-    TuneProgress,
     TuneResult,
 )
 from groove.tuning.settings import SMALL_N_WARN, TuneSettings
 from groove.tuning.sweep import ChunkLabels, QueryLegs, query_legs, sweep_legs
 from groove.tuning.table import MetricTable
 
-OnProgress = Callable[[TuneProgress], None]
+OnProgress = Callable[[Progress], None]
 OnNote = Callable[[Note], None]
 # Parallel reads of the legs: at most this many connections, from this many queries on.
 MAX_READERS = 4
+# What the progress events say (groove.progress), in the library's words.
+PREFLIGHT = "pre-flight: measuring the FTS candidates of each query"
+SWEEP = "sweeping the bm25 weight conditions and rrf_k values"
 MIN_PARALLEL_QUERIES = 32
 
 
@@ -53,7 +56,7 @@ def run(
     progress: OnProgress | None = None,
     on_note: OnNote | None = None,
 ) -> TuneResult:
-    """Pre-flight, sweep, select, cross-validate, gate. ``progress`` receives a TuneProgress
+    """Pre-flight, sweep, select, cross-validate, gate. ``progress`` receives a Progress
     at each step and ``on_note`` each note as it arises (both in run order); the notes are
     also in the result (after the settings' notes)."""
     say = progress or (lambda _event: None)
@@ -73,7 +76,7 @@ def run(
         routed = [lexical_query(q.query, mode, c) for q, c in zip(usable, compiled, strict=True)]
         with read_snapshots(engine.conn, engine.db_path, _extra_readers(len(usable))) as conns:
             conn = conns[0]
-            say(TuneProgress("preflight", 0, len(usable)))
+            say(Progress("tune", "preflight", 0, len(usable), PREFLIGHT))
             chunk_total, noop = _index_facts(conn)
             # The pre-flight is read from the sweep's own pass over both legs.
             found = all_legs(conns, routed, vectors, settings.candidate_pool, noop)
@@ -86,7 +89,7 @@ def run(
         analysis = None
         if effective:
             _announce(note, diagnostics, noop)
-            say(TuneProgress("sweep", 0, len(usable)))
+            say(Progress("tune", "sweep", 0, len(usable), SWEEP))
             table, diagnostics = _sweep(settings, usable, found, labels, diagnostics, say)
             analysis = analyse(table, [i for i, d in enumerate(diagnostics) if d.effective])
         model_id = engine.embedder.model_id
@@ -225,7 +228,8 @@ def _sweep(
     rr = np.zeros(shape)
     updated = []
     for i, (q, legs, d) in enumerate(zip(usable, found, diagnostics, strict=True)):
-        say(TuneProgress("query", i + 1, len(usable), q.id))
+        message = f"sweeping the weight conditions for {q.id}"
+        say(Progress("tune", "query", i + 1, len(usable), message, q.id))
         row = sweep_legs(legs, q.expected, labels, settings.limit, ks, DEFAULT_CONDITION.index)
         # Conditions share metrics objects (one per distinct fused list): read each once.
         distinct = list({id(m): m for m in row.metrics}.values())
