@@ -12,6 +12,10 @@
    leg on the table ``search()`` routes each query to; then the same on synthetic indexes of
    the ``--synthetic`` sizes (random unit vectors, generated text, written through the store
    functions: no embedding; goal <= 25 ms for the whole ``search()`` at 50,000 chunks).
+4. On each of those indexes, the vector leg on the SQL path (sqlite-vec) against the fast
+   path (the vector copy, ``groove.store.vector_copy``), and the whole ``search()`` both
+   ways, side by side per query with their answers checked equal; then all queries' vector
+   legs by one matrix product against one product per query (bench/_vector_leg.py).
 
 Each query runs ``--repeats`` times; its time is the fastest repeat (the machine may be busy)
 and the figure is the median over queries. Usage:
@@ -39,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import _vector_leg as vector_leg_bench
 import numpy as np
 import yaml
 
@@ -349,6 +354,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         out += latency(conn, queries, vectors, args.repeats).lines(
             f"{len(queries)} queries, {documents} docs / {chunks} chunks"
         )
+        progress("vector leg, plain against fast")
+        out += vector_leg_bench.compare(conn, queries, vectors, args.repeats, "Cranfield")
         conn.close()
         for size in args.synthetic:
             folder = args.keep or Path(tmp)
@@ -364,10 +371,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                     f"FTS optimize {optimized:.1f} s"
                 )
             conn = connect(synthetic)
+            out += vector_leg_bench.write_copy(conn, synthetic)  # as `groove index` does
             documents, chunks = rows.counts(conn)
             progress(f"latency on {chunks} synthetic chunks")
             out += latency(conn, queries, vectors, args.repeats).lines(
                 f"synthetic, {documents} docs / {chunks} chunks, {load_average()}"
+            )
+            progress("vector leg, plain against fast")
+            out += vector_leg_bench.compare(
+                conn, queries, vectors, args.repeats, f"synthetic {chunks} chunks"
             )
             conn.close()
     out.append(f"at end: {load_average()}")

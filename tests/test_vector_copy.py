@@ -197,6 +197,29 @@ def test_an_odd_k_or_vector_takes_the_sql_path_and_its_answer(
     assert nearest_chunks(conn, vectors[0], 0) == [] == nearest_chunks_sql(conn, vectors[0], 0)
 
 
+def test_a_batch_of_queries_answers_what_each_query_alone_answers(
+    stored: tuple[Connection, Path, np.ndarray, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn, _, vectors, _ = stored
+    queries = np.stack(_queries(np.random.default_rng(11), vectors) * 5)  # > one product block
+    alone = vector_copy.VectorCopy.nearest
+
+    def refused(*args: object) -> None:
+        raise AssertionError("a batched query was computed alone")
+
+    with vector_copy.batch(conn, queries, 60):
+        monkeypatch.setattr(vector_copy.VectorCopy, "nearest", refused)
+        for q in queries:
+            for k in (1, 60):
+                assert nearest_scored(conn, q, k) == nearest_scored_sql(conn, q, k)
+        monkeypatch.setattr(vector_copy.VectorCopy, "nearest", alone)
+        for q in queries[:10]:
+            for k in (61, 4096):  # deeper than the batch: computed alone, the same answer
+                assert nearest_scored(conn, q, k) == nearest_scored_sql(conn, q, k)
+    with vector_copy.sql_only(), vector_copy.batch(conn, queries, 60):
+        assert nearest_chunks(conn, queries[0], 5) == nearest_chunks_sql(conn, queries[0], 5)
+
+
 def test_stored_vectors_by_id_come_from_the_copy_unchanged(
     stored: tuple[Connection, Path, np.ndarray, list[int]],
 ) -> None:

@@ -165,7 +165,46 @@ def nearest(conn: Connection, vector: np.ndarray, k: int) -> tuple[list[int], li
     query = np.asarray(vector)
     if query.shape != (copy.dim,) or not np.all(np.isfinite(query)):
         return None
+    ready = _BATCHES.get(copy.token, {}).get(query.astype(np.float32).tobytes())
+    if ready is not None and (k <= len(ready[0]) or len(ready[0]) == len(copy.ids)):
+        # a top-k is a prefix of a deeper top list: the order is total (distance, row)
+        return ready[0][:k].tolist(), ready[1][:k].astype(np.float64).tolist()
     return copy.nearest(query, k)
+
+
+_BATCHES: dict[str, dict[bytes, tuple[np.ndarray, np.ndarray]]] = {}
+BATCH_ROWS = 64  # queries per matrix product: (rows x 64) float32 scores stay small
+
+
+@contextmanager
+def batch(conn: Connection, vectors: np.ndarray, k: int) -> Iterator[None]:
+    """Within: the vector legs of these query ``vectors``, up to ``k`` deep, are read from
+    products of the copy with many queries at once (an eval's golden set) instead of one
+    product per query. Same answers; deeper or other queries are computed as usual."""
+    copy = current(conn)
+    queries = np.ascontiguousarray(vectors, dtype=np.float32)
+    usable = (
+        copy is not None
+        and 0 < k <= K_MAX
+        and queries.ndim == 2
+        and queries.shape[1] == copy.dim
+        and bool(np.all(np.isfinite(queries)))
+    )
+    if copy is None or not usable or copy.token in _BATCHES:
+        yield
+        return
+    found: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+    for start in range(0, len(queries), BATCH_ROWS):
+        block = queries[start : start + BATCH_ROWS]
+        scores = block @ copy.matrix.T  # (queries, rows): each query's row is contiguous
+        for query, row_scores in zip(block, scores, strict=True):
+            rows, distances = top_k(copy.matrix, copy.sqnorms, copy.max_norm, query, k, row_scores)
+            found[query.tobytes()] = (copy.ids[rows], distances)
+    _BATCHES[copy.token] = found
+    try:
+        yield
+    finally:
+        _BATCHES.pop(copy.token, None)
 
 
 def vectors_of(conn: Connection, chunk_ids: list[int], dim: int) -> np.ndarray | None:
