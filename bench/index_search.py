@@ -326,6 +326,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--keep", type=Path, default=None, help="keep (and reuse) the synthetic indexes here"
     )
     parser.add_argument("--queries", type=int, default=0, help="only the first N queries")
+    parser.add_argument(
+        "--vector-only",
+        action="store_true",
+        help="on the synthetic indexes, only the vector leg plain against fast (no FTS timing)",
+    )
     args = parser.parse_args(argv)
     if not args.kb.is_dir():
         raise SystemExit(f"no knowledge base at {args.kb}: pass --kb DIR")
@@ -373,14 +378,16 @@ def main(argv: Sequence[str] | None = None) -> None:
             conn = connect(synthetic)
             out += vector_leg_bench.write_copy(conn, synthetic)  # as `groove index` does
             documents, chunks = rows.counts(conn)
-            progress(f"latency on {chunks} synthetic chunks")
-            out += latency(conn, queries, vectors, args.repeats).lines(
-                f"synthetic, {documents} docs / {chunks} chunks, {load_average()}"
-            )
+            if not args.vector_only:
+                progress(f"latency on {chunks} synthetic chunks")
+                out += latency(conn, queries, vectors, args.repeats).lines(
+                    f"synthetic, {documents} docs / {chunks} chunks, {load_average()}"
+                )
             progress("vector leg, plain against fast")
             out += vector_leg_bench.compare(
-                conn, queries, vectors, args.repeats, f"synthetic {chunks} chunks"
-            )
+                conn, queries, vectors, args.repeats, f"synthetic {chunks} chunks",
+                whole_search=not args.vector_only,
+            )  # fmt: skip
             conn.close()
     out.append(f"at end: {load_average()}")
     print("\n".join(out))
