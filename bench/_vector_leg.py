@@ -116,7 +116,7 @@ def _batch(conn: Connection, vectors: np.ndarray, pool: int) -> list[str]:
         return [vector_leg(conn, v, pool) for v in vectors]
 
     def batched() -> list[list[int]]:
-        with vector_copy.batch(conn, vectors, pool):
+        with vector_copy.batch(conn, vectors, pool, min_vectors=0):  # measured at any size
             return each()
 
     plain = _plain(each)

@@ -207,7 +207,7 @@ def test_a_batch_of_queries_answers_what_each_query_alone_answers(
     def refused(*args: object) -> None:
         raise AssertionError("a batched query was computed alone")
 
-    with vector_copy.batch(conn, queries, 60):
+    with vector_copy.batch(conn, queries, 60, min_vectors=1000):  # the test index has 2,600
         monkeypatch.setattr(vector_copy.VectorCopy, "nearest", refused)
         for q in queries:
             for k in (1, 60):
@@ -216,7 +216,12 @@ def test_a_batch_of_queries_answers_what_each_query_alone_answers(
         for q in queries[:10]:
             for k in (61, 4096):  # deeper than the batch: computed alone, the same answer
                 assert nearest_scored(conn, q, k) == nearest_scored_sql(conn, q, k)
-    with vector_copy.sql_only(), vector_copy.batch(conn, queries, 60):
+    with vector_copy.batch(conn, queries, 60):  # below BATCH_MIN_VECTORS: nothing batched
+        monkeypatch.setattr(vector_copy.VectorCopy, "nearest", refused)
+        with pytest.raises(AssertionError, match="computed alone"):
+            nearest_chunks(conn, queries[0], 5)
+        monkeypatch.setattr(vector_copy.VectorCopy, "nearest", alone)
+    with vector_copy.sql_only(), vector_copy.batch(conn, queries, 60, min_vectors=0):
         assert nearest_chunks(conn, queries[0], 5) == nearest_chunks_sql(conn, queries[0], 5)
 
 

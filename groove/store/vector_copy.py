@@ -174,17 +174,24 @@ def nearest(conn: Connection, vector: np.ndarray, k: int) -> tuple[list[int], li
 
 _BATCHES: dict[str, dict[bytes, tuple[np.ndarray, np.ndarray]]] = {}
 BATCH_ROWS = 64  # queries per matrix product: (rows x 64) float32 scores stay small
+#: Below this many stored vectors a batch does not pay (measured: at 1,400 one product per
+#: query took 0.23 ms of CPU, the batched products 0.66; at 50,000, 3.8 against 1.1 ms).
+BATCH_MIN_VECTORS = 10_000
 
 
 @contextmanager
-def batch(conn: Connection, vectors: np.ndarray, k: int) -> Iterator[None]:
+def batch(
+    conn: Connection, vectors: np.ndarray, k: int, min_vectors: int = BATCH_MIN_VECTORS
+) -> Iterator[None]:
     """Within: the vector legs of these query ``vectors``, up to ``k`` deep, are read from
     products of the copy with many queries at once (an eval's golden set) instead of one
-    product per query. Same answers; deeper or other queries are computed as usual."""
+    product per query, on an index of at least ``min_vectors`` vectors. Same answers;
+    deeper or other queries are computed as usual."""
     copy = current(conn)
     queries = np.ascontiguousarray(vectors, dtype=np.float32)
     usable = (
         copy is not None
+        and len(copy.ids) >= min_vectors
         and 0 < k <= K_MAX
         and queries.ndim == 2
         and queries.shape[1] == copy.dim
