@@ -7,7 +7,8 @@ Every query's two answers are compared (ids in order, and each float32 distance 
 returns it); a difference stops the benchmark. Then the batch: all queries' vector legs as
 eval reads them (``vector_copy.batch``, products with 64 queries at a time) against one
 product per query and against sqlite-vec, again checked equal. CPU time of the process
-(BLAS threads included) is printed beside wall time.
+(BLAS threads included) is printed beside wall time. ``embedding`` times the queries
+embedded one call each against one call for all.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from groove.engine.embed import Embedder
 from groove.engine.search import candidate_pool, search, vector_leg
 from groove.store import vector_copy
 from groove.store.leg_scores import nearest_scored, nearest_scored_sql
@@ -130,6 +132,24 @@ def _batch(conn: Connection, vectors: np.ndarray, pool: int) -> list[str]:
         f"  {n} vector legs as eval reads them, ms/query: sqlite-vec {p:.2f} (CPU {pc:.2f}), "
         f"one product per query {e:.2f} (CPU {ec:.2f}), batched {b:.2f} (CPU {bc:.2f}); "
         "equal"
+    ]
+
+
+def embedding(embedder: Embedder, texts: Sequence[str]) -> list[str]:
+    """The queries embedded one call each against one call for all (what eval does)."""
+    started, started_cpu = time.perf_counter(), time.process_time()
+    alone = np.stack([embedder.embed([t])[0] for t in texts])
+    single, single_cpu = time.perf_counter() - started, time.process_time() - started_cpu
+    started, started_cpu = time.perf_counter(), time.process_time()
+    together = embedder.embed(list(texts))
+    batch, batch_cpu = time.perf_counter() - started, time.process_time() - started_cpu
+    n = len(texts)
+    gap = float(np.max(np.abs(alone - together))) if n else 0.0
+    return [
+        f"query embedding, {n} queries, ms/query: one call each {single * 1000 / n:.1f} "
+        f"(CPU {single_cpu * 1000 / n:.1f}), one call for all {batch * 1000 / n:.1f} "
+        f"(CPU {batch_cpu * 1000 / n:.1f}); largest difference {gap:.1e} "
+        f"(padding changes the float rounding), {load_average()}"
     ]
 
 
