@@ -353,7 +353,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             queries = queries[: args.queries]
         embedder = load_embedder()
         vectors = embedder.embed([compile_query(q).positive_text for q in queries])
-        out += vector_leg_bench.embedding(embedder, [compile_query(q).positive_text for q in queries])
+        positive = [compile_query(q).positive_text for q in queries]
+        out += vector_leg_bench.embedding(embedder, positive)
         conn = connect(db)
         documents, chunks = rows.counts(conn)
         progress("latency on the index")
