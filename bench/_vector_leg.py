@@ -148,8 +148,8 @@ def embedding(embedder: Embedder, texts: Sequence[str]) -> list[str]:
     return [
         f"query embedding, {n} queries, ms/query: one call each {single * 1000 / n:.1f} "
         f"(CPU {single_cpu * 1000 / n:.1f}), one call for all {batch * 1000 / n:.1f} "
-        f"(CPU {batch_cpu * 1000 / n:.1f}); largest difference {gap:.1e} "
-        f"(padding changes the float rounding), {load_average()}"
+        f"(CPU {batch_cpu * 1000 / n:.1f}); largest difference between the two vectors "
+        f"{gap:.1e}, {load_average()}"
     ]
 
 

@@ -65,7 +65,7 @@ _TRIGGERS = tuple(
 )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class VectorCopy:
     """The vectors of one index state, memory-mapped (see the module docstring)."""
 
@@ -79,6 +79,9 @@ class VectorCopy:
     @property
     def dim(self) -> int:
         return int(self.matrix.shape[1])
+
+    def __repr__(self) -> str:
+        return f"VectorCopy({len(self.ids)} x {self.dim}, token {self.token})"
 
     def nearest(self, vector: np.ndarray, k: int) -> tuple[list[int], list[float]]:
         """sqlite-vec's ``k`` nearest chunks: ids and float32 L2 distances, nearest first."""
