@@ -298,3 +298,19 @@ def test_search_with_the_real_model_is_the_same_on_both_paths_after_an_update(
     build(kb, real_embedder)
     both(conn)
     conn.close()
+
+
+def test_a_copy_that_cannot_be_written_costs_speed_not_the_index(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "a.md").write_text("# A\n\n## One\n\n" + " ".join(f"w{i}" for i in range(90)) + "\n")
+    db = tmp_path / ".groove.db"
+    vector_copy.copy_path(db).mkdir()  # a folder where the file would go: the rename fails
+    summary = build(kb, HashingEmbedder())
+    assert summary.chunks_total > 0
+    assert any("searches read SQLite instead" in w for w in summary.warnings)
+    conn = connect(db)
+    assert vector_copy.current(conn) is None
+    q = HashingEmbedder().embed(["w1 w2"])[0]
+    assert nearest_chunks(conn, q, 3) == nearest_chunks_sql(conn, q, 3) != []
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
