@@ -340,7 +340,8 @@ def refresh(conn: Connection, db_path: Path) -> bool:
 
     OSError (a full disk, a read-only folder) propagates; the index itself is untouched.
     """
-    path = copy_path(db_path)
+    # the name readers derive from the connection (SQLite resolves symlinks in it)
+    path = copy_path(Path(_db_file(conn) or db_path))
     remove_stale_temps(path)
     version = _sqlite_vec_version(conn)
     if not has_vector_table(conn) or version not in VERIFIED_SQLITE_VEC:
