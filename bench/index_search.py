@@ -12,6 +12,10 @@
    leg on the table ``search()`` routes each query to; then the same on synthetic indexes of
    the ``--synthetic`` sizes (random unit vectors, generated text, written through the store
    functions: no embedding; goal <= 25 ms for the whole ``search()`` at 50,000 chunks).
+4. On each of those indexes, the vector leg on the SQL path (sqlite-vec) against the fast
+   path (the vector copy, ``groove.store.vector_copy``), and the whole ``search()`` both
+   ways, side by side per query with their answers checked equal; then all queries' vector
+   legs by one matrix product against one product per query (bench/_vector_leg.py).
 
 Each query runs ``--repeats`` times; its time is the fastest repeat (the machine may be busy)
 and the figure is the median over queries. Usage:
@@ -39,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import _vector_leg as vector_leg_bench
 import numpy as np
 import yaml
 
@@ -321,6 +326,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--keep", type=Path, default=None, help="keep (and reuse) the synthetic indexes here"
     )
     parser.add_argument("--queries", type=int, default=0, help="only the first N queries")
+    parser.add_argument(
+        "--vector-only",
+        action="store_true",
+        help="on the synthetic indexes, only the vector leg plain against fast (no FTS timing)",
+    )
     args = parser.parse_args(argv)
     if not args.kb.is_dir():
         raise SystemExit(f"no knowledge base at {args.kb}: pass --kb DIR")
@@ -343,12 +353,16 @@ def main(argv: Sequence[str] | None = None) -> None:
             queries = queries[: args.queries]
         embedder = load_embedder()
         vectors = embedder.embed([compile_query(q).positive_text for q in queries])
+        positive = [compile_query(q).positive_text for q in queries]
+        out += vector_leg_bench.embedding(embedder, positive)
         conn = connect(db)
         documents, chunks = rows.counts(conn)
         progress("latency on the index")
         out += latency(conn, queries, vectors, args.repeats).lines(
             f"{len(queries)} queries, {documents} docs / {chunks} chunks"
         )
+        progress("vector leg, plain against fast")
+        out += vector_leg_bench.compare(conn, queries, vectors, args.repeats, "Cranfield")
         conn.close()
         for size in args.synthetic:
             folder = args.keep or Path(tmp)
@@ -364,11 +378,18 @@ def main(argv: Sequence[str] | None = None) -> None:
                     f"FTS optimize {optimized:.1f} s"
                 )
             conn = connect(synthetic)
+            out += vector_leg_bench.write_copy(conn, synthetic)  # as `groove index` does
             documents, chunks = rows.counts(conn)
-            progress(f"latency on {chunks} synthetic chunks")
-            out += latency(conn, queries, vectors, args.repeats).lines(
-                f"synthetic, {documents} docs / {chunks} chunks, {load_average()}"
-            )
+            if not args.vector_only:
+                progress(f"latency on {chunks} synthetic chunks")
+                out += latency(conn, queries, vectors, args.repeats).lines(
+                    f"synthetic, {documents} docs / {chunks} chunks, {load_average()}"
+                )
+            progress("vector leg, plain against fast")
+            out += vector_leg_bench.compare(
+                conn, queries, vectors, args.repeats, f"synthetic {chunks} chunks",
+                whole_search=not args.vector_only,
+            )  # fmt: skip
             conn.close()
     out.append(f"at end: {load_average()}")
     print("\n".join(out))

@@ -1,7 +1,8 @@
 """Atomic writes: a reader (or a crash) sees the old file or folder, or the new one, never a mix.
 
-Every file groove writes for a user to keep goes through ``write_file``: the eval history,
-the runner's result.json and summary.md, a saved tune result. The recipe:
+Every file groove writes for a user to keep goes through ``write_file`` (or ``write_stream``
+for one written piece by piece): the eval history, the runner's result.json and summary.md,
+a saved tune result, the index's vector copy. The recipe:
 
     mkstemp in the same folder     unique name ``<name>.<random>.tmp``, so two writers never
                                    share a temporary file and the rename stays in one file
@@ -26,7 +27,9 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 TEMP_SUFFIX = ".tmp"
 
@@ -34,13 +37,19 @@ TEMP_SUFFIX = ".tmp"
 def write_file(path: Path, data: bytes | str) -> None:
     """Replace ``path`` with ``data`` (str is written as UTF-8) atomically and durably."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    write_stream(path, lambda handle: handle.write(payload))
+
+
+def write_stream(path: Path, fill: Callable[[BinaryIO], object]) -> None:
+    """Replace ``path`` with what ``fill(handle)`` writes, atomically and durably: the same
+    recipe as ``write_file`` for a file too large to hold in memory at once."""
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         # mkstemp makes the file owner-only; the result must read like any file the user
         # writes (CI uploads it, a teammate opens it), so take the old file's mode or the umask's.
         os.fchmod(fd, _plain_mode(path))
         with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
+            fill(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -16,6 +16,9 @@ document with all of its chunk, FTS and vector rows. Embedding runs before its b
 transaction opens. A build killed at any point therefore leaves an index that opens and
 searches, and the next ``build`` sees the documents not yet written as new or changed and
 completes them. A lock file beside the database keeps two builds from interleaving.
+Last, the vectors are copied to ``<db>.vectors`` for the fast vector leg
+(``store.vector_copy``; rewritten only when they changed, and only ever used while it holds
+exactly what the index holds).
 
 The lexical mode recorded in the index (``trigram`` for an index built before the porter
 table existed, see engine.lexical) is part of every eval fingerprint made without a
@@ -44,6 +47,7 @@ from groove.notes import Level, Note
 from groove.progress import Progress, ProgressFn
 from groove.settings import LexicalMode
 from groove.store import chunks as rows
+from groove.store import vector_copy
 from groove.store.db import cannot_write, connect, default_db_path, ensure_db_folder, transaction
 from groove.store.meta import (
     CONTEXT_OFF,
@@ -267,6 +271,7 @@ def _build_locked(
         deleted = chunks_before + embedded - chunk_total
         if should_optimize(embedded + deleted, chunk_total):
             optimize_fts(conn)
+        plan.warnings.extend(_refresh_vector_copy(conn, db_path))
     finally:
         conn.close()
     return IndexSummary(
@@ -286,6 +291,17 @@ def _build_locked(
         warnings=tuple(plan.warnings),
         note_templates=notes,
     )
+
+
+def _refresh_vector_copy(conn: Connection, db_path: Path) -> list[str]:
+    """Bring the vector copy beside the index up to date (the fast vector leg reads it); a
+    copy that cannot be written only costs speed: searches then read sqlite-vec."""
+    try:
+        vector_copy.refresh(conn, db_path)
+    except OSError as exc:
+        where = vector_copy.copy_path(db_path)
+        return [f"could not write {where} ({exc.strerror or exc}): searches read SQLite instead"]
+    return []
 
 
 def _recorded_mode(mode: LexicalMode) -> str | None:

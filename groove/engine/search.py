@@ -115,6 +115,20 @@ def candidate_pool(limit: int) -> int:
     return max(limit * 5, POOL_FLOOR)
 
 
+def leg_depth(options: SearchOptions, reranked: bool) -> int:
+    """How many candidates ``search`` fetches from each leg (rules in its docstring)."""
+    pool = candidate_pool(max(1, options.limit))
+    return candidate_pool(pool) if reranked and not options.mmr.enabled else pool
+
+
+def vector_depth(options: SearchOptions, reranked: bool) -> int:
+    """How deep ``search`` reads the vector leg, before ``-term`` exclusions are added."""
+    per_leg = leg_depth(options, reranked)
+    if options.fusion.is_seed_rrf:
+        return per_leg
+    return options.fusion.window or per_leg
+
+
 def vector_leg(
     conn: Connection, vector: np.ndarray, n: int, exclude: frozenset[int] = frozenset()
 ) -> list[int]:
@@ -207,14 +221,13 @@ def search(
     limit = max(1, options.limit)
     pool = candidate_pool(limit)
     excluded = excluded_chunks(conn, lexical)
+    per_leg = leg_depth(options, reranker is not None)
     if options.mmr.enabled:
-        per_leg = pool
         fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, None)
     elif reranker is not None:
-        per_leg = candidate_pool(pool)
         fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, pool)
     else:
-        fused = _fused(conn, lexical, query_vector, options.fusion, pool, excluded, limit)
+        fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, limit)
     found = rows.chunk_rows(conn, [chunk_id for chunk_id, _ in fused])
     candidates = [(found[cid], score) for cid, score in fused if cid in found]
     if reranker is not None and candidates:

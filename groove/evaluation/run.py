@@ -24,7 +24,7 @@ from groove.engine.embed import Embedder
 from groove.engine.lexical import lexical_query, mode_for_index
 from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
-from groove.engine.search import search
+from groove.engine.search import search, vector_depth
 from groove.engine.session import open_engine_for
 from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.result import EvalRun
@@ -42,6 +42,7 @@ from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.runs.record import RunRecord
 from groove.store.db import read_snapshot
 from groove.store.ranks import indexed_paths
+from groove.store.vector_copy import batch as batch_vector_legs
 
 
 def run(
@@ -91,13 +92,16 @@ def prepare(
         lexical = mode_for_index(settings.search.lexical, engine.meta)
         options = replace(settings.search, limit=settings.depth, lexical=lexical)
         scanner = QuoteScanner(golden.queries)
+        depth = vector_depth(options, reranker is not None)
         with read_snapshot(engine.conn) as conn:
             results = []
             total = len(golden.queries)
-            for i, q in enumerate(golden.queries):
-                results.append(search(conn, q.query, vectors[i], options, reranker, compiled[i]))
-                message = f"searched query {q.id} ({i + 1} of {total})"
-                say(Progress("evaluate", "search", i + 1, total, message, q.id))
+            with batch_vector_legs(conn, vectors, depth):  # one product for many queries
+                for i, q in enumerate(golden.queries):
+                    hits = search(conn, q.query, vectors[i], options, reranker, compiled[i])
+                    results.append(hits)
+                    message = f"searched query {q.id} ({i + 1} of {total})"
+                    say(Progress("evaluate", "search", i + 1, total, message, q.id))
             corpus = snapshot(conn, scanner.visit)
             tops = [r.hits for r in results]
             legs = [r.lexical.leg if r.lexical is not None else None for r in results]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from groove.store import vector_copy
 from groove.store.documents import Chunk, ParsedDocument
 from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
@@ -173,6 +174,9 @@ def chunk_rows(conn: Connection, chunk_ids: Sequence[int]) -> dict[int, ChunkRow
 
 def chunk_embeddings(conn: Connection, chunk_ids: Sequence[int], dim: int) -> np.ndarray:
     """Stored vectors for ``chunk_ids`` in the given order, shape (n, dim); zeros if missing."""
+    copied = vector_copy.vectors_of(conn, list(chunk_ids), dim)
+    if copied is not None:
+        return copied
     out = np.zeros((len(chunk_ids), dim), dtype=np.float32)
     select = "SELECT embedding FROM vec_chunks WHERE chunk_id = ?"
     for i, chunk_id in enumerate(chunk_ids):

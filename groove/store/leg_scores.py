@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from groove.store import vector_copy
 from groove.store.legs import LexicalTable, Weights
 from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
 
 
 def nearest_scored(conn: Connection, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The ``k`` nearest chunks to ``vector``: ``(chunk id, L2 distance)``, nearest first."""
+    """The ``k`` nearest chunks to ``vector``: ``(chunk id, L2 distance)``, nearest first
+    (from the vector copy when it is valid: the same ids and distances)."""
+    fast = vector_copy.nearest(conn, vector, k)
+    if fast is not None:
+        return list(zip(*fast, strict=True))
+    return nearest_scored_sql(conn, vector, k)
+
+
+def nearest_scored_sql(conn: Connection, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """``nearest_scored`` from sqlite-vec's KNN query (the plain path)."""
     blob = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
     found = conn.execute(
         "SELECT chunk_id, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? "

@@ -19,6 +19,7 @@ from typing import Literal
 
 import numpy as np
 
+from groove.store import vector_copy
 from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
 
@@ -31,7 +32,15 @@ PORTER: LexicalTable = "porter"
 
 
 def nearest_chunks(conn: Connection, vector: np.ndarray, k: int) -> list[int]:
-    """The ``k`` chunk ids nearest to ``vector`` (L2 distance), nearest first."""
+    """The ``k`` chunk ids nearest to ``vector`` (L2 distance), nearest first: from the
+    index's vector copy when it is valid (the same list, ``groove.store.vector_copy``), else
+    from sqlite-vec."""
+    fast = vector_copy.nearest(conn, vector, k)
+    return fast[0] if fast is not None else nearest_chunks_sql(conn, vector, k)
+
+
+def nearest_chunks_sql(conn: Connection, vector: np.ndarray, k: int) -> list[int]:
+    """``nearest_chunks`` from sqlite-vec's KNN query (the plain path)."""
     blob = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
     found = conn.execute(
         "SELECT chunk_id FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance",

@@ -25,6 +25,7 @@ from groove.progress import Progress
 from groove.store import chunks as rows
 from groove.store.db import read_snapshots
 from groove.store.sqlite import Connection
+from groove.store.vector_copy import batch as batch_vector_legs
 from groove.tuning.analysis import analyse
 from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS
 from groove.tuning.result import (
@@ -79,7 +80,8 @@ def run(
             say(Progress("tune", "preflight", 0, len(usable), PREFLIGHT))
             chunk_total, noop = _index_facts(conn)
             # The pre-flight is read from the sweep's own pass over both legs.
-            found = all_legs(conns, routed, vectors, settings.candidate_pool, noop)
+            with batch_vector_legs(conn, vectors, settings.candidate_pool):
+                found = all_legs(conns, routed, vectors, settings.candidate_pool, noop)
             labels = rows.chunk_labels(conn)
         diagnostics = [
             _preflight(q.id, c, legs, chunk_total)
