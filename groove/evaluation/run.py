@@ -93,17 +93,8 @@ def prepare(
         options = replace(settings.search, limit=settings.depth, lexical=lexical)
         scanner = QuoteScanner(golden.queries)
         with read_snapshot(engine.conn) as conn:
-            results = [
-                search(conn, q.query, vectors[i], options, reranker, compiled[i])
-                for i, q in enumerate(golden.queries)
-            ]
-            corpus = snapshot(conn, scanner.visit)
-            tops = [r.hits for r in results]
-            legs = [r.lexical.leg if r.lexical is not None else None for r in results]
-            per_query = score(golden, tops, settings.k_values, legs)
             doctor = PathDoctor(settings.kb_path, indexed_paths(conn), settings.exclude_dirs)
-            unindexed = path_findings(golden.queries, doctor)
-            attribution = None
+            explainer = None
             if settings.explain:
                 explainer = Explainer(
                     conn,
@@ -115,8 +106,34 @@ def prepare(
                     doctor=doctor,
                     grid=grid,
                 )
+            reads = None
+            if explainer is not None:
+                # --explain reads each query's legs once, whole; its search fuses their heads.
+                reads = [
+                    explainer.read(lexical_query(q.query, lexical, compiled[i]), vectors[i])
+                    for i, q in enumerate(golden.queries)
+                ]
+            results = [
+                search(
+                    conn,
+                    q.query,
+                    vectors[i],
+                    options,
+                    reranker,
+                    compiled[i],
+                    reads[i].candidates if reads is not None else None,
+                )
+                for i, q in enumerate(golden.queries)
+            ]
+            corpus = snapshot(conn, scanner.visit)
+            tops = [r.hits for r in results]
+            legs = [r.lexical.leg if r.lexical is not None else None for r in results]
+            per_query = score(golden, tops, settings.k_values, legs)
+            unindexed = path_findings(golden.queries, doctor)
+            attribution = None
+            if explainer is not None:
                 routed = [r.lexical or lexical_query(r.query, lexical, r.compiled) for r in results]
-                attribution = explain_all(explainer, per_query, routed, vectors)
+                attribution = explain_all(explainer, per_query, routed, vectors, reads)
         context_static = engine.meta.context_static
         model_id = engine.embedder.model_id
     record = RunRecord(

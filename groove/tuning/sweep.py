@@ -171,30 +171,32 @@ def fuse_all_k(
 
     Same arithmetic as ``search.rrf_fuse``: each gain is ``float32(1 / (k + rank))`` and a
     chunk in both legs sums vector gain + FTS gain in float32; ties go to the lower id.
+    The six rrf_k are one (6, chunks) array.
     """
-    union = np.array(sorted(set(vec_ids) | set(fts_ids)), dtype=np.int64)
-    vec_rank = _ranks(union, vec_ids)
-    fts_rank = _ranks(union, fts_ids)
-    fused = []
-    for k in RRF_K_GRID:
-        vec_gain = _gains(vec_rank, k)
-        fts_gain = _gains(fts_rank, k)
-        scores = (vec_gain + fts_gain).astype(np.float32)
-        order = np.lexsort((union, -scores))[:limit]
-        fused.append((union[order], scores[order]))
-    return fused
+    union = np.union1d(np.asarray(vec_ids, dtype=np.int64), np.asarray(fts_ids, dtype=np.int64))
+    scores = _gains(_ranks(union, vec_ids)) + _gains(_ranks(union, fts_ids))
+    order = np.lexsort((np.broadcast_to(union, scores.shape), -scores), axis=-1)[:, :limit]
+    ids = union[order]
+    top = np.take_along_axis(scores, order, axis=-1)
+    return [(ids[k], top[k]) for k in range(_N_K)]
 
 
 def _ranks(union: np.ndarray, leg: Sequence[int]) -> np.ndarray:
-    """1-based rank of each union id in ``leg`` (0 where absent)."""
-    position = {chunk_id: i + 1 for i, chunk_id in enumerate(leg)}
-    return np.array([position.get(int(c), 0) for c in union], dtype=np.float64)
+    """1-based rank of each union id in ``leg`` (0 where absent; a leg's ids are distinct)."""
+    ranks = np.zeros(len(union), dtype=np.float64)
+    if len(leg):
+        ranks[np.searchsorted(union, np.asarray(leg, dtype=np.int64))] = np.arange(1, len(leg) + 1)
+    return ranks
 
 
-def _gains(ranks: np.ndarray, k: float) -> np.ndarray:
-    gains = np.zeros(ranks.shape, dtype=np.float32)
+_K_COLUMN = np.array(RRF_K_GRID, dtype=np.float64)[:, np.newaxis]
+
+
+def _gains(ranks: np.ndarray) -> np.ndarray:
+    """float32(1 / (k + rank)) for each rrf_k (rows) and chunk (columns); 0 where absent."""
     present = ranks > 0
-    gains[present] = (1.0 / (k + ranks[present])).astype(np.float32)
+    gains = (1.0 / (_K_COLUMN + np.where(present, ranks, 1.0))).astype(np.float32)
+    gains[:, ~present] = 0.0
     return gains
 
 
