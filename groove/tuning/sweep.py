@@ -238,6 +238,34 @@ def _lexical(query: CompiledQuery | LexicalQuery) -> LexicalQuery:
     return query if isinstance(query, LexicalQuery) else trigram_query(query)
 
 
+@dataclass(frozen=True)
+class LexicalLegs:
+    """One query's FTS side, read before its vector is known: the chunks its ``-terms``
+    exclude and the FTS leg of each weight set."""
+
+    excluded: frozenset[int]
+    rankings: tuple[tuple[int, ...], ...]
+    matches: int
+
+    def with_vector(self, conn: Connection, query_vector: np.ndarray, pool: int) -> QueryLegs:
+        """Both legs: these and the vector leg (the same exclusions left out)."""
+        vec_ids = vector_leg(conn, query_vector, pool, self.excluded)
+        return QueryLegs(tuple(vec_ids), self.rankings, self.matches)
+
+
+def lexical_legs(
+    conn: Connection,
+    query: CompiledQuery | LexicalQuery,
+    pool: int,
+    context_free: bool = False,
+) -> LexicalLegs:
+    """The FTS side of ``query_legs``: exclusions and the pruned FTS pass (no vector)."""
+    lexical = _lexical(query)
+    excluded = excluded_chunks(conn, lexical)
+    rankings, matches = pruned_rankings(conn, lexical.match, pool, lexical.leg, context_free)
+    return LexicalLegs(excluded, tuple(rankings), matches)
+
+
 def query_legs(
     conn: Connection,
     query: CompiledQuery | LexicalQuery,
@@ -246,11 +274,7 @@ def query_legs(
     context_free: bool = False,
 ) -> QueryLegs:
     """Both legs of one query for every weight set: the vector leg and the pruned FTS pass."""
-    lexical = _lexical(query)
-    excluded = excluded_chunks(conn, lexical)
-    vec_ids = vector_leg(conn, query_vector, pool, excluded)
-    rankings, matches = pruned_rankings(conn, lexical.match, pool, lexical.leg, context_free)
-    return QueryLegs(tuple(vec_ids), tuple(rankings), matches)
+    return lexical_legs(conn, query, pool, context_free).with_vector(conn, query_vector, pool)
 
 
 def sweep_query(
