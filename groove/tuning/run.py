@@ -290,10 +290,9 @@ def _sweep(
     for i, (q, legs, d) in enumerate(zip(usable, found, diagnostics, strict=True)):
         say(TuneProgress("query", i + 1, len(usable), q.id))
         row = sweep_legs(legs, q.expected, labels, settings.limit, ks, DEFAULT_CONDITION.index)
-        # Conditions share metrics objects (one per distinct fused list): read each once.
-        distinct = list({id(m): m for m in row.metrics}.values())
-        slot = {id(m): n for n, m in enumerate(distinct)}
-        index = np.array([slot[id(m)] for m in row.metrics], dtype=np.intp)
+        # Conditions share metrics objects (one per distinct match pattern): read each once.
+        distinct = row.distinct
+        index = np.array(row.slots, dtype=np.intp)
         rr[i] = np.array([m.reciprocal_rank for m in distinct])[index]
         for k in ks:
             ndcg[k][i] = np.array([m.ndcg_at_k[k] for m in distinct])[index]

@@ -68,6 +68,9 @@ class QuerySweep:
     metrics: tuple[QueryMetrics, ...]  # indexed by condition flat index
     bm25_sensitive: bool
     rrf_ties: int
+    # The distinct metrics objects of ``metrics`` and, per condition, which one it is.
+    distinct: tuple[QueryMetrics, ...] = ()
+    slots: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -313,19 +316,21 @@ def sweep_legs(
     distinct = list(dict.fromkeys(found.rankings))
     slot = {fts_ids: d for d, fts_ids in enumerate(distinct)}
     fused = fuse_lists(found.vec_ids, distinct, limit)
-    rows = _Scorer(expected, labels, k_values).rows(fused)
-    metrics = tuple(m for fts_ids in found.rankings for m in rows[slot[fts_ids]])
+    metrics, which = _Scorer(expected, labels, k_values).rows(fused)  # which: (lists, rrf_k)
+    slots = which[[slot[fts_ids] for fts_ids in found.rankings]].reshape(-1).tolist()
     default_w, default_k = divmod(default_condition, _N_K)
     d = slot[found.rankings[default_w]]
     scores = fused.scores[d, default_k, : fused.lengths[d]]
     ties = int(np.sum(scores[1:].view(np.uint32) == scores[:-1].view(np.uint32)))
     sensitive = found.rankings[_HEADING_HEAVY] != found.rankings[_CONTENT_HEAVY]
-    return QuerySweep(metrics, sensitive, ties)
+    return QuerySweep(
+        tuple(metrics[i] for i in slots), sensitive, ties, tuple(metrics), tuple(slots)
+    )
 
 
 class _Scorer:
-    """One query's metrics of fused lists, with the hit test made once per chunk and the
-    metrics cached per match pattern."""
+    """One query's metrics of fused lists: the hit test made once per chunk, the metrics
+    once per distinct match pattern."""
 
     def __init__(
         self, expected: Sequence[Expected], labels: ChunkLabels, k_values: Sequence[int]
@@ -335,29 +340,29 @@ class _Scorer:
         self._n_expected = len(expected)
         self._k_values = k_values
 
-    def rows(self, fused: FusedLists) -> list[list[QueryMetrics]]:
-        """For each FTS list of ``fused``, the metrics of its fused list at each rrf_k."""
+    def rows(self, fused: FusedLists) -> tuple[list[QueryMetrics], np.ndarray]:
+        """(the distinct metrics, which of them each (FTS list, rrf_k) of ``fused`` has)."""
         kinds: dict[tuple[int, ...], int] = {}
         hits = [self._matcher.match(*self._labels[c]) for c in fused.union.tolist()]
         codes = np.array([kinds.setdefault(h, len(kinds)) for h in hits], dtype=np.int32)
         by_code = list(kinds)
         patterns = codes[fused.order]
-        by_pattern: dict[bytes, QueryMetrics] = {}
-        out = []
-        for row, n in zip(patterns, fused.lengths.tolist(), strict=True):
-            metrics = []
-            for pattern in row[:, :n]:
-                key = pattern.tobytes()
-                found = by_pattern.get(key)
-                if found is None:
-                    matches = [by_code[c] for c in pattern.tolist()]
-                    found = metrics_from_matches(
-                        self._n_expected, range(1, n + 1), matches, self._k_values
-                    )
-                    by_pattern[key] = found
-                metrics.append(found)
-            out.append(metrics)
-        return out
+        # Past a list's length a row is padding: -1, so only equal lists share a pattern.
+        width = patterns.shape[-1]
+        patterns = np.where(np.arange(width) < fused.lengths[:, None, None], patterns, -1)
+        flat = patterns.reshape(-1, width)
+        if not width:  # no chunk in either leg: one empty list
+            flat = np.full((len(flat), 1), -1, dtype=np.int32)
+        unique, which = np.unique(flat, axis=0, return_inverse=True)
+        metrics = []
+        for pattern in unique.tolist():
+            matches = [by_code[c] for c in pattern if c >= 0]
+            metrics.append(
+                metrics_from_matches(
+                    self._n_expected, range(1, len(matches) + 1), matches, self._k_values
+                )
+            )
+        return metrics, which.reshape(patterns.shape[:2])
 
 
 def _metrics(
