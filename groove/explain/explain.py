@@ -340,8 +340,11 @@ class LegOrders:
 
     @staticmethod
     def best(ranking: Mapping[int, int], targets: Sequence[int]) -> int | None:
-        found = [ranking[t] for t in targets if t in ranking]
-        return min(found) if found else None
+        if isinstance(ranking, Positions):
+            found = ranking.of(targets)
+            return int(found.min()) if len(found) else None
+        ranks = [ranking[t] for t in targets if t in ranking]
+        return min(ranks) if ranks else None
 
     def excluded_by(self, targets: Sequence[int]) -> tuple[str, ...]:
         """The excluded phrases that match one of ``targets``."""
@@ -362,6 +365,16 @@ class Positions(Mapping[int, int]):
         self._order = order
         self._by_id = np.argsort(order, kind="stable")
         self._sorted = order[self._by_id]
+
+    def of(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """The positions of those of ``chunk_ids`` the order holds (one lookup for all)."""
+        wanted = np.asarray(chunk_ids, dtype=np.int64)
+        if not len(self._sorted) or not len(wanted):
+            return np.zeros(0, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self._sorted, wanted), len(self._sorted) - 1)
+        held = self._sorted[at] == wanted
+        found: np.ndarray = self._by_id[at[held]] + 1
+        return found
 
     def _slot(self, chunk_id: object) -> int | None:
         if not isinstance(chunk_id, int | np.integer) or not len(self._sorted):

@@ -80,10 +80,10 @@ PROBE = TuneGrid()
 def best_fts_rank(legs: LegOrders, targets: Sequence[int]) -> int | None:
     """A lower bound on the best FTS rank any grid weight set gives one of ``targets``:
     1 + the chunks that beat its best score even at their worst."""
-    positions = [legs.fts_rank[t] - 1 for t in targets if t in legs.fts_rank]
-    if not positions:
+    positions = legs.fts_rank.of(targets) - 1
+    if not len(positions):
         return None
-    best = min(legs.fts_highest[p] for p in positions)
+    best = float(legs.fts_highest[positions].min())
     return 1 + int(np.sum(legs.fts_lowest < best - _TOLERANCE * (1 + abs(best))))
 
 
@@ -127,16 +127,19 @@ def current_condition(fusion: FusionConfig) -> Condition | None:
 
 
 def examples(found: Sequence[int], current: Condition | None) -> tuple[str, ...]:
-    """Labels of the conditions nearest to ``current`` (fewest grid steps away)."""
-    conditions = [Condition.from_index(i) for i in found]
-    if current is not None:
-        conditions.sort(
-            key=lambda c: (
-                abs(c.h - current.h)
-                + abs(c.ctx - current.ctx)
-                + abs(c.content - current.content)
-                + abs(c.k - current.k),
-                c.index,
-            )
-        )
-    return tuple(c.label for c in conditions[:MAX_GRID_EXAMPLES])
+    """Labels of the conditions nearest to ``current`` (fewest grid steps away; the lower
+    flat index among equals)."""
+    chosen = np.asarray(found, dtype=np.intp)
+    if current is not None and len(chosen):
+        steps = np.abs(_GRID_POINTS[chosen] - np.array(_point(current))).sum(axis=1)
+        chosen = chosen[np.lexsort((chosen, steps))]
+    return tuple(_LABELS[i] for i in chosen[:MAX_GRID_EXAMPLES].tolist())
+
+
+def _point(c: Condition) -> tuple[int, int, int, int]:
+    return (c.h, c.ctx, c.content, c.k)
+
+
+_CONDITIONS = all_conditions()
+_GRID_POINTS = np.array([_point(c) for c in _CONDITIONS], dtype=np.intp)
+_LABELS = [c.label for c in _CONDITIONS]
