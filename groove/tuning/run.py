@@ -75,18 +75,18 @@ def run(
         embedder=embedder,
     ) as engine:
         compiled = [compile_query(q.query) for q in usable]
+        # Embedded before the legs are read, not beside them: the embedding already uses
+        # every core, and a reader thread beside it slowed both (measured, performance.md).
+        vectors = engine.embed_queries([c.positive_text for c in compiled])
         mode = mode_for_index(settings.lexical, engine.meta)
         # Each query's bm25 leg reads the table the search would route it to.
         routed = [lexical_query(q.query, mode, c) for q, c in zip(usable, compiled, strict=True)]
         with read_snapshots(engine.conn, engine.db_path, _extra_readers(len(usable))) as conns:
             conn = conns[0]
+            say(TuneProgress("preflight", 0, len(usable)))
             chunk_total, noop = _index_facts(conn)
-            # The FTS passes need no query vector: the other connections read them while
-            # this thread embeds the queries. The pre-flight is read from the same pass.
-            with LegReader(conns, routed, settings.candidate_pool, noop) as reader:
-                vectors = engine.embed_queries([c.positive_text for c in compiled])
-                say(TuneProgress("preflight", 0, len(usable)))
-                found = reader.legs(vectors)
+            # The pre-flight is read from the sweep's own pass over both legs.
+            found = all_legs(conns, routed, vectors, settings.candidate_pool, noop)
             labels = rows.chunk_labels(conn)
         diagnostics = [
             _preflight(q.id, c, legs, chunk_total)
@@ -128,12 +128,12 @@ def _extra_readers(queries: int) -> int:
 class LegReader:
     """Every query's legs, read on ``conns`` (one snapshot: ``store.db.read_snapshots``).
 
-    The FTS side needs no query vector, so on entering, one thread per extra connection
-    starts taking queries' FTS passes (SQLite runs a statement without holding Python's
-    lock) while the caller's thread embeds the queries; ``legs(vectors)`` then reads what
-    is left on ``conns[0]`` in the caller's thread and the vector legs on every connection.
-    Each query's legs come from statements on one snapshot, so who reads which changes
-    nothing. Leaving stops the threads (after their statement in progress)."""
+    On entering, one thread per extra connection starts taking queries' FTS passes (they
+    need no query vector; SQLite runs a statement without holding Python's lock);
+    ``legs(vectors)`` reads what is left on ``conns[0]`` in the caller's thread, then the
+    vector legs on every connection. Each query's legs come from statements on one
+    snapshot, so who reads which changes nothing. Leaving stops the threads (after their
+    statement in progress)."""
 
     def __init__(
         self,
