@@ -18,7 +18,7 @@ Per such query, inside the eval's read snapshot:
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Protocol
@@ -294,12 +294,12 @@ class LegOrders:
     context_free: bool = False  # no chunk has a context (Explainer.context_free)
 
     @cached_property
-    def fts_rank(self) -> Positions:
-        return Positions(self.fts_ids)
+    def fts_rank(self) -> dict[int, int]:
+        return _positions(self.fts_ids.tolist())
 
     @cached_property
-    def vector_rank(self) -> Positions:
-        return Positions(self.vector_order)
+    def vector_rank(self) -> dict[int, int]:
+        return _positions(self.vector_order.tolist())
 
     @property
     def fts_matches(self) -> int:
@@ -340,11 +340,8 @@ class LegOrders:
 
     @staticmethod
     def best(ranking: Mapping[int, int], targets: Sequence[int]) -> int | None:
-        if isinstance(ranking, Positions):
-            found = ranking.of(targets)
-            return int(found.min()) if len(found) else None
-        ranks = [ranking[t] for t in targets if t in ranking]
-        return min(ranks) if ranks else None
+        found = [ranking[t] for t in targets if t in ranking]
+        return min(found) if found else None
 
     def excluded_by(self, targets: Sequence[int]) -> tuple[str, ...]:
         """The excluded phrases that match one of ``targets``."""
@@ -355,49 +352,6 @@ class LegOrders:
             for p in self.negative
             if ranks.matching(self.conn, quote_phrase(p), targets, self.table)
         )
-
-
-class Positions(Mapping[int, int]):
-    """Chunk id -> 1-based position in an order of distinct ids, looked up in a sorted copy
-    (an order covers the whole index; a query looks up a handful of ids in it)."""
-
-    def __init__(self, order: np.ndarray) -> None:
-        self._order = order
-        self._by_id = np.argsort(order, kind="stable")
-        self._sorted = order[self._by_id]
-
-    def of(self, chunk_ids: Sequence[int]) -> np.ndarray:
-        """The positions of those of ``chunk_ids`` the order holds (one lookup for all)."""
-        wanted = np.asarray(chunk_ids, dtype=np.int64)
-        if not len(self._sorted) or not len(wanted):
-            return np.zeros(0, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self._sorted, wanted), len(self._sorted) - 1)
-        held = self._sorted[at] == wanted
-        found: np.ndarray = self._by_id[at[held]] + 1
-        return found
-
-    def _slot(self, chunk_id: object) -> int | None:
-        if not isinstance(chunk_id, int | np.integer) or not len(self._sorted):
-            return None
-        i = int(np.searchsorted(self._sorted, chunk_id))
-        if i < len(self._sorted) and self._sorted[i] == chunk_id:
-            return i
-        return None
-
-    def __getitem__(self, chunk_id: int) -> int:
-        i = self._slot(chunk_id)
-        if i is None:
-            raise KeyError(chunk_id)
-        return int(self._by_id[i]) + 1
-
-    def __contains__(self, chunk_id: object) -> bool:
-        return self._slot(chunk_id) is not None
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._order.tolist())
-
-    def __len__(self) -> int:
-        return len(self._order)
 
 
 def _positions(ids: Sequence[int]) -> dict[int, int]:

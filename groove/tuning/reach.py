@@ -80,10 +80,10 @@ PROBE = TuneGrid()
 def best_fts_rank(legs: LegOrders, targets: Sequence[int]) -> int | None:
     """A lower bound on the best FTS rank any grid weight set gives one of ``targets``:
     1 + the chunks that beat its best score even at their worst."""
-    positions = legs.fts_rank.of(targets) - 1
-    if not len(positions):
+    positions = [legs.fts_rank[t] - 1 for t in targets if t in legs.fts_rank]
+    if not positions:
         return None
-    best = float(legs.fts_highest[positions].min())
+    best = min(legs.fts_highest[p] for p in positions)
     return 1 + int(np.sum(legs.fts_lowest < best - _TOLERANCE * (1 + abs(best))))
 
 
