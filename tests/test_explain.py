@@ -460,3 +460,87 @@ def test_a_wrong_heading_miss_gives_the_files_own_ranks(kb: Path, tmp_path: Path
         r"fused rank 1 \(pool 50 per leg\) · final rank 1\n",
         text.stdout,
     ), text.stdout
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"mmr": True},
+        {"limit": 3},
+        {"rrf_k": 5.0, "bm25_heading_weight": 4.0},
+        {"family": "convex"},  # another fusion family reads its own legs: given ones ignored
+    ],
+)
+def test_search_fed_the_explain_reads_returns_the_plain_search(
+    kb: Path, real_embedder: Any, options: dict[str, Any]
+) -> None:
+    """``--explain`` reads each query's legs whole before its search and hands the search
+    their heads: the search must return exactly what it returns reading its own legs."""
+    from dataclasses import replace as with_
+
+    from groove.engine.search import SearchOptions, search
+
+    base = resolve_settings(Config(), kb_path=kb).search
+    fusion = with_(base.fusion, **{k: v for k, v in options.items() if k not in {"mmr", "limit"}})
+    mmr = with_(base.mmr, enabled=bool(options.get("mmr")))
+    limit = int(options.get("limit", K))
+    queries = (QUERY, "zorblax stew -zorblax", "stew onions", "tulips in spring", "qqq zzz")
+    with open_engine(kb, embedder=real_embedder) as engine, read_snapshot(engine.conn) as conn:
+        mode = mode_for_index(None, read_meta(conn))
+        opts = SearchOptions(limit, fusion, mmr, base.parent_retriever, mode)
+        explainer = Explainer(
+            conn,
+            opts,
+            k=limit,
+            depth=limit,
+            reranker=False,
+            dim=engine.embedder.dim,
+            doctor=PathDoctor(kb, indexed_paths(conn)),
+            grid=PROBE,
+        )
+        for query in queries:
+            compiled = routed(conn, query)
+            vector = engine.embed_queries([compiled.terms.positive_text])[0]
+            plain = search(conn, query, vector, opts, None, compiled.terms)
+            read = explainer.read(compiled, vector)
+            fed = search(conn, query, vector, opts, None, compiled.terms, read.candidates)
+            assert fed == plain, query
+            assert len(read.fts_ids) == len(fts_leg(conn, compiled.match, fusion.weights,
+                                                    10_000, compiled.leg))  # fmt: skip
+
+
+def test_explain_leaves_the_eval_itself_unchanged(
+    kb: Path, golden: Path, real_embedder: Any
+) -> None:
+    plain = run(
+        resolve_settings(Config(), kb_path=kb, golden=golden, history=False),
+        embedder=real_embedder,
+    )
+    with_explain = explained(kb, golden, real_embedder)
+    assert with_explain.per_query == plain.per_query
+    assert with_explain.record.aggregate == plain.record.aggregate
+
+
+def test_grid_examples_are_the_nearest_conditions_in_grid_steps() -> None:
+    import random
+
+    from groove.tuning.grid import Condition
+    from groove.tuning.reach import MAX_GRID_EXAMPLES, examples
+
+    rng = random.Random(7)
+    for _ in range(200):
+        found = sorted(rng.sample(range(384), rng.randint(0, 40)))
+        current = Condition.from_index(rng.randrange(384)) if rng.random() < 0.8 else None
+        conditions = [Condition.from_index(i) for i in found]
+        if current is not None:
+            conditions.sort(
+                key=lambda c: (
+                    abs(c.h - current.h)
+                    + abs(c.ctx - current.ctx)
+                    + abs(c.content - current.content)
+                    + abs(c.k - current.k),
+                    c.index,
+                )
+            )
+        assert examples(found, current) == tuple(c.label for c in conditions[:MAX_GRID_EXAMPLES])

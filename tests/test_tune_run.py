@@ -44,6 +44,28 @@ def test_numpy_fusion_equals_rrf_fuse_for_every_k(
         assert scores.tolist() == [score for _, score in plain]
 
 
+@given(
+    vec=st.lists(st.integers(1, 60), max_size=40, unique=True),
+    lists=st.lists(st.lists(st.integers(1, 60), max_size=40, unique=True), max_size=6),
+    limit=st.integers(1, 30),
+)
+@settings(max_examples=200, deadline=None)
+def test_fusing_several_lists_at_once_equals_fusing_each(
+    vec: list[int], lists: list[list[int]], limit: int
+) -> None:
+    """The sweep fuses a query's distinct FTS lists in one array pass (``fuse_lists``):
+    each list's rows, cut to their length, are that list's own fusion."""
+    from groove.tuning.sweep import fuse_lists
+
+    fused = fuse_lists(vec, lists, limit)
+    for n, fts in enumerate(lists):
+        size = int(fused.lengths[n])
+        for k, (ids, scores) in enumerate(fuse_all_k(vec, fts, limit)):
+            assert fused.ids[n, k, :size].tolist() == ids.tolist()
+            assert fused.scores[n, k, :size].tobytes() == scores.tobytes()
+            assert fused.union[fused.order[n, k, :size]].tolist() == ids.tolist()
+
+
 @pytest.mark.parametrize("mode", ["trigram", "porter"])
 @pytest.mark.parametrize("name", ["kb_en", "kb_ja"])
 def test_fast_table_equals_per_condition_sql_cell_by_cell(

@@ -110,6 +110,21 @@ class SearchResult(Introduces):
         }
 
 
+@dataclass(frozen=True)
+class CandidateLegs:
+    """Both legs' candidate lists for one query, read beforehand by a caller that needs
+    more of the same statements (``groove eval --explain`` reads the whole FTS order, whose
+    head is the FTS leg), so the search does not read them a second time. Each list is
+    the leg as ``vector_leg`` / ``fts_leg`` return it for the search's per-leg pool, with
+    the chunks of ``excluded`` (the query's ``-term`` matches) already left out;
+    ``lexical``: the routed query they were read for."""
+
+    lexical: LexicalQuery
+    excluded: frozenset[int]
+    vector: Sequence[int]
+    fts: Sequence[int]
+
+
 def candidate_pool(limit: int) -> int:
     """How many candidates each leg fetches for a fused list of ``limit``."""
     return max(limit * 5, POOL_FLOOR)
@@ -198,6 +213,7 @@ def search(
     options: SearchOptions | None = None,
     reranker: Reranker | None = None,
     compiled: CompiledQuery | None = None,
+    legs: CandidateLegs | None = None,
 ) -> SearchResult:
     """Run the whole pipeline for one query whose embedding is ``query_vector``.
 
@@ -212,22 +228,25 @@ def search(
     * neither: each leg fetches ``pool`` and the fused top ``limit`` are returned.
 
     Chunks matching a ``-term`` of the query are dropped from both legs first. The bm25
-    leg's table follows ``options.lexical`` (the index's mode when None).
+    leg's table follows ``options.lexical`` (the index's mode when None). ``legs``: both
+    candidate lists already read for this query, per-leg pool long (plain RRF only; another
+    fusion family reads its own scored legs).
     """
     options = options or SearchOptions()
     compiled = compiled or compile_query(query)
     mode = options.lexical or mode_for_index(None, read_meta(conn))
-    lexical = lexical_query(query, mode, compiled)
+    lexical = legs.lexical if legs is not None else lexical_query(query, mode, compiled)
     limit = max(1, options.limit)
     pool = candidate_pool(limit)
-    excluded = excluded_chunks(conn, lexical)
+    given = legs if legs is not None and options.fusion.is_seed_rrf else None
+    excluded = given.excluded if given is not None else excluded_chunks(conn, lexical)
     per_leg = leg_depth(options, reranker is not None)
     if options.mmr.enabled:
-        fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, None)
+        fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, None, given)
     elif reranker is not None:
-        fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, pool)
+        fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, pool, given)
     else:
-        fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, limit)
+        fused = _fused(conn, lexical, query_vector, options.fusion, per_leg, excluded, limit, given)
     found = rows.chunk_rows(conn, [chunk_id for chunk_id, _ in fused])
     candidates = [(found[cid], score) for cid, score in fused if cid in found]
     if reranker is not None and candidates:
@@ -255,7 +274,10 @@ def _fused(
     per_leg: int,
     excluded: frozenset[int],
     limit: int | None,
+    given: CandidateLegs | None = None,
 ) -> list[tuple[int, float]]:
+    if given is not None:
+        return rrf_fuse([given.vector, given.fts], fusion.rrf_k, limit)
     if not fusion.is_seed_rrf:  # another engine's fusion, reproduced on groove's legs
         depth = fusion.window or per_leg
         vec = scored_vector_leg(conn, query_vector, depth, excluded, VEC_K_MAX)

@@ -94,21 +94,8 @@ def prepare(
         scanner = QuoteScanner(golden.queries)
         depth = vector_depth(options, reranker is not None)
         with read_snapshot(engine.conn) as conn:
-            results = []
-            total = len(golden.queries)
-            with batch_vector_legs(conn, vectors, depth):  # one product for many queries
-                for i, q in enumerate(golden.queries):
-                    hits = search(conn, q.query, vectors[i], options, reranker, compiled[i])
-                    results.append(hits)
-                    message = f"searched query {q.id} ({i + 1} of {total})"
-                    say(Progress("evaluate", "search", i + 1, total, message, q.id))
-            corpus = snapshot(conn, scanner.visit)
-            tops = [r.hits for r in results]
-            legs = [r.lexical.leg if r.lexical is not None else None for r in results]
-            per_query = score(golden, tops, settings.k_values, legs)
             doctor = PathDoctor(settings.kb_path, indexed_paths(conn), settings.exclude_dirs)
-            unindexed = path_findings(golden.queries, doctor)
-            attribution = None
+            explainer = None
             if settings.explain:
                 explainer = Explainer(
                     conn,
@@ -120,8 +107,31 @@ def prepare(
                     doctor=doctor,
                     grid=grid,
                 )
+            reads = None
+            if explainer is not None:
+                # --explain reads each query's legs once, whole; its search fuses their heads.
+                reads = [
+                    explainer.read(lexical_query(q.query, lexical, compiled[i]), vectors[i])
+                    for i, q in enumerate(golden.queries)
+                ]
+            results = []
+            total = len(golden.queries)
+            with batch_vector_legs(conn, vectors, depth):  # one product for many queries
+                for i, q in enumerate(golden.queries):
+                    read = reads[i].candidates if reads is not None else None
+                    hits = search(conn, q.query, vectors[i], options, reranker, compiled[i], read)
+                    results.append(hits)
+                    message = f"searched query {q.id} ({i + 1} of {total})"
+                    say(Progress("evaluate", "search", i + 1, total, message, q.id))
+            corpus = snapshot(conn, scanner.visit)
+            tops = [r.hits for r in results]
+            legs = [r.lexical.leg if r.lexical is not None else None for r in results]
+            per_query = score(golden, tops, settings.k_values, legs)
+            unindexed = path_findings(golden.queries, doctor)
+            attribution = None
+            if explainer is not None:
                 routed = [r.lexical or lexical_query(r.query, lexical, r.compiled) for r in results]
-                attribution = explain_all(explainer, per_query, routed, vectors)
+                attribution = explain_all(explainer, per_query, routed, vectors, reads)
         context_static = engine.meta.context_static
         model_id = engine.embedder.model_id
     record = RunRecord(

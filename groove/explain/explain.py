@@ -5,8 +5,10 @@ Per such query, inside the eval's read snapshot:
 
 * the FTS order over the whole index (one SQL statement, ``store.ranks.fts_order``) and the
   vector order over every stored vector (numpy over vectors read once per eval);
-* the two legs' real candidate lists (``search.vector_leg`` / ``search.fts_leg`` with the
-  pool the search used) fused by ``search.rrf_fuse``: the answer's fused rank;
+* the two legs' real candidate lists (``search.vector_leg`` and the head of the FTS
+  order, the pool the search used) fused by ``search.rrf_fuse``: the answer's fused rank.
+  These statements are read once per query before its search (``Explainer.read``), which
+  takes its candidates from them instead of reading the legs again;
 * for answers that could be found at all (indexed, heading present, not excluded), when
   the caller hands in the tune grid (``groove.tuning.reach.PROBE``): at most one pass of
   the tune sweep's arithmetic over the 384 grid conditions of the plain RRF stage, which
@@ -16,7 +18,7 @@ Per such query, inside the eval's read snapshot:
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Protocol
@@ -26,6 +28,7 @@ import numpy as np
 from groove.config import FusionConfig
 from groove.engine.lexical import LexicalQuery
 from groove.engine.search import (
+    CandidateLegs,
     SearchOptions,
     candidate_pool,
     excluded_chunks,
@@ -102,18 +105,42 @@ class Explainer:
             steps.append("MMR")
         return tuple(steps)
 
+    def read(self, compiled: LexicalQuery, vector: np.ndarray) -> LegReads:
+        """The statements of one query's legs, for its search and its attributions."""
+        excluded = excluded_chunks(self.conn, compiled)
+        weights = self.options.fusion.weights
+        bounds = [self.grid.lowest, self.grid.highest] if self.grid is not None else []
+        ids, scores = ranks.fts_scores(
+            self.conn, compiled.match, [weights, *bounds], table=compiled.leg
+        )
+        order = np.lexsort((ids, scores[:, 0])) if len(ids) else np.zeros(0, dtype=np.int64)
+        return LegReads(
+            lexical=compiled,
+            excluded=excluded,
+            fts_ids=ids[order],
+            fts_lowest=scores[order, 1 if bounds else 0],
+            fts_highest=scores[order, 2 if bounds else 0],
+            vector_ids=vector_leg(self.conn, vector, self.per_leg, excluded),
+            per_leg=self.per_leg,
+        )
+
     def headings(self, path: str) -> list[ranks.ChunkHeading]:
         if path not in self._headings:
             self._headings[path] = ranks.document_headings(self.conn, path)
         return self._headings[path]
 
     def explain(
-        self, result: QueryResult, compiled: LexicalQuery, vector: np.ndarray
+        self,
+        result: QueryResult,
+        compiled: LexicalQuery,
+        vector: np.ndarray,
+        read: LegReads | None = None,
     ) -> tuple[Attribution, ...] | None:
-        """The attributions of one query, or None when all its answers are within k."""
+        """The attributions of one query, or None when all its answers are within k;
+        ``read``: its leg statements, if its search took them from ``read``."""
         if not result.expected or result.metrics.recall_at_k.get(self.k, 0.0) >= 1.0:
             return None
-        legs = LegOrders.measure(self, compiled, vector)
+        legs = LegOrders.measure(self, compiled, vector, read)
         drafts = [self._one(e, result.top_k, legs) for e in result.expected]
         reachable = [d for d in drafts if d.targets]
         if reachable and self.grid is not None:
@@ -222,20 +249,41 @@ class _Draft:
 
 
 @dataclass(frozen=True)
-class LegOrders:
-    """One query's leg orders over the whole index and its real fused candidates.
+class LegReads:
+    """One query's leg statements, read once (``Explainer.read``) before its search, which
+    takes its candidate lists from here (``candidates``) instead of reading them again.
 
     One FTS pass reads three bm25 scores per matching chunk: under the search's weights
-    (the FTS order) and, for the grid probe, under its lowest and highest weights.
-    bm25 only grows with a column weight (FTS5 adds the weight per hit inside the saturated
-    frequency; IDF and length are unweighted), so the two bound every grid weight set's
-    score and tell which chunks can matter to the grid at all."""
+    (the FTS order, whose head is the FTS leg: same ``ORDER BY bm25, rowid``; tested) and,
+    for the grid probe, under its lowest and highest weights. bm25 only grows with a column
+    weight (FTS5 adds the weight per hit inside the saturated frequency; IDF and length
+    are unweighted), so the two bound every grid weight set's score and tell which chunks
+    can matter to the grid at all."""
+
+    lexical: LexicalQuery
+    excluded: frozenset[int]
+    fts_ids: np.ndarray  # FTS order, best first
+    fts_lowest: np.ndarray  # bm25 at the lowest grid weights (worst score), same order
+    fts_highest: np.ndarray  # bm25 at the highest grid weights (best score), same order
+    vector_ids: list[int]  # the real vector leg, the eval's per-leg pool long
+    per_leg: int
+
+    @cached_property
+    def candidates(self) -> CandidateLegs:
+        """The two candidate lists the search fuses."""
+        head = self.fts_ids[: self.per_leg].tolist()
+        return CandidateLegs(self.lexical, self.excluded, self.vector_ids, head)
+
+
+@dataclass(frozen=True)
+class LegOrders:
+    """One query's leg orders over the whole index and its real fused candidates (the
+    statements behind them: ``LegReads``)."""
 
     fts_ids: np.ndarray  # FTS order, best first
     fts_lowest: np.ndarray  # bm25 at the lowest grid weights (worst score), same order
     fts_highest: np.ndarray  # bm25 at the highest grid weights (best score), same order
-    vector_rank: dict[int, int]
-    vector_candidates: int
+    vector_order: np.ndarray  # every stored vector's chunk, nearest first (exclusions out)
     vector: np.ndarray
     leg_vector_ids: list[int]  # the real vector leg, the eval's pool long
     fused_rank: dict[int, int]
@@ -249,34 +297,41 @@ class LegOrders:
     def fts_rank(self) -> dict[int, int]:
         return _positions(self.fts_ids.tolist())
 
+    @cached_property
+    def vector_rank(self) -> dict[int, int]:
+        return _positions(self.vector_order.tolist())
+
     @property
     def fts_matches(self) -> int:
         return len(self.fts_ids)
 
+    @property
+    def vector_candidates(self) -> int:
+        return len(self.vector_order)
+
     @classmethod
-    def measure(cls, ex: Explainer, compiled: LexicalQuery, vector: np.ndarray) -> LegOrders:
-        excluded = excluded_chunks(ex.conn, compiled)
-        weights = ex.options.fusion.weights
-        bounds = [ex.grid.lowest, ex.grid.highest] if ex.grid is not None else []
-        ids, scores = ranks.fts_scores(
-            ex.conn, compiled.match, [weights, *bounds], table=compiled.leg
-        )
-        order = np.lexsort((ids, scores[:, 0])) if len(ids) else np.zeros(0, dtype=np.int64)
-        fts_ids = ids[order]
-        vec_all = ex.vectors.order(vector, excluded)
-        vec_ids = vector_leg(ex.conn, vector, ex.per_leg, excluded)
-        # The FTS leg is the head of the FTS order (same ORDER BY bm25, rowid; tested).
-        fused = rrf_fuse([vec_ids, fts_ids[: ex.per_leg].tolist()], ex.options.fusion.rrf_k)
+    def measure(
+        cls,
+        ex: Explainer,
+        compiled: LexicalQuery,
+        vector: np.ndarray,
+        read: LegReads | None = None,
+    ) -> LegOrders:
+        """The orders of one query; ``read``: its statements, if the search already had
+        them read (``Explainer.read``)."""
+        if read is None:
+            read = ex.read(compiled, vector)
+        head = read.candidates
+        fused = rrf_fuse([head.vector, head.fts], ex.options.fusion.rrf_k)
         return cls(
-            fts_ids=fts_ids,
-            fts_lowest=scores[order, 1 if bounds else 0],
-            fts_highest=scores[order, 2 if bounds else 0],
-            vector_rank=_positions(vec_all.tolist()),
-            vector_candidates=len(vec_all),
+            fts_ids=read.fts_ids,
+            fts_lowest=read.fts_lowest,
+            fts_highest=read.fts_highest,
+            vector_order=ex.vectors.order(vector, read.excluded),
             vector=vector,
-            leg_vector_ids=vec_ids,
+            leg_vector_ids=read.vector_ids,
             fused_rank=_positions([chunk_id for chunk_id, _ in fused]),
-            excluded=excluded,
+            excluded=read.excluded,
             negative=compiled.terms.negative,
             table=compiled.leg,
             conn=ex.conn,
@@ -284,7 +339,7 @@ class LegOrders:
         )
 
     @staticmethod
-    def best(ranking: dict[int, int], targets: Sequence[int]) -> int | None:
+    def best(ranking: Mapping[int, int], targets: Sequence[int]) -> int | None:
         found = [ranking[t] for t in targets if t in ranking]
         return min(found) if found else None
 
@@ -324,14 +379,17 @@ def explain_all(
     per_query: Sequence[QueryResult],
     compiled: Sequence[LexicalQuery],
     vectors: np.ndarray,
+    reads: Sequence[LegReads] | None = None,
 ) -> dict[str, tuple[Attribution, ...]]:
     """Query id -> attributions, for every query not fully found within k (golden order;
-    a repeated id keeps its first query, as the history's per-query lookups do)."""
+    a repeated id keeps its first query, as the history's per-query lookups do).
+    ``reads``: each query's leg statements, when its search was given them."""
     out: dict[str, tuple[Attribution, ...]] = {}
     for i, result in enumerate(per_query):
         if result.id in out:
             continue
-        found = explainer.explain(result, compiled[i], vectors[i])
+        read = reads[i] if reads is not None else None
+        found = explainer.explain(result, compiled[i], vectors[i], read)
         if found is not None:
             out[result.id] = found
     return out

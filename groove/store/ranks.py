@@ -113,8 +113,11 @@ class StoredVectors:
         if not len(self.ids):
             return self.ids
         query = np.asarray(vector, dtype=np.float32).reshape(1, -1)
-        distances = np.sqrt(np.sum(np.square(self.matrix - query), axis=1, dtype=np.float32))
-        ranked = self.ids[np.lexsort((self.ids, distances))]
+        squares = np.subtract(self.matrix, query)
+        np.square(squares, out=squares)
+        distances = np.sqrt(np.sum(squares, axis=1, dtype=np.float32))
+        # ids ascend, so a stable sort by distance breaks ties to the lower id.
+        ranked = self.ids[np.argsort(distances, kind="stable")]
         if exclude:
             ranked = ranked[~np.isin(ranked, np.fromiter(exclude, dtype=np.int64))]
         return ranked

@@ -93,6 +93,37 @@ def _scan(scores: np.ndarray, best: np.ndarray, plateau: np.ndarray) -> None:
         best[up] = s[up]
 
 
+def _scan_weights(weights: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray]:
+    """Phase W of the plateau rule from ``start``'s own score: (best, plateau).
+
+    Where every score of a row equals the row's maximum or lies far below it (more than
+    four PLATEAU_EPS, so no comparison of the rule can come out differently), the rule's
+    outcome is plain: best is the maximum and the plateau is the columns that equal it
+    (the first of them restarts the plateau, the others join it, the rest never come
+    near). Only the other rows (near ties that are not equal) are scanned column by
+    column; the tests compare both with the plain rule."""
+    top = weights.max(axis=1)
+    plateau = weights == top[:, np.newaxis]
+    clear = (plateau | (weights < (top - 4 * PLATEAU_EPS)[:, np.newaxis])).all(axis=1)
+    best = top.copy()
+    rest = np.flatnonzero(~clear)
+    if rest.size:
+        near = np.zeros((rest.size, weights.shape[1]), dtype=bool)
+        near[:, start] = True
+        near_best = weights[rest, start].copy()
+        _scan(weights[rest], near_best, near)
+        plateau[rest] = near
+        best[rest] = near_best
+    return best, plateau
+
+
+def _pick_weights(plateau: np.ndarray) -> np.ndarray:
+    """``_pick`` over the 64 weight sets at k=60 (the columns of every row are _PHASE_W)."""
+    keys = np.where(plateau, _PICK_KEY[_PHASE_W], np.inf)
+    chosen = _PHASE_W[keys.argmin(axis=1)]
+    return np.where(plateau[:, DEFAULT_CONDITION.weight_index], DEFAULT_CONDITION.index, chosen)
+
+
 def _pick(plateau: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """select.pick for each row: the default if on the plateau, else the nearest to the
     grid centre (lower index on ties). ``columns[r, i]`` is the condition of position i."""
@@ -116,11 +147,8 @@ def _select(weights: np.ndarray, at: Callable[[np.ndarray], np.ndarray]) -> np.n
     ``at(columns)``, the means at ``columns`` ((F, 6) condition indices): selection reads
     no other column, so the caller computes only these."""
     rows = weights.shape[0]
-    plateau = np.zeros((rows, len(_PHASE_W)), dtype=bool)
-    plateau[:, DEFAULT_CONDITION.weight_index] = True
-    best = weights[:, DEFAULT_CONDITION.weight_index].copy()
-    _scan(weights, best, plateau)
-    w = _pick(plateau, np.broadcast_to(_PHASE_W, plateau.shape))
+    best, plateau = _scan_weights(weights, DEFAULT_CONDITION.weight_index)
+    w = _pick_weights(plateau)
     start = (w // _N_K) * _N_K
     columns = start[:, np.newaxis] + np.arange(_N_K)
     sweep = at(columns)
@@ -158,6 +186,19 @@ def _fold_means(
     return (totals[b[:, None], columns] - c[:, None] * block[j[:, None], columns]) / rest[:, None]
 
 
+def _weight_means(
+    totals: np.ndarray,
+    block: np.ndarray,
+    b: np.ndarray,
+    j: np.ndarray,
+    c: np.ndarray,
+    rest: np.ndarray,
+) -> np.ndarray:
+    """``_fold_means`` at the 64 weight sets at k=60, from ``totals`` and ``block`` cut to
+    those columns (whole rows are gathered, not single elements: the same numbers)."""
+    return (totals[b] - c[:, None] * block[j]) / rest[:, None]
+
+
 #: Many selections at once: row r of (F, columns) means -> the chosen column of row r.
 SelectMany = Callable[[np.ndarray], np.ndarray]
 
@@ -185,11 +226,15 @@ def _resample(
     trains = rest > 0
     picks = np.full(b.size, default, dtype=np.intp)
     where = np.flatnonzero(trains)
+    if select is select_many:
+        totals_w = np.ascontiguousarray(totals[:, _PHASE_W])
+        block_w = np.ascontiguousarray(block[:, _PHASE_W])
     for start in range(0, where.size, _FOLDS_PER_BATCH):
         part = where[start : start + _FOLDS_PER_BATCH]
         if select is select_many:  # the built-in grid: only the columns selection reads
             at = partial(_fold_means, totals, block, b[part], j[part], c[part], rest[part])
-            picks[part] = _select(at(_PHASE_W[np.newaxis, :]), at)
+            weights = _weight_means(totals_w, block_w, b[part], j[part], c[part], rest[part])
+            picks[part] = _select(weights, at)
         else:
             rows = (totals[b[part]] - c[part, np.newaxis] * block[j[part]]) / rest[part, np.newaxis]
             picks[part] = select(rows)

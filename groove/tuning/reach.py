@@ -26,7 +26,7 @@ from groove.config import FusionConfig
 from groove.explain.attribution import GridReach
 from groove.explain.explain import LegOrders
 from groove.tuning.grid import BM25_WEIGHT_GRID, RRF_K_GRID, Condition, all_conditions, weight_sets
-from groove.tuning.sweep import fuse_all_k, top_lists
+from groove.tuning.sweep import fuse_lists, top_lists
 
 MAX_GRID_EXAMPLES = 3
 _WEIGHT_SETS = weight_sets()
@@ -55,19 +55,21 @@ class TuneGrid:
         reach = [may_reach(legs, t, vec_ids, pool, k) for t in targets]
         found: list[list[int]] = [[] for _ in targets]
         if any(reach):
-            wanted = [
-                frozenset(t) if r else frozenset() for t, r in zip(targets, reach, strict=True)
-            ]
-            seen: dict[tuple[int, ...], list[list[bool]]] = {}
+            lists = grid_rankings(legs, match, pool)
+            distinct = list(dict.fromkeys(lists))
+            fused = fuse_lists(vec_ids, distinct, k)  # every distinct list, all rrf_k, top k
+            within = np.arange(fused.order.shape[-1]) < fused.lengths[:, None, None]
+            where = {fts_ids: d for d, fts_ids in enumerate(distinct)}
+            slot = [where[fts_ids] for fts_ids in lists]
             n_k = len(RRF_K_GRID)
-            for w, fts_ids in enumerate(grid_rankings(legs, match, pool)):
-                hits = seen.get(fts_ids)
-                if hits is None:
-                    tops = [ids.tolist() for ids, _ in fuse_all_k(vec_ids, fts_ids, k)]
-                    hits = [[not t.isdisjoint(top) for top in tops] for t in wanted]
-                    seen[fts_ids] = hits
-                for i, row in enumerate(hits):
-                    found[i] += [w * n_k + j for j, hit in enumerate(row) if hit]
+            for i, (t, r) in enumerate(zip(targets, reach, strict=True)):
+                if not r:
+                    continue
+                wanted = np.isin(fused.union, np.asarray(t, dtype=np.int64))
+                hit = (wanted[fused.order] & within).any(axis=-1).tolist()  # (lists, rrf_k)
+                found[i] = [
+                    w * n_k + j for w, d in enumerate(slot) for j in range(n_k) if hit[d][j]
+                ]
         current = current_condition(fusion)
         return [GridReach(len(f), total, examples(f, current)) for f in found]
 
@@ -125,16 +127,19 @@ def current_condition(fusion: FusionConfig) -> Condition | None:
 
 
 def examples(found: Sequence[int], current: Condition | None) -> tuple[str, ...]:
-    """Labels of the conditions nearest to ``current`` (fewest grid steps away)."""
-    conditions = [Condition.from_index(i) for i in found]
-    if current is not None:
-        conditions.sort(
-            key=lambda c: (
-                abs(c.h - current.h)
-                + abs(c.ctx - current.ctx)
-                + abs(c.content - current.content)
-                + abs(c.k - current.k),
-                c.index,
-            )
-        )
-    return tuple(c.label for c in conditions[:MAX_GRID_EXAMPLES])
+    """Labels of the conditions nearest to ``current`` (fewest grid steps away; the lower
+    flat index among equals)."""
+    chosen = np.asarray(found, dtype=np.intp)
+    if current is not None and len(chosen):
+        steps = np.abs(_GRID_POINTS[chosen] - np.array(_point(current))).sum(axis=1)
+        chosen = chosen[np.lexsort((chosen, steps))]
+    return tuple(_LABELS[i] for i in chosen[:MAX_GRID_EXAMPLES].tolist())
+
+
+def _point(c: Condition) -> tuple[int, int, int, int]:
+    return (c.h, c.ctx, c.content, c.k)
+
+
+_CONDITIONS = all_conditions()
+_GRID_POINTS = np.array([_point(c) for c in _CONDITIONS], dtype=np.intp)
+_LABELS = [c.label for c in _CONDITIONS]

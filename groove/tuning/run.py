@@ -9,9 +9,10 @@ always measures the plain RRF stage: no reranker, no MMR, no parent retriever.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
@@ -37,7 +38,7 @@ from groove.tuning.result import (
     TuneResult,
 )
 from groove.tuning.settings import SMALL_N_WARN, TuneSettings
-from groove.tuning.sweep import ChunkLabels, QueryLegs, query_legs, sweep_legs
+from groove.tuning.sweep import ChunkLabels, LexicalLegs, QueryLegs, lexical_legs, sweep_legs
 from groove.tuning.table import MetricTable
 
 OnProgress = Callable[[Progress], None]
@@ -120,6 +121,77 @@ def _extra_readers(queries: int) -> int:
     return max(0, min(os.cpu_count() or 1, MAX_READERS) - 1)
 
 
+class LegReader:
+    """Every query's legs, read on ``conns`` (one snapshot: ``store.db.read_snapshots``).
+
+    On entering, one thread per extra connection starts taking queries' FTS passes (they
+    need no query vector; SQLite runs a statement without holding Python's lock);
+    ``legs(vectors)`` reads what is left on ``conns[0]`` in the caller's thread, then the
+    vector legs on every connection. Each query's legs come from statements on one
+    snapshot, so who reads which changes nothing. Leaving stops the threads (after their
+    statement in progress)."""
+
+    def __init__(
+        self,
+        conns: Sequence[Connection],
+        routed: Sequence[LexicalQuery],
+        pool: int,
+        context_free: bool,
+    ) -> None:
+        self._conns = conns
+        self._routed = routed
+        self._pool = pool
+        self._context_free = context_free
+        self._lexical: list[LexicalLegs | None] = [None] * len(routed)
+        self._next = itertools.count()  # next() on it is atomic: each query is taken once
+        self._stop = False
+        self._workers: ThreadPoolExecutor | None = None
+        self._started: list[Future[None]] = []
+
+    def __enter__(self) -> LegReader:
+        if len(self._conns) > 1:
+            self._workers = ThreadPoolExecutor(len(self._conns) - 1)
+            self._started = [self._workers.submit(self._take, c) for c in self._conns[1:]]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop = True
+        if self._workers is not None:
+            self._workers.shutdown(wait=True)
+
+    def _take(self, conn: Connection) -> None:
+        """Read FTS passes on ``conn`` until none is left."""
+        while not self._stop:
+            i = next(self._next)
+            if i >= len(self._routed):
+                return
+            self._lexical[i] = lexical_legs(conn, self._routed[i], self._pool, self._context_free)
+
+    def legs(self, vectors: np.ndarray) -> list[QueryLegs]:
+        """Both legs of every query, in query order."""
+        self._take(self._conns[0])  # conns[0] stays in the thread that opened it
+        for started in self._started:
+            started.result()  # re-raises a reader's error
+        lexical = [found for found in self._lexical if found is not None]
+        if len(lexical) != len(self._routed):
+            raise RuntimeError("an FTS pass was not read")  # unreachable: every i was taken
+
+        def share(k: int) -> list[tuple[int, QueryLegs]]:
+            conn, step = self._conns[k], len(self._conns)
+            return [
+                (i, lexical[i].with_vector(conn, vectors[i], self._pool))
+                for i in range(k, len(lexical), step)
+            ]
+
+        others = self._workers.map(share, range(1, len(self._conns))) if self._workers else []
+        parts = [share(0), *others]  # the others run meanwhile
+        found: list[QueryLegs | None] = [None] * len(lexical)
+        for part in parts:
+            for i, legs in part:
+                found[i] = legs
+        return [legs for legs in found if legs is not None]
+
+
 def all_legs(
     conns: Sequence[Connection],
     routed: Sequence[LexicalQuery],
@@ -127,27 +199,9 @@ def all_legs(
     pool: int,
     context_free: bool,
 ) -> list[QueryLegs]:
-    """Every query's legs, the queries dealt round-robin over ``conns`` (one thread each,
-    the first in this one; SQLite runs a statement without holding Python's lock). The
-    connections must read one snapshot (``store.db.read_snapshots``): then the order of
-    the work changes nothing."""
-
-    def share(k: int) -> list[tuple[int, QueryLegs]]:
-        return [
-            (i, query_legs(conns[k], routed[i], vectors[i], pool, context_free))
-            for i in range(k, len(routed), len(conns))
-        ]
-
-    if len(conns) == 1:
-        return [legs for _, legs in share(0)]
-    with ThreadPoolExecutor(len(conns) - 1) as workers:
-        others = workers.map(share, range(1, len(conns)))
-        parts = [share(0), *others]  # conns[0] stays in the thread that opened it
-    found: list[QueryLegs | None] = [None] * len(routed)
-    for part in parts:
-        for i, legs in part:
-            found[i] = legs
-    return [legs for legs in found if legs is not None]
+    """Every query's legs, read on ``conns`` (one snapshot) by a ``LegReader``."""
+    with LegReader(conns, routed, pool, context_free) as reader:
+        return reader.legs(vectors)
 
 
 def _index_facts(conn: Connection) -> tuple[int, bool]:
@@ -233,10 +287,9 @@ def _sweep(
         message = f"sweeping the weight conditions for {q.id}"
         say(Progress("tune", "query", i + 1, len(usable), message, q.id))
         row = sweep_legs(legs, q.expected, labels, settings.limit, ks, DEFAULT_CONDITION.index)
-        # Conditions share metrics objects (one per distinct fused list): read each once.
-        distinct = list({id(m): m for m in row.metrics}.values())
-        slot = {id(m): n for n, m in enumerate(distinct)}
-        index = np.array([slot[id(m)] for m in row.metrics], dtype=np.intp)
+        # Conditions share metrics objects (one per distinct match pattern): read each once.
+        distinct = row.distinct
+        index = np.array(row.slots, dtype=np.intp)
         rr[i] = np.array([m.reciprocal_rank for m in distinct])[index]
         for k in ks:
             ndcg[k][i] = np.array([m.ndcg_at_k[k] for m in distinct])[index]

@@ -38,7 +38,6 @@ from groove.store.legs import TRIGRAM, LexicalTable
 from groove.store.sqlite import Connection
 from groove.tuning.grid import (
     BM25_WEIGHT_GRID,
-    N_CONDITIONS,
     RRF_K_GRID,
     all_conditions,
     weight_sets,
@@ -69,6 +68,9 @@ class QuerySweep:
     metrics: tuple[QueryMetrics, ...]  # indexed by condition flat index
     bm25_sensitive: bool
     rrf_ties: int
+    # The distinct metrics objects of ``metrics`` and, per condition, which one it is.
+    distinct: tuple[QueryMetrics, ...] = ()
+    slots: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -172,35 +174,99 @@ def fuse_all_k(
     Same arithmetic as ``search.rrf_fuse``: each gain is ``float32(1 / (k + rank))`` and a
     chunk in both legs sums vector gain + FTS gain in float32; ties go to the lower id.
     """
-    union = np.array(sorted(set(vec_ids) | set(fts_ids)), dtype=np.int64)
-    vec_rank = _ranks(union, vec_ids)
-    fts_rank = _ranks(union, fts_ids)
-    fused = []
-    for k in RRF_K_GRID:
-        vec_gain = _gains(vec_rank, k)
-        fts_gain = _gains(fts_rank, k)
-        scores = (vec_gain + fts_gain).astype(np.float32)
-        order = np.lexsort((union, -scores))[:limit]
-        fused.append((union[order], scores[order]))
-    return fused
+    fused = fuse_lists(vec_ids, [fts_ids], limit)
+    n = int(fused.lengths[0])
+    return [(fused.ids[0, k, :n], fused.scores[0, k, :n]) for k in range(_N_K)]
 
 
-def _ranks(union: np.ndarray, leg: Sequence[int]) -> np.ndarray:
-    """1-based rank of each union id in ``leg`` (0 where absent)."""
-    position = {chunk_id: i + 1 for i, chunk_id in enumerate(leg)}
-    return np.array([position.get(int(c), 0) for c in union], dtype=np.float64)
+@dataclass(frozen=True)
+class FusedLists:
+    """``fuse_all_k`` of one vector leg with several FTS lists, as arrays: ``ids`` and
+    ``scores`` are (lists, rrf_k, width), best first; list l's fused lists hold their
+    first ``lengths[l]`` entries (the rest of a row is padding); ``order`` indexes
+    ``union``, the ids of every list, ascending."""
+
+    union: np.ndarray
+    order: np.ndarray
+    ids: np.ndarray
+    scores: np.ndarray
+    lengths: np.ndarray
 
 
-def _gains(ranks: np.ndarray, k: float) -> np.ndarray:
-    gains = np.zeros(ranks.shape, dtype=np.float32)
+def fuse_lists(
+    vec_ids: Sequence[int], fts_lists: Sequence[Sequence[int]], limit: int
+) -> FusedLists:
+    """Every (FTS list, rrf_k) pair fused with the vector leg in one array pass.
+
+    A chunk absent from both legs of a pair scores 0 there and sorts after every chunk
+    they hold (all gains are positive), so each pair's first ``lengths`` entries are
+    ``fuse_all_k``'s list for it, element by element."""
+    vec = np.asarray(vec_ids, dtype=np.int64)
+    sizes = np.array([len(ids) for ids in fts_lists], dtype=np.intp)
+    fts = np.asarray([i for ids in fts_lists for i in ids], dtype=np.int64)
+    union = np.unique(np.concatenate([vec, fts]))
+    vec_rank = np.zeros(len(union))
+    vec_rank[np.searchsorted(union, vec)] = np.arange(1, len(vec) + 1)
+    fts_rank = np.zeros((len(fts_lists), len(union)))
+    starts = np.cumsum(sizes) - sizes
+    within = np.arange(len(fts)) - np.repeat(starts, sizes) + 1
+    fts_rank[np.repeat(np.arange(len(fts_lists)), sizes), np.searchsorted(union, fts)] = within
+    scores = _gains(vec_rank)[np.newaxis] + _gains(fts_rank[:, np.newaxis, :])
+    present = (vec_rank > 0)[np.newaxis, :] | (fts_rank > 0)
+    keys = (np.broadcast_to(union, scores.shape), -scores)
+    order = np.lexsort(keys, axis=-1)[..., :limit]
+    return FusedLists(
+        union=union,
+        order=order,
+        ids=union[order],
+        scores=np.take_along_axis(scores, order, axis=-1),
+        lengths=np.minimum(present.sum(axis=-1), limit),
+    )
+
+
+_K_COLUMN = np.array(RRF_K_GRID, dtype=np.float64)[:, np.newaxis]
+
+
+def _gains(ranks: np.ndarray) -> np.ndarray:
+    """float32(1 / (k + rank)) for each rrf_k (the second-to-last axis of the result) and
+    chunk (the last); 0 where absent (rank 0)."""
     present = ranks > 0
-    gains[present] = (1.0 / (k + ranks[present])).astype(np.float32)
+    gains = (1.0 / (_K_COLUMN + np.where(present, ranks, 1.0))).astype(np.float32)
+    gains[np.broadcast_to(~present, gains.shape)] = 0.0
     return gains
 
 
 def _lexical(query: CompiledQuery | LexicalQuery) -> LexicalQuery:
     """A routed query as given; a bare CompiledQuery is the seed's trigram query."""
     return query if isinstance(query, LexicalQuery) else trigram_query(query)
+
+
+@dataclass(frozen=True)
+class LexicalLegs:
+    """One query's FTS side, read before its vector is known: the chunks its ``-terms``
+    exclude and the FTS leg of each weight set."""
+
+    excluded: frozenset[int]
+    rankings: tuple[tuple[int, ...], ...]
+    matches: int
+
+    def with_vector(self, conn: Connection, query_vector: np.ndarray, pool: int) -> QueryLegs:
+        """Both legs: these and the vector leg (the same exclusions left out)."""
+        vec_ids = vector_leg(conn, query_vector, pool, self.excluded)
+        return QueryLegs(tuple(vec_ids), self.rankings, self.matches)
+
+
+def lexical_legs(
+    conn: Connection,
+    query: CompiledQuery | LexicalQuery,
+    pool: int,
+    context_free: bool = False,
+) -> LexicalLegs:
+    """The FTS side of ``query_legs``: exclusions and the pruned FTS pass (no vector)."""
+    lexical = _lexical(query)
+    excluded = excluded_chunks(conn, lexical)
+    rankings, matches = pruned_rankings(conn, lexical.match, pool, lexical.leg, context_free)
+    return LexicalLegs(excluded, tuple(rankings), matches)
 
 
 def query_legs(
@@ -211,11 +277,7 @@ def query_legs(
     context_free: bool = False,
 ) -> QueryLegs:
     """Both legs of one query for every weight set: the vector leg and the pruned FTS pass."""
-    lexical = _lexical(query)
-    excluded = excluded_chunks(conn, lexical)
-    vec_ids = vector_leg(conn, query_vector, pool, excluded)
-    rankings, matches = pruned_rankings(conn, lexical.match, pool, lexical.leg, context_free)
-    return QueryLegs(tuple(vec_ids), tuple(rankings), matches)
+    return lexical_legs(conn, query, pool, context_free).with_vector(conn, query_vector, pool)
 
 
 def sweep_query(
@@ -248,32 +310,27 @@ def sweep_legs(
 ) -> QuerySweep:
     """A query's row of the table from its legs: fusion and metrics, no SQL.
 
-    Metrics depend only on which expected entries each ranked position matches, so equal
-    match patterns share one computation."""
-    score = _Scorer(expected, labels, k_values)
-    metrics: list[QueryMetrics | None] = [None] * N_CONDITIONS
-    by_list: dict[tuple[int, ...], list[QueryMetrics]] = {}
-    ties = 0
+    Each distinct FTS list is fused once (all of them in one array pass), and metrics
+    depend only on which expected entries each ranked position matches, so equal match
+    patterns share one computation (and one metrics object)."""
+    distinct = list(dict.fromkeys(found.rankings))
+    slot = {fts_ids: d for d, fts_ids in enumerate(distinct)}
+    fused = fuse_lists(found.vec_ids, distinct, limit)
+    metrics, which = _Scorer(expected, labels, k_values).rows(fused)  # which: (lists, rrf_k)
+    slots = which[[slot[fts_ids] for fts_ids in found.rankings]].reshape(-1).tolist()
     default_w, default_k = divmod(default_condition, _N_K)
-    for w, fts_ids in enumerate(found.rankings):
-        row = by_list.get(fts_ids)
-        if row is None or w == default_w:
-            fused = fuse_all_k(found.vec_ids, fts_ids, limit)
-            if row is None:
-                row = [score(ids) for ids, _ in fused]
-                by_list[fts_ids] = row
-            if w == default_w:
-                scores = fused[default_k][1]
-                ties = int(np.sum(scores[1:].view(np.uint32) == scores[:-1].view(np.uint32)))
-        for k in range(_N_K):
-            metrics[w * _N_K + k] = row[k]
+    d = slot[found.rankings[default_w]]
+    scores = fused.scores[d, default_k, : fused.lengths[d]]
+    ties = int(np.sum(scores[1:].view(np.uint32) == scores[:-1].view(np.uint32)))
     sensitive = found.rankings[_HEADING_HEAVY] != found.rankings[_CONTENT_HEAVY]
-    return QuerySweep(tuple(m for m in metrics if m is not None), sensitive, ties)
+    return QuerySweep(
+        tuple(metrics[i] for i in slots), sensitive, ties, tuple(metrics), tuple(slots)
+    )
 
 
 class _Scorer:
-    """One query's metrics of a ranked id list, with the hit test cached per chunk and
-    the metrics cached per match pattern."""
+    """One query's metrics of fused lists: the hit test made once per chunk, the metrics
+    once per distinct match pattern."""
 
     def __init__(
         self, expected: Sequence[Expected], labels: ChunkLabels, k_values: Sequence[int]
@@ -282,25 +339,30 @@ class _Scorer:
         self._labels = labels
         self._n_expected = len(expected)
         self._k_values = k_values
-        self._hits: dict[int, tuple[int, ...]] = {}
-        self._by_pattern: dict[tuple[tuple[int, ...], ...], QueryMetrics] = {}
 
-    def __call__(self, ids: np.ndarray) -> QueryMetrics:
-        pattern = tuple(self._hit(i) for i in ids.tolist())
-        found = self._by_pattern.get(pattern)
-        if found is None:
-            found = metrics_from_matches(
-                self._n_expected, range(1, len(pattern) + 1), pattern, self._k_values
+    def rows(self, fused: FusedLists) -> tuple[list[QueryMetrics], np.ndarray]:
+        """(the distinct metrics, which of them each (FTS list, rrf_k) of ``fused`` has)."""
+        kinds: dict[tuple[int, ...], int] = {}
+        hits = [self._matcher.match(*self._labels[c]) for c in fused.union.tolist()]
+        codes = np.array([kinds.setdefault(h, len(kinds)) for h in hits], dtype=np.int32)
+        by_code = list(kinds)
+        patterns = codes[fused.order]
+        # Past a list's length a row is padding: -1, so only equal lists share a pattern.
+        width = patterns.shape[-1]
+        patterns = np.where(np.arange(width) < fused.lengths[:, None, None], patterns, -1)
+        flat = patterns.reshape(-1, width)
+        if not width:  # no chunk in either leg: one empty list
+            flat = np.full((len(flat), 1), -1, dtype=np.int32)
+        unique, which = np.unique(flat, axis=0, return_inverse=True)
+        metrics = []
+        for pattern in unique.tolist():
+            matches = [by_code[c] for c in pattern if c >= 0]
+            metrics.append(
+                metrics_from_matches(
+                    self._n_expected, range(1, len(matches) + 1), matches, self._k_values
+                )
             )
-            self._by_pattern[pattern] = found
-        return found
-
-    def _hit(self, chunk_id: int) -> tuple[int, ...]:
-        hit = self._hits.get(chunk_id)
-        if hit is None:
-            hit = self._matcher.match(*self._labels[chunk_id])
-            self._hits[chunk_id] = hit
-        return hit
+        return metrics, which.reshape(patterns.shape[:2])
 
 
 def _metrics(
