@@ -11,7 +11,10 @@
    excluded (goal <= 10 ms together at 1,400 documents), on the Cranfield queries, the FTS
    leg on the table ``search()`` routes each query to; then the same on synthetic indexes of
    the ``--synthetic`` sizes (random unit vectors, generated text, written through the store
-   functions: no embedding; goal <= 25 ms for the whole ``search()`` at 50,000 chunks).
+   functions: no embedding; goal <= 25 ms for the whole ``search()`` at 50,000 chunks). The
+   FTS leg and the whole ``search()`` are timed twice, side by side: plain (SQL ``bm25()``)
+   and with the numpy path (``engine.bm25``, postings read first: that read is printed
+   too, it is the numpy path's first-query cost); their lists and hits are compared.
 
 Each query runs ``--repeats`` times; its time is the fastest repeat (the machine may be busy)
 and the figure is the median over queries. Usage:
@@ -42,6 +45,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import yaml
 
+from groove.engine import bm25
 from groove.engine.chunking import parse_markdown
 from groove.engine.embed import (
     BATCH_SIZE,
@@ -59,7 +63,6 @@ from groove.store import chunks as rows
 from groove.store.db import connect, transaction
 from groove.store.meta import read_meta
 from groove.store.schema import create_vector_table, optimize_fts
-from groove.store.sqlite import Connection
 
 if TYPE_CHECKING:
     from fastembed import TextEmbedding
@@ -75,16 +78,26 @@ WORDS_PER_CHUNK = 120
 
 @dataclass(frozen=True)
 class Latency:
-    """Medians over queries, in ms: wall clock, and (``*_cpu``) CPU time of this thread."""
+    """Medians over queries, in ms: wall clock, and (``*_cpu``) CPU time of this thread.
+
+    ``fts`` / ``search``: the plain leg (SQL ``bm25()``) and a whole ``search()`` on a
+    connection where the numpy path is off; ``fts_fast`` / ``search_fast``: the same on a
+    connection whose postings were read first (``engine.bm25.prepare``, ``prepare_s``)."""
 
     fts: float
+    fts_fast: float
     vec: float
     fusion: float
-    legs: float  # median over queries of fts + vector + fusion
+    legs: float  # median over queries of fts + vector + fusion (plain)
     search: float  # the whole search() call: compile, exclusions, legs, fusion, row fetch
+    search_fast: float
     fts_cpu: float
+    fts_fast_cpu: float
     vec_cpu: float
     legs_cpu: float
+    prepare_s: float  # reading the postings once (the numpy path's first-query cost)
+    served: int  # queries the numpy path served (the others went through SQL)
+    differ: int  # queries whose FTS list or hits differ between the two paths (must be 0)
 
     def lines(self, label: str) -> list[str]:
         return [
@@ -93,6 +106,11 @@ class Latency:
             f"whole search() {self.search:.2f} ms",
             f"  CPU time: FTS leg {self.fts_cpu:.2f} ms, vector leg {self.vec_cpu:.2f} ms; "
             f"together {self.legs_cpu:.2f} ms",
+            f"  numpy FTS leg: {self.fts_fast:.2f} ms (CPU {self.fts_fast_cpu:.2f}) vs plain "
+            f"{self.fts:.2f} ms = {self.fts / self.fts_fast:.1f}x; whole search() "
+            f"{self.search_fast:.2f} vs {self.search:.2f} ms (goal <= 25 at 50,000 chunks)",
+            f"  numpy path: postings read in {self.prepare_s:.2f} s once per index state; "
+            f"served {self.served} queries; lists or hits differing from plain: {self.differ}",
         ]
 
 
@@ -227,26 +245,46 @@ def _fastest(
     return wall * 1000, cpu * 1000
 
 
-def latency(conn: Connection, queries: Sequence[str], vectors: np.ndarray, repeats: int) -> Latency:
-    """Each leg as ``search()`` runs it: the FTS leg on the table the query is routed to."""
+def latency(db: Path, queries: Sequence[str], vectors: np.ndarray, repeats: int) -> Latency:
+    """Each leg as ``search()`` runs it: the FTS leg on the table the query is routed to,
+    plain and numpy side by side (one connection each, the same file)."""
     pool = candidate_pool(LIMIT)
-    mode = mode_for_index(None, read_meta(conn))
+    plain, fast = connect(db), connect(db)
+    bm25.disable(plain)
+    started = time.perf_counter()
+    bm25.prepare(fast)
+    prepare_s = time.perf_counter() - started
+    mode = mode_for_index(None, read_meta(plain))
     samples: dict[str, list[float]] = {}
+    served = differ = 0
     for query, vector in zip(queries, vectors, strict=True):
         routed = lexical_query(query, mode)
         match, table = routed.match, routed.leg
-        legs_in = [vector_leg(conn, vector, pool), fts_leg(conn, match, WEIGHTS, pool, table)]
-        fts = _fastest(fts_leg, (conn, match, WEIGHTS, pool, table), repeats)
-        vec = _fastest(vector_leg, (conn, vector, pool), repeats)
+        plain_ids = fts_leg(plain, match, WEIGHTS, pool, table)
+        legs_in = [vector_leg(plain, vector, pool), plain_ids]
+        served += bm25.serves(routed, WEIGHTS)
+        differ += (
+            bm25.ranked(fast, routed, WEIGHTS, pool) != plain_ids
+            or search(fast, query, vector).hits != search(plain, query, vector).hits
+        )
+        fts = _fastest(fts_leg, (plain, match, WEIGHTS, pool, table), repeats)
+        fts_fast = _fastest(bm25.ranked, (fast, routed, WEIGHTS, pool), repeats)
+        vec = _fastest(vector_leg, (plain, vector, pool), repeats)
         fusion = _fastest(rrf_fuse, (legs_in, RRF_K, LIMIT), repeats)
-        whole = _fastest(search, (conn, query, vector), repeats)
+        whole = _fastest(search, (plain, query, vector), repeats)
+        whole_fast = _fastest(search, (fast, query, vector), repeats)
         for key, value in (
-            ("fts", fts[0]), ("vec", vec[0]), ("fusion", fusion[0]), ("search", whole[0]),
-            ("legs", fts[0] + vec[0] + fusion[0]), ("fts_cpu", fts[1]), ("vec_cpu", vec[1]),
+            ("fts", fts[0]), ("fts_fast", fts_fast[0]), ("vec", vec[0]), ("fusion", fusion[0]),
+            ("search", whole[0]), ("search_fast", whole_fast[0]),
+            ("legs", fts[0] + vec[0] + fusion[0]), ("fts_cpu", fts[1]),
+            ("fts_fast_cpu", fts_fast[1]), ("vec_cpu", vec[1]),
             ("legs_cpu", fts[1] + vec[1] + fusion[1]),
         ):  # fmt: skip
             samples.setdefault(key, []).append(value)
-    return Latency(**{key: statistics.median(values) for key, values in samples.items()})
+    plain.close()
+    fast.close()
+    medians = {key: statistics.median(values) for key, values in samples.items()}
+    return Latency(**medians, prepare_s=prepare_s, served=served, differ=differ)
 
 
 def golden_queries(kb: Path) -> list[str]:
@@ -345,11 +383,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         vectors = embedder.embed([compile_query(q).positive_text for q in queries])
         conn = connect(db)
         documents, chunks = rows.counts(conn)
-        progress("latency on the index")
-        out += latency(conn, queries, vectors, args.repeats).lines(
-            f"{len(queries)} queries, {documents} docs / {chunks} chunks"
-        )
         conn.close()
+        progress("latency on the index")
+        out += latency(db, queries, vectors, args.repeats).lines(
+            f"{len(queries)} queries, {documents} docs / {chunks} chunks, {load_average()}"
+        )
         for size in args.synthetic:
             folder = args.keep or Path(tmp)
             folder.mkdir(parents=True, exist_ok=True)
@@ -365,11 +403,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 )
             conn = connect(synthetic)
             documents, chunks = rows.counts(conn)
+            conn.close()
             progress(f"latency on {chunks} synthetic chunks")
-            out += latency(conn, queries, vectors, args.repeats).lines(
+            out += latency(synthetic, queries, vectors, args.repeats).lines(
                 f"synthetic, {documents} docs / {chunks} chunks, {load_average()}"
             )
-            conn.close()
     out.append(f"at end: {load_average()}")
     print("\n".join(out))
 

@@ -229,6 +229,11 @@ def _ready(conn: Connection, table: LexicalTable, state: _State) -> Scorer | Non
     return state.scorer
 
 
+def serves(lexical: LexicalQuery, weights: Weights) -> bool:
+    """Whether the numpy path can score this query (module docstring), postings aside."""
+    return lexical.leg == PORTER and _served(lexical, weights) is not None
+
+
 def _served(lexical: LexicalQuery, weights: Weights) -> tuple[list[str], list[str]] | None:
     """The query's phrases as single tokens, or None when the numpy path cannot serve it."""
     if len(weights) != 3 or not all(math.isfinite(w) and w >= 0 for w in weights):

@@ -114,14 +114,20 @@ def fts_leg(
     weights: tuple[float, float, float],
     n: int,
     table: LexicalTable = TRIGRAM,
+    *,
+    query: LexicalQuery | None = None,
 ) -> list[int]:
     """Chunk ids matching ``match`` in ``table``, best bm25 first (bm25 is negative: lower
     is better).
 
     Equal scores fall back to the lower chunk id, so the order is fully determined (tune
-    reproduces it from one pass over all weight sets)."""
+    reproduces it from one pass over all weight sets). ``query``: the compiled query
+    ``match`` was written from; given, the list may be computed in numpy (``engine.bm25``:
+    the same list, bit for bit, when the connection holds the table's postings)."""
     if match is None or n <= 0:
         return []
+    if query is not None and query.match == match and query.leg == table:
+        return bm25.ranked(conn, query, weights, n)
     return bm25_ranked(conn, match, weights, n, table)
 
 
@@ -231,7 +237,7 @@ def _fused(
         fts = scored_lexical_leg(conn, lexical.match, fusion.weights, depth, lexical.leg)
         return fuse_family(fusion, vec, fts, limit)
     vec_ids = vector_leg(conn, query_vector, per_leg, excluded)
-    fts_ids = bm25.ranked(conn, lexical, fusion.weights, per_leg)  # = fts_leg's list
+    fts_ids = fts_leg(conn, lexical.match, fusion.weights, per_leg, lexical.leg, query=lexical)
     return rrf_fuse([vec_ids, fts_ids], fusion.rrf_k, limit)
 
 

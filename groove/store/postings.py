@@ -37,7 +37,7 @@ class Postings:
     key: tuple[object, ...]
     terms: dict[str, int]
     start: np.ndarray  # int64, len(terms) + 1
-    docs: np.ndarray  # int64 rowids, ascending within a term
+    docs: np.ndarray  # rowids (int32 when they fit), ascending within a term
     tf: np.ndarray  # (len(docs), columns) uint16/uint32 counts
     doc_length: np.ndarray  # float64 tokens per rowid (index = rowid), 0 for absent rows
     rows: int  # FTS5's row count (N of the IDF)
@@ -160,11 +160,12 @@ def _assemble(
     for p in parts:
         lengths[: len(p.lengths)] += p.lengths
     narrow = np.uint16 if tf.size == 0 or int(tf.max()) <= np.iinfo(np.uint16).max else np.uint32
+    narrow_ids = np.int32 if size <= np.iinfo(np.int32).max else np.int64
     return Postings(
         key=key,
         terms={t: i for i, t in enumerate(terms)},
         start=start,
-        docs=docs,
+        docs=docs.astype(narrow_ids),
         tf=tf.astype(narrow),
         doc_length=lengths.astype(np.float64),
         rows=rows,
