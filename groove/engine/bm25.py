@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
@@ -61,11 +61,13 @@ _SECONDS_PER_TOKEN = 0.45e-6
 
 @dataclass(frozen=True)
 class Scorer:
-    """Postings and what every query reuses: each row's length term of the denominator."""
+    """Postings and what queries reuse: each row's length term of the denominator, and
+    each (token, weights)'s per-row terms once computed (its impacts)."""
 
     postings: Postings
     length_term: np.ndarray  # per rowid: k1 * (1 - b + b * D / avgdl)
     largest: tuple[int, ...]  # the largest count in each column
+    impacts: dict[tuple[str, Weights], np.ndarray] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, postings: Postings) -> Scorer:
@@ -85,23 +87,18 @@ class Scorer:
     ) -> tuple[np.ndarray, np.ndarray]:
         """(rowids, bm25) of the ``n`` best rows of ``positive`` OR-ed, less the rows holding
         a ``negative`` token: what ``ORDER BY bm25(...), rowid LIMIT n`` returns."""
-        p = self.postings
-        score = np.zeros(p.size, dtype=np.float64)
-        matched = np.zeros(p.size, dtype=bool)
-        exact = _sums_exact(weights, self.largest)
-        for token in positive:
-            docs, tf = p.term(token)
-            if not len(docs):
-                continue  # no row holds it: it adds nothing anywhere
-            held = len(docs)
-            idf = math.log((p.rows - held + 0.5) / (held + 0.5))
-            if idf <= 0.0:
-                idf = IDF_FLOOR
-            f = _frequency(tf, weights, exact)
-            score[docs] += idf * ((f * (K1 + 1.0)) / (f + self.length_term[docs]))
-            matched[docs] = True
+        size = self.postings.size
+        held = [self.impact(token, weights) for token in positive]
+        held = [(docs, terms) for docs, terms in held if len(docs)]
+        if not held:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        docs = np.concatenate([d for d, _ in held])
+        # bincount adds each row's terms one by one in input order, from 0.0: phrase order.
+        score = np.bincount(docs, weights=np.concatenate([t for _, t in held]), minlength=size)
+        matched = np.zeros(size, dtype=bool)
+        matched[docs] = True
         for token in negative:
-            matched[p.term(token)[0]] = False
+            matched[self.postings.term(token)[0]] = False
         ids = np.flatnonzero(matched)
         bm25 = -1.0 * score[ids]
         if len(ids) > n:
@@ -110,6 +107,24 @@ class Scorer:
             ids, bm25 = ids[keep], bm25[keep]
         order = np.lexsort((ids, bm25))[:n]
         return ids[order], bm25[order]
+
+    def impact(self, token: str, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids holding ``token``, its bm25 term in each), kept for the next query while
+        the kept terms are no more than one per posting."""
+        docs, tf = self.postings.term(token)
+        found = self.impacts.get((token, weights))
+        if found is not None:
+            return docs, found
+        p = self.postings
+        idf = math.log((p.rows - len(docs) + 0.5) / (len(docs) + 0.5))
+        if idf <= 0.0:
+            idf = IDF_FLOOR
+        f = _frequency(tf, weights, _sums_exact(weights, self.largest))
+        terms = idf * ((f * (K1 + 1.0)) / (f + self.length_term[docs]))
+        if sum(len(t) for t in self.impacts.values()) + len(terms) > len(p.docs):
+            self.impacts.clear()
+        self.impacts[(token, weights)] = terms
+        return docs, terms
 
 
 @lru_cache(maxsize=256)
