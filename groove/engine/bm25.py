@@ -16,7 +16,10 @@ SQL returns:
 
 When every partial sum of ``f`` is exact (weights that are multiples of a power of two
 small enough for the largest counts, such as the defaults), ``f`` is the dot product of the
-counts and the weights; otherwise the weights are added one at a time as FTS5 does.
+counts and the weights; otherwise the weights are added one at a time as FTS5 does. A
+token's per-row terms under one weight set (its impacts) are kept for later queries, at
+most one float per posting in all; a query then adds its tokens' impacts row by row in
+phrase order (``np.bincount``, which adds in input order).
 
 Served: the porter table, queries whose phrases are one token each (FTS5's tokenizer cuts
 them: ``store.postings.tokens``), weights finite and >= 0. Anything else (trigram phrases,
