@@ -236,7 +236,7 @@ def _ready(conn: Connection, table: LexicalTable, state: _State) -> Scorer | Non
         state.scorer, state.spent = None, 0.0  # the index changed: start counting again
     if key == state.refused:
         return None
-    rows, total = recorded_size(conn, table)
+    rows, total = recorded_size(key)
     if rows <= 0 or state.spent < total * _SECONDS_PER_TOKEN:
         return None
     state.spent = 0.0

@@ -58,19 +58,23 @@ class Postings:
 
 
 def index_key(conn: Connection, table: str) -> tuple[object, ...]:
-    """The state of ``table``'s index as this connection sees it (module docstring)."""
+    """The state of ``table``'s index as this connection sees it (module docstring):
+    ``(table, write count, averages record, structure record)``."""
     name = FTS_TABLES[table]
-    found = conn.execute(
-        f"SELECT id, block FROM {name}_data WHERE id IN (?, ?) ORDER BY id",
-        (_AVERAGES_ID, _STRUCTURE_ID),
-    ).fetchall()
-    return (table, conn.total_changes, *(bytes(block) for _, block in found))
+    found = dict(
+        conn.execute(
+            f"SELECT id, block FROM {name}_data WHERE id IN (?, ?)", (_AVERAGES_ID, _STRUCTURE_ID)
+        ).fetchall()
+    )
+    blocks = (bytes(found.get(_AVERAGES_ID, b"")), bytes(found.get(_STRUCTURE_ID, b"")))
+    return (table, conn.total_changes, *blocks)
 
 
-def recorded_size(conn: Connection, table: str) -> tuple[int, int]:
-    """(rows, tokens over all columns) of ``table``, from FTS5's averages record."""
-    rows, totals = _averages(conn, FTS_TABLES[table])
-    return rows, sum(totals)
+def recorded_size(key: tuple[object, ...]) -> tuple[int, int]:
+    """(rows, tokens over all columns) recorded in the averages record of ``key``."""
+    averages = key[2]
+    values = list(_varints(averages)) if isinstance(averages, bytes) else []
+    return (values[0], sum(values[1:])) if values else (0, 0)
 
 
 def read_postings(conn: Connection, table: str) -> Postings:
