@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from groove.engine import bm25
 from groove.engine.lexical import LexicalQuery, lexical_query
 from groove.engine.search import fts_leg
-from groove.store.db import connect, default_db_path
+from groove.store.db import connect, default_db_path, read_snapshot
 from groove.store.leg_scores import bm25_scored
 from groove.store.postings import index_key, read_postings, tokens
 from groove.store.schema import migrate
@@ -198,3 +198,18 @@ def test_any_small_table_any_query_any_weights(rows, deleted, query, weights, n)
     scorer = bm25.Scorer.of(read_postings(conn, "porter"))
     assert numpy_top(scorer, lq, weights, n) == sql(conn, lq, weights, n)
     conn.close()
+
+
+def test_a_long_run_in_a_read_snapshot_switches_to_numpy_by_itself(en: Connection) -> None:
+    weights = (2.0, 1.0, 1.0)
+    queries = [lexical_query(q, "porter") for q in golden("golden_en.yml")]
+    state = bm25._state(en, "porter")
+    assert state is not None
+    with read_snapshot(en):
+        for i in range(5000):
+            lq = queries[i % len(queries)]
+            assert bm25.ranked(en, lq, weights, 50) == fts_leg(en, lq.match, weights, 50, "porter")
+            if state.scorer is not None and state.verified:
+                break
+    assert state.scorer is not None and state.verified  # read and checked inside the snapshot
+    assert i > 0  # the first query ran in SQL: a one-shot search never pays for the read
