@@ -78,7 +78,7 @@ class Scorer:
         # FTS5's expression, operation by operation: k1 * ((1 - b) + ((b * D) / avgdl)).
         length_term = K1 * ((1 - B) + ((B * postings.doc_length) / avgdl))
         tf = postings.tf
-        largest = tuple(int(m) for m in tf.max(axis=0)) if len(tf) else (0,) * tf.shape[1]
+        largest = tuple(int(m) for m in tf.max(axis=1)) if tf.shape[1] else (0,) * len(tf)
         return cls(postings, length_term, largest)
 
     def top(
@@ -145,13 +145,13 @@ def _frequency(tf: np.ndarray, weights: Weights, exact: bool) -> np.ndarray:
     """``f`` per row: the weights of the instances, summed in FTS5's order (column by
     column, one instance at a time)."""
     if exact:
-        f = tf[:, 0] * weights[0]
+        f = tf[0] * weights[0]
         for c in range(1, len(weights)):
-            f = f + tf[:, c] * weights[c]
+            f = f + tf[c] * weights[c]
         return f
-    f = np.zeros(len(tf), dtype=np.float64)
+    f = np.zeros(tf.shape[1], dtype=np.float64)
     for c, w in enumerate(weights):
-        column = tf[:, c]
+        column = tf[c]
         for t in range(int(column.max(initial=0))):
             f = np.where(column > t, f + w, f)
     return f

@@ -32,13 +32,14 @@ _TOKENIZERS = {"trigram": FTS_TOKENIZER, "porter": PORTER_TOKENIZER}
 
 @dataclass(frozen=True)
 class Postings:
-    """Per term: ``docs[start[t]:start[t + 1]]`` hold it, ``tf[...]`` its count per column."""
+    """Per term: ``docs[start[t]:start[t + 1]]`` hold it, ``tf[c, ...]`` its count in
+    column ``c`` (one contiguous array per column)."""
 
     key: tuple[object, ...]
     terms: dict[str, int]
     start: np.ndarray  # int64, len(terms) + 1
     docs: np.ndarray  # rowids (int32 when they fit), ascending within a term
-    tf: np.ndarray  # (len(docs), columns) uint16/uint32 counts
+    tf: np.ndarray  # (columns, len(docs)) uint16/uint32 counts
     doc_length: np.ndarray  # float64 tokens per rowid (index = rowid), 0 for absent rows
     rows: int  # FTS5's row count (N of the IDF)
     total_tokens: int  # FTS5's total of all columns' lengths
@@ -49,12 +50,12 @@ class Postings:
         return len(self.doc_length)
 
     def term(self, token: str) -> tuple[np.ndarray, np.ndarray]:
-        """(rowids, counts per column) of ``token``; empty when no row holds it."""
+        """(rowids, counts: one row per column) of ``token``; empty when no row holds it."""
         t = self.terms.get(token)
         if t is None:
-            return self.docs[:0], self.tf[:0]
+            return self.docs[:0], self.tf[:, :0]
         lo, hi = int(self.start[t]), int(self.start[t + 1])
-        return self.docs[lo:hi], self.tf[lo:hi]
+        return self.docs[lo:hi], self.tf[:, lo:hi]
 
 
 def index_key(conn: Connection, table: str) -> tuple[object, ...]:
@@ -170,7 +171,7 @@ def _assemble(
         terms={t: i for i, t in enumerate(terms)},
         start=start,
         docs=docs.astype(narrow_ids),
-        tf=tf.astype(narrow),
+        tf=np.ascontiguousarray(tf.T.astype(narrow)),
         doc_length=lengths.astype(np.float64),
         rows=rows,
         total_tokens=total,
