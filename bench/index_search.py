@@ -11,11 +11,15 @@
    excluded (goal <= 10 ms together at 1,400 documents), on the Cranfield queries, the FTS
    leg on the table ``search()`` routes each query to; then the same on synthetic indexes of
    the ``--synthetic`` sizes (random unit vectors, generated text, written through the store
-   functions: no embedding; goal <= 25 ms for the whole ``search()`` at 50,000 chunks).
+   functions: no embedding; goal <= 25 ms for the whole ``search()`` at 50,000 chunks). The
+   FTS leg and the whole ``search()`` are timed twice, side by side: plain (SQL ``bm25()``
+   and sqlite-vec) and fast (the numpy bm25 path, ``engine.bm25``, postings read first:
+   that read is printed too, it is its first-query cost; and the vector copy,
+   ``groove.store.vector_copy``); their lists and hits are compared.
 4. On each of those indexes, the vector leg on the SQL path (sqlite-vec) against the fast
-   path (the vector copy, ``groove.store.vector_copy``), and the whole ``search()`` both
-   ways, side by side per query with their answers checked equal; then all queries' vector
-   legs by one matrix product against one product per query (bench/_vector_leg.py).
+   path (the vector copy), side by side per query with their answers checked equal; then
+   all queries' vector legs by one matrix product against one product per query
+   (bench/_vector_leg.py).
 
 Each query runs ``--repeats`` times; its time is the fastest repeat (the machine may be busy)
 and the figure is the median over queries. Usage:
@@ -47,6 +51,7 @@ import _vector_leg as vector_leg_bench
 import numpy as np
 import yaml
 
+from groove.engine import bm25
 from groove.engine.chunking import parse_markdown
 from groove.engine.embed import (
     BATCH_SIZE,
@@ -57,10 +62,11 @@ from groove.engine.embed import (
 )
 from groove.engine.index import build
 from groove.engine.kb import scan_kb
-from groove.engine.lexical import lexical_query, mode_for_index
+from groove.engine.lexical import LexicalQuery, lexical_query, mode_for_index
 from groove.engine.query import compile_query
 from groove.engine.search import candidate_pool, fts_leg, rrf_fuse, search, vector_leg
 from groove.store import chunks as rows
+from groove.store import vector_copy
 from groove.store.db import connect, transaction
 from groove.store.meta import read_meta
 from groove.store.schema import create_vector_table, optimize_fts
@@ -80,16 +86,29 @@ WORDS_PER_CHUNK = 120
 
 @dataclass(frozen=True)
 class Latency:
-    """Medians over queries, in ms: wall clock, and (``*_cpu``) CPU time of this thread."""
+    """Medians over queries, in ms: wall clock, and (``*_cpu``) CPU time of this thread.
+
+    ``fts`` / ``search``: the plain leg (SQL ``bm25()``) and a whole ``search()`` on a
+    connection where the numpy path is off; ``fts_fast`` / ``search_fast``: the same on a
+    connection whose postings were read first (``engine.bm25.prepare``, ``prepare_s``)."""
 
     fts: float
+    fts_fast: float
     vec: float
     fusion: float
-    legs: float  # median over queries of fts + vector + fusion
+    legs: float  # median over queries of fts + vector + fusion (plain)
     search: float  # the whole search() call: compile, exclusions, legs, fusion, row fetch
+    search_fast: float
+    fts_cold: float  # the numpy leg with no per-term impacts kept from earlier queries
     fts_cpu: float
+    fts_fast_cpu: float
     vec_cpu: float
     legs_cpu: float
+    search_cpu: float
+    search_fast_cpu: float
+    prepare_s: float  # reading the postings once (the numpy path's first-query cost)
+    served: int  # queries the numpy path served (the others went through SQL)
+    differ: int  # queries whose FTS list or hits differ between the two paths (must be 0)
 
     def lines(self, label: str) -> list[str]:
         return [
@@ -98,6 +117,15 @@ class Latency:
             f"whole search() {self.search:.2f} ms",
             f"  CPU time: FTS leg {self.fts_cpu:.2f} ms, vector leg {self.vec_cpu:.2f} ms; "
             f"together {self.legs_cpu:.2f} ms",
+            f"  numpy FTS leg: {self.fts_fast:.2f} ms (CPU {self.fts_fast_cpu:.2f}) vs plain "
+            f"{self.fts:.2f} ms (CPU {self.fts_cpu:.2f}) = {self.fts / self.fts_fast:.1f}x; "
+            f"with no impacts kept {self.fts_cold:.2f} ms",
+            f"  whole search(): fast (numpy bm25 + vector copy) {self.search_fast:.2f} ms "
+            f"(CPU {self.search_fast_cpu:.2f}) vs plain (bm25() + sqlite-vec) {self.search:.2f} "
+            f"ms (CPU {self.search_cpu:.2f}) "
+            "(goal <= 25 at 50,000 chunks)",
+            f"  numpy path: postings read in {self.prepare_s:.2f} s once per index state; "
+            f"served {self.served} queries; lists or hits differing from plain: {self.differ}",
         ]
 
 
@@ -232,26 +260,58 @@ def _fastest(
     return wall * 1000, cpu * 1000
 
 
-def latency(conn: Connection, queries: Sequence[str], vectors: np.ndarray, repeats: int) -> Latency:
-    """Each leg as ``search()`` runs it: the FTS leg on the table the query is routed to."""
+def _cold(conn: Connection, routed: LexicalQuery, pool: int) -> list[int]:
+    """The numpy leg as a query whose words no earlier query used meets it."""
+    state = bm25._state(conn, routed.leg)
+    if state is not None and state.scorer is not None:
+        state.scorer.impacts.clear()
+    return bm25.ranked(conn, routed, WEIGHTS, pool)
+
+
+def latency(db: Path, queries: Sequence[str], vectors: np.ndarray, repeats: int) -> Latency:
+    """Each leg as ``search()`` runs it: the FTS leg on the table the query is routed to,
+    plain and numpy side by side (one connection each, the same file)."""
     pool = candidate_pool(LIMIT)
-    mode = mode_for_index(None, read_meta(conn))
+    plain, fast = connect(db), connect(db)
+    bm25.disable(plain)
+    started = time.perf_counter()
+    bm25.prepare(fast)
+    prepare_s = time.perf_counter() - started
+    mode = mode_for_index(None, read_meta(plain))
     samples: dict[str, list[float]] = {}
+    served = differ = 0
     for query, vector in zip(queries, vectors, strict=True):
         routed = lexical_query(query, mode)
         match, table = routed.match, routed.leg
-        legs_in = [vector_leg(conn, vector, pool), fts_leg(conn, match, WEIGHTS, pool, table)]
-        fts = _fastest(fts_leg, (conn, match, WEIGHTS, pool, table), repeats)
-        vec = _fastest(vector_leg, (conn, vector, pool), repeats)
+        with vector_copy.sql_only():  # the plain path: SQL bm25() and sqlite-vec
+            plain_ids = fts_leg(plain, match, WEIGHTS, pool, table)
+            legs_in = [vector_leg(plain, vector, pool), plain_ids]
+            plain_hits = search(plain, query, vector).hits
+            fts = _fastest(fts_leg, (plain, match, WEIGHTS, pool, table), repeats)
+            vec = _fastest(vector_leg, (plain, vector, pool), repeats)
+            whole = _fastest(search, (plain, query, vector), repeats)
+        served += bm25.serves(routed, WEIGHTS)
+        differ += (
+            bm25.ranked(fast, routed, WEIGHTS, pool) != plain_ids
+            or search(fast, query, vector).hits != plain_hits
+        )
+        fts_fast = _fastest(bm25.ranked, (fast, routed, WEIGHTS, pool), repeats)
+        fts_cold = _fastest(_cold, (fast, routed, pool), repeats)
         fusion = _fastest(rrf_fuse, (legs_in, RRF_K, LIMIT), repeats)
-        whole = _fastest(search, (conn, query, vector), repeats)
+        whole_fast = _fastest(search, (fast, query, vector), repeats)
         for key, value in (
-            ("fts", fts[0]), ("vec", vec[0]), ("fusion", fusion[0]), ("search", whole[0]),
-            ("legs", fts[0] + vec[0] + fusion[0]), ("fts_cpu", fts[1]), ("vec_cpu", vec[1]),
+            ("fts", fts[0]), ("fts_fast", fts_fast[0]), ("vec", vec[0]), ("fusion", fusion[0]),
+            ("search", whole[0]), ("search_fast", whole_fast[0]), ("fts_cold", fts_cold[0]),
+            ("search_cpu", whole[1]), ("search_fast_cpu", whole_fast[1]),
+            ("legs", fts[0] + vec[0] + fusion[0]), ("fts_cpu", fts[1]),
+            ("fts_fast_cpu", fts_fast[1]), ("vec_cpu", vec[1]),
             ("legs_cpu", fts[1] + vec[1] + fusion[1]),
         ):  # fmt: skip
             samples.setdefault(key, []).append(value)
-    return Latency(**{key: statistics.median(values) for key, values in samples.items()})
+    plain.close()
+    fast.close()
+    medians = {key: statistics.median(values) for key, values in samples.items()}
+    return Latency(**medians, prepare_s=prepare_s, served=served, differ=differ)
 
 
 def golden_queries(kb: Path) -> list[str]:
@@ -357,13 +417,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         out += vector_leg_bench.embedding(embedder, positive)
         conn = connect(db)
         documents, chunks = rows.counts(conn)
-        progress("latency on the index")
-        out += latency(conn, queries, vectors, args.repeats).lines(
-            f"{len(queries)} queries, {documents} docs / {chunks} chunks"
-        )
+        out += vector_leg_bench.write_copy(conn, db)  # an index made before the copy existed
         progress("vector leg, plain against fast")
         out += vector_leg_bench.compare(conn, queries, vectors, args.repeats, "Cranfield")
         conn.close()
+        progress("latency on the index")
+        out += latency(db, queries, vectors, args.repeats).lines(
+            f"{len(queries)} queries, {documents} docs / {chunks} chunks, {load_average()}"
+        )
         for size in args.synthetic:
             folder = args.keep or Path(tmp)
             folder.mkdir(parents=True, exist_ok=True)
@@ -380,17 +441,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             conn = connect(synthetic)
             out += vector_leg_bench.write_copy(conn, synthetic)  # as `groove index` does
             documents, chunks = rows.counts(conn)
-            if not args.vector_only:
-                progress(f"latency on {chunks} synthetic chunks")
-                out += latency(conn, queries, vectors, args.repeats).lines(
-                    f"synthetic, {documents} docs / {chunks} chunks, {load_average()}"
-                )
             progress("vector leg, plain against fast")
             out += vector_leg_bench.compare(
                 conn, queries, vectors, args.repeats, f"synthetic {chunks} chunks",
-                whole_search=not args.vector_only,
+                whole_search=False,
             )  # fmt: skip
             conn.close()
+            if not args.vector_only:
+                progress(f"latency on {chunks} synthetic chunks")
+                out += latency(synthetic, queries, vectors, args.repeats).lines(
+                    f"synthetic, {documents} docs / {chunks} chunks, {load_average()}"
+                )
     out.append(f"at end: {load_average()}")
     print("\n".join(out))
 

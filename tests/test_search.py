@@ -247,9 +247,9 @@ class _Recorder:
             self.asked.append(("vector", n))
             return real_vec(conn, vector, n, exclude)
 
-        def fts(conn, match, weights, n, table="trigram"):  # type: ignore[no-untyped-def]
+        def fts(conn, match, weights, n, table="trigram", **query):  # type: ignore[no-untyped-def]
             self.asked.append(("fts", n))
-            return real_fts(conn, match, weights, n, table)
+            return real_fts(conn, match, weights, n, table, **query)
 
         monkeypatch.setattr(search_mod, "vector_leg", vec)
         monkeypatch.setattr(search_mod, "fts_leg", fts)

@@ -1,0 +1,266 @@
+"""The FTS leg in numpy: FTS5's ``bm25()`` ranking, bit for bit, without scoring through SQL.
+
+An OR of common words matches nearly every row, and FTS5 scores each one before
+``ORDER BY ... LIMIT`` keeps a few (80% of a search at 50,000 chunks: docs/performance.md).
+This module scores from the table's postings held in numpy (``store.postings``) with
+FTS5's own arithmetic, in its own order, so the floats and the ranked list are the ones
+SQL returns:
+
+* per phrase ``i`` (a single token here): ``idf = log((N - n + 0.5) / (n + 0.5))``, clamped
+  to 1e-6 when <= 0 (N: FTS5's row count, n: rows holding the token);
+* per row: ``f`` = the column weights of the phrase's instances added one by one in column
+  order, ``D`` = the row's tokens over all columns, ``avgdl`` = total tokens / N, and
+  ``score += idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + b * D / avgdl)))`` in phrase order
+  from 0.0 (k1 = 1.2, b = 0.75); ``bm25 = -1.0 * score``;
+* rows ranked by bm25, then lower rowid (the SQL's ``ORDER BY bm25(...), rowid``).
+
+When every partial sum of ``f`` is exact (weights that are multiples of a power of two
+small enough for the largest counts, such as the defaults), ``f`` is the dot product of the
+counts and the weights; otherwise the weights are added one at a time as FTS5 does. A
+token's per-row terms under one weight set (its impacts) are kept for later queries, at
+most one float per posting in all; a query then adds its tokens' impacts row by row in
+phrase order (``np.bincount``, which adds in input order).
+
+Served: the porter table, queries whose phrases are one token each (FTS5's tokenizer cuts
+them: ``store.postings.tokens``), weights finite and >= 0. Anything else (trigram phrases,
+quoted multi-word phrases, odd weights) goes through SQL as before.
+
+When the postings are read. Reading them costs about as much as a few plain legs on the
+same index (seconds at 50,000 chunks), so a connection reads them only once the plain legs
+it ran on that table have cost as much as the read is expected to (``_SECONDS_PER_TOKEN``
+times the table's tokens): a one-shot search never pays for it, a server or a long eval
+pays at most twice what the better choice would have cost. ``prepare`` reads them now.
+Postings serve while the index is unchanged (``store.postings.index_key``, checked on each
+query); the first query served after a read is also run through SQL and compared, scores
+bit for bit, and a mismatch (a platform whose libm or compiler rounds differently) turns the
+numpy path off for that index state.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import weakref
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from groove.engine.lexical import LexicalQuery
+from groove.store.leg_scores import bm25_scored
+from groove.store.legs import PORTER, LexicalTable, Weights, bm25_ranked
+from groove.store.postings import Postings, index_key, read_postings, recorded_size, tokens
+from groove.store.sqlite import Connection
+
+K1 = 1.2
+B = 0.75
+IDF_FLOOR = 1e-6
+_EXACT_SUMS = 2**53
+#: Expected cost of reading postings, per token of the table (measured at 50,000 chunks
+#: under load: 2.8 s for 6.15 M tokens).
+_SECONDS_PER_TOKEN = 0.45e-6
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """Postings and what queries reuse: each row's length term of the denominator, and
+    each (token, weights)'s per-row terms once computed (its impacts)."""
+
+    postings: Postings
+    length_term: np.ndarray  # per rowid: k1 * (1 - b + b * D / avgdl)
+    largest: tuple[int, ...]  # the largest count in each column
+    impacts: dict[tuple[str, Weights], np.ndarray] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(cls, postings: Postings) -> Scorer:
+        avgdl = float(postings.total_tokens) / float(postings.rows)
+        # FTS5's expression, operation by operation: k1 * ((1 - b) + ((b * D) / avgdl)).
+        length_term = K1 * ((1 - B) + ((B * postings.doc_length) / avgdl))
+        tf = postings.tf
+        largest = tuple(int(m) for m in tf.max(axis=1)) if tf.shape[1] else (0,) * len(tf)
+        return cls(postings, length_term, largest)
+
+    def top(
+        self,
+        positive: list[str],
+        negative: list[str],
+        weights: Weights,
+        n: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids, bm25) of the ``n`` best rows of ``positive`` OR-ed, less the rows holding
+        a ``negative`` token: what ``ORDER BY bm25(...), rowid LIMIT n`` returns."""
+        size = self.postings.size
+        held = [self.impact(token, weights) for token in positive]
+        held = [(docs, terms) for docs, terms in held if len(docs)]
+        if not held:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        docs = np.concatenate([d for d, _ in held])
+        # bincount adds each row's terms one by one in input order, from 0.0: phrase order.
+        score = np.bincount(docs, weights=np.concatenate([t for _, t in held]), minlength=size)
+        matched = np.zeros(size, dtype=bool)
+        matched[docs] = True
+        for token in negative:
+            matched[self.postings.term(token)[0]] = False
+        ids = np.flatnonzero(matched)
+        bm25 = -1.0 * score[ids]
+        if len(ids) > n:
+            kth = np.partition(bm25, n - 1)[n - 1]
+            keep = bm25 <= kth  # ties at the cut stay in; the rowid decides among them
+            ids, bm25 = ids[keep], bm25[keep]
+        order = np.lexsort((ids, bm25))[:n]
+        return ids[order], bm25[order]
+
+    def impact(self, token: str, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids holding ``token``, its bm25 term in each), kept for the next query while
+        the kept terms are no more than one per posting."""
+        docs, tf = self.postings.term(token)
+        found = self.impacts.get((token, weights))
+        if found is not None:
+            return docs, found
+        p = self.postings
+        idf = math.log((p.rows - len(docs) + 0.5) / (len(docs) + 0.5))
+        if idf <= 0.0:
+            idf = IDF_FLOOR
+        f = _frequency(tf, weights, _sums_exact(weights, self.largest))
+        terms = idf * ((f * (K1 + 1.0)) / (f + self.length_term[docs]))
+        if sum(len(t) for t in self.impacts.values()) + len(terms) > len(p.docs):
+            self.impacts.clear()
+        self.impacts[(token, weights)] = terms
+        return docs, terms
+
+
+@lru_cache(maxsize=256)
+def _sums_exact(weights: Weights, largest: tuple[int, ...]) -> bool:
+    """Whether adding the weights one instance at a time never rounds, for any row (no
+    column holds more than ``largest`` instances): then the counts' dot product with the
+    weights is the same float."""
+    fractions = [Fraction(w) for w in weights]
+    scale = max(f.denominator for f in fractions)  # a power of two: every float is dyadic
+    units = sum(abs(f * scale) * m for f, m in zip(fractions, largest, strict=True))
+    return units <= _EXACT_SUMS
+
+
+def _frequency(tf: np.ndarray, weights: Weights, exact: bool) -> np.ndarray:
+    """``f`` per row: the weights of the instances, summed in FTS5's order (column by
+    column, one instance at a time)."""
+    if exact:
+        f = tf[0] * weights[0]
+        for c in range(1, len(weights)):
+            f = f + tf[c] * weights[c]
+        return f
+    f = np.zeros(tf.shape[1], dtype=np.float64)
+    for c, w in enumerate(weights):
+        column = tf[c]
+        for t in range(int(column.max(initial=0))):
+            f = np.where(column > t, f + w, f)
+    return f
+
+
+# ---------------------------------------------------------------- when to use it
+
+
+@dataclass
+class _State:
+    """One connection's numpy path for one table."""
+
+    scorer: Scorer | None = None
+    verified: bool = False
+    refused: tuple[object, ...] | None = None  # an index state whose check failed
+    spent: float = 0.0  # seconds of plain legs since the postings were last read
+    disabled: bool = False
+
+
+_STATES: weakref.WeakKeyDictionary[Connection, dict[LexicalTable, _State]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def ranked(conn: Connection, lexical: LexicalQuery, weights: Weights, n: int) -> list[int]:
+    """The FTS leg of ``lexical``: chunk ids, best bm25 first, ties to the lower id; the
+    numpy path when it serves this query (module docstring), else SQL."""
+    if lexical.match is None or n <= 0:
+        return []
+    state = _state(conn, lexical.leg)
+    scorer = _ready(conn, lexical.leg, state) if state is not None else None
+    phrases = _served(lexical, weights) if scorer is not None else None
+    if state is None or scorer is None or phrases is None:
+        started = time.perf_counter()
+        found = bm25_ranked(conn, lexical.match, weights, n, lexical.leg)
+        if state is not None:
+            state.spent += time.perf_counter() - started
+        return found
+    ids, bm25 = scorer.top(*phrases, weights, n)
+    if not state.verified:
+        expected = bm25_scored(conn, lexical.match, weights, n, lexical.leg)
+        if expected != list(zip(ids.tolist(), bm25.tolist(), strict=True)):
+            state.refused, state.scorer = scorer.postings.key, None
+            return [chunk_id for chunk_id, _ in expected]
+        state.verified = True
+    return ids.tolist()
+
+
+def prepare(conn: Connection, table: LexicalTable = PORTER) -> bool:
+    """Read ``table``'s postings now (a server, a benchmark); whether the numpy path is on."""
+    state = _state(conn, table)
+    if state is None or table != PORTER:
+        return False
+    state.spent = math.inf
+    return _ready(conn, table, state) is not None
+
+
+def disable(conn: Connection) -> None:
+    """Never use the numpy path on ``conn`` (the plain side of a comparison)."""
+    for table in (PORTER,):
+        state = _state(conn, table)
+        if state is not None:
+            state.disabled, state.scorer = True, None
+
+
+def _state(conn: Connection, table: LexicalTable) -> _State | None:
+    try:
+        tables = _STATES.setdefault(conn, {})
+    except TypeError:  # a connection that cannot be weakly referenced: no cache
+        return None
+    return tables.setdefault(table, _State())
+
+
+def _ready(conn: Connection, table: LexicalTable, state: _State) -> Scorer | None:
+    """The valid scorer for ``conn``'s view of ``table``, read now if it has paid for itself."""
+    if state.disabled or table != PORTER:
+        return None
+    key = index_key(conn, table)
+    if state.scorer is not None:
+        if state.scorer.postings.key == key:
+            return state.scorer
+        state.scorer, state.spent = None, 0.0  # the index changed: start counting again
+    if key == state.refused:
+        return None
+    rows, total = recorded_size(key)
+    if rows <= 0 or state.spent < total * _SECONDS_PER_TOKEN:
+        return None
+    state.spent = 0.0
+    postings = read_postings(conn, table)
+    if postings.key != key:
+        return None
+    state.scorer, state.verified = Scorer.of(postings), False
+    return state.scorer
+
+
+def serves(lexical: LexicalQuery, weights: Weights) -> bool:
+    """Whether the numpy path can score this query (module docstring), postings aside."""
+    return lexical.leg == PORTER and _served(lexical, weights) is not None
+
+
+def _served(lexical: LexicalQuery, weights: Weights) -> tuple[list[str], list[str]] | None:
+    """The query's phrases as single tokens, or None when the numpy path cannot serve it."""
+    if len(weights) != 3 or not all(math.isfinite(w) and w >= 0 for w in weights):
+        return None
+    out: list[list[str]] = [[], []]
+    for side, phrases in ((0, lexical.terms.positive), (1, lexical.terms.negative)):
+        for phrase in phrases:
+            cut = tokens(phrase, lexical.leg)
+            if len(cut) != 1:
+                return None
+            out[side].append(cut[0])
+    return out[0], out[1]
