@@ -16,6 +16,7 @@ the evaluation finished: a run that failed leaves the history as it was.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -373,30 +374,40 @@ def judge(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    depth: int = 10,
-    history: bool = True,
-    runs: Sequence[str] | None = None,
-    current: bool = False,
-    tune: bool = False,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    limit: int | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
-    config: PathArg | None = None,
     by: str | None = None,
+    **pool_keywords: Any,
 ) -> JudgeView:
     """The judging view for Jupyter over ``pool(...)``'s candidates: relevant / not
     relevant / skip with the keys r / n / s, each verdict saved at once beside the golden
-    file, resuming where it stopped (docs/judgements.md). ``by``: who judges (default:
-    $GROOVE_JUDGE, else ``[eval].judge``, else the login name)."""
+    file, resuming where it stopped (docs/judgements.md). It takes ``pool``'s keywords
+    and ``by``: who judges (default: $GROOVE_JUDGE, else ``[eval].judge``, else the login
+    name)."""
     from groove.notebooks.judge import build_view
 
+    unknown = [name for name in pool_keywords if name not in _POOL_DEFAULTS]
+    if unknown:  # what Python says for a keyword a function does not take, as pool does
+        raise TypeError(f"judge() got an unexpected keyword argument {unknown[0]!r}")
     _keywords(JUDGE, by=by)
-    return build_view("keyword", **_declared(JUDGE, locals()))
+    given = {"kb_path": kb_path, "golden": golden, **_POOL_DEFAULTS, **pool_keywords, "by": by}
+    return build_view("keyword", **_declared(JUDGE, given))
+
+
+# judge takes pool's keywords: its signature is pool's and ``by``, so help(), inspect and
+# Jupyter's tooltip show every one of them (written once, in pool).
+_POOL_DEFAULTS = {
+    name: parameter.default
+    for name, parameter in inspect.signature(pool).parameters.items()
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+}
+judge.__signature__ = inspect.signature(pool).replace(  # type: ignore[attr-defined]
+    parameters=[
+        *inspect.signature(pool).parameters.values(),
+        inspect.Parameter(
+            "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"
+        ),
+    ],
+    return_annotation="JudgeView",
+)
 
 
 def save_tune(result: TuneResult, path: PathArg) -> Path:

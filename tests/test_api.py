@@ -121,6 +121,29 @@ def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:
             assert default == table[name].default, name
 
 
+def test_judge_signature_is_pools_and_by() -> None:
+    """groove.judge takes pool's keywords without repeating them: its signature (what
+    help(), Jupyter's tooltip and inspect show) is pool's, every keyword, plus ``by``."""
+    pool, judge = inspect.signature(groove.pool), inspect.signature(groove.judge)
+    by = inspect.Parameter(
+        "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"
+    )
+    assert list(judge.parameters.values()) == [*pool.parameters.values(), by]
+    assert judge.return_annotation == "JudgeView"
+    assert inspect.signature(groove.judge).bind("kb", depth=3, by="ann")  # the keywords bind
+
+
+def test_judge_refuses_what_pool_refuses(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="judge\\(\\) got an unexpected keyword argument 'deep'"):
+        groove.judge(tmp_path, deep=3)
+    with pytest.raises(TypeError, match="pool\\(\\) got an unexpected keyword argument 'deep'"):
+        groove.pool(tmp_path, deep=3)
+    with pytest.raises(groove.ConfigError, match="keyword depth must be a whole number >= 1"):
+        groove.judge(tmp_path, depth=0)  # a pool keyword reaches the declaration's check
+    with pytest.raises(groove.ConfigError, match="keyword by must be text, got 3"):
+        groove.judge(tmp_path, by=3)
+
+
 def _parameters_cell(notebook: Path) -> dict[str, object]:
     import ast
 

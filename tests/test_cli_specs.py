@@ -79,7 +79,7 @@ def test_cli_options_are_the_declared_settings(command: str) -> None:
 
 
 def test_a_setting_name_has_one_flag_in_every_command() -> None:
-    """Errors name a setting by its flag (groove.settings._Spelling): one name, one flag."""
+    """Errors name a setting by its flag (groove.settings.spelling): one name, one flag."""
     flags: dict[str, set[str]] = {}
     for table in COMMANDS.values():
         for setting in table.values():

@@ -27,8 +27,12 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("notebooks/runner.py", "--sys-prefix"): "python -m ipykernel install --sys-prefix",
     ("notebooks/lab.py", "--no-browser"): "jupyter lab --no-browser, a command it builds",
 }
-# groove/settings.py declares every flag (Setting.flag): the one place they are written.
-DECLARATIONS = "settings.py"
+# The tables of groove/settings/ declare every flag (Setting.flag) and spelling.py spells
+# them for each face: the one place they are written.
+DECLARATIONS = frozenset(
+    f"settings/{name}.py"
+    for name in ("shared", "engine", "evaluation", "tuning", "judging", "notebooks", "spelling")
+)
 
 # Library text that still holds CLI flags, each with where it belongs: none left. An error
 # names its setting (setting=, {setting} / {give}); text the library words while a face runs
@@ -62,7 +66,7 @@ def _scan() -> tuple[dict[tuple[str, str], list[int]], list[str]]:
         docs = _docstrings(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                if id(node) in docs or name == DECLARATIONS:
+                if id(node) in docs or name in DECLARATIONS:
                     continue
                 for flag in FLAG.findall(node.value):
                     flags.setdefault((name, flag), []).append(node.lineno)

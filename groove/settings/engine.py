@@ -1,0 +1,145 @@
+"""The engine's commands: index, search, model prepare, serve and export."""
+
+from __future__ import annotations
+
+from groove.settings.setting import DEFAULT_LIMIT, LIMIT_MAX, Setting, table
+from groove.settings.shared import (
+    CONFIG,
+    DB_PATH,
+    KB_PATH,
+    LEXICAL,
+    MMR,
+    MMR_LAMBDA,
+    MMR_SAME_DOC_PENALTY,
+    MODEL,
+    MODEL_PATH,
+    PARENT_RETRIEVER,
+    RERANKER,
+)
+
+# ---------------------------------------------------------------- groove index / search
+# (their command-line options are generated from these tables, but for the presentation
+# options --quiet and --format, written in groove/cli/engine_cmds.py)
+
+INDEX = table(
+    KB_PATH,
+    DB_PATH,
+    Setting(
+        "force",
+        "bool",
+        "Rebuild from scratch (re-embed every chunk).",
+        flag="--force",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli", "api"}),
+    ),
+    MODEL,
+    MODEL_PATH,
+    CONFIG,
+    # The index's own mode (used when groove.toml names none): a build keeps the recorded
+    # one, --force included, because it is part of the eval fingerprint.
+    Setting(
+        "lexical",
+        "lexical",
+        "Record this lexical mode in the index (used when groove.toml names none); "
+        "without it the recorded mode is kept, with --force too.",
+        flag="--lexical",
+        surfaces=frozenset({"cli", "api"}),
+    ),
+)
+
+SEARCH = table(
+    KB_PATH,
+    Setting(
+        "limit",
+        "whole",
+        f"Hits, 1 to {LIMIT_MAX}.",
+        flag="--limit",
+        default=DEFAULT_LIMIT,
+        show_default=True,
+    ),
+    RERANKER,
+    MMR,
+    MMR_LAMBDA,
+    MMR_SAME_DOC_PENALTY,
+    PARENT_RETRIEVER,
+    LEXICAL,
+    DB_PATH,
+    MODEL,
+    MODEL_PATH,
+    CONFIG,
+)
+
+MODEL_PREPARE = table(
+    Setting(
+        "force",
+        "bool",
+        "Rebuild the ONNX file even if it exists.",
+        flag="--force",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+
+# ---------------------------------------------------------------- groove serve
+
+SERVE = table(
+    KB_PATH,
+    DB_PATH,
+    MODEL,
+    MODEL_PATH,
+    RERANKER,
+    MMR,
+    MMR_LAMBDA,
+    MMR_SAME_DOC_PENALTY,
+    PARENT_RETRIEVER,
+    LEXICAL,
+    Setting(
+        "host",
+        "text",
+        "Address to bind.",
+        flag="--host",
+        default="127.0.0.1",
+        show_default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "port",
+        "port",
+        "Port to listen on (0 picks a free one).",
+        flag="--port",
+        default=8765,
+        show_default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "threads",
+        "count",
+        "onnxruntime threads for embedding queries (0: one per core). Requests in flight "
+        "are embedded in small batches, which one thread runs best (docs/performance.md).",
+        flag="--threads",
+        default=1,
+        show_default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+
+# ---------------------------------------------------------------- groove export
+
+EXPORT = table(
+    KB_PATH,
+    DB_PATH,
+    Setting(
+        "to",
+        "text",
+        "postgresql://USER@HOST:PORT/DB[?table=NAME] or lancedb:///PATH[?table=NAME].",
+        flag="--to",
+        dest="target",
+        metavar="URL",
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)

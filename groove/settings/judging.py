@@ -1,0 +1,181 @@
+"""The judgement loop: golden pool, the judging notebook and the other golden commands."""
+
+from __future__ import annotations
+
+from groove.settings.evaluation import EVAL
+from groove.settings.setting import Setting, table
+from groove.settings.shared import (
+    CONFIG,
+    DB_PATH,
+    GOLDEN,
+    KB_PATH,
+    LEXICAL,
+    LIMIT,
+    MODEL,
+    MODEL_PATH,
+)
+
+# ---------------------------------------------------------------- groove golden pool / judge
+# (docs/judgements.md; the --retriever family is the eval's, so a spec reads the same)
+
+_POOL_SOURCES = (
+    Setting(
+        "depth",
+        "whole",
+        "Hits taken from each source per query.",
+        flag="--depth",
+        default=10,
+        capped=True,
+    ),
+    Setting(
+        "history",
+        "bool",
+        "Leave out the newest run of each configuration in the eval history.",
+        flag="--no-history",
+        switch=True,
+        default=True,
+    ),
+    Setting(
+        "runs",
+        "texts",
+        "Also pool this run: a history position (1 = newest), a timestamp, a run id or "
+        "a saved run file (repeatable).",
+        flag="--run",
+        dest="runs",
+        metavar="REF",
+    ),
+    Setting(
+        "current",
+        "bool",
+        "Also pool a fresh run of groove's engine with the current settings.",
+        flag="--current",
+        switch=True,
+        default=False,
+    ),
+    Setting(
+        "tune",
+        "bool",
+        "Also pool the top lists of the tune grid's 384 rrf_k x bm25-weight conditions.",
+        flag="--tune",
+        switch=True,
+        default=False,
+    ),
+)
+
+POOL = table(
+    KB_PATH,
+    GOLDEN,
+    *_POOL_SOURCES,
+    *(EVAL[name] for name in EVAL if name.startswith("retriever")),
+    MODEL,
+    MODEL_PATH,
+    LIMIT,
+    LEXICAL,
+    DB_PATH,
+    Setting(
+        "out",
+        "file",
+        "Write the candidates to this .csv or .jsonl file, to judge elsewhere.",
+        flag="--out",
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+
+JUDGE = table(
+    *(s for s in POOL.values() if s.name != "out"),  # the judging view pools, exports nothing
+    Setting(
+        "by",
+        "text",
+        "Who is judging (default: $GROOVE_JUDGE, else [eval].judge, else the login name).",
+        flag="--by",
+    ),
+)
+
+# ---------------------------------------------------------------- groove golden (the rest)
+# import / export-qrels move golden sets to and from IR tooling; import-judgements and
+# apply close the judgement loop (docs/judgements.md). FILE of import-judgements is an
+# argument, written in the command.
+
+GOLDEN_IMPORT = table(
+    Setting(
+        "qrels",
+        "file",
+        "TREC qrels (qid 0 docid rel) or BEIR qrels TSV (query-id, corpus-id, score).",
+        flag="--qrels",
+        required=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "queries",
+        "file",
+        'BEIR queries.jsonl ({"_id", "text"}) or qid<TAB>text lines.',
+        flag="--queries",
+        required=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "path_template",
+        "text",
+        "KB-relative path of a document id, e.g. 'docs/{docid}.md'.",
+        flag="--path",
+        dest="path_template",
+        default="{docid}",
+        show_default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "min_relevance",
+        "integer",
+        "Judgments below this are not relevant.",
+        flag="--min-relevance",
+        default=1,
+        show_default=True,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "out",
+        "file",
+        "Golden YAML to write (default: standard output).",
+        flag="--out",
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+
+GOLDEN_EXPORT_QRELS = table(
+    KB_PATH,
+    GOLDEN,
+    Setting(
+        "out",
+        "file",
+        "TREC qrels file to write (default: standard output).",
+        flag="--out",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "queries_out",
+        "file",
+        "Also write the queries as qid<TAB>text lines.",
+        flag="--queries-out",
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)
+
+GOLDEN_IMPORT_JUDGEMENTS = table(KB_PATH, GOLDEN, JUDGE["by"], CONFIG)
+
+GOLDEN_APPLY = table(
+    KB_PATH,
+    GOLDEN,
+    Setting(
+        "dry_run",
+        "bool",
+        "Say what would be added; change nothing.",
+        flag="--dry-run",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
+    CONFIG,
+)

@@ -1,0 +1,93 @@
+"""groove tune: the sweep, its gates and an external retriever's window."""
+
+from __future__ import annotations
+
+from groove.settings.setting import Setting, table
+from groove.settings.shared import (
+    CONFIG,
+    DB_PATH,
+    GOLDEN,
+    KB_PATH,
+    LEXICAL,
+    LIMIT,
+    MODEL,
+    MODEL_PATH,
+)
+
+# ---------------------------------------------------------------- groove tune
+
+TUNE = table(
+    KB_PATH,
+    GOLDEN,
+    MODEL,
+    MODEL_PATH,
+    Setting(
+        "k_values",
+        "k_list",
+        "Cut-offs (5 is always in).",
+        flag="--k",
+        dest="k_text",
+        metavar="1,5,10",
+        config_key="eval.k_values",
+        capped=True,
+    ),
+    LIMIT,
+    LEXICAL,
+    DB_PATH,
+    CONFIG,
+    Setting(
+        "tune_json",
+        "file",
+        "A saved tune result to show instead of measuring (the tune explorer).",
+        surfaces=frozenset({"notebook"}),
+    ),
+    Setting(
+        "retriever",
+        "text",
+        "Tune another engine's fusion over the legs its answers carry (docs/engines.md).",
+        flag="--retriever",
+        metavar="SPEC",
+    ),
+    Setting(
+        "retriever_options",
+        "mapping",
+        "How to reach and read the retriever (as groove eval's retriever_options).",
+        surfaces=frozenset({"api", "notebook"}),
+    ),
+    Setting(
+        "retriever_name",
+        "text",
+        "The retriever's name in the report (default: the program, URL or file name).",
+        flag="--retriever-name",
+    ),
+    Setting(
+        "retriever_timeout",
+        "seconds",
+        "Per-query answer timeout of the retriever (default 30).",
+        flag="--retriever-timeout",
+        metavar="SECONDS",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "family",
+        "text",
+        "With --retriever: the fusion family to sweep: rrf, weighted_rrf or convex.",
+        flag="--family",
+        default="rrf",
+    ),
+    Setting(
+        "engine",
+        "text",
+        "With --retriever: write the recommendation for groove, elasticsearch, opensearch, "
+        "qdrant, postgresql or lancedb (default: the retriever's kind, else groove).",
+        flag="--engine",
+    ),
+    Setting(
+        "window",
+        "whole",
+        "With --retriever: the deepest window swept (the retrieval's limit; default 100).",
+        flag="--window",
+        metavar="N",
+        capped=True,
+    ),
+)
