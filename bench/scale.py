@@ -21,6 +21,11 @@ on 2 cores, so 100,000 chunks take about an hour. Usage:
 
     .venv/bin/python bench/scale.py --chunks 100000 --queries 1000 --work /tmp/scale
     .venv/bin/python bench/scale.py --chunks 2000 --queries 200     # a quick check
+    .venv/bin/python bench/scale.py --reuse --work /tmp/scale     # the steps after the index
+
+``--reuse`` keeps the KB, golden set and index of an earlier run in ``--work`` and runs the
+steps from 2 on (and the raw fastembed sample): for measuring a change to search, eval or
+tune at size without indexing again.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -126,33 +132,47 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--raw-sample", type=float, default=0.05)
     parser.add_argument("--work", type=Path, default=None, help="folder kept after the run")
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep --work's KB and index: steps 2 to 6 only"
+    )
     args = parser.parse_args(argv)
+    if args.reuse and (args.work is None or not (args.work / ".groove.db").is_file()):
+        raise SystemExit("--reuse needs --work DIR holding an earlier run's KB and index")
     work = args.work or Path(tempfile.mkdtemp(prefix="groove-scale-"))
-    shutil.rmtree(work / "kb", ignore_errors=True)
-    for stale in work.glob(".groove.db*"):
-        stale.unlink()
     kb = work / "kb"
-    kb.mkdir(parents=True)
-    print(f"# at start: load average {load_average()}; {os.cpu_count()} cores")
-    files = write_kb(kb, args.chunks, vocabulary_of(DEFAULT_KB))
-    golden = generated_golden(kb, args.queries, work / "golden.yml")
+    golden = work / "golden.yml"
     db = work / ".groove.db"
     kb_flag = ["--kb-path", str(kb)]
-    steps = [run_step("index from nothing", [str(GROOVE), "index", *kb_flag, "-q"])]
+    print(f"# at start: load average {load_average()}; {os.cpu_count()} cores")
+    steps: list[Step] = []
+    if args.reuse:
+        files = len(list(kb.rglob("*.md")))
+        args.queries = len(yaml.safe_load(golden.read_text(encoding="utf-8"))["queries"])
+    else:
+        shutil.rmtree(kb, ignore_errors=True)
+        for stale in work.glob(".groove.db*"):
+            stale.unlink()
+        kb.mkdir(parents=True)
+        files = write_kb(kb, args.chunks, vocabulary_of(DEFAULT_KB))
+        generated_golden(kb, args.queries, golden)
+        steps.append(run_step("index from nothing", [str(GROOVE), "index", *kb_flag, "-q"]))
     import sqlean
 
     conn = sqlean.connect(str(db))
     chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     conn.close()
-    index_rate = chunks / steps[0].seconds
     raw, sampled = raw_rate(db, args.raw_sample)
-    steps[0] = Step(
-        steps[0].name,
-        steps[0].seconds,
-        steps[0].peak_mb,
-        f"{index_rate:.1f} chunks/s; raw fastembed {raw:.1f} chunks/s on {sampled} of the "
-        f"same texts (ratio {index_rate / raw:.2f})",
-    )
+    if steps:
+        index_rate = chunks / steps[0].seconds
+        steps[0] = Step(
+            steps[0].name,
+            steps[0].seconds,
+            steps[0].peak_mb,
+            f"{index_rate:.1f} chunks/s; raw fastembed {raw:.1f} chunks/s on {sampled} of the "
+            f"same texts (ratio {index_rate / raw:.2f})",
+        )
+    else:
+        print(f"# raw fastembed {raw:.1f} chunks/s on {sampled} of the indexed texts")
     changed = change_share(kb, 0.01)
     steps.append(
         run_step(
