@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
+from groove.settings import shared
 from groove.settings.setting import DEFAULT_LIMIT, LIMIT_MAX, Setting, table
-from groove.settings.shared import (
-    CONFIG,
-    DB_PATH,
-    KB_PATH,
-    LEXICAL,
-    MMR,
-    MMR_LAMBDA,
-    MMR_SAME_DOC_PENALTY,
-    MODEL,
-    MODEL_PATH,
-    PARENT_RETRIEVER,
-    RERANKER,
-)
 
 # ---------------------------------------------------------------- groove index / search
 # (their command-line options are generated from these tables, but for the presentation
 # options --quiet and --format, written in groove/cli/engine_cmds.py)
 
 INDEX = table(
-    KB_PATH,
-    DB_PATH,
+    shared.KB_PATH,
+    shared.DB_PATH,
     Setting(
         "force",
         "bool",
@@ -33,9 +21,9 @@ INDEX = table(
         default=False,
         surfaces=frozenset({"cli", "api"}),
     ),
-    MODEL,
-    MODEL_PATH,
-    CONFIG,
+    shared.MODEL,
+    shared.MODEL_PATH,
+    shared.CONFIG,
     # The index's own mode (used when groove.toml names none): a build keeps the recorded
     # one, --force included, because it is part of the eval fingerprint.
     Setting(
@@ -49,7 +37,7 @@ INDEX = table(
 )
 
 SEARCH = table(
-    KB_PATH,
+    shared.KB_PATH,
     Setting(
         "limit",
         "whole",
@@ -58,16 +46,16 @@ SEARCH = table(
         default=DEFAULT_LIMIT,
         show_default=True,
     ),
-    RERANKER,
-    MMR,
-    MMR_LAMBDA,
-    MMR_SAME_DOC_PENALTY,
-    PARENT_RETRIEVER,
-    LEXICAL,
-    DB_PATH,
-    MODEL,
-    MODEL_PATH,
-    CONFIG,
+    shared.RERANKER,
+    shared.MMR,
+    shared.MMR_LAMBDA,
+    shared.MMR_SAME_DOC_PENALTY,
+    shared.PARENT_RETRIEVER,
+    shared.LEXICAL,
+    shared.DB_PATH,
+    shared.MODEL,
+    shared.MODEL_PATH,
+    shared.CONFIG,
 )
 
 MODEL_PREPARE = table(
@@ -80,22 +68,22 @@ MODEL_PREPARE = table(
         default=False,
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,
+    shared.CONFIG,
 )
 
 # ---------------------------------------------------------------- groove serve
 
 SERVE = table(
-    KB_PATH,
-    DB_PATH,
-    MODEL,
-    MODEL_PATH,
-    RERANKER,
-    MMR,
-    MMR_LAMBDA,
-    MMR_SAME_DOC_PENALTY,
-    PARENT_RETRIEVER,
-    LEXICAL,
+    shared.KB_PATH,
+    shared.DB_PATH,
+    shared.MODEL,
+    shared.MODEL_PATH,
+    shared.RERANKER,
+    shared.MMR,
+    shared.MMR_LAMBDA,
+    shared.MMR_SAME_DOC_PENALTY,
+    shared.PARENT_RETRIEVER,
+    shared.LEXICAL,
     Setting(
         "host",
         "text",
@@ -124,14 +112,14 @@ SERVE = table(
         show_default=True,
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,
+    shared.CONFIG,
 )
 
 # ---------------------------------------------------------------- groove export
 
 EXPORT = table(
-    KB_PATH,
-    DB_PATH,
+    shared.KB_PATH,
+    shared.DB_PATH,
     Setting(
         "to",
         "text",
@@ -141,5 +129,5 @@ EXPORT = table(
         metavar="URL",
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,
+    shared.CONFIG,
 )

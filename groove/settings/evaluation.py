@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
+from groove.settings import shared
 from groove.settings.setting import Setting, table
-from groove.settings.shared import (
-    CONFIG,
-    DB_PATH,
-    GOLDEN,
-    KB_PATH,
-    LEXICAL,
-    LIMIT,
-    MMR,
-    MMR_LAMBDA,
-    MMR_SAME_DOC_PENALTY,
-    MODEL,
-    MODEL_PATH,
-    PARENT_RETRIEVER,
-    RERANKER,
-)
 
 # ---------------------------------------------------------------- groove eval
 
 EVAL = table(
-    KB_PATH,
-    GOLDEN,
+    shared.KB_PATH,
+    shared.GOLDEN,
     Setting(
         "k_values",
         "k_list",
@@ -34,10 +20,10 @@ EVAL = table(
         config_key="eval.k_values",
         capped=True,
     ),
-    MODEL,
-    MODEL_PATH,
-    RERANKER,
-    LIMIT,
+    shared.MODEL,
+    shared.MODEL_PATH,
+    shared.RERANKER,
+    shared.LIMIT,
     Setting(
         "history",
         "bool",
@@ -115,13 +101,13 @@ EVAL = table(
         switch=True,
         default=False,
     ),
-    MMR,
-    MMR_LAMBDA,
-    MMR_SAME_DOC_PENALTY,
-    PARENT_RETRIEVER,
-    LEXICAL,
-    DB_PATH,
-    CONFIG,
+    shared.MMR,
+    shared.MMR_LAMBDA,
+    shared.MMR_SAME_DOC_PENALTY,
+    shared.PARENT_RETRIEVER,
+    shared.LEXICAL,
+    shared.DB_PATH,
+    shared.CONFIG,
     # Another retriever instead of groove's engine (docs/retrievers.md). The CLI spells
     # its options out as flags; the API and the notebook take them as one mapping.
     Setting(
@@ -224,7 +210,7 @@ EVAL = table(
 # (set / accept / unset / list; the baseline NAME is an argument, written in the command)
 
 BASELINE = table(
-    KB_PATH,
+    shared.KB_PATH,
     Setting(
         "golden",
         "file",
@@ -232,7 +218,7 @@ BASELINE = table(
         flag="--golden",
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,
+    shared.CONFIG,
 )
 #: set and accept also take the run to pin
 BASELINE_RUN = table(
@@ -262,7 +248,7 @@ BASELINE_ACCEPT = table(
 # (REFS are arguments and --format a presentation option, written in the command)
 
 COMPARE = table(
-    KB_PATH,
+    shared.KB_PATH,
     Setting(
         "baseline",
         "text",
@@ -295,5 +281,5 @@ COMPARE = table(
         flag="--golden",
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,
+    shared.CONFIG,
 )

@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
+from groove.settings import shared
 from groove.settings.evaluation import EVAL
 from groove.settings.setting import Setting, table
-from groove.settings.shared import (
-    CONFIG,
-    DB_PATH,
-    GOLDEN,
-    KB_PATH,
-    LEXICAL,
-    LIMIT,
-    MODEL,
-    MODEL_PATH,
-)
 
 # ---------------------------------------------------------------- groove golden pool / judge
 # (docs/judgements.md; the --retriever family is the eval's, so a spec reads the same)
@@ -63,15 +54,15 @@ _POOL_SOURCES = (
 )
 
 POOL = table(
-    KB_PATH,
-    GOLDEN,
+    shared.KB_PATH,
+    shared.GOLDEN,
     *_POOL_SOURCES,
     *(EVAL[name] for name in EVAL if name.startswith("retriever")),
-    MODEL,
-    MODEL_PATH,
-    LIMIT,
-    LEXICAL,
-    DB_PATH,
+    shared.MODEL,
+    shared.MODEL_PATH,
+    shared.LIMIT,
+    shared.LEXICAL,
+    shared.DB_PATH,
     Setting(
         "out",
         "file",
@@ -79,7 +70,7 @@ POOL = table(
         flag="--out",
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,
+    shared.CONFIG,
 )
 
 JUDGE = table(
@@ -140,12 +131,12 @@ GOLDEN_IMPORT = table(
         flag="--out",
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,
+    shared.CONFIG,
 )
 
 GOLDEN_EXPORT_QRELS = table(
-    KB_PATH,
-    GOLDEN,
+    shared.KB_PATH,
+    shared.GOLDEN,
     Setting(
         "out",
         "file",
@@ -160,14 +151,14 @@ GOLDEN_EXPORT_QRELS = table(
         flag="--queries-out",
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,
+    shared.CONFIG,
 )
 
-GOLDEN_IMPORT_JUDGEMENTS = table(KB_PATH, GOLDEN, JUDGE["by"], CONFIG)
+GOLDEN_IMPORT_JUDGEMENTS = table(shared.KB_PATH, shared.GOLDEN, JUDGE["by"], shared.CONFIG)
 
 GOLDEN_APPLY = table(
-    KB_PATH,
-    GOLDEN,
+    shared.KB_PATH,
+    shared.GOLDEN,
     Setting(
         "dry_run",
         "bool",
@@ -177,5 +168,5 @@ GOLDEN_APPLY = table(
         default=False,
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,
+    shared.CONFIG,
 )

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from groove.settings import shared
 from groove.settings.setting import Setting, table
-from groove.settings.shared import CONFIG, KB_PATH
 
 # ---------------------------------------------------------------- groove notebook run / open
 # (NAME is an argument, and -p NAME VALUE, the notebook's own parameters, is written in
 # groove/cli/notebook_cmd.py: the parameters themselves are EVAL's and TUNE's)
 
 NOTEBOOK_RUN = table(
-    KB_PATH,
+    shared.KB_PATH,
     Setting(
         "out_dir",
         "folder",
@@ -37,11 +37,11 @@ NOTEBOOK_RUN = table(
         default=1800,  # half an hour: far above a real eval, short of a CI job's own limit
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,  # handed to the notebook, which loads it
+    shared.CONFIG,  # handed to the notebook, which loads it
 )
 
 NOTEBOOK_OPEN = table(
-    KB_PATH,
+    shared.KB_PATH,
     Setting(
         "folder",
         "folder",
@@ -78,5 +78,5 @@ NOTEBOOK_OPEN = table(
         default=True,
         surfaces=frozenset({"cli"}),
     ),
-    CONFIG,  # handed to the copy, which loads it
+    shared.CONFIG,  # handed to the copy, which loads it
 )

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
+from groove.settings import shared
 from groove.settings.setting import Setting, table
-from groove.settings.shared import (
-    CONFIG,
-    DB_PATH,
-    GOLDEN,
-    KB_PATH,
-    LEXICAL,
-    LIMIT,
-    MODEL,
-    MODEL_PATH,
-)
 
 # ---------------------------------------------------------------- groove tune
 
 TUNE = table(
-    KB_PATH,
-    GOLDEN,
-    MODEL,
-    MODEL_PATH,
+    shared.KB_PATH,
+    shared.GOLDEN,
+    shared.MODEL,
+    shared.MODEL_PATH,
     Setting(
         "k_values",
         "k_list",
@@ -31,10 +22,10 @@ TUNE = table(
         config_key="eval.k_values",
         capped=True,
     ),
-    LIMIT,
-    LEXICAL,
-    DB_PATH,
-    CONFIG,
+    shared.LIMIT,
+    shared.LEXICAL,
+    shared.DB_PATH,
+    shared.CONFIG,
     Setting(
         "tune_json",
         "file",
