@@ -5,7 +5,9 @@
    reading off: ``MAX_READERS = 1``) alternate in one process with one embedder; the
    medians are compared. The one-connection tune and the CPU time of the process (all
    threads) are the figures a busy machine disturbs least: with the other cores taken,
-   what is left is the work itself;
+   what is left is the work itself. A tune with every FTS leg read through SQL's
+   ``bm25()`` (the numpy scorer of ``engine.bm25`` off) alternates with them and must
+   fill the same table, cell for cell;
 2. the one-pass sweep vs the per-condition SQL path (384 x both legs + fusion) on a subset
    of queries (goal >= 30x), with the tables checked equal on that subset.
 
@@ -31,6 +33,7 @@ from groove.evaluation.settings import resolve_settings
 from groove.golden.queries import load_golden
 from groove.store.db import connect, default_db_path
 from groove.tuning import run as tune
+from groove.tuning import sweep
 from groove.tuning.grid import DEFAULT_CONDITION
 from groove.tuning.result import TuneResult
 from groove.tuning.settings import resolve_settings as tune_settings
@@ -84,6 +87,14 @@ def main() -> None:
         finally:
             tune.MAX_READERS = readers
 
+    def sql_fts_legs():  # type: ignore[no-untyped-def]
+        sweep.numpy_rankings = lambda *args, **kwargs: None  # every FTS leg through bm25()
+        try:
+            return tune.run(settings, embedder=embedder)
+        finally:
+            sweep.numpy_rankings = numpy_rankings
+
+    numpy_rankings, sqls = sweep.numpy_rankings, []
     for _ in range(args.repeat):
         evals.append(timed_cpu(lambda: evaluation.run(eval_settings, embedder=embedder))[1:])
         result, seconds, cpu = timed_cpu(lambda: tune.run(settings, embedder=embedder))
@@ -92,17 +103,27 @@ def main() -> None:
         serials.append((seconds, cpu))
         if not same_table(serial, result):
             raise SystemExit("tune on one connection measured another table")
+        plain, seconds, cpu = timed_cpu(sql_fts_legs)
+        sqls.append((seconds, cpu))
+        if not same_table(plain, result):
+            raise SystemExit("tune with numpy FTS legs measured another table than with SQL's")
     eval_seconds, eval_cpu = (statistics.median(x) for x in zip(*evals, strict=True))
     verdict = result.analysis.verdict if result.analysis else None
     print(f"tune vs eval on Cranfield ({len(result.queries)} queries, median of {args.repeat})")
     print(f"  groove eval                  {eval_seconds:7.2f} s wall  {eval_cpu:7.2f} s CPU")
-    for name, runs in (("groove tune", tunes), ("groove tune, one connection", serials)):
+    named = (
+        ("groove tune", tunes),
+        ("groove tune, one connection", serials),
+        ("groove tune, SQL FTS legs", sqls),
+    )
+    for name, runs in named:
         wall, cpu = (statistics.median(x) for x in zip(*runs, strict=True))
         print(
             f"  {name:<28} {wall:7.2f} s wall  {cpu:7.2f} s CPU   ratio "
             f"{wall / eval_seconds:5.2f}x wall  {cpu / eval_cpu:5.2f}x CPU   goal <= 1.5x"
         )
     print(f"  verdict: {'adopt' if verdict and verdict.adopt else 'keep defaults'}")
+    print("  tables equal cell for cell: one connection, SQL FTS legs (bm25()) vs numpy")
 
     golden = load_golden(golden_path)
     conn = connect(default_db_path(kb))

@@ -213,3 +213,34 @@ def test_a_long_run_in_a_read_snapshot_switches_to_numpy_by_itself(en: Connectio
                 break
     assert state.scorer is not None and state.verified  # read and checked inside the snapshot
     assert i > 0  # the first query ran in SQL: a one-shot search never pays for the read
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(row, min_size=1, max_size=30),
+    query=st.lists(st.sampled_from([*VOCABULARY, "absent"]), min_size=1, max_size=5),
+    negative=st.lists(st.sampled_from(VOCABULARY), max_size=1),
+    n=st.sampled_from([1, 2, 3, 50]),
+)
+def test_tops_over_the_tune_grid_equal_sql_with_ties(rows, query, negative, n) -> None:  # type: ignore[no-untyped-def]
+    """``Scorer.tops`` (a tune sweep's 64 lists at once) is the SQL pass over the grid:
+    few words over few rows make many equal scores, ordered by the lower rowid."""
+    from groove.tuning.grid import weight_sets
+    from groove.tuning.sweep import fts_rankings
+
+    conn = open_connection(":memory:")
+    migrate(conn)
+    conn.executemany(
+        "INSERT INTO fts_chunks_porter(rowid, heading, context, content) VALUES (?, ?, ?, ?)",
+        [(i + 1, *r) for i, r in enumerate(rows)],
+    )
+    lq = lexical_query(" ".join(query + [f"-{w}" for w in negative]), "porter")
+    assert lq.match is not None
+    phrases = bm25._served(lq, (1.0, 1.0, 1.0))
+    assert phrases is not None
+    lists, matches = bm25.Scorer.of(read_postings(conn, "porter")).tops(*phrases, weight_sets(), n)
+    total = conn.execute(
+        "SELECT count(*) FROM fts_chunks_porter WHERE fts_chunks_porter MATCH ?", (lq.match,)
+    ).fetchone()[0]
+    assert (lists, matches) == (fts_rankings(conn, lq.match, n, "porter"), total)
+    conn.close()

@@ -368,3 +368,55 @@ def test_legs_read_on_parallel_connections_equal_the_serial_read(indexed_kb, rea
             assert len(conns) == 3
             parallel = all_legs(conns, routed, vectors, pool, True)
         assert parallel == serial
+
+
+@pytest.mark.parametrize("name", ["kb_en", "kb_ja", "contextual"])
+def test_numpy_rankings_equal_the_sql_pass_for_every_weight_set(
+    name: str, indexed_kb, contextual_kb
+) -> None:  # type: ignore[no-untyped-def]
+    """The porter leg's 64 lists from the numpy scorer (engine.bm25) are the SQL pass's,
+    at pools that cut through ties; queries it does not serve stay on SQL (None)."""
+    from groove.engine import bm25
+    from groove.store.chunks import any_context
+    from groove.tuning.sweep import fts_rankings, numpy_rankings
+
+    kb = contextual_kb if name == "contextual" else indexed_kb(name)
+    conn = connect(default_db_path(kb))
+    assert bm25.prepare(conn)
+    context_free = not any_context(conn)
+    served = 0
+    for _, routed in _queries_on(kb, "en" if name != "kb_ja" else "ja", "porter"):
+        if routed.match is None:
+            continue
+        total = conn.execute(
+            "SELECT count(*) FROM fts_chunks_porter WHERE fts_chunks_porter MATCH ?",
+            (routed.match,),
+        ).fetchone()[0]
+        for pool in (1, 2, 3, 5, 8, 50):
+            found = numpy_rankings(conn, routed, pool, context_free)
+            if found is None:
+                assert not bm25.serves(routed, (1.0, 1.0, 1.0)), routed.match
+                break
+            plain = fts_rankings(conn, routed.match, pool, "porter")
+            assert found == (plain, total), (routed.match, pool)
+            served += 1
+    assert served
+
+
+def test_tune_reads_served_porter_legs_from_numpy(indexed_kb, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A tune routed to the porter table takes its plain-word FTS legs from numpy."""
+    from groove.tuning import sweep
+
+    kb = indexed_kb("kb_en")
+    golden = Path(__file__).parent / "fixtures" / "golden_en.yml"
+    calls: list[bool] = []
+    real = sweep.numpy_rankings
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        found = real(*args, **kwargs)
+        calls.append(found is not None)
+        return found
+
+    monkeypatch.setattr(sweep, "numpy_rankings", counted)
+    run(resolve_settings(Config(), kb_path=kb, golden=golden))  # "auto": English -> porter
+    assert calls and all(calls)

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -119,15 +120,65 @@ class Scorer:
         if found is not None:
             return docs, found
         p = self.postings
-        idf = math.log((p.rows - len(docs) + 0.5) / (len(docs) + 0.5))
-        if idf <= 0.0:
-            idf = IDF_FLOOR
-        f = _frequency(tf, weights, _sums_exact(weights, self.largest))
-        terms = idf * ((f * (K1 + 1.0)) / (f + self.length_term[docs]))
+        terms = self._terms(self._idf(len(docs)), tf, self.length_term[docs], weights)
         if sum(len(t) for t in self.impacts.values()) + len(terms) > len(p.docs):
             self.impacts.clear()
         self.impacts[(token, weights)] = terms
         return docs, terms
+
+    def tops(
+        self,
+        positive: list[str],
+        negative: list[str],
+        weight_sets: Sequence[Weights],
+        n: int,
+    ) -> tuple[list[tuple[int, ...]], int]:
+        """``top``'s rowids for each weight set (a tune sweep), and how many rows match.
+        The matched rows, each token's IDF and length terms are found once; each weight
+        set's terms are ``impact``'s arithmetic, added per row in phrase order as ``top``
+        does (not kept: a sweep's weight sets would crowd out a search's impacts)."""
+        held = [self.postings.term(token) for token in positive]
+        held = [(docs, tf) for docs, tf in held if len(docs)]
+        if not held:
+            return [()] * len(weight_sets), 0
+        docs = np.concatenate([d for d, _ in held])
+        ids = np.unique(docs)
+        slot = np.searchsorted(ids, docs)
+        kept = np.ones(len(ids), dtype=bool)
+        for token in negative:
+            kept &= ~np.isin(ids, self.postings.term(token)[0])
+        shared = [(self._idf(len(d)), tf, self.length_term[d]) for d, tf in held]
+        ids_kept = ids[kept]
+        out = []
+        for weights in weight_sets:
+            terms = np.concatenate([self._terms(*token, weights) for token in shared])
+            bm25 = -1.0 * np.bincount(slot, weights=terms, minlength=len(ids))[kept]
+            out.append(tuple(ids_kept[_best(ids_kept, bm25, n)].tolist()))
+        return out, len(ids_kept)
+
+    def _idf(self, holding: int) -> float:
+        p = self.postings
+        idf = math.log((p.rows - holding + 0.5) / (holding + 0.5))
+        return IDF_FLOOR if idf <= 0.0 else idf
+
+    def _terms(
+        self, idf: float, tf: np.ndarray, length_term: np.ndarray, weights: Weights
+    ) -> np.ndarray:
+        """One token's bm25 term in each row holding it (counts ``tf``, ``length_term``)."""
+        f = _frequency(tf, weights, _sums_exact(weights, self.largest))
+        terms: np.ndarray = idf * ((f * (K1 + 1.0)) / (f + length_term))
+        return terms
+
+
+def _best(ids: np.ndarray, bm25: np.ndarray, n: int) -> np.ndarray:
+    """Indices of the ``n`` lowest ``bm25``, ties to the lower id, best first."""
+    if len(ids) > n:
+        kth = np.partition(bm25, n - 1)[n - 1]
+        (candidates,) = np.nonzero(bm25 <= kth)  # ties at the cut stay in
+    else:
+        candidates = np.arange(len(ids))
+    order: np.ndarray = candidates[np.lexsort((ids[candidates], bm25[candidates]))[:n]]
+    return order
 
 
 @lru_cache(maxsize=256)
@@ -198,6 +249,27 @@ def ranked(conn: Connection, lexical: LexicalQuery, weights: Weights, n: int) ->
             return [chunk_id for chunk_id, _ in expected]
         state.verified = True
     return ids.tolist()
+
+
+def ranked_grid(
+    conn: Connection, lexical: LexicalQuery, weight_sets: Sequence[Weights], n: int
+) -> tuple[list[tuple[int, ...]], int] | None:
+    """(``ranked``'s list for each weight set, how many rows match) from numpy, or None
+    when the numpy path does not serve ``lexical`` (or its postings are not read: a tune
+    ``prepare``s its connections). The first query served after a read is checked against
+    SQL as in ``ranked``."""
+    state = _state(conn, lexical.leg)
+    scorer = _ready(conn, lexical.leg, state) if state is not None else None
+    served = [_served(lexical, w) for w in weight_sets]
+    if state is None or scorer is None or lexical.match is None or None in served:
+        return None
+    positive, negative = served[0] or ([], [])
+    found = scorer.tops(positive, negative, weight_sets, n)
+    if not state.verified:  # ranked checks top against SQL, and turns numpy off on a mismatch
+        expected = ranked(conn, lexical, weight_sets[0], n)
+        if not state.verified or expected != list(found[0][0]):
+            return None
+    return found
 
 
 def prepare(conn: Connection, table: LexicalTable = PORTER) -> bool:

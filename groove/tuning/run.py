@@ -16,6 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
+from groove.engine import bm25
 from groove.engine.embed import Embedder
 from groove.engine.lexical import LexicalQuery, lexical_query, mode_for_index
 from groove.engine.query import compile_query
@@ -38,7 +39,14 @@ from groove.tuning.result import (
     TuneResult,
 )
 from groove.tuning.settings import SMALL_N_WARN, TuneSettings
-from groove.tuning.sweep import ChunkLabels, LexicalLegs, QueryLegs, lexical_legs, sweep_legs
+from groove.tuning.sweep import (
+    LOWEST,
+    ChunkLabels,
+    LexicalLegs,
+    QueryLegs,
+    lexical_legs,
+    sweep_legs,
+)
 from groove.tuning.table import MetricTable
 
 OnProgress = Callable[[Progress], None]
@@ -160,7 +168,11 @@ class LegReader:
             self._workers.shutdown(wait=True)
 
     def _take(self, conn: Connection) -> None:
-        """Read FTS passes on ``conn`` until none is left."""
+        """Read FTS passes on ``conn`` until none is left: the porter table's plain-word
+        queries from its postings in numpy (``engine.bm25``, read once per connection:
+        the sweep will score them 64 times over), the others through SQL."""
+        if any(bm25.serves(q, LOWEST) for q in self._routed):
+            bm25.prepare(conn)
         while not self._stop:
             i = next(self._next)
             if i >= len(self._routed):

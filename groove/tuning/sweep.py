@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from groove.engine import bm25
 from groove.engine.lexical import LexicalQuery, trigram_query
 from groove.engine.query import CompiledQuery
 from groove.engine.search import excluded_chunks, fts_leg, rrf_fuse, vector_leg
@@ -142,13 +143,30 @@ def top_lists(
         return [()] * len(_WEIGHTS)
     keep = contenders(lowest, highest, pool)
     only = None if keep.all() else ids[keep].tolist()
-    if context_free:
-        sets, columns = [_WEIGHTS[i] for i in _CONTEXT_FREE], _CONTEXT_FREE_COLUMN
-    else:
-        sets, columns = list(_WEIGHTS), list(range(len(_WEIGHTS)))
+    sets, columns = _grid(context_free)
     found = legs.bm25_columns(conn, match, sets, leg, only)
     table = np.array(found, dtype=np.float64).reshape(len(found), len(sets) + 1)
     return _tops(table[:, 0].astype(np.int64), table[:, 1:], columns, pool)
+
+
+def _grid(context_free: bool) -> tuple[list[legs.Weights], list[int]]:
+    """(the weight sets to score, which of them each of the 64 ranks by)."""
+    if context_free:
+        return [_WEIGHTS[i] for i in _CONTEXT_FREE], _CONTEXT_FREE_COLUMN
+    return list(_WEIGHTS), list(range(len(_WEIGHTS)))
+
+
+def numpy_rankings(
+    conn: Connection, lexical: LexicalQuery, pool: int, context_free: bool = False
+) -> tuple[list[tuple[int, ...]], int] | None:
+    """``pruned_rankings``'s answer from the numpy bm25 scorer (``engine.bm25``: the same
+    floats as SQL's ``bm25()``), or None when it does not serve ``lexical``."""
+    sets, columns = _grid(context_free)
+    found = bm25.ranked_grid(conn, lexical, sets, pool)
+    if found is None:
+        return None
+    lists, matches = found
+    return [lists[c] for c in columns], matches
 
 
 def _tops(
@@ -265,7 +283,10 @@ def lexical_legs(
     """The FTS side of ``query_legs``: exclusions and the pruned FTS pass (no vector)."""
     lexical = _lexical(query)
     excluded = excluded_chunks(conn, lexical)
-    rankings, matches = pruned_rankings(conn, lexical.match, pool, lexical.leg, context_free)
+    found = numpy_rankings(conn, lexical, pool, context_free)
+    if found is None:
+        found = pruned_rankings(conn, lexical.match, pool, lexical.leg, context_free)
+    rankings, matches = found
     return LexicalLegs(excluded, tuple(rankings), matches)
 
 
