@@ -3,8 +3,11 @@
 rrf_k only touches fusion and the bm25 weights only touch the FTS leg, so per query:
 
 * the vector leg runs once (it depends on neither);
-* the FTS leg is read in two passes over the query's matches, in the FTS table the query
-  is routed to (``engine.lexical``: trigram or porter). bm25 only grows with a column
+* the FTS leg comes from the numpy bm25 scorer when it serves the query (``engine.bm25``:
+  the porter table, single-token phrases; the same floats as SQL, every weight set scored
+  from one read of the query's postings: ``numpy_rankings``). Otherwise it is read in two
+  passes over the query's matches, in the FTS table the query is routed to
+  (``engine.lexical``: trigram or porter). bm25 only grows with a column
   weight (FTS5 adds the weight once per hit inside the saturated term frequency; IDF and
   length are unweighted), so a chunk's score under any grid weight set lies between its
   scores at the all-lowest and all-highest weights. The first pass reads those two bounds
