@@ -238,7 +238,11 @@ def test_an_eval_killed_at_any_point_before_its_outputs_leaves_the_history(
     full = worker.run(job)
     assert full.exit == 0 and full.steps, full.stderr
     before = path.read_bytes()
-    for step in sorted({1, *range(full.steps // 7, full.steps, max(full.steps // 7, 1))}):
+    # A run's SQLite step count varies by a few per cent: the numpy bm25 path switches on
+    # once the plain legs have cost (in measured time) what reading the postings would.
+    # Kills spread over the first 85% stay inside every run's SQLite work.
+    span = max(int(full.steps * 0.85), 1)
+    for step in sorted({1, *range(span // 7, span, max(span // 7, 1))}):
         export.unlink(missing_ok=True)
         killed = worker.run(job, kill_at_step=step)
         assert killed.killed, (step, full.steps)
