@@ -544,3 +544,60 @@ def test_grid_examples_are_the_nearest_conditions_in_grid_steps() -> None:
                 )
             )
         assert examples(found, current) == tuple(c.label for c in conditions[:MAX_GRID_EXAMPLES])
+
+
+def test_numpy_read_legs_equal_the_sql_read_ones_bit_for_bit(
+    kb: Path, golden: Path, real_embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Explainer.read`` scores the whole FTS order in numpy when ``engine.bm25`` serves the
+    query: the same ids in the same order and the same floats as the SQL pass, exclusions
+    included; quoted phrases and the like still go through SQL. The attributions of a
+    whole eval are the same either way."""
+    import numpy as np
+
+    from groove.engine import bm25
+
+    queries = (
+        QUERY,
+        "database backup retention -zorblax",
+        "zorblax stew -onions -carrots",
+        "stew onions stew",
+        "tulips in spring",
+        "qqq zzz",
+        '"backup retention" zorblax',
+    )
+    with open_engine(kb, embedder=real_embedder) as engine, read_snapshot(engine.conn) as conn:
+
+        def make() -> Explainer:
+            return Explainer(
+                conn,
+                resolve_settings(Config(), kb_path=kb).search,
+                k=K,
+                depth=K,
+                reranker=False,
+                dim=engine.embedder.dim,
+                doctor=PathDoctor(kb, indexed_paths(conn)),
+                grid=PROBE,
+            )
+
+        fast, served = make(), 0
+        for query in queries:
+            compiled = routed(conn, query)
+            vector = engine.embed_queries([compiled.terms.positive_text])[0]
+            weight_sets = [fast.options.fusion.weights, PROBE.lowest, PROBE.highest]
+            numpy_read = fast.read(compiled, vector)
+            served += bm25.scored(conn, compiled, weight_sets) is not None
+            with monkeypatch.context() as m:
+                m.setattr(bm25, "scored", lambda *a: None)
+                sql_read = make().read(compiled, vector)
+            assert np.array_equal(numpy_read.fts_ids, sql_read.fts_ids), query
+            for name in ("fts_lowest", "fts_highest"):
+                assert getattr(numpy_read, name).tobytes() == getattr(sql_read, name).tobytes()
+            assert numpy_read.excluded == sql_read.excluded
+            assert numpy_read.candidates == sql_read.candidates
+        assert served == len(queries) - 1  # all but the quoted phrase came from numpy
+    fast_run = explained(kb, golden, real_embedder)
+    monkeypatch.setattr(bm25, "scored", lambda *a: None)
+    sql_run = explained(kb, golden, real_embedder)
+    assert fast_run.attribution == sql_run.attribution
+    assert fast_run.per_query == sql_run.per_query

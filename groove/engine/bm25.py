@@ -133,14 +133,23 @@ class Scorer:
         weight_sets: Sequence[Weights],
         n: int,
     ) -> tuple[list[tuple[int, ...]], int]:
-        """``top``'s rowids for each weight set (a tune sweep), and how many rows match.
-        The matched rows, each token's IDF and length terms are found once; each weight
-        set's terms are ``impact``'s arithmetic, added per row in phrase order as ``top``
-        does (not kept: a sweep's weight sets would crowd out a search's impacts)."""
+        """``top``'s rowids for each weight set (a tune sweep), and how many rows match
+        (the scores of every match: ``scores``)."""
+        ids, columns = self.scores(positive, negative, weight_sets)
+        out = [tuple(ids[_best(ids, bm25, n)].tolist()) for bm25 in columns]
+        return out, len(ids)
+
+    def scores(
+        self, positive: list[str], negative: list[str], weight_sets: Sequence[Weights]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """(rowids of every matching row, ascending; their bm25 under each weight set):
+        the matched rows, each token's IDF and length terms found once, each weight set's
+        terms ``impact``'s arithmetic added per row in phrase order as ``top`` does (not
+        kept: a sweep's weight sets would crowd out a search's impacts)."""
         held = [self.postings.term(token) for token in positive]
         held = [(docs, tf) for docs, tf in held if len(docs)]
         if not held:
-            return [()] * len(weight_sets), 0
+            return np.zeros(0, dtype=np.int64), [np.zeros(0) for _ in weight_sets]
         docs = np.concatenate([d for d, _ in held])
         ids = np.unique(docs)
         slot = np.searchsorted(ids, docs)
@@ -148,13 +157,11 @@ class Scorer:
         for token in negative:
             kept &= ~np.isin(ids, self.postings.term(token)[0])
         shared = [(self._idf(len(d)), tf, self.length_term[d]) for d, tf in held]
-        ids_kept = ids[kept]
-        out = []
+        columns = []
         for weights in weight_sets:
             terms = np.concatenate([self._terms(*token, weights) for token in shared])
-            bm25 = -1.0 * np.bincount(slot, weights=terms, minlength=len(ids))[kept]
-            out.append(tuple(ids_kept[_best(ids_kept, bm25, n)].tolist()))
-        return out, len(ids_kept)
+            columns.append(-1.0 * np.bincount(slot, weights=terms, minlength=len(ids))[kept])
+        return ids[kept].astype(np.int64), columns
 
     def _idf(self, holding: int) -> float:
         p = self.postings
@@ -270,6 +277,28 @@ def ranked_grid(
         if not state.verified or expected != list(found[0][0]):
             return None
     return found
+
+
+def scored(
+    conn: Connection, lexical: LexicalQuery, weight_sets: Sequence[Weights]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(rowids, ``scores[i, w]``: row ``i``'s bm25 under ``weight_sets[w]``) of every row
+    matching ``lexical``, as ``store.ranks.fts_scores`` reads them, from numpy; or None
+    when the numpy path does not serve ``lexical`` or its postings are not read. The first
+    query served after a read is checked against SQL as in ``ranked``, over all matches."""
+    state = _state(conn, lexical.leg)
+    scorer = _ready(conn, lexical.leg, state) if state is not None else None
+    served = [_served(lexical, w) for w in weight_sets]
+    if state is None or scorer is None or lexical.match is None or None in served:
+        return None
+    positive, negative = served[0] or ([], [])
+    ids, columns = scorer.scores(positive, negative, weight_sets)
+    if not state.verified:  # ranked checks the first set's floats, turns numpy off on a mismatch
+        order = np.lexsort((ids, columns[0])) if len(ids) else ids
+        expected = ranked(conn, lexical, weight_sets[0], max(len(ids), 1))
+        if not state.verified or expected != ids[order].tolist():
+            return None
+    return ids, np.stack(columns, axis=1).reshape(len(ids), len(weight_sets))
 
 
 def prepare(conn: Connection, table: LexicalTable = PORTER) -> bool:

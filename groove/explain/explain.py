@@ -3,7 +3,8 @@ query not fully found within the largest k (types and causes: ``attribution.py``
 
 Per such query, inside the eval's read snapshot:
 
-* the FTS order over the whole index (one SQL statement, ``store.ranks.fts_order``) and the
+* the FTS order over the whole index (one SQL statement, ``store.ranks.fts_scores``, or the
+  numpy bm25 scorer's same floats when it serves the query: ``engine.bm25``) and the
   vector order over every stored vector (numpy over vectors read once per eval);
 * the two legs' real candidate lists (``search.vector_leg`` and the head of the FTS
   order, the pool the search used) fused by ``search.rrf_fuse``: the answer's fused rank.
@@ -26,6 +27,7 @@ from typing import Protocol
 import numpy as np
 
 from groove.config import FusionConfig
+from groove.engine import bm25
 from groove.engine.lexical import LexicalQuery
 from groove.engine.search import (
     CandidateLegs,
@@ -78,6 +80,7 @@ class Explainer:
     doctor: PathDoctor
     grid: GridProbe | None = None  # None: no grid line (eval without the tune layer)
     _headings: dict[str, list[ranks.ChunkHeading]] = field(default_factory=dict)
+    _prepared: bool = False  # the numpy bm25 scorer's postings were asked for (_numpy_scores)
 
     @cached_property
     def vectors(self) -> ranks.StoredVectors:
@@ -110,9 +113,12 @@ class Explainer:
         excluded = excluded_chunks(self.conn, compiled)
         weights = self.options.fusion.weights
         bounds = [self.grid.lowest, self.grid.highest] if self.grid is not None else []
-        ids, scores = ranks.fts_scores(
-            self.conn, compiled.match, [weights, *bounds], table=compiled.leg
-        )
+        found = self._numpy_scores(compiled, [weights, *bounds])
+        if found is None:
+            found = ranks.fts_scores(
+                self.conn, compiled.match, [weights, *bounds], table=compiled.leg
+            )
+        ids, scores = found
         order = np.lexsort((ids, scores[:, 0])) if len(ids) else np.zeros(0, dtype=np.int64)
         return LegReads(
             lexical=compiled,
@@ -123,6 +129,20 @@ class Explainer:
             vector_ids=vector_leg(self.conn, vector, self.per_leg, excluded),
             per_leg=self.per_leg,
         )
+
+    def _numpy_scores(
+        self, compiled: LexicalQuery, weight_sets: list[tuple[float, float, float]]
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """``ranks.fts_scores``'s answer from the numpy bm25 scorer (the same floats), or
+        None when it does not serve the query. Its postings are read on the first query it
+        serves: every query's whole FTS order is scored three times over, and on Cranfield
+        the SQL pass cost more than the eval itself."""
+        if not all(bm25.serves(compiled, w) for w in weight_sets):
+            return None
+        if not self._prepared:
+            self._prepared = True
+            bm25.prepare(self.conn, compiled.leg)
+        return bm25.scored(self.conn, compiled, weight_sets)
 
     def headings(self, path: str) -> list[ranks.ChunkHeading]:
         if path not in self._headings:
