@@ -101,11 +101,7 @@ EVAL = table(
         switch=True,
         default=False,
     ),
-    shared.MMR,
-    shared.MMR_LAMBDA,
-    shared.MMR_SAME_DOC_PENALTY,
-    shared.PARENT_RETRIEVER,
-    shared.LEXICAL,
+    *shared.PIPELINE_SETTINGS,
     shared.DB_PATH,
     shared.CONFIG,
     # Another retriever instead of groove's engine (docs/retrievers.md). The CLI spells

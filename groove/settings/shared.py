@@ -105,4 +105,5 @@ LEXICAL = Setting(
 )
 #: The per-call settings of the search pipeline (groove.engine.search.build_options's
 #: keywords), taken by search, eval and serve.
-PIPELINE = ("mmr", "mmr_lambda", "mmr_same_doc_penalty", "parent_retriever", "lexical")
+PIPELINE_SETTINGS = (MMR, MMR_LAMBDA, MMR_SAME_DOC_PENALTY, PARENT_RETRIEVER, LEXICAL)
+PIPELINE = tuple(setting.name for setting in PIPELINE_SETTINGS)
