@@ -3,7 +3,36 @@
 from __future__ import annotations
 
 from groove.settings import shared
-from groove.settings.setting import Setting, table
+from groove.settings.setting import FILE_ONLY, Setting, table
+
+# ---------------------------------------------------------------- [eval] in groove.toml
+# (no flag: the file holds them; eval reads them through its table like the others)
+
+HISTORY_SIZE = Setting(
+    "history_size",
+    "whole",
+    "Runs the eval history keeps (pinned runs are always kept).",
+    surfaces=FILE_ONLY,
+    config_key="eval.history_size",
+    default=10,
+    bounds=(1, 10_000),
+)
+REGRESSION_THRESHOLD = Setting(
+    "regression_threshold",
+    "fraction",
+    "The fall of a metric since the baseline that counts as a regression.",
+    surfaces=FILE_ONLY,
+    config_key="eval.regression_threshold",
+    default=0.05,
+)
+ALPHA = Setting(
+    "alpha",
+    "level",
+    "Level of the significance tests (the significant gate, the marks of groove compare).",
+    surfaces=FILE_ONLY,
+    config_key="eval.alpha",
+    default=0.05,
+)
 
 # ---------------------------------------------------------------- groove eval
 
@@ -19,6 +48,7 @@ EVAL = table(
         metavar="1,5,10",
         config_key="eval.k_values",
         capped=True,
+        default=(1, 5, 10),
     ),
     shared.MODEL,
     shared.MODEL_PATH,
@@ -68,7 +98,7 @@ EVAL = table(
     ),
     Setting(
         "baseline",
-        "text",
+        "pin",
         "Compare with the run pinned under this name (groove baseline set NAME) "
         "(default: [eval].baseline, else the newest passing run of this configuration).",
         flag="--baseline",
@@ -83,6 +113,7 @@ EVAL = table(
         flag="--require-baseline",
         switch=True,
         config_key="eval.require_baseline",
+        default=False,
     ),
     Setting(
         "regression_gate",
@@ -92,7 +123,11 @@ EVAL = table(
         "(default: [eval].regression_gate).",
         flag="--regression-gate",
         config_key="eval.regression_gate",
+        default="threshold",
     ),
+    HISTORY_SIZE,
+    REGRESSION_THRESHOLD,
+    ALPHA,
     Setting(
         "explain",
         "bool",
@@ -253,10 +288,8 @@ COMPARE = table(
         metavar="REF",
         surfaces=frozenset({"cli"}),
     ),
-    Setting(
-        "alpha",
-        "level",
-        "Level of the significance marks (default: [eval].alpha).",
+    ALPHA.but(
+        help="Level of the significance marks (default: [eval].alpha).",
         flag="--alpha",
         surfaces=frozenset({"cli"}),
     ),

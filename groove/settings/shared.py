@@ -64,6 +64,7 @@ MMR = Setting(
     flag="--mmr",
     metavar="BOOL",
     config_key="search.mmr.enabled",
+    default=False,
 )
 MMR_LAMBDA = Setting(
     "mmr_lambda",
@@ -71,6 +72,7 @@ MMR_LAMBDA = Setting(
     "MMR relevance weight.",
     flag="--mmr-lambda",
     config_key="search.mmr.lambda",
+    default=0.7,
 )
 MMR_SAME_DOC_PENALTY = Setting(
     "mmr_same_doc_penalty",
@@ -78,6 +80,7 @@ MMR_SAME_DOC_PENALTY = Setting(
     "MMR penalty for a second hit from one document, 0..1.",
     flag="--mmr-same-doc-penalty",
     config_key="search.mmr.same_doc_penalty",
+    default=0.0,
 )
 PARENT_RETRIEVER = Setting(
     "parent_retriever",
@@ -86,6 +89,7 @@ PARENT_RETRIEVER = Setting(
     flag="--parent-retriever",
     metavar="BOOL",
     config_key="search.parent_retriever.enabled",
+    default=False,
 )
 
 RERANKER = Setting(

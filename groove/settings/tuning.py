@@ -21,6 +21,7 @@ TUNE = table(
         metavar="1,5,10",
         config_key="eval.k_values",
         capped=True,
+        default=(1, 5, 10),
     ),
     shared.LIMIT,
     shared.LEXICAL,
