@@ -27,6 +27,7 @@ from groove.settings.engine import EXPORT, INDEX, MODEL_PREPARE, SEARCH, SERVE
 from groove.settings.evaluation import BASELINE, BASELINE_ACCEPT, BASELINE_RUN, COMPARE, EVAL
 from groove.settings.judging import (
     GOLDEN_APPLY,
+    GOLDEN_DOCTOR,
     GOLDEN_EXPORT_QRELS,
     GOLDEN_IMPORT,
     GOLDEN_IMPORT_JUDGEMENTS,
@@ -82,6 +83,7 @@ __all__ = [
     "GATE_MODES",
     "GOLDEN",
     "GOLDEN_APPLY",
+    "GOLDEN_DOCTOR",
     "GOLDEN_EXPORT_QRELS",
     "GOLDEN_IMPORT",
     "GOLDEN_IMPORT_JUDGEMENTS",
