@@ -74,8 +74,9 @@ EVAL = table(
     Setting(
         "full",
         "bool",
-        "List every regression, miss and explained query in the text and Markdown reports "
-        "(they show the first 20 and 10, and count the rest).",
+        "List every regression, miss and explained query in the text and Markdown reports, "
+        "and every entry of the findings on stderr (they show the first 20, 10 and 10, and "
+        "count the rest).",
         flag="--full",
         switch=True,
         default=False,
