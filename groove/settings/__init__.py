@@ -32,6 +32,7 @@ from groove.settings.evaluation import BASELINE, BASELINE_ACCEPT, BASELINE_RUN, 
 from groove.settings.groove_toml import GROOVE_TOML
 from groove.settings.judging import (
     GOLDEN_APPLY,
+    GOLDEN_DOCTOR,
     GOLDEN_EXPORT_QRELS,
     GOLDEN_IMPORT,
     GOLDEN_IMPORT_JUDGEMENTS,
@@ -91,6 +92,7 @@ __all__ = [
     "GATE_MODES",
     "GOLDEN",
     "GOLDEN_APPLY",
+    "GOLDEN_DOCTOR",
     "GOLDEN_EXPORT_QRELS",
     "GOLDEN_IMPORT",
     "GOLDEN_IMPORT_JUDGEMENTS",
