@@ -317,7 +317,8 @@ KINDS: Mapping[str, KindRule] = {
     "file": KindRule("a path", _path, _toml_path, _click_path(dir_okay=False)),
     "folder": KindRule("a path", _path, _toml_path, _click_path(file_okay=False)),
     "text": KindRule("text", _text, _toml_string, _no_type),
-    "pin": KindRule("the name of a pinned run", _text, _toml_pin, _no_type),
+    # a pinned run's name: text to the faces, worded as what it names in groove.toml
+    "pin": KindRule("text", _text, _toml_pin, _no_type),
     "whole": KindRule(
         "a whole number >= 1", _int_between(1), _toml_whole(1), _WHOLE, ranged="a whole number"
     ),

@@ -83,11 +83,12 @@ FILE_ONLY: frozenset[Surface] = frozenset()
 class Setting:
     """One input: ``name`` is the API keyword and the notebook parameter.
 
-    ``default`` is what the API and the notebooks use when the input is not given (None:
-    groove.toml, else the built-in default). ``flag`` is the command-line option (None: no
-    flag); a ``switch`` flag takes no value and, when it starts with ``--no-``, turns the
-    setting off. ``surfaces`` says where the setting is accepted. On the command line
-    the flag's default is None (groove.toml, else the library, decides), unless
+    ``default`` is the built-in value: what the resolver takes when no face gives one and
+    groove.toml, if ``config_key`` names a key of it, holds none (the API's keyword and
+    the notebook's parameter default to ``face_default``). ``flag`` is the command-line
+    option (None: no flag); a ``switch`` flag takes no value and, when it starts with
+    ``--no-``, turns the setting off. ``surfaces`` says where the setting is accepted. On
+    the command line the flag's default is None (groove.toml, else the library, decides), unless
     ``show_default``: then it is ``default``, shown in ``--help``; a ``required`` flag
     must be given. ``config_key`` is the groove.toml key a value not given falls back to
     (dotted: ``eval.k_values``); ``capped``: the value (each k of a list) is at most
@@ -111,6 +112,12 @@ class Setting:
     capped: bool = False
     #: Narrower bounds than the kind's (groove.toml and ``parse``), as (lowest, highest).
     bounds: Bounds | None = None
+
+    @property
+    def face_default(self) -> Any:
+        """What a face's keyword or parameter defaults to: None (not given) for a key
+        groove.toml may hold, so that the resolver looks there before ``default``."""
+        return None if self.config_key is not None else self.default
 
     @property
     def param(self) -> str:
