@@ -25,13 +25,13 @@ from groove.runs.corpus import CorpusSnapshot, describe_change
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.judged import JudgedSummary
 from groove.runs.record import QueryResult, RunRecord, metric_pairs
+from groove.settings import DEFAULT_LIMIT as DEFAULT_LIMIT  # declared with the limit
 from groove.stats.gate import GateDecision
 from groove.stats.significance import Significance
 
 if TYPE_CHECKING:
     import pandas as pd
 
-DEFAULT_LIMIT = 10
 NOTE_DIFF_DISABLED = "diff-disabled"
 NOTE_CORPUS_CHANGED = "corpus-changed"
 
