@@ -157,3 +157,31 @@ def test_a_pending_notebook_run_carries_its_sketches_into_the_history(tmp_path: 
     pending.leave(result, _record("t1"), history, 10, update)
     pending.append(pending.pending_path(result))
     assert load_history(history).answers == {"a.md": _sketch("a.md", A)}
+
+
+def test_the_pair_filter_finds_what_comparing_every_pair_finds() -> None:
+    import random
+
+    from groove.golden.doctor_checks import NEAR_DUPLICATE, folded
+
+    rng = random.Random(7)
+    vocab = [f"w{i}" for i in range(60)] + ["how", "do", "i", "the", "a"] * 20
+    queries = [
+        _query(f"q{i}", Expected("a.md"), text=" ".join(rng.choices(vocab, k=rng.randint(1, 9))))
+        for i in range(300)
+    ]
+    queries += [  # near-duplicates on purpose: a word added or swapped
+        _query(f"d{i}", Expected("a.md"), text=queries[i].query + " w1") for i in range(0, 60, 3)
+    ]
+    texts = [folded(q.query) for q in queries]
+    words = [frozenset(t.split()) for t in texts]
+    every = set()
+    for i in range(len(queries)):
+        for j in range(i + 1, len(queries)):
+            short, long_ = sorted((len(texts[i]), len(texts[j])))
+            union = words[i] | words[j]
+            near = bool(union) and len(words[i] & words[j]) / len(union) >= NEAR_DUPLICATE
+            if texts[i] == texts[j] or (short and long_ <= 1.2 * short and near):
+                every.add((queries[i].id, queries[j].id))
+    found = {c.query_ids for c in duplicate_checks(queries)}
+    assert found == every and len(every) >= 5
