@@ -43,6 +43,7 @@ from groove.settings.notebooks import NOTEBOOK_OPEN, NOTEBOOK_RUN
 from groove.settings.setting import (
     ALL,
     DEFAULT_LIMIT,
+    EVAL_RETRIEVAL_CAP,
     FILE_ONLY,
     GATE_MODES,
     LEXICAL_MODES,
@@ -85,6 +86,7 @@ __all__ = [
     "DB_PATH",
     "DEFAULT_LIMIT",
     "EVAL",
+    "EVAL_RETRIEVAL_CAP",
     "EXPORT",
     "FILE_ONLY",
     "GATE_MODES",
