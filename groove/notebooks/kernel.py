@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from groove.tuning.result import TuneResult
 
 NOTE_REGRESSION = "regression"
+NOTE_GOLDEN_ROT = "golden-rot"  # falls from expected answers the index lost (report/rot.py)
 
 
 # ---------------------------------------------------------------- run cells
@@ -78,6 +79,7 @@ def eval_report(
     from groove.report import eval_json, eval_markdown
     from groove.report.cap import NOTEBOOK_WHERE
     from groove.report.notes import regression_message
+    from groove.report.rot import rot_message
     from groove.tuning.reach import PROBE
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
@@ -95,7 +97,13 @@ def eval_report(
         write_file(summary, eval_markdown.render(run, where=NOTEBOOK_WHERE))
         if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
             if run.history_path is not None and settings.save_history:
-                leave(Path(result_path), run.record, run.history_path, settings.history_size)
+                leave(
+                    Path(result_path),
+                    run.record,
+                    run.history_path,
+                    settings.history_size,
+                    run.answers,
+                )
         else:
             run = evaluation.save(run, settings)
     except GrooveError as exc:
@@ -114,6 +122,10 @@ def eval_report(
                 },
             )
         )
+        rot = rot_message(run)
+        if rot is not None:
+            proposals = [p.to_dict() for _, found in run.rot_falls() for p in found]
+            notes.append(Note(NOTE_GOLDEN_ROT, rot, Level.WARNING, {"proposals": proposals}))
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
