@@ -255,3 +255,12 @@ def test_the_notebook_runner_exits_4_and_result_json_carries_the_threshold_verdi
     assert f"{REASON_3_OF_8}; the threshold gate's verdict: regression (recall@1 ↓ 0.375," in (
         summary
     )
+
+
+def test_the_notebook_status_says_not_applied_not_regression() -> None:
+    from groove.report.notebook.common import status
+    from groove.report.notebook.outcome import Outcome
+
+    for code, words in ((4, "✖ regression gate not applied"), (1, "✖ regression detected")):
+        html = status(Outcome(None, code)).data
+        assert f"<b>{words}</b> (exit {code})" in html
