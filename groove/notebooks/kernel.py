@@ -22,7 +22,7 @@ from groove.atomic import write_file
 from groove.errors import ConfigError, GrooveError, speaking
 from groove.notebooks.outcome import Outcome
 from groove.notebooks.pending import PENDING_ENV, leave
-from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
+from groove.notebooks.runner import RESULT_FILE, error_document, summary_path, write_result
 from groove.notes import Level, Note
 from groove.report import plots
 from groove.settings import EVAL, TUNE, Setting
@@ -91,7 +91,7 @@ def eval_report(
         document["exit_code"] = run.exit_code
         write_result(Path(result_path), document)
         # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
-        summary = Path(result_path).with_name(SUMMARY_FILE)
+        summary = summary_path(Path(result_path))
         write_file(summary, eval_markdown.render(run, where=NOTEBOOK_WHERE))
         if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
             if run.history_path is not None and settings.save_history:
@@ -181,7 +181,7 @@ def tune_explorer(
         else:
             report = tune_text.render(result, color=False)
         summary = f"## groove tune\n\n```text\n{report}```\n"
-        write_file(Path(result_path).with_name(SUMMARY_FILE), summary)
+        write_file(summary_path(Path(result_path)), summary)
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 
