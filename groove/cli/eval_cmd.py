@@ -10,7 +10,7 @@ import click
 
 from groove.cli.common import cli_given, command_options, config_from, use_color, warn
 from groove.cli.retriever_flags import RETRIEVER_FLAGS
-from groove.cli.words import EVAL_WHERE
+from groove.cli.words import EVAL_WHERE, FINDINGS_WHERE
 from groove.settings import EVAL
 
 
@@ -44,14 +44,17 @@ def eval_cmd(
     from groove.evaluation import run as evaluation
     from groove.evaluation.result import VERDICT_NOT_APPLIED, VERDICT_REGRESSION
     from groove.evaluation.settings import resolve_settings
-    from groove.golden.findings import warning_texts
-    from groove.report import eval_json, eval_markdown, eval_text
+    from groove.report import eval_json, eval_markdown, eval_text, junit
+    from groove.report.findings_text import warning_texts
     from groove.report.notes import cli_line, not_applied_message, regression_message
+    from groove.report.rot import rot_message
     from groove.tuning.reach import PROBE
 
     config = config_from(ctx)
     retriever = spec_from_flags(**{name: params.pop(name) for name in RETRIEVER_FLAGS})
     settings = resolve_settings(config, retriever=retriever, **cli_given(EVAL, params))
+    if settings.junit is not None:
+        junit.forget(settings.junit)
     bar = ProgressBar()
     try:
         grid = PROBE if settings.explain else None
@@ -65,6 +68,8 @@ def eval_cmd(
 
         by = "heading" if export_run_headings else "path"
         write_atomic(export_run, run_lines(result.per_query, by=by))
+    if settings.junit is not None:
+        junit.write(settings.junit, result)
     if fmt == "json":
         report = eval_json.render(result)
     elif fmt == "markdown":
@@ -78,10 +83,13 @@ def eval_cmd(
     saved = evaluation.save(result, settings)
     for note in saved.notes[len(result.notes) :]:
         warn(cli_line("eval", note))
-    for text in warning_texts(result.findings):
+    for text in warning_texts(result.findings, full=full, where=FINDINGS_WHERE):
         warn(text)
     if result.verdict == VERDICT_REGRESSION:
         warn(regression_message(result, switch=EVAL["fail_on_regression"].flag or ""))
+        rot = rot_message(result)
+        if rot is not None:
+            warn(rot)
     elif result.verdict == VERDICT_NOT_APPLIED:
         warn(not_applied_message(result, switch=EVAL["require_baseline"].flag or ""))
     if result.exit_code:

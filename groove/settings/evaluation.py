@@ -74,8 +74,9 @@ EVAL = table(
     Setting(
         "full",
         "bool",
-        "List every regression, miss and explained query in the text and Markdown reports "
-        "(they show the first 20 and 10, and count the rest).",
+        "List every regression, miss and explained query in the text and Markdown reports, "
+        "and every entry of the findings on stderr (they show the first 20, 10 and 10, and "
+        "count the rest).",
         flag="--full",
         switch=True,
         default=False,
@@ -131,6 +132,16 @@ EVAL = table(
         "Also write the run as a TREC run file (for trec_eval, ranx, ir_measures).",
         flag="--export-run",
         surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "junit",
+        "file",
+        "Also write a JUnit XML report: one test case per golden query, a failure for each "
+        "miss or regression (with its --explain cause), the verdict and the aggregate as "
+        "suite properties.",
+        flag="--junit",
+        metavar="FILE",
+        surfaces=frozenset({"cli", "notebook"}),
     ),
     Setting(
         "export_run_headings",
