@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from groove.errors import ConfigError, literal
-from groove.settings import LIMIT_MAX
+from groove.settings import LIMIT_MAX, SLICE_BY
 from groove.settings import parse_k_list as parse_k_list  # re-exported for the commands
 
 CONFIG_FILE_NAME = "groove.toml"
@@ -123,6 +123,9 @@ class EvalConfig:
     baseline: str | None = None  # compare with the run pinned under this name
     require_baseline: bool = False  # exit 4 when the gate cannot be applied
     judge: str | None = None  # who judges hits (docs/judgements.md)
+    slice_by: str = "tags"  # slices from tags, or tags and top folders (stats/slices.py)
+    gate_slices: bool = False  # also gate every slice of at least slice_min_queries queries
+    slice_min_queries: int = 10
 
 
 @dataclass(frozen=True)
@@ -369,7 +372,8 @@ class _Reader:
     def eval(self, data: Any) -> EvalConfig:
         keys = {
             "golden", "history_size", "k_values", "regression_threshold", "regression_gate",
-            "alpha", "baseline", "require_baseline", "judge",
+            "alpha", "baseline", "require_baseline", "judge", "slice_by", "gate_slices",
+            "slice_min_queries",
         }  # fmt: skip
         table = self.table(data, "eval", keys)
         cfg = EvalConfig()
@@ -407,6 +411,19 @@ class _Reader:
             if not isinstance(required, bool):
                 raise self.bad_value("eval.require_baseline", required, "must be true or false")
             cfg = replace(cfg, require_baseline=required)
+        if "slice_by" in table:
+            by = table["slice_by"]
+            if by not in SLICE_BY:
+                raise self.bad_value("eval.slice_by", by, 'must be "tags" or "folder"')
+            cfg = replace(cfg, slice_by=by)
+        if "gate_slices" in table:
+            gate_slices = table["gate_slices"]
+            if not isinstance(gate_slices, bool):
+                raise self.bad_value("eval.gate_slices", gate_slices, "must be true or false")
+            cfg = replace(cfg, gate_slices=gate_slices)
+        if "slice_min_queries" in table:
+            fewest = self.integer(table, "eval.slice_min_queries", 1, 1_000_000)
+            cfg = replace(cfg, slice_min_queries=fewest)
         return cfg
 
     def k_values(self, value: Any) -> tuple[int, ...]:

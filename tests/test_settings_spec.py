@@ -72,6 +72,8 @@ TOML_SAMPLE: dict[str, tuple[Any, Any]] = {
     "fraction": (0.25, 0.25),
     "lexical": ("porter", "porter"),
     "gate": ("significant", "significant"),
+    "slice_by": ("folder", "folder"),
+    "whole": (7, 7),
 }
 
 
@@ -202,6 +204,8 @@ SAMPLE: dict[str, Any] = {
     "folder": Path("models"),
     "gate": "significant",
     "lexical": "porter",
+    "slice_by": "folder",
+    "whole": 3,
 }
 
 

@@ -52,6 +52,8 @@ def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[
         kw.update(multiple=True, default=())
     elif setting.kind == "gate":
         kw["type"] = click.Choice(settings.GATE_MODES)
+    elif setting.kind == "slice_by":
+        kw["type"] = click.Choice(settings.SLICE_BY)
     elif setting.kind == "lexical":
         kw["type"] = click.Choice(settings.LEXICAL_MODES)
     elif setting.kind == "port":

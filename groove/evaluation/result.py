@@ -25,6 +25,7 @@ from groove.runs.judged import JudgedSummary
 from groove.runs.record import QueryResult, RunRecord, metric_pairs
 from groove.stats.gate import GateDecision
 from groove.stats.significance import Significance
+from groove.stats.slices import GatedSlice, Slice, SliceGate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,6 +86,15 @@ class EvalRun(Introduces):
     gate_status: GateStatus | None = None  # whether the gate could judge this run
     # judged@k, when the golden file has a judgements file beside it (docs/judgements.md)
     judged: JudgedSummary | None = None
+    # the golden queries' tags (and folders) measured on their own (groove.stats.slices):
+    # empty without tags; ``slice_gate`` when --gate-slices asked for it
+    slices: tuple[Slice, ...] = ()
+    slice_gate: SliceGate | None = None
+
+    @property
+    def regressed_slices(self) -> tuple[GatedSlice, ...]:
+        """The slices the slice gate failed (empty without --gate-slices)."""
+        return self.slice_gate.regressed_slices if self.slice_gate is not None else ()
 
     @property
     def baseline_stated(self) -> bool:
@@ -247,6 +257,8 @@ class EvalRun(Introduces):
         out["gate"] = self.gate_dict()
         if self.judged is not None:  # absent, not null, without judgements: seed output kept
             out["judged"] = self.judged.to_dict()
+        if self.slices:  # absent without tags (or folders): the seed's document unchanged
+            out["slices"] = [s.to_dict() for s in self.slices]
         return out
 
     def gate_dict(self) -> dict[str, Any] | None:
@@ -269,6 +281,8 @@ class EvalRun(Introduces):
         out["reason"] = status.reason
         out["required"] = status.required
         out["baseline"] = self.baseline.to_dict() if self.baseline is not None else None
+        if self.slice_gate is not None:
+            out["slices"] = self.slice_gate.to_dict()
         return out
 
     def per_query_frame(self) -> pd.DataFrame:

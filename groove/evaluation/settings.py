@@ -52,6 +52,9 @@ class EvalSettings:
     exclude_dirs: tuple[str, ...] | None = None  # the index's, to say why a path is absent
     baseline: str | None = None  # compare with the run pinned under this name
     require_baseline: bool = False  # "gate not applied" is a failure (exit 4)
+    slice_by: str = "tags"  # the slices reported (groove.stats.slices)
+    gate_slices: bool = False  # the gate also judges each slice of >= slice_min_queries
+    slice_min_queries: int = 10
 
     @property
     def depth(self) -> int:

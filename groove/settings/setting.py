@@ -38,6 +38,7 @@ Kind = Literal[
     "texts",
     "mapping",
     "gate",
+    "slice_by",
     "lexical",
     "port",
     "integer",
@@ -46,6 +47,8 @@ Kind = Literal[
 ]
 #: The values of a ``gate`` setting (the regression gate's modes).
 GATE_MODES = ("threshold", "significant")
+#: The values of a ``slice_by`` setting: slices from tags, or from tags and top folders.
+SLICE_BY = ("tags", "folder")
 LexicalMode = Literal["auto", "trigram", "porter"]
 #: The values of a ``lexical`` setting: which FTS table the bm25 leg reads (engine.lexical).
 LEXICAL_MODES: tuple[LexicalMode, ...] = ("auto", "trigram", "porter")
@@ -66,6 +69,7 @@ _WANTED = {
     "texts": "a list of texts",
     "mapping": "a mapping (a dict)",
     "gate": '"threshold" or "significant"',
+    "slice_by": '"tags" or "folder"',
     "lexical": '"auto", "trigram" or "porter"',
     "port": "a port number from 0 to 65535",
     "integer": "a whole number",
@@ -179,6 +183,10 @@ def _parse(kind: Kind, value: Any) -> Any:
         return dict(value)
     if kind == "gate":
         if value not in GATE_MODES:
+            raise _Refused(value, _WANTED[kind])
+        return value
+    if kind == "slice_by":
+        if value not in SLICE_BY:
             raise _Refused(value, _WANTED[kind])
         return value
     if kind == "lexical":
