@@ -11,14 +11,11 @@ are the task's own. So a setting is declared once, with its groove.toml key
 
 from __future__ import annotations
 
-import keyword
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from groove.config import Config, attribute_path
 from groove.settings import Setting, at_most
-
-if TYPE_CHECKING:
-    from groove.config import Config
 
 
 def resolve(
@@ -50,10 +47,10 @@ def resolve(
 
 def config_value(config: Config, key: str) -> Any:
     """The value of the groove.toml key ``key`` (``eval.k_values``, ``search.mmr.lambda``)
-    in the loaded ``config``: its tables are attributes, a Python keyword ends in ``_``."""
+    in the loaded ``config`` (groove.config.attribute_path)."""
     found: Any = config
-    for part in key.split("."):
-        found = getattr(found, part + "_" if keyword.iskeyword(part) else part)
+    for part in attribute_path(key):
+        found = getattr(found, part)
     return found
 
 

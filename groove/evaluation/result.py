@@ -280,6 +280,9 @@ class EvalRun(Introduces):
         out["applied"] = status.applied
         out["reason"] = status.reason
         out["required"] = status.required
+        threshold_gate = status.threshold_dict()
+        if threshold_gate is not None:  # beside a significant gate that could not judge
+            out["threshold_gate"] = threshold_gate
         out["baseline"] = self.baseline.to_dict() if self.baseline is not None else None
         if self.slice_gate is not None:
             out["slices"] = self.slice_gate.to_dict()

@@ -31,17 +31,17 @@ class EvalSettings:
 
     kb_path: Path | None
     golden_path: Path
-    k_values: tuple[int, ...] = (1, 5, 10)
+    k_values: tuple[int, ...] = EVAL["k_values"].default
     limit: int = DEFAULT_LIMIT
     search: SearchOptions = field(default_factory=SearchOptions)
     db_path: Path | None = None
     model: str | None = None
     model_path: Path | None = None
     reranker: str | None = None
-    history_size: int = 10
-    regression_threshold: float = 0.05
-    regression_gate: str = "threshold"
-    alpha: float = 0.05
+    history_size: int = EVAL["history_size"].default
+    regression_threshold: float = EVAL["regression_threshold"].default
+    regression_gate: str = EVAL["regression_gate"].default
+    alpha: float = EVAL["alpha"].default
     history: bool = True
     save_history: bool = True
     diff: bool = True
@@ -51,10 +51,13 @@ class EvalSettings:
     explain: bool = False  # attribute every miss to a cause (groove eval --explain)
     exclude_dirs: tuple[str, ...] | None = None  # the index's, to say why a path is absent
     baseline: str | None = None  # compare with the run pinned under this name
-    require_baseline: bool = False  # "gate not applied" is a failure (exit 4)
-    slice_by: str = "tags"  # the slices reported (groove.stats.slices)
-    gate_slices: bool = False  # the gate also judges each slice of >= slice_min_queries
-    slice_min_queries: int = 10
+    # "gate not applied" is a failure (exit 4)
+    require_baseline: bool = EVAL["require_baseline"].default
+    # the slices reported and whether the gate also judges each slice of at least
+    # slice_min_queries queries (groove.stats.slices)
+    slice_by: str = EVAL["slice_by"].default
+    gate_slices: bool = EVAL["gate_slices"].default
+    slice_min_queries: int = EVAL["slice_min_queries"].default
 
     @property
     def depth(self) -> int:
@@ -131,9 +134,6 @@ def resolve_settings(
             "limit": limit,
             "search": search,
             "reranker": None if values["reranker"] in (None, "none") else values["reranker"],
-            "history_size": config.eval.history_size,
-            "regression_threshold": config.eval.regression_threshold,
-            "alpha": config.eval.alpha,
             "save_history": history if save is None else history and save,
             "retriever": spec,
             "exclude_dirs": config.exclude_dirs,
