@@ -25,10 +25,10 @@ from groove import errors
 from groove.config import Config
 from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
+from groove.evaluation.frames import worst_first
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.history.change import direction
-from groove.history.frames import worst_first
 from groove.history.history import history_path, load_history
 from groove.metrics import best_ranks
 from groove.settings import (

@@ -47,6 +47,7 @@ def eval_cmd(
     from groove.report import eval_json, eval_markdown, eval_text
     from groove.report.findings_text import warning_texts
     from groove.report.notes import cli_line, not_applied_message, regression_message
+    from groove.report.rot import rot_message
     from groove.tuning.reach import PROBE
 
     config = config_from(ctx)
@@ -82,6 +83,9 @@ def eval_cmd(
         warn(text)
     if result.verdict == VERDICT_REGRESSION:
         warn(regression_message(result, switch=EVAL["fail_on_regression"].flag or ""))
+        rot = rot_message(result)
+        if rot is not None:
+            warn(rot)
     elif result.verdict == VERDICT_NOT_APPLIED:
         warn(not_applied_message(result, switch=EVAL["require_baseline"].flag or ""))
     if result.exit_code:

@@ -144,3 +144,32 @@ GOLDEN_APPLY = table(
     ),
     shared.CONFIG,
 )
+
+# ---------------------------------------------------------------- groove golden doctor
+# Reads the index and the eval history (docs/eval.md, "When the KB moves"); writes the
+# golden file only with --apply.
+
+GOLDEN_DOCTOR = table(
+    shared.KB_PATH,
+    shared.GOLDEN,
+    Setting(
+        "apply",
+        "bool",
+        "Rewrite the entries the doctor is certain of (comments and layout kept).",
+        flag="--apply",
+        switch=True,
+        default=False,
+    ),
+    Setting(
+        "accept_likely",
+        "bool",
+        "With --apply: rewrite the likely proposals too.",
+        flag="--accept-likely",
+        switch=True,
+        default=False,
+    ),
+    shared.MODEL,
+    shared.MODEL_PATH,
+    shared.DB_PATH,
+    shared.CONFIG,
+)

@@ -17,13 +17,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from groove.errors import ConfigError
 from groove.fusion import FAMILIES, NORMALIZERS
-
-if TYPE_CHECKING:
-    from groove.settings.setting import Setting
 
 #: The most hits one search returns (and so the largest --limit or k any face accepts).
 LIMIT_MAX = 10_000
@@ -55,8 +52,20 @@ class TomlRule(ValueError):
         self.rule = rule
 
 
+class Setting(Protocol):
+    """What a kind reads of the setting it parses (groove.settings.setting.Setting; named by
+    shape, since that module imports this one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def bounds(self) -> Bounds | None: ...
+
+
 #: ``(value, setting, folder of groove.toml) -> value``, raising TomlRule
-TomlReader = Callable[[Any, "Setting", Path], Any]
+TomlReader = Callable[[Any, Setting, Path], Any]
 
 
 @dataclass(frozen=True)

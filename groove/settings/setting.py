@@ -1,13 +1,12 @@
 """One setting: its kind, its limits, how a given value is parsed, and the one rule for a cap.
 
-One rule for the size of a result list, the same on every face (CLI, API, notebook,
-``serve``) and in every task (search, eval, tune): ``limit`` and every k are whole numbers
-from 1 to ``LIMIT_MAX``; a value above it is refused (``at_most``), never lowered. Refusing
-is the one rule that cannot surprise: a lowered k would report recall@1000 under the name
-recall@5000, and a silently clamped limit returns fewer hits than asked for. The bound,
-10,000, is the reference's "supported maximum" (its tune accepts up to it and refuses
-above), so commands copied from it keep working. groove.toml's ``[eval].k_values`` is
-checked against the same bound.
+The size of a result list follows the reference, the same on every face (CLI, API,
+notebook, ``serve``): ``limit`` and every k are whole numbers from 1 to ``LIMIT_MAX``
+(10,000, the reference's "supported maximum"); a value above it is refused (``at_most``)
+in every task, whichever face or groove.toml gave it. Below it, search and tune take the
+value as given, while eval lowers its limit and each k to ``EVAL_RETRIEVAL_CAP`` (1,000,
+the reference's retrieval cap: ``normalize_eval_limit_and_k``), with a note when the limit
+changed (groove.evaluation.settings).
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from groove.settings.kinds import (  # the kinds' constants, re-exported with Se
 __all__ = [
     "ALL",
     "DEFAULT_LIMIT",
+    "EVAL_RETRIEVAL_CAP",
     "FILE_ONLY",
     "GATE_MODES",
     "LEXICAL_MODES",
@@ -49,6 +49,8 @@ __all__ = [
 
 #: Hits per search when no limit is given (search, serve; tune and eval default to max(k)).
 DEFAULT_LIMIT = 10
+#: The deepest eval retrieves: its limit and each k above it are lowered to it, with a note.
+EVAL_RETRIEVAL_CAP = 1_000
 
 #: The names of the kinds (groove.settings.kinds.KINDS holds what each means).
 Kind = Literal[
@@ -167,7 +169,7 @@ def on(table: Mapping[str, Setting], surface: Surface) -> tuple[str, ...]:
 def at_most(name: str, value: int) -> int:
     """``value`` if it is at most LIMIT_MAX, else a ConfigError naming the setting ``name``.
 
-    The one rule for a limit and for each k, on every face (see the module's docstring).
+    The bound of a limit and of each k, on every face (see the module's docstring).
     """
     if value > LIMIT_MAX:
         raise ConfigError(
