@@ -96,7 +96,7 @@ def test_the_cli_reports_and_refuses_accept_likely_alone(reorganised) -> None:  
         cli, ["golden", "doctor", "--kb-path", str(kb), "--golden", str(golden), "--accept-likely"]
     )
     assert refused.exit_code == 2
-    assert refused.stderr.startswith("Error: --accept-likely only chooses what --apply rewrites")
+    assert refused.stderr.startswith("Error: --accept-likely only applies with --apply")
     assert "hint:" in refused.stderr
 
 

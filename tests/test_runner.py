@@ -46,6 +46,7 @@ EVAL_PARAMETERS = (
     "retriever",
     "retriever_options",
     "retriever_name",
+    "junit",
     "result_path",
 )
 TUNE_PARAMETERS = (
