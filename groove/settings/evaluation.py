@@ -146,6 +146,17 @@ EVAL = table(
         surfaces=frozenset({"cli"}),
     ),
     Setting(
+        "retriever_allow_stale_copy",
+        "bool",
+        "Measure an engine's copy that differs from the local index (recording the copy's "
+        "corpus) instead of refusing it (docs/engines.md).",
+        flag="--allow-stale-copy",
+        dest="retriever_allow_stale_copy",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
         "retriever_concurrency",
         "whole",
         "HTTP requests in flight (default 4).",

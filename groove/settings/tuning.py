@@ -60,6 +60,17 @@ TUNE = table(
         surfaces=frozenset({"cli"}),
     ),
     Setting(
+        "retriever_allow_stale_copy",
+        "bool",
+        "Tune over an engine's copy that differs from the local index instead of refusing "
+        "it (docs/engines.md).",
+        flag="--allow-stale-copy",
+        dest="retriever_allow_stale_copy",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
         "family",
         "text",
         "With --retriever: the fusion family to sweep: rrf, weighted_rrf or convex.",
