@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces
 from groove.errors import ConfigError, HistoryError, literal
 from groove.golden.judgements import Judgements
 from groove.progress import Progress, ProgressFn, reporter
@@ -111,12 +111,6 @@ class Comparison(Introduces):
     baseline: LabelledRun
     alpha: float
     runs: tuple[RunComparison, ...]
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the significant changes, one line per run."""
-        from groove.history.card import comparison_card
-
-        return comparison_card(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {
