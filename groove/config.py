@@ -121,6 +121,7 @@ class EvalConfig:
     regression_gate: str = "threshold"
     alpha: float = 0.05
     baseline: str | None = None  # compare with the run pinned under this name
+    baseline_file: Path | None = None  # the committed accepted baseline (history/baseline_file)
     require_baseline: bool = False  # exit 4 when the gate cannot be applied
     judge: str | None = None  # who judges hits (docs/judgements.md)
 
@@ -369,7 +370,7 @@ class _Reader:
     def eval(self, data: Any) -> EvalConfig:
         keys = {
             "golden", "history_size", "k_values", "regression_threshold", "regression_gate",
-            "alpha", "baseline", "require_baseline", "judge",
+            "alpha", "baseline", "baseline_file", "require_baseline", "judge",
         }  # fmt: skip
         table = self.table(data, "eval", keys)
         cfg = EvalConfig()
@@ -402,6 +403,8 @@ class _Reader:
             if not isinstance(name, str) or not name:
                 raise self.bad_value("eval.baseline", name, "must be the name of a pinned run")
             cfg = replace(cfg, baseline=name)
+        if "baseline_file" in table:
+            cfg = replace(cfg, baseline_file=self.path(table, "eval.baseline_file"))
         if "require_baseline" in table:
             required = table["require_baseline"]
             if not isinstance(required, bool):

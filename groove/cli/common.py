@@ -36,6 +36,8 @@ def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[
         kw["required"] = True
     if setting.switch:
         kw.update(is_flag=True, default=False)
+    elif setting.bare is not None:  # the value may be left out: the command reads the text
+        kw.update(is_flag=False, flag_value=setting.bare, type=str)
     elif setting.kind in _PATH_TYPES:
         kw["type"] = _PATH_TYPES[setting.kind]
     elif setting.kind == "whole":

@@ -17,13 +17,14 @@ from groove.explain.attribution import Attributions, misses_by_cause
 from groove.golden.findings import AnyFinding
 from groove.history.baseline import Baseline
 from groove.history.change import Change, classify
+from groove.history.floor import Floor
 from groove.notes import Level, Note
 from groove.retrievers.identity import retriever_change_note
 from groove.runs.corpus import CorpusSnapshot, describe_change
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.judged import JudgedSummary
 from groove.runs.record import QueryResult, RunRecord, metric_pairs
-from groove.stats.gate import GateDecision
+from groove.stats.gate import GateDecision, GatedMetric
 from groove.stats.significance import Significance
 
 if TYPE_CHECKING:
@@ -85,6 +86,11 @@ class EvalRun(Introduces):
     gate_status: GateStatus | None = None  # whether the gate could judge this run
     # judged@k, when the golden file has a judgements file beside it (docs/judgements.md)
     judged: JudgedSummary | None = None
+    # the accepted baseline (groove.history.floor), the gate's view against it when it is
+    # another run than ``previous``, and the metrics that fell beyond the threshold below it
+    floor: Floor | None = None
+    floor_gate: GateDecision | None = None
+    floor_fell: tuple[str, ...] = ()
 
     @property
     def baseline_stated(self) -> bool:
@@ -269,7 +275,32 @@ class EvalRun(Introduces):
         out["reason"] = status.reason
         out["required"] = status.required
         out["baseline"] = self.baseline.to_dict() if self.baseline is not None else None
+        if self.floor_stated and self.floor is not None:
+            floor = self.floor.to_dict() or {"reason": self.floor.reason}
+            gate = self.floor_gate
+            floor["regressed"] = bool(self.floor_fell)
+            floor["metrics"] = [m.to_dict() for m in gate.metrics] if gate is not None else []
+            out["floor"] = floor
         return out
+
+    @property
+    def floor_falls(self) -> tuple[GatedMetric, ...]:
+        """The metrics that fell beyond the threshold below the accepted baseline (whether
+        the gate was asked for or not; ``floor_fell`` are those it failed the run for)."""
+        return self.floor_gate.fell if self.floor_gate is not None else ()
+
+    @property
+    def floor_stated(self) -> bool:
+        """Must the reports name the accepted baseline? When it was chosen by a decision (a
+        file, an accept, a pin) and is not simply the compared run, or when the run fell
+        below it; a history where no run fell below its first run reads as the seed's."""
+        floor = self.floor
+        if floor is None:
+            return False
+        if self.floor_falls or floor.reason is not None:
+            return True
+        compared = self.previous.id if self.diff_enabled and self.previous else None
+        return floor.explicit and floor.run is not None and floor.run.id != compared
 
     def per_query_frame(self) -> pd.DataFrame:
         """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,

@@ -51,6 +51,8 @@ class EvalSettings:
     explain: bool = False  # attribute every miss to a cause (groove eval --explain)
     exclude_dirs: tuple[str, ...] | None = None  # the index's, to say why a path is absent
     baseline: str | None = None  # compare with the run pinned under this name
+    # the committed accepted baseline (groove.history.baseline_file); used when it exists
+    baseline_file: Path | None = None
     require_baseline: bool = False  # "gate not applied" is a failure (exit 4)
 
     @property
@@ -135,8 +137,17 @@ def resolve_settings(
             "retriever": spec,
             "exclude_dirs": config.exclude_dirs,
             "baseline": _pin_name(values["baseline"]),
+            "baseline_file": baseline_file_for(values["baseline_file"], golden_path),
         }
     )
+
+
+def baseline_file_for(given: Path | None, golden: Path) -> Path:
+    """The ``baseline_file`` setting (given, else ``[eval].baseline_file``), else
+    ``<golden stem>.baseline.json`` beside the golden file (eval and baseline accept)."""
+    from groove.history.baseline_file import default_path
+
+    return given.expanduser() if given is not None else default_path(golden)
 
 
 #: The settings of groove's own engine, refused with an external retriever.

@@ -94,6 +94,7 @@ class Setting:
     must be given. ``config_key`` is the groove.toml key a value not given falls back to
     (dotted: ``eval.k_values``); ``capped``: the value (each k of a list) is at most
     LIMIT_MAX (``at_most``). groove.resolve applies both, the same way for every face.
+    ``bare``: the flag's value may be left out, and then is ``bare`` (``--file [PATH]``).
     """
 
     name: str
@@ -109,6 +110,8 @@ class Setting:
     required: bool = False
     config_key: str | None = None
     capped: bool = False
+    # A flag that may be given without its value (``--file`` alone) takes this one.
+    bare: str | None = None
 
     @property
     def param(self) -> str:
