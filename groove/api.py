@@ -26,13 +26,11 @@ from groove.settings import (
     EVAL,
     INDEX,
     JUDGE,
-    PIPELINE,
     POOL,
     SEARCH,
     TUNE,
     LexicalMode,
     Setting,
-    at_most,
 )
 
 if TYPE_CHECKING:
@@ -125,26 +123,25 @@ def search(
     """
     from groove.engine.query import compile_query
     from groove.engine.rerank import load_reranker
-    from groove.engine.search import build_options
     from groove.engine.search import search as run_search
+    from groove.engine.search_settings import resolve_settings
     from groove.engine.session import open_engine
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
     given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
-    limit = at_most("limit", given["limit"] or SEARCH["limit"].default)
     loaded = _config(config)
+    settings = resolve_settings(loaded, **given)
     compiled = compile_query(query)  # refuse a bad query before loading any model
-    options = build_options(loaded.search, limit, **{name: given[name] for name in PIPELINE})
     with open_engine(
-        given["kb_path"] or loaded.kb_path,
-        db_path=given["db_path"],
-        model=given["model"],
-        model_path=given["model_path"],
+        settings.kb_path,
+        db_path=settings.db_path,
+        model=settings.model,
+        model_path=settings.model_path,
         config=loaded,
     ) as engine:
-        cross_encoder = load_reranker(given["reranker"] or loaded.reranker)
+        cross_encoder = load_reranker(settings.reranker)
         vector = engine.embed_queries([compiled.positive_text])[0]
-        return run_search(engine.conn, query, vector, options, cross_encoder, compiled)
+        return run_search(engine.conn, query, vector, settings.options, cross_encoder, compiled)
 
 
 def evaluate(

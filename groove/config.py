@@ -10,7 +10,7 @@ typo is an error, not a silently ignored setting.
 from __future__ import annotations
 
 import json
-import math
+import keyword
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -18,26 +18,37 @@ from pathlib import Path
 from typing import Any, Literal
 
 from groove.errors import ConfigError, literal
-from groove.settings import LIMIT_MAX
+from groove.fusion import FAMILIES, NORMALIZERS
 from groove.settings import parse_k_list as parse_k_list  # re-exported for the commands
+from groove.settings import shared
+from groove.settings.evaluation import EVAL
+from groove.settings.groove_toml import (
+    BM25_CONTENT_WEIGHT,
+    BM25_CONTEXT_WEIGHT,
+    BM25_HEADING_WEIGHT,
+    CONTEXTUAL,
+    EXCLUDE_HEADINGS,
+    FUSION_FAMILY,
+    FUSION_WINDOW,
+    GROOVE_TOML,
+    MAX_EXPANDED_TOKENS_SETTING,
+    NORMALIZER,
+    RRF_K,
+    VECTOR_WEIGHT,
+    WHOLE_DOC_THRESHOLD_TOKENS,
+)
+from groove.settings.kinds import KINDS, TomlRule
 
 CONFIG_FILE_NAME = "groove.toml"
 MAX_ANCESTORS = 19
 _FIX_HINT = "fix the value in groove.toml, or delete the line to use the default"
-#: Upper bound of [search.parent_retriever].max_expanded_tokens.
-MAX_EXPANDED_TOKENS = 8192
-_TOP_KEYS = {
-    "kb_path", "model", "model_path", "reranker", "exclude_headings", "exclude_dirs",
-    "contextual", "search", "eval",
-}  # fmt: skip
-
-
 #: [search.fusion] family: how the two legs are fused (groove.fusion).
-FUSION_FAMILIES = ("rrf", "weighted_rrf", "convex")
+FUSION_FAMILIES: tuple[str, ...] = FAMILIES
 #: [search.fusion] normalizer of the convex family.
-FUSION_NORMALIZERS = ("none", "minmax", "zscore", "dbsf", "l2", "tmm")
-#: The largest [search.fusion] window (candidates per leg).
-FUSION_WINDOW_MAX = 10_000
+FUSION_NORMALIZERS: tuple[str, ...] = NORMALIZERS
+#: Keys whose value sits on another attribute than the key's path: ``[contextual].enabled``
+#: is ``Config.contextual``.
+_ATTRIBUTES = {"contextual.enabled": ("contextual",)}
 
 
 @dataclass(frozen=True)
@@ -48,14 +59,14 @@ class FusionConfig:
     None: groove's pool), the vector leg's weight (the lexical leg gets 1 - that) and the
     convex family's normalizer."""
 
-    rrf_k: float = 60.0
-    bm25_heading_weight: float = 2.0
-    bm25_context_weight: float = 1.0
-    bm25_content_weight: float = 1.0
-    family: str = "rrf"
-    window: int | None = None
-    vector_weight: float = 0.5
-    normalizer: str = "minmax"
+    rrf_k: float = RRF_K.default
+    bm25_heading_weight: float = BM25_HEADING_WEIGHT.default
+    bm25_context_weight: float = BM25_CONTEXT_WEIGHT.default
+    bm25_content_weight: float = BM25_CONTENT_WEIGHT.default
+    family: str = FUSION_FAMILY.default
+    window: int | None = FUSION_WINDOW.default
+    vector_weight: float = VECTOR_WEIGHT.default
+    normalizer: str = NORMALIZER.default
 
     @property
     def weights(self) -> tuple[float, float, float]:
@@ -91,16 +102,16 @@ class FusionConfig:
 
 @dataclass(frozen=True)
 class MmrConfig:
-    enabled: bool = False
-    lambda_: float = 0.7
-    same_doc_penalty: float = 0.0
+    enabled: bool = shared.MMR.default
+    lambda_: float = shared.MMR_LAMBDA.default
+    same_doc_penalty: float = shared.MMR_SAME_DOC_PENALTY.default
 
 
 @dataclass(frozen=True)
 class ParentRetrieverConfig:
-    enabled: bool = False
-    whole_doc_threshold_tokens: int = 100
-    max_expanded_tokens: int = 2000
+    enabled: bool = shared.PARENT_RETRIEVER.default
+    whole_doc_threshold_tokens: int = WHOLE_DOC_THRESHOLD_TOKENS.default
+    max_expanded_tokens: int = MAX_EXPANDED_TOKENS_SETTING.default
 
 
 @dataclass(frozen=True)
@@ -114,15 +125,17 @@ class SearchConfig:
 
 @dataclass(frozen=True)
 class EvalConfig:
+    """[eval]; each default is its setting's (groove.settings.evaluation)."""
+
     golden: Path | None = None
-    history_size: int = 10
-    k_values: tuple[int, ...] = (1, 5, 10)
-    regression_threshold: float = 0.05
-    regression_gate: str = "threshold"
-    alpha: float = 0.05
+    history_size: int = EVAL["history_size"].default
+    k_values: tuple[int, ...] = EVAL["k_values"].default
+    regression_threshold: float = EVAL["regression_threshold"].default
+    regression_gate: str = EVAL["regression_gate"].default
+    alpha: float = EVAL["alpha"].default
     baseline: str | None = None  # compare with the run pinned under this name
     baseline_file: Path | None = None  # the committed accepted baseline (history/baseline_file)
-    require_baseline: bool = False  # exit 4 when the gate cannot be applied
+    require_baseline: bool = EVAL["require_baseline"].default  # exit 4: gate not applied
     judge: str | None = None  # who judges hits (docs/judgements.md)
 
 
@@ -133,9 +146,9 @@ class Config:
     model: str | None = None
     model_path: Path | None = None
     reranker: str | None = None
-    exclude_headings: tuple[str, ...] = ()
+    exclude_headings: tuple[str, ...] = EXCLUDE_HEADINGS.default
     exclude_dirs: tuple[str, ...] | None = None
-    contextual: bool = False
+    contextual: bool = CONTEXTUAL.default
     search: SearchConfig = field(default_factory=SearchConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
@@ -187,13 +200,68 @@ def parse_config(text: str, source: Path) -> Config:
     return _Reader(source).config(data)
 
 
-def _show(value: float) -> str:
-    """A bound as a person writes it: 1000000, 0.5."""
-    return str(int(value)) if float(value).is_integer() else repr(value)
+def attribute_path(key: str) -> tuple[str, ...]:
+    """The attributes of Config that hold the groove.toml key ``key`` (``search.mmr.lambda``
+    -> search, mmr, lambda_: a Python keyword ends in ``_``)."""
+    if key in _ATTRIBUTES:
+        return _ATTRIBUTES[key]
+    return tuple(part + "_" if keyword.iskeyword(part) else part for part in key.split("."))
+
+
+def _with(obj: Any, path: tuple[str, ...], value: Any) -> Any:
+    """``obj`` (a frozen dataclass) with the attribute at ``path`` set to ``value``."""
+    head, rest = path[0], path[1:]
+    return replace(obj, **{head: _with(getattr(obj, head), rest, value) if rest else value})
+
+
+def _sections() -> dict[str, set[str]]:
+    """Each table of groove.toml ("" is the top) and the keys it allows: the last part of
+    each declared key, and the subtables on the way to it."""
+    allowed: dict[str, set[str]] = {"": set()}
+    for key in GROOVE_TOML:
+        parts = key.split(".")
+        for depth in range(len(parts)):
+            allowed.setdefault(".".join(parts[:depth]), set()).add(parts[depth])
+    return allowed
+
+
+_SECTIONS = _sections()
+
+
+def _weights_not_all_zero(cfg: Config) -> str | None:
+    if any(cfg.search.fusion.weights):
+        return None
+    return "the three bm25 weights cannot all be zero"
+
+
+def _parent_widens(cfg: Config) -> str | None:
+    parent = cfg.search.parent_retriever
+    if parent.max_expanded_tokens > parent.whole_doc_threshold_tokens:
+        return None
+    return (
+        f"max_expanded_tokens ({parent.max_expanded_tokens}) must be above "
+        f"whole_doc_threshold_tokens ({parent.whole_doc_threshold_tokens})"
+    )
+
+
+#: Rules between the keys of one table, checked when the file has the table.
+_TABLE_RULES = {
+    "search.fusion": _weights_not_all_zero,
+    "search.parent_retriever": _parent_widens,
+}
+
+
+def _has_table(data: Mapping[str, Any], name: str) -> bool:
+    for part in name.split("."):
+        if not isinstance(data, Mapping) or part not in data:
+            return False
+        data = data[part]
+    return True
 
 
 class _Reader:
-    """Turns a parsed TOML mapping into Config; every error names the file and dotted key.
+    """Turns a parsed TOML mapping into Config through the declared keys (GROOVE_TOML):
+    each value is read by its setting's kind; every error names the file and dotted key.
 
     Messages: ``invalid <file>: <key> = <value>: <rule>`` for a bad value,
     ``invalid <file>: unknown key <key>`` for a typo, ``invalid <file>: [<table>] <rule>`` for
@@ -210,10 +278,11 @@ class _Reader:
     def bad_value(self, key: str, value: Any, rule: str) -> ConfigError:
         return self.fail(f"{key} = {_toml_repr(value)}: {rule}")
 
-    def table(self, data: Any, name: str, allowed: set[str]) -> Mapping[str, Any]:
-        """``data`` checked to be a table with only ``allowed`` keys; ``name`` is dotted."""
+    def table(self, data: Any, name: str) -> Mapping[str, Any]:
+        """``data`` checked to be a table with only the keys its section allows."""
         if not isinstance(data, Mapping):
             raise self.bad_value(name, data, "must be a table ([" + name + "])")
+        allowed = _SECTIONS[name]
         unknown = sorted(set(data) - allowed)
         if unknown:
             where = f"{name}.{unknown[0]}" if name else unknown[0]
@@ -223,203 +292,32 @@ class _Reader:
             )
         return data
 
-    def number(self, data: Mapping[str, Any], key: str, lo: float, hi: float) -> float:
-        value = data[key.rpartition(".")[2]]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.bad_value(key, value, "must be a number")
-        # Compare before converting: TOML integers are unbounded and float() would overflow.
-        if not lo <= value <= hi or not math.isfinite(float(value)):
-            raise self.bad_value(key, value, f"must be between {_show(lo)} and {_show(hi)}")
-        return float(value)
-
-    def integer(self, data: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
-        value = data[key.rpartition(".")[2]]
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise self.bad_value(key, value, f"must be a whole number from {lo} to {hi}")
-        return value
-
-    def boolean(self, data: Mapping[str, Any], key: str) -> bool:
-        value = data[key.rpartition(".")[2]]
-        if not isinstance(value, bool):
-            raise self.bad_value(key, value, "must be true or false")
-        return value
-
-    def string(self, data: Mapping[str, Any], key: str) -> str:
-        value = data[key.rpartition(".")[2]]
-        if not isinstance(value, str) or not value.strip():
-            raise self.bad_value(key, value, "must be a non-empty string")
-        return value
-
-    def strings(self, data: Mapping[str, Any], key: str) -> tuple[str, ...]:
-        value = data[key.rpartition(".")[2]]
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise self.bad_value(key, value, "must be a list of non-empty strings")
-        return tuple(value)
-
-    def path(self, data: Mapping[str, Any], key: str) -> Path:
-        text = self.string(data, key)
-        try:
-            return self.base / Path(text).expanduser()
-        except (RuntimeError, ValueError) as exc:  # unknown ~user, or a NUL byte
-            raise self.bad_value(key, text, f"is not a usable path ({exc})") from exc
+    def values(self, data: Any, name: str = "") -> dict[str, Any]:
+        """Every value of the table ``name`` and its subtables, by dotted key, each read
+        by its declaration's kind."""
+        found: dict[str, Any] = {}
+        for part, value in self.table(data, name).items():
+            key = f"{name}.{part}" if name else part
+            setting = GROOVE_TOML.get(key)
+            if setting is None:  # a subtable
+                found.update(self.values(value, key))
+                continue
+            try:
+                found[key] = KINDS[setting.kind].toml(value, setting, self.base)
+            except TomlRule as bad:
+                raise self.bad_value(key, value, bad.rule) from None
+        return found
 
     def config(self, data: Mapping[str, Any]) -> Config:
-        top = self.table(data, "", _TOP_KEYS)
+        values = self.values(data)
         cfg = Config(source=self.source)
-        if "kb_path" in top:
-            cfg = replace(cfg, kb_path=self.path(top, "kb_path"))
-        if "model" in top:
-            cfg = replace(cfg, model=self.string(top, "model"))
-        if "model_path" in top:
-            cfg = replace(cfg, model_path=self.path(top, "model_path"))
-        if "reranker" in top:
-            cfg = replace(cfg, reranker=self.string(top, "reranker"))
-        if "exclude_headings" in top:
-            cfg = replace(cfg, exclude_headings=self.strings(top, "exclude_headings"))
-        if "exclude_dirs" in top:
-            cfg = replace(cfg, exclude_dirs=self.strings(top, "exclude_dirs"))
-        if "contextual" in top:
-            ctx = self.table(top["contextual"], "contextual", {"enabled"})
-            if "enabled" in ctx:
-                cfg = replace(cfg, contextual=self.boolean(ctx, "contextual.enabled"))
-        if "search" in top:
-            cfg = replace(cfg, search=self.search(top["search"]))
-        if "eval" in top:
-            cfg = replace(cfg, eval=self.eval(top["eval"]))
+        for key, value in values.items():
+            cfg = _with(cfg, attribute_path(key), value)
+        for section, rule in _TABLE_RULES.items():
+            problem = rule(cfg) if _has_table(data, section) else None
+            if problem is not None:
+                raise self.fail(f"[{section}] {problem}")
         return cfg
-
-    def search(self, data: Any) -> SearchConfig:
-        allowed = {"fusion", "mmr", "parent_retriever", "lexical"}
-        table = self.table(data, "search", allowed)
-        search = SearchConfig()
-        if "lexical" in table:
-            search = replace(search, lexical=self.lexical(table["lexical"]))
-        if "fusion" in table:
-            search = replace(search, fusion=self.fusion(table["fusion"]))
-        if "mmr" in table:
-            search = replace(search, mmr=self.mmr(table["mmr"]))
-        if "parent_retriever" in table:
-            search = replace(search, parent_retriever=self.parent(table["parent_retriever"]))
-        return search
-
-    def lexical(self, value: Any) -> Literal["auto", "trigram", "porter"]:
-        if value == "auto" or value == "trigram" or value == "porter":
-            return value
-        raise self.bad_value("search.lexical", value, 'must be "auto", "trigram" or "porter"')
-
-    def fusion(self, data: Any) -> FusionConfig:
-        weights = ("bm25_heading_weight", "bm25_context_weight", "bm25_content_weight")
-        family_keys = {"family", "window", "vector_weight", "normalizer"}
-        table = self.table(data, "search.fusion", {"rrf_k", *weights, *family_keys})
-        values: dict[str, Any] = {}
-        if "rrf_k" in table:
-            values["rrf_k"] = self.number(table, "search.fusion.rrf_k", 1.0, 1e6)
-        for key in weights:
-            if key in table:
-                values[key] = self.number(table, f"search.fusion.{key}", 0.0, 1e6)
-        for key, allowed in (("family", FUSION_FAMILIES), ("normalizer", FUSION_NORMALIZERS)):
-            if key in table:
-                if table[key] not in allowed:
-                    raise self.bad_value(
-                        f"search.fusion.{key}", table[key], "must be " + " / ".join(allowed)
-                    )
-                values[key] = table[key]
-        if "window" in table:
-            values["window"] = self.integer(table, "search.fusion.window", 1, FUSION_WINDOW_MAX)
-        if "vector_weight" in table:
-            values["vector_weight"] = self.number(table, "search.fusion.vector_weight", 0.0, 1.0)
-        fusion = FusionConfig(**values)
-        if not any(fusion.weights):
-            raise self.fail("[search.fusion] the three bm25 weights cannot all be zero")
-        return fusion
-
-    def mmr(self, data: Any) -> MmrConfig:
-        table = self.table(data, "search.mmr", {"enabled", "lambda", "same_doc_penalty"})
-        mmr = MmrConfig()
-        if "enabled" in table:
-            mmr = replace(mmr, enabled=self.boolean(table, "search.mmr.enabled"))
-        if "lambda" in table:
-            mmr = replace(mmr, lambda_=self.number(table, "search.mmr.lambda", 0.0, 1.0))
-        if "same_doc_penalty" in table:
-            penalty = self.number(table, "search.mmr.same_doc_penalty", 0.0, 1.0)
-            mmr = replace(mmr, same_doc_penalty=penalty)
-        return mmr
-
-    def parent(self, data: Any) -> ParentRetrieverConfig:
-        name = "search.parent_retriever"
-        keys = {"enabled", "whole_doc_threshold_tokens", "max_expanded_tokens"}
-        table = self.table(data, name, keys)
-        parent = ParentRetrieverConfig()
-        if "enabled" in table:
-            parent = replace(parent, enabled=self.boolean(table, f"{name}.enabled"))
-        if "whole_doc_threshold_tokens" in table:
-            key = f"{name}.whole_doc_threshold_tokens"
-            threshold = self.integer(table, key, 0, MAX_EXPANDED_TOKENS - 1)
-            parent = replace(parent, whole_doc_threshold_tokens=threshold)
-        if "max_expanded_tokens" in table:
-            key = f"{name}.max_expanded_tokens"
-            cap = self.integer(table, key, 1, MAX_EXPANDED_TOKENS)
-            parent = replace(parent, max_expanded_tokens=cap)
-        if parent.max_expanded_tokens <= parent.whole_doc_threshold_tokens:
-            raise self.fail(
-                f"[{name}] max_expanded_tokens ({parent.max_expanded_tokens}) must be above "
-                f"whole_doc_threshold_tokens ({parent.whole_doc_threshold_tokens})"
-            )
-        return parent
-
-    def eval(self, data: Any) -> EvalConfig:
-        keys = {
-            "golden", "history_size", "k_values", "regression_threshold", "regression_gate",
-            "alpha", "baseline", "baseline_file", "require_baseline", "judge",
-        }  # fmt: skip
-        table = self.table(data, "eval", keys)
-        cfg = EvalConfig()
-        if "golden" in table:
-            cfg = replace(cfg, golden=self.path(table, "eval.golden"))
-        if "judge" in table:
-            cfg = replace(cfg, judge=self.string(table, "eval.judge"))
-        if "history_size" in table:
-            size = self.integer(table, "eval.history_size", 1, 10_000)
-            cfg = replace(cfg, history_size=size)
-        if "k_values" in table:
-            cfg = replace(cfg, k_values=self.k_values(table["k_values"]))
-        if "regression_threshold" in table:
-            threshold = self.number(table, "eval.regression_threshold", 0.0, 1.0)
-            cfg = replace(cfg, regression_threshold=threshold)
-        if "regression_gate" in table:
-            gate = table["regression_gate"]
-            if gate not in ("threshold", "significant"):
-                raise self.bad_value(
-                    "eval.regression_gate", gate, 'must be "threshold" or "significant"'
-                )
-            cfg = replace(cfg, regression_gate=gate)
-        if "alpha" in table:
-            alpha = self.number(table, "eval.alpha", 0.0, 1.0)
-            if not 0.0 < alpha < 1.0:
-                raise self.bad_value("eval.alpha", table["alpha"], "must be above 0 and below 1")
-            cfg = replace(cfg, alpha=alpha)
-        if "baseline" in table:
-            name = table["baseline"]
-            if not isinstance(name, str) or not name:
-                raise self.bad_value("eval.baseline", name, "must be the name of a pinned run")
-            cfg = replace(cfg, baseline=name)
-        if "baseline_file" in table:
-            cfg = replace(cfg, baseline_file=self.path(table, "eval.baseline_file"))
-        if "require_baseline" in table:
-            required = table["require_baseline"]
-            if not isinstance(required, bool):
-                raise self.bad_value("eval.require_baseline", required, "must be true or false")
-            cfg = replace(cfg, require_baseline=required)
-        return cfg
-
-    def k_values(self, value: Any) -> tuple[int, ...]:
-        ok = isinstance(value, list) and all(
-            isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= LIMIT_MAX for k in value
-        )
-        if not ok or not value:
-            rule = f"must be a non-empty list of whole numbers from 1 to {LIMIT_MAX}"
-            raise self.bad_value("eval.k_values", value, rule)
-        return tuple(value)
 
 
 def _toml_repr(value: Any) -> str:

@@ -25,10 +25,10 @@ from groove import errors
 from groove.config import Config
 from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
+from groove.evaluation.frames import worst_first
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.history.change import direction
-from groove.history.frames import worst_first
 from groove.history.history import history_path, load_history
 from groove.metrics import best_ranks
 from groove.settings import (
@@ -118,7 +118,7 @@ def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:
     for name in on(table, "api"):
         default = signature.parameters[name].default
         if default is not inspect.Parameter.empty:
-            assert default == table[name].default, name
+            assert default == table[name].face_default, name
 
 
 def test_judge_signature_is_pools_and_by() -> None:
@@ -168,7 +168,7 @@ def test_notebook_parameters_are_the_declared_settings(notebook, table, function
     cell.pop("result_path")  # set by the runner
     assert sorted(cell) == sorted(on(table, "notebook"))
     for name, value in cell.items():
-        assert value == table[name].default, name
+        assert value == table[name].face_default, name
     run_cell = _keywords(getattr(kernel, function))
     assert sorted(run_cell) == sorted([*on(table, "notebook"), "result_path"])
 

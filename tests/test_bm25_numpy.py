@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 from groove.engine import bm25
 from groove.engine.lexical import LexicalQuery, lexical_query
 from groove.engine.search import fts_leg
+from groove.store import postings_file
 from groove.store.db import connect, default_db_path, read_snapshot
 from groove.store.leg_scores import bm25_scored
-from groove.store.postings import index_key, read_postings, tokens
+from groove.store.postings import Postings, index_key, read_postings, tokens
 from groove.store.schema import migrate
 from groove.store.sqlite import Connection, open_connection
 
@@ -64,9 +65,19 @@ def en(indexed_kb) -> Connection:  # type: ignore[no-untyped-def]
     conn.close()
 
 
+def postings_from(conn: Connection, source: str) -> Postings:
+    """The porter postings read through SQL, or mapped from the file ``groove index`` wrote."""
+    if source == "sql":
+        return read_postings(conn, "porter")
+    mapped = postings_file.load(conn, "porter")
+    assert mapped is not None and mapped.checked
+    return mapped.postings
+
+
+@pytest.mark.parametrize("source", ["sql", "file"])
 @pytest.mark.parametrize("weights", WEIGHT_SETS)
-def test_porter_lists_and_scores_equal_fts5_bit_for_bit(en: Connection, weights) -> None:  # type: ignore[no-untyped-def]
-    scorer = bm25.Scorer.of(read_postings(en, "porter"))
+def test_porter_lists_and_scores_equal_fts5_bit_for_bit(en: Connection, weights, source) -> None:  # type: ignore[no-untyped-def]
+    scorer = bm25.Scorer.of(postings_from(en, source))
     queries = golden("golden_en.yml") + EXTRA_QUERIES
     served = 0
     for query in queries:
@@ -85,9 +96,10 @@ def test_the_sums_that_round_take_the_one_by_one_path() -> None:
     assert not bm25._sums_exact((0.3, 1.7, 0.9), (3, 3, 3))
 
 
-def test_japanese_text_on_the_porter_table_is_one_token_and_equal(indexed_kb) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("source", ["sql", "file"])
+def test_japanese_text_on_the_porter_table_is_one_token_and_equal(indexed_kb, source) -> None:  # type: ignore[no-untyped-def]
     conn = connect(default_db_path(indexed_kb("kb_ja")))
-    scorer = bm25.Scorer.of(read_postings(conn, "porter"))
+    scorer = bm25.Scorer.of(postings_from(conn, source))
     found_any = False
     for query in golden("golden_ja.yml") + JAPANESE:
         lq = lexical_query(query, "porter")
@@ -120,6 +132,7 @@ def test_ranked_reads_postings_once_they_pay_and_drops_them_when_the_index_chang
     indexed_kb,
 ) -> None:  # type: ignore[no-untyped-def]
     kb = indexed_kb("kb_en")
+    postings_file.file_path(default_db_path(kb)).unlink()  # the read through SQL
     conn = connect(default_db_path(kb))
     weights = (2.0, 1.0, 1.0)
     queries = [lexical_query(q, "porter") for q in golden("golden_en.yml")]
@@ -148,10 +161,19 @@ def test_ranked_reads_postings_once_they_pay_and_drops_them_when_the_index_chang
     conn.close()
 
 
+@pytest.mark.parametrize("source", ["sql", "file from elsewhere"])
 def test_a_mismatch_on_the_first_served_query_turns_the_numpy_path_off(
-    en: Connection, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    indexed_kb, monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:  # type: ignore[no-untyped-def]
+    db = default_db_path(indexed_kb("kb_en"))
+    if source == "sql":
+        postings_file.file_path(db).unlink()
+    else:  # a file checked by a writer in another environment: each reader checks again
+        real = postings_file.environment()
+        monkeypatch.setattr(postings_file, "environment", lambda: {**real, "numpy": "0.0"})
+    en = connect(db)
     assert bm25.prepare(en)
+    assert (postings_file.load(en, "porter") is None) == (source == "sql")
     lq = lexical_query("database backup", "porter")
     expected = fts_leg(en, lq.match, (2.0, 1.0, 1.0), 50, "porter")
     real_top = bm25.Scorer.top
@@ -200,7 +222,10 @@ def test_any_small_table_any_query_any_weights(rows, deleted, query, weights, n)
     conn.close()
 
 
-def test_a_long_run_in_a_read_snapshot_switches_to_numpy_by_itself(en: Connection) -> None:
+def test_a_long_run_in_a_read_snapshot_switches_to_numpy_by_itself(indexed_kb) -> None:  # type: ignore[no-untyped-def]
+    db = default_db_path(indexed_kb("kb_en"))
+    postings_file.file_path(db).unlink()  # no file beside the index: the postings are read
+    en = connect(db)
     weights = (2.0, 1.0, 1.0)
     queries = [lexical_query(q, "porter") for q in golden("golden_en.yml")]
     state = bm25._state(en, "porter")

@@ -128,17 +128,27 @@ def test_comparable_chain_stops_at_another_fingerprint() -> None:
 
 def test_gate_modes_on_one_query_and_broad_drops() -> None:
     base = make_run("2026-01-01T00:00:00+00:00", BASE)
-    for scores, significant_regressed in ((ONE_DOWN, False), (BROAD_DOWN, True)):
+    # five moved: three lost their answer, one unanswered and one half-answered gained it;
+    # the mean fell 0.107, beyond the threshold, but with two of five moving up the fall is not
+    # significant (and five moved queries could have been)
+    mixed = [0.0, 0.0, 0.5, 0.0, 1.0, 1.0, 1.0, *BASE[7:]]
+    cases = ((ONE_DOWN, False, True), (mixed, False, False), (BROAD_DOWN, True, False))
+    for scores, significant_regressed, unjudged in cases:
         now = make_run("2026-01-02T00:00:00+00:00", scores)
         stats = compare_records(now, base)
         threshold = decide(now, base, stats, mode="threshold", threshold=0.05)
         significant = decide(now, base, stats, mode="significant", threshold=0.05, alpha=0.05)
-        assert threshold.regressed  # both fall by more than 0.05
+        assert threshold.regressed  # all fall by more than 0.05
         assert significant.regressed is significant_regressed
-        if not significant_regressed:
-            reason = significant.reason()
+        assert significant.unjudged is unjudged and not threshold.unjudged
+        reason = significant.reason()
+        if unjudged:  # one moved query: 1/2 is the smallest p(drop), never below alpha
+            assert reason is not None and reason.startswith("gate not applied: too few queries")
+            assert "1 of 14 paired queries moved" in reason
+        elif not significant_regressed:
+            assert significant.moved == 5
             assert reason is not None and "not significant" in reason
-            assert "recall@1 ↓ 0.071 [" in reason and "p(drop)=0.50 (adjusted 0.50)" in reason
+            assert "recall@1 ↓ 0.107 [" in reason and "(adjusted " in reason
     with pytest.raises(ValueError):
         decide(base, base, None, mode="loose")
 

@@ -19,7 +19,8 @@ from embed_fixtures import (
     write_tiny_checkpoint,
 )
 
-from groove.engine import embed, onnx_bert
+from groove.engine import embed, model_folder
+from groove.engine.onnx_embed import OnnxEmbedder
 from groove.errors import ModelError
 
 minilm_root = embed_fixtures.minilm_root
@@ -181,7 +182,7 @@ def test_model_names_resolve_through_aliases_and_case() -> None:
 
 def _tiny_folder(tmp_path: Path) -> tuple[Path, dict, dict]:
     weights, config = write_tiny_checkpoint(tmp_path / "src")
-    folder = onnx_bert.prepare_folder(tmp_path / "src", tmp_path / "tiny-encoder", {}, 48)
+    folder = model_folder.prepare_folder(tmp_path / "src", tmp_path / "tiny-encoder", {}, 48)
     return folder, weights, config
 
 
@@ -237,11 +238,43 @@ def test_default_model_ranks_a_paraphrase_above_unrelated_text(minilm: embed.Emb
 def test_length_sorted_batches_give_the_rows_of_one_by_one_embedding(
     minilm: embed.Embedder,
 ) -> None:
-    assert isinstance(minilm, embed.FastEmbedder)
+    assert isinstance(minilm, OnnxEmbedder)
     batched = minilm.embed(MIXED, batch_size=3)
     single = np.array([minilm.embed([t])[0] for t in MIXED])
     np.testing.assert_allclose(batched, single, atol=1e-5)
     assert minilm.embed([]).shape == (0, 384)
+
+
+@pytest.mark.model
+def test_default_model_on_onnxruntime_gives_fastembeds_rows_bit_for_bit(
+    minilm: embed.Embedder, minilm_root: Path
+) -> None:
+    """The default path skips fastembed (its imports cost a cold start about a second); the
+    rows it returns are the ones fastembed returns on the same folder, exactly."""
+    assert isinstance(minilm, OnnxEmbedder)
+    folder = minilm_root / "models" / embed.DEFAULT_DIR_NAME
+    through_fastembed = embed.load_embedder(embed.DEFAULT_MODEL, model_path=folder)
+    assert isinstance(through_fastembed, embed.FastEmbedder)
+    texts = [*MIXED, "x " * 400, "検索", "RRF merges BM25"]  # one cut at 256 tokens
+    np.testing.assert_array_equal(minilm.embed(texts), through_fastembed.embed(texts))
+    for size in (1, 4):
+        np.testing.assert_array_equal(
+            minilm.embed(texts, batch_size=size), through_fastembed.embed(texts, batch_size=size)
+        )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GROOVE_CACHE_DIR", str(minilm_root))
+        single = embed.load_embedder(threads=1)
+    np.testing.assert_array_equal(single.embed(texts), through_fastembed.embed(texts))
+
+
+def test_a_broken_default_folder_is_a_model_error_naming_model_prepare(tmp_path: Path) -> None:
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "tokenizer_config.json").write_text('{"model_max_length": 8}')
+    (folder / "tokenizer.json").write_text("not json")
+    with pytest.raises(ModelError, match="cannot be loaded") as caught:
+        OnnxEmbedder(folder, "x", batch_size=4)
+    assert caught.value.hint is not None and "model prepare --force" in caught.value.hint
 
 
 @pytest.mark.model
@@ -287,7 +320,7 @@ def test_missing_default_model_is_prepared_with_a_note(
             "(once, a few seconds)...",
         )
     ]
-    assert onnx_bert.is_prepared(tmp_path / "models" / "all-MiniLM-L6-v2", None)
+    assert model_folder.is_prepared(tmp_path / "models" / "all-MiniLM-L6-v2", None)
     assert embed.prepare_default_model() == tmp_path / "models" / "all-MiniLM-L6-v2"
     embed.load_embedder()
     assert capsys.readouterr().err == ""

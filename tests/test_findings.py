@@ -10,10 +10,10 @@ from groove.golden.findings import (
     QuotedQuery,
     QuoteScanner,
     normalise,
-    warning_text,
 )
 from groove.golden.queries import GoldenQuery
 from groove.metrics import Expected
+from groove.report.findings_text import quoted_text
 
 Q1 = "How do I roll back a bad release?"
 Q2 = "What share of traffic does a canary get?"
@@ -120,7 +120,7 @@ def test_warning_text_is_exact() -> None:
     findings = (
         Finding(CHECK_QUOTED, "eng/eval.md", (QuotedQuery("torch", None), QuotedQuery("ce", 8))),
     )
-    assert warning_text(findings) == (
+    assert quoted_text(findings) == (
         "groove eval: 1 document(s) quote 2 or more golden queries verbatim "
         "(golden-queries-quoted).\n"
         "  eng/eval.md\n"
@@ -150,9 +150,9 @@ def test_ids_shared_by_several_queries_are_named_given_or_default(tmp_path) -> N
         DuplicateIdFinding,
         duplicate_id_findings,
         finding_from_dict,
-        warning_texts,
     )
     from groove.golden.queries import load_golden
+    from groove.report.findings_text import warning_texts
 
     stem = "How do I roll back a deploy when"  # 32 characters: the default id
     assert len(stem) == 32
@@ -197,7 +197,8 @@ INDEXED = frozenset({"ops/rollback.md", "ops/canary.md", "team/oncall.md", "arch
 
 
 def test_absolute_hit_paths_are_not_indexed_paths_and_the_fix_names_the_prefix() -> None:
-    from groove.golden.hit_paths import hit_path_findings, hit_path_warning_text
+    from groove.golden.hit_paths import hit_path_findings
+    from groove.report.findings_text import hit_path_text
 
     tops = _tops(*(f"/srv/kb/{p}" for p in sorted(INDEXED)))
     (found,) = hit_path_findings(tops, {"ops/rollback.md"}, INDEXED)
@@ -209,7 +210,7 @@ def test_absolute_hit_paths_are_not_indexed_paths_and_the_fix_names_the_prefix()
     )
     assert found.examples == ("/srv/kb/archive/old.md", "/srv/kb/ops/canary.md",
                               "/srv/kb/ops/rollback.md")  # fmt: skip
-    assert hit_path_warning_text([found]) == (
+    assert hit_path_text([found]) == (
         "groove eval: 4 of 4 hit paths from the retriever are not indexed paths "
         "(retriever-paths-implausible).\n"
         "  e.g. /srv/kb/archive/old.md, /srv/kb/ops/canary.md, /srv/kb/ops/rollback.md\n"

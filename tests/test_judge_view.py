@@ -112,7 +112,7 @@ def test_the_notebook_has_no_logic_and_its_parameters_are_the_declared_settings(
     values = {n.targets[0].id: ast.literal_eval(n.value) for n in tree.body}  # type: ignore[attr-defined]
     assert sorted(values) == sorted(on(JUDGE, "notebook"))
     for name, value in values.items():
-        assert value == JUDGE[name].default, name
+        assert value == JUDGE[name].face_default, name
     code = [c for c in cells if c["cell_type"] == "code" and c is not params]
     assert len(code) == 1 and "".join(code[0]["source"]).count("(") == 1  # one call
     import inspect

@@ -1,9 +1,13 @@
-"""One rule for a limit or a k above groove.settings.LIMIT_MAX, the same on every face.
+"""The size of a result list on every face, as the reference has it.
 
-The rule: from 1 to LIMIT_MAX (10,000, the reference's supported maximum) is accepted, above
-it is refused with a one-line error that names the setting as the face spells it. Nothing is
-lowered, silently or with a note. Each face is run for real up to the point of refusal, which
-comes before any model or index is opened (so no index is needed here).
+Up to LIMIT_MAX (10,000, the reference's supported maximum) a limit or a k is accepted;
+above it, it is refused with a one-line error that names the setting as the face spells
+it, in every task. Below the bound, search and tune take it as given, while eval lowers
+its limit and each k to EVAL_RETRIEVAL_CAP (1,000: the reference's
+``normalize_eval_limit_and_k``), the k sorted without repeats and not lowered to the
+limit, with ``groove eval: note: limit 2000 exceeds the retrieval cap; using 1000`` when
+the limit changed. Each face is run for real up to the point of refusal, which comes
+before any model or index is opened; the note is checked on a real eval.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from groove.engine.search import SearchOptions
 from groove.errors import ConfigError
 from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.notebooks import kernel
-from groove.settings import LIMIT_MAX
+from groove.notes import Note
+from groove.settings import EVAL_RETRIEVAL_CAP, LIMIT_MAX
 from groove.tuning.settings import resolve_settings as tune_settings
 
 OVER = LIMIT_MAX + 1
@@ -41,13 +46,77 @@ def test_the_bound_is_the_references_supported_maximum() -> None:
     assert LIMIT_MAX == 10_000
 
 
-def test_at_the_bound_eval_and_tune_keep_the_values_as_given(kb: Path) -> None:
+def test_the_caps_are_the_references() -> None:
+    assert (EVAL_RETRIEVAL_CAP, LIMIT_MAX) == (1_000, 10_000)
+
+
+def _capped(requested: int) -> Note:
+    return Note(
+        "limit-capped",
+        f"limit {requested} exceeds the retrieval cap; using 1000",
+        data={"requested": requested, "used": 1000},
+    )
+
+
+def test_eval_lowers_a_limit_over_the_retrieval_cap_with_a_note(kb: Path) -> None:
+    s = eval_settings(Config(), kb_path=kb, golden=kb / "g.yml", limit=2000)
+    assert (s.limit, s.search.limit, s.k_values, s.notes) == (
+        1000,
+        1000,
+        (1, 5, 10),
+        (_capped(2000),),
+    )
+    at_cap = eval_settings(Config(), kb_path=kb, golden=kb / "g.yml", limit=1000)
+    assert (at_cap.limit, at_cap.notes) == (1000, ())
+
+
+def test_eval_lowers_each_k_sorts_them_and_keeps_them_above_the_limit(kb: Path) -> None:
+    """Each k := min(k, 1000), sorted and de-duplicated; k is not clamped to the limit, and
+    lowering a k alone says nothing (only a changed limit has a note)."""
+    s = eval_settings(
+        Config(), kb_path=kb, golden=kb / "g.yml", k_values=[2000, 5, 1000, 1], limit=3
+    )
+    assert (s.k_values, s.limit, s.notes) == ((1, 5, 1000), 3, ())
+    assert s.depth == 1000
+
+
+def test_eval_takes_its_limit_from_the_k_as_given_before_lowering_them(kb: Path) -> None:
+    s = eval_settings(Config(), kb_path=kb, golden=kb / "g.yml", k_values=[1, LIMIT_MAX])
+    assert (s.k_values, s.limit, s.notes) == ((1, 1000), 1000, (_capped(LIMIT_MAX),))
+
+
+def test_eval_lowers_groove_toml_k_values_too(kb: Path) -> None:
+    from groove.config import EvalConfig
+
+    config = Config(eval=EvalConfig(k_values=(5000, 10)))
+    s = eval_settings(config, kb_path=kb, golden=kb / "g.yml")
+    assert (s.k_values, s.limit, s.notes) == ((10, 1000), 1000, (_capped(5000),))
+
+
+def test_tune_keeps_the_values_as_given_up_to_the_bound(kb: Path) -> None:
     golden = kb / "g.yml"
-    s = eval_settings(Config(), kb_path=kb, golden=golden, k_values=[1, LIMIT_MAX])
-    assert (s.k_values, s.limit, s.notes) == ((1, LIMIT_MAX), LIMIT_MAX, ())
     t = tune_settings(Config(), kb_path=kb, golden=golden, k_values=[LIMIT_MAX], limit=LIMIT_MAX)
     assert (t.k_values, t.limit, t.notes) == ((5, LIMIT_MAX), LIMIT_MAX, ())
+    t = tune_settings(Config(), kb_path=kb, golden=golden, k_values=[1, 2000], limit=1500)
+    assert (t.k_values, t.limit) == ((1, 5, 2000), 2000)
     assert SearchOptions(limit=LIMIT_MAX).limit == LIMIT_MAX
+
+
+def test_the_cli_eval_prints_the_references_note(indexed_kb, golden_en: Path) -> None:  # type: ignore[no-untyped-def]
+    """A real eval: the note on stderr, word for word, and the run made at the cap."""
+    kb = indexed_kb("kb_en")
+    args = ["eval", "--kb-path", str(kb), "--golden", str(golden_en), "--no-history"]
+    result = CliRunner().invoke(
+        cli, [*args, "--limit", "2000", "--k", "1,5000,5,5", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == "groove eval: note: limit 2000 exceeds the retrieval cap; using 1000\n"
+    document = json.loads(result.stdout)
+    assert document["fingerprint"]["limit"] == 1000
+    assert document["fingerprint"]["k_values"] == [1, 5, 1000]
+    assert sorted(document["aggregate"]["recall_at_k"], key=int) == ["1", "5", "1000"]
+    quiet = CliRunner().invoke(cli, [*args, "--limit", "1000", "--format", "json"])
+    assert (quiet.exit_code, quiet.stderr) == (0, "")
 
 
 @pytest.mark.parametrize(
@@ -186,3 +255,17 @@ def test_the_api_refuses_a_pool_limit_over_the_bound(kb: Path) -> None:
         groove.pool(kb, golden, limit=OVER)
     assert str(info.value) == f"keyword limit {OVER} exceeds the supported maximum {LIMIT_MAX}"
     assert info.value.hint == f"pass limit=N with N from 1 to {LIMIT_MAX}"
+
+
+def test_the_api_and_the_notebook_carry_the_note(
+    indexed_kb, golden_en: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    kb = indexed_kb("kb_en")
+    run = groove.evaluate(kb, golden_en, limit=2000, history=False)
+    assert run.record.fingerprint.limit == 1000
+    assert _capped(2000) in run.notes
+    outcome = kernel.eval_report(
+        kb_path=kb, golden=golden_en, limit=2000, history=False, result_path=tmp_path / "r.json"
+    )
+    assert outcome.exit_code == 0
+    assert _capped(2000) in outcome.notes

@@ -24,7 +24,7 @@ from embed_fixtures import (
 )
 from safetensors.numpy import save_file
 
-from groove.engine import embed, onnx_bert
+from groove.engine import embed, model_folder, onnx_bert
 from groove.errors import ModelError
 
 minilm_root = embed_fixtures.minilm_root
@@ -121,23 +121,23 @@ def test_missing_tensor_and_other_activation_are_model_errors() -> None:
 
 
 def _prepare(source: Path, target: Path, force: bool = False) -> Path:
-    return onnx_bert.prepare_folder(source, target, TINY_MANIFEST, 32, force=force)
+    return model_folder.prepare_folder(source, target, TINY_MANIFEST, 32, force=force)
 
 
 def test_prepare_folder_writes_a_complete_folder(tmp_path: Path) -> None:
     write_tiny_checkpoint(tmp_path / "src")
     target = _prepare(tmp_path / "src", tmp_path / "cache" / "tiny")
     assert sorted(p.name for p in target.iterdir()) == sorted(
-        [*onnx_bert.PREPARED_FILES, onnx_bert.MANIFEST]
+        [*model_folder.PREPARED_FILES, model_folder.MANIFEST]
     )
-    manifest = json.loads((target / onnx_bert.MANIFEST).read_text())
-    assert manifest == {**TINY_MANIFEST, "format": onnx_bert.PREPARE_FORMAT}
+    manifest = json.loads((target / model_folder.MANIFEST).read_text())
+    assert manifest == {**TINY_MANIFEST, "format": model_folder.PREPARE_FORMAT}
     assert json.loads((target / "tokenizer_config.json").read_text())["model_max_length"] == 32
     tokenizer = json.loads((target / "tokenizer.json").read_text())
     assert (tokenizer["truncation"]["max_length"], tokenizer["padding"]) == (32, None)
     # nothing but the folder, its lock file and no temp folders beside it
     assert sorted(p.name for p in target.parent.iterdir()) == [".tiny.lock", "tiny"]
-    assert onnx_bert.is_prepared(target, TINY_MANIFEST)
+    assert model_folder.is_prepared(target, TINY_MANIFEST)
 
 
 def test_prepare_folder_is_idempotent_and_force_rebuilds(tmp_path: Path) -> None:
@@ -154,11 +154,11 @@ def test_prepare_folder_is_idempotent_and_force_rebuilds(tmp_path: Path) -> None
 def test_prepare_folder_rebuilds_on_other_manifest_or_missing_file(tmp_path: Path) -> None:
     write_tiny_checkpoint(tmp_path / "src")
     target = _prepare(tmp_path / "src", tmp_path / "tiny")
-    assert not onnx_bert.is_prepared(target, {**TINY_MANIFEST, "source": "newer"})
-    onnx_bert.prepare_folder(tmp_path / "src", target, {**TINY_MANIFEST, "source": "newer"}, 32)
-    assert json.loads((target / onnx_bert.MANIFEST).read_text())["source"] == "newer"
+    assert not model_folder.is_prepared(target, {**TINY_MANIFEST, "source": "newer"})
+    model_folder.prepare_folder(tmp_path / "src", target, {**TINY_MANIFEST, "source": "newer"}, 32)
+    assert json.loads((target / model_folder.MANIFEST).read_text())["source"] == "newer"
     (target / "tokenizer.json").unlink()
-    assert not onnx_bert.is_prepared(target, None)
+    assert not model_folder.is_prepared(target, None)
     _prepare(tmp_path / "src", target)
     assert (target / "tokenizer.json").is_file()
 
@@ -182,7 +182,7 @@ def test_interrupted_prepare_leaves_no_folder_and_the_next_run_works(
     leftover.mkdir()
     (leftover / "model.onnx").write_bytes(b"half a model")
     target = _prepare(tmp_path / "src", tmp_path / "tiny")
-    assert onnx_bert.is_prepared(target, TINY_MANIFEST)
+    assert model_folder.is_prepared(target, TINY_MANIFEST)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".tiny.lock", "src", "tiny"]
 
 
@@ -223,6 +223,6 @@ def test_killed_prepare_does_not_break_the_next_one(
     assert len(list(models.glob(f".{embed.DEFAULT_DIR_NAME}.tmp-*"))) == 1
     monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
     target = embed.prepare_default_model()
-    assert onnx_bert.is_prepared(target, None)
+    assert model_folder.is_prepared(target, None)
     leftovers = sorted(p.name for p in models.iterdir() if ".tmp-" in p.name)
     assert leftovers == []

@@ -32,6 +32,7 @@ from groove.settings import (
     BASELINE,
     EVAL,
     EXPORT,
+    GROOVE_TOML,
     INDEX,
     JUDGE,
     LIMIT_MAX,
@@ -72,6 +73,14 @@ TOML_SAMPLE: dict[str, tuple[Any, Any]] = {
     "fraction": (0.25, 0.25),
     "lexical": ("porter", "porter"),
     "gate": ("significant", "significant"),
+    "pin": ("release-2", "release-2"),
+    "whole": (700, 700),
+    "count": (3, 3),
+    "number": (2.5, 2.5),
+    "level": (0.01, 0.01),
+    "texts": (["a", "b"], ("a", "b")),
+    "family": ("convex", "convex"),
+    "normalizer": ("zscore", "zscore"),
 }
 
 
@@ -108,6 +117,32 @@ def test_each_config_key_is_a_groove_toml_key_the_resolver_reads(
     assert resolve(table, config, {})[setting.name] == expected
     given = setting.parse(written)
     assert resolve(table, config, {setting.name: given})[setting.name] == given
+
+
+@pytest.mark.parametrize("key", list(GROOVE_TOML))
+def test_groove_toml_is_read_through_the_declarations(tmp_path: Path, key: str) -> None:
+    """Every key of the file is a declared setting: without the file, Config holds its
+    declared default; a value of its kind written there is read back; one of the wrong
+    kind is refused with the file's wording."""
+    setting = GROOVE_TOML[key]
+    assert config_value(Config(), key) == setting.default
+    written, read = TOML_SAMPLE[setting.kind]
+    config = parse_config(_toml(key, written), tmp_path / "groove.toml")
+    expected = tmp_path / read if setting.kind in ("path", "file", "folder") else read
+    assert config_value(config, key) == expected
+    wrong = _toml(key, 0).replace("= 0", "= { a = 1 }")  # a table: no kind takes it
+    with pytest.raises(ConfigError, match=f"{key} = "):
+        parse_config(wrong, tmp_path / "groove.toml")
+
+
+def test_the_bounds_of_a_groove_toml_key_are_its_declarations() -> None:
+    bounded = {key: s.bounds for key, s in GROOVE_TOML.items() if s.bounds is not None}
+    assert bounded["eval.history_size"] == (1, 10_000)
+    assert bounded["search.fusion.rrf_k"] == (1.0, 1e6)
+    for key, (lo, hi) in bounded.items():
+        for outside in (lo - 1, hi + 1):
+            with pytest.raises(ConfigError, match=f"{key} = "):
+                parse_config(_toml(key, outside), Path("groove.toml"))
 
 
 @pytest.mark.parametrize("name", list(RESOLVED))
@@ -202,6 +237,10 @@ SAMPLE: dict[str, Any] = {
     "folder": Path("models"),
     "gate": "significant",
     "lexical": "porter",
+    "pin": "release-2",
+    "fraction": 0.2,
+    "level": 0.01,
+    "whole": 3,
 }
 
 

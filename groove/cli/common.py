@@ -12,6 +12,7 @@ import click
 from groove import settings
 from groove.config import Config, load_config
 from groove.settings import Setting, parse_k_list
+from groove.settings.kinds import KINDS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,32 +39,8 @@ def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[
         kw.update(is_flag=True, default=False)
     elif setting.bare is not None:  # the value may be left out: the command reads the text
         kw.update(is_flag=False, flag_value=setting.bare, type=str)
-    elif setting.kind in _PATH_TYPES:
-        kw["type"] = _PATH_TYPES[setting.kind]
-    elif setting.kind == "whole":
-        kw["type"] = click.IntRange(min=1)
-    elif setting.kind == "fraction":
-        kw["type"] = click.FloatRange(0, 1)
-    elif setting.kind == "bool":
-        kw["type"] = click.BOOL
-    elif setting.kind == "seconds":
-        kw["type"] = click.FloatRange(min=0, min_open=True)
-    elif setting.kind == "count":
-        kw["type"] = click.IntRange(min=0)
-    elif setting.kind == "texts":
-        kw.update(multiple=True, default=())
-    elif setting.kind == "gate":
-        kw["type"] = click.Choice(settings.GATE_MODES)
-    elif setting.kind == "lexical":
-        kw["type"] = click.Choice(settings.LEXICAL_MODES)
-    elif setting.kind == "port":
-        kw["type"] = click.IntRange(0, 65535)
-    elif setting.kind == "integer":
-        kw["type"] = int
-    elif setting.kind == "level":
-        kw["type"] = click.FloatRange(0, 1, min_open=True, max_open=True)
-    elif setting.kind == "several":
-        kw["type"] = click.IntRange(min=2)
+    else:
+        kw.update(KINDS[setting.kind].option())  # the kind's click type (groove.settings.kinds)
     if setting.metavar is not None:
         kw["metavar"] = setting.metavar
     return click.option(setting.flag, setting.param, **kw)
@@ -97,13 +74,6 @@ def command_options(
         return f
 
     return apply
-
-
-_PATH_TYPES: dict[str, click.Path] = {
-    "path": click.Path(path_type=Path),
-    "file": click.Path(dir_okay=False, path_type=Path),
-    "folder": click.Path(file_okay=False, path_type=Path),
-}
 
 
 def resolve_kb(kb_path: Path | None, config: Config) -> Path | None:

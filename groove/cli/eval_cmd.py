@@ -10,7 +10,7 @@ import click
 
 from groove.cli.common import cli_given, command_options, config_from, use_color, warn
 from groove.cli.retriever_flags import RETRIEVER_FLAGS
-from groove.cli.words import EVAL_WHERE
+from groove.cli.words import EVAL_WHERE, FINDINGS_WHERE
 from groove.settings import EVAL
 
 
@@ -44,9 +44,10 @@ def eval_cmd(
     from groove.evaluation import run as evaluation
     from groove.evaluation.result import VERDICT_NOT_APPLIED, VERDICT_REGRESSION
     from groove.evaluation.settings import resolve_settings
-    from groove.golden.findings import warning_texts
     from groove.report import eval_json, eval_markdown, eval_text
+    from groove.report.findings_text import warning_texts
     from groove.report.notes import cli_line, not_applied_message, regression_message
+    from groove.report.rot import rot_message
     from groove.tuning.reach import PROBE
 
     config = config_from(ctx)
@@ -78,10 +79,13 @@ def eval_cmd(
     saved = evaluation.save(result, settings)
     for note in saved.notes[len(result.notes) :]:
         warn(cli_line("eval", note))
-    for text in warning_texts(result.findings):
+    for text in warning_texts(result.findings, full=full, where=FINDINGS_WHERE):
         warn(text)
     if result.verdict == VERDICT_REGRESSION:
         warn(regression_message(result, switch=EVAL["fail_on_regression"].flag or ""))
+        rot = rot_message(result)
+        if rot is not None:
+            warn(rot)
     elif result.verdict == VERDICT_NOT_APPLIED:
         warn(not_applied_message(result, switch=EVAL["require_baseline"].flag or ""))
     if result.exit_code:

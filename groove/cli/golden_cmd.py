@@ -1,4 +1,5 @@
-"""``groove golden import`` / ``export-qrels``: move golden sets to and from IR tooling."""
+"""``groove golden import`` / ``export-qrels`` (golden sets to and from IR tooling) and
+``groove golden doctor`` (broken expected entries after a KB reorganisation)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import click
 
 from groove.cli.common import command_options, config_from, resolve_kb, warn
 from groove.config import Config
-from groove.settings import GOLDEN_EXPORT_QRELS, GOLDEN_IMPORT
+from groove.settings import GOLDEN_DOCTOR, GOLDEN_EXPORT_QRELS, GOLDEN_IMPORT
 
 
 @click.group("golden")
@@ -61,6 +62,39 @@ def export_qrels_cmd(
         click.echo(qrels_lines(golden_set), nl=False)
     else:
         write_atomic(out, qrels_lines(golden_set))
+
+
+@golden_group.command("doctor")
+@command_options(GOLDEN_DOCTOR)
+@click.pass_context
+def doctor_cmd(
+    ctx: click.Context,
+    kb_path: Path | None,
+    golden: Path | None,
+    apply: bool,
+    accept_likely: bool,
+    model: str | None,
+    model_path: Path | None,
+    db_path: Path | None,
+) -> None:
+    """Find expected entries the index lost (moved, renamed, split, deleted) and fix them."""
+    from groove.evaluation.doctor import resolve_doctor, run_doctor
+    from groove.report.doctor_text import render
+
+    config = config_from(ctx)
+    given = {
+        "kb_path": kb_path,
+        "golden": golden,
+        "apply": apply,
+        "accept_likely": accept_likely,
+        "model": model,
+        "model_path": model_path,
+        "db_path": db_path,
+    }
+    report = run_doctor(resolve_doctor(config, given))
+    click.echo(render(report, apply=apply, accept_likely=accept_likely), nl=False)
+    if report.written:
+        warn("groove golden doctor: the next eval notes that the golden set changed (no diff)")
 
 
 def golden_file(config: Config, kb_path: Path | None, golden: Path | None) -> Path:

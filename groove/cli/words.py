@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 #: where the eval reports' left-out rows are (groove.report.cap)
 EVAL_WHERE = "`groove eval --full` lists them all, `--format json` has every row"
+#: where the findings' left-out entries on stderr are (groove.report.findings_text)
+FINDINGS_WHERE = "--full lists them all, --format json has every one"
 #: where the tune text report's left-out diagnostics rows are
 TUNE_WHERE = "under `diagnostics` in `groove tune --format json` and in the tune-explorer notebook"
 

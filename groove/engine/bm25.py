@@ -25,7 +25,10 @@ Served: the porter table, queries whose phrases are one token each (FTS5's token
 them: ``store.postings.tokens``), weights finite and >= 0. Anything else (trigram phrases,
 quoted multi-word phrases, odd weights) goes through SQL as before.
 
-When the postings are read. Reading them costs about as much as a few plain legs on the
+When the postings are read. ``groove index`` writes them beside the index (``persist``,
+``store.postings_file``, checked against SQL once by the writer), and a connection maps that
+file from its first query while it holds exactly what the index holds. Without a valid file,
+reading them costs about as much as a few plain legs on the
 same index (seconds at 50,000 chunks), so a connection reads them only once the plain legs
 it ran on that table have cost as much as the read is expected to (``_SECONDS_PER_TOKEN``
 times the table's tokens): a one-shot search never pays for it, a server or a long eval
@@ -45,10 +48,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from groove.engine.lexical import LexicalQuery
+from groove.store import postings_file
 from groove.store.leg_scores import bm25_scored
 from groove.store.legs import PORTER, LexicalTable, Weights, bm25_ranked
 from groove.store.postings import Postings, index_key, read_postings, recorded_size, tokens
@@ -79,7 +84,9 @@ class Scorer:
         # FTS5's expression, operation by operation: k1 * ((1 - b) + ((b * D) / avgdl)).
         length_term = K1 * ((1 - B) + ((B * postings.doc_length) / avgdl))
         tf = postings.tf
-        largest = tuple(int(m) for m in tf.max(axis=1)) if tf.shape[1] else (0,) * len(tf)
+        largest = postings.largest
+        if largest is None:  # a mapped file records it: no pass over every count
+            largest = tuple(int(m) for m in tf.max(axis=1)) if tf.shape[1] else (0,) * len(tf)
         return cls(postings, length_term, largest)
 
     def top(
@@ -337,6 +344,10 @@ def _ready(conn: Connection, table: LexicalTable, state: _State) -> Scorer | Non
         state.scorer, state.spent = None, 0.0  # the index changed: start counting again
     if key == state.refused:
         return None
+    mapped = postings_file.load(conn, table)
+    if mapped is not None:  # written by groove index: no read, no wait for it to pay
+        state.scorer, state.verified = Scorer.of(mapped.postings), mapped.checked
+        return state.scorer
     rows, total = recorded_size(key)
     if rows <= 0 or state.spent < total * _SECONDS_PER_TOKEN:
         return None
@@ -346,6 +357,39 @@ def _ready(conn: Connection, table: LexicalTable, state: _State) -> Scorer | Non
         return None
     state.scorer, state.verified = Scorer.of(postings), False
     return state.scorer
+
+
+#: Weight sets ``check_postings`` scores with: the search's defaults, and a set whose sums
+#: round (the one-at-a-time path of ``_frequency``).
+_CHECK_WEIGHTS: tuple[Weights, ...] = ((2.0, 1.0, 1.0), (1.0, 0.1, 0.7))
+
+
+def check_postings(conn: Connection, postings: Postings) -> bool:
+    """Whether a few ORs of the table's words, scored from ``postings``, equal ``bm25()``'s
+    lists and floats bit for bit (the first-query check of ``ranked``, made once by the
+    writer of the postings file): the most common words, some of middling and rare ones."""
+    by_count = np.argsort(np.diff(postings.start), kind="stable")[::-1]
+    names = {index: term for term, index in postings.terms.items()}
+    picks = [*by_count[:6], *by_count[len(by_count) // 2 :][:4], *by_count[-4:]]
+    words = [names[int(i)] for i in dict.fromkeys(picks)]
+    words = [w for w in words if tokens(w, PORTER) == (w,) and '"' not in w]
+    if not words:
+        return False
+    scorer = Scorer.of(postings)
+    match = " OR ".join(f'"{w}"' for w in words)
+    for weights in _CHECK_WEIGHTS:
+        for n in (50, postings.size + 1):
+            ids, bm25 = scorer.top(words, [], weights, n)
+            found = list(zip(ids.tolist(), bm25.tolist(), strict=True))
+            if found != bm25_scored(conn, match, weights, n, PORTER):
+                return False
+    return True
+
+
+def persist(conn: Connection, db_path: Path) -> bool:
+    """Write the porter table's postings beside the index (``store.postings_file``), so that
+    a new process serves the numpy path from its first query; whether a file is in place."""
+    return postings_file.refresh(conn, db_path, PORTER, lambda p: check_postings(conn, p))
 
 
 def serves(lexical: LexicalQuery, weights: Weights) -> bool:

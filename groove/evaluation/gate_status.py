@@ -10,12 +10,8 @@ summary.md), and ``--require-baseline`` turns "not applied" into exit code 4.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from groove.errors import spell
-
-if TYPE_CHECKING:
-    from groove.evaluation.result import EvalRun
 
 NOTE_GATE_NOT_APPLIED = "gate-not-applied"
 
@@ -43,6 +39,10 @@ class GateStatus:
     alpha: float
     wanted: bool = False
     required: bool = False
+    # The significant mode could not judge a fall (too few queries moved): what the
+    # threshold mode makes of the same pair, (metric, delta) of each metric it would fail
+    # (None: not reported, the gate was applied or failed for another reason).
+    threshold_fell: tuple[tuple[str, float], ...] | None = None
 
     @property
     def refused(self) -> bool:
@@ -50,38 +50,24 @@ class GateStatus:
         return self.required and not self.applied
 
     def message(self) -> str:
-        return f"regression gate not applied: {self.reason}"
+        return f"regression gate not applied: {self.reason}{self.threshold_sentence()}"
 
+    def threshold_sentence(self) -> str:
+        """``; the threshold gate's verdict: regression (recall@1 ↓ 0.375, ...)`` beside a
+        significant gate that could not judge a fall (empty otherwise)."""
+        if self.threshold_fell is None:
+            return ""
+        if not self.threshold_fell:
+            return "; the threshold gate's verdict: passed"
+        listed = ", ".join(f"{label} ↓ {abs(delta):.3f}" for label, delta in self.threshold_fell)
+        return f"; the threshold gate's verdict: regression ({listed})"
 
-def describe_baseline(run: EvalRun) -> str:
-    """``baseline: 2026-11-30T19:30:44+00:00 · 3f2a9c01d2, pinned as 'main'``: the compared
-    run and why it is the one (reports say so when it is not simply the newest run)."""
-    baseline = run.baseline
-    if baseline is None or baseline.run is None:
-        return ""
-    return f"baseline: {baseline.run.timestamp} · {baseline.run.id}, {baseline.why}"
-
-
-def describe_floor(run: EvalRun) -> str:
-    """``accepted baseline: 2026-12-01T10:00:00+00:00 · 3f2a9c01d2, first run of this
-    configuration; 4 runs since, each passed``: the floor, as the reports name it."""
-    floor = run.floor
-    if floor is None or floor.run is None:
-        return f"accepted baseline: {floor.reason}" if floor is not None and floor.reason else ""
-    text = f"accepted baseline: {floor.run.timestamp} · {floor.run.id}, {floor.source}"
-    if floor.runs_since:
-        text += f"; {floor.runs_since} run{'s' if floor.runs_since > 1 else ''} since"
-        text += ", each passed" if floor.runs_since > 1 else ", passed"
-    return text
-
-
-def floor_lines(run: EvalRun) -> list[tuple[str, str]]:
-    """(``nDCG@10 ↓ 0.250``, verdict) for each metric that fell beyond the threshold below
-    the accepted baseline: ``regression`` when the gate failed the run for it."""
-    lines = []
-    for m in run.floor_falls:
-        verdict = "regression" if m.label in run.floor_fell else m.verdict()
-        if verdict == "regression":
-            verdict = "regression since the accepted baseline"
-        lines.append((f"{m.describe()}", verdict))
-    return lines
+    def threshold_dict(self) -> dict[str, object] | None:
+        """The JSON ``gate.threshold_gate`` (None: not reported)."""
+        if self.threshold_fell is None:
+            return None
+        return {
+            "regressed": bool(self.threshold_fell),
+            "threshold": self.threshold,
+            "metrics": [{"metric": m, "delta": d} for m, d in self.threshold_fell],
+        }

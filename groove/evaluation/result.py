@@ -6,15 +6,17 @@ the index: a result type carries data and answers questions about it, nothing mo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces, view
 from groove.errors import EXIT_NO_BASELINE, EXIT_OK, EXIT_REGRESSION
 from groove.evaluation.gate_status import GateStatus
 from groove.explain.attribution import Attributions, misses_by_cause
+from groove.golden.answers import AnswerUpdate
 from groove.golden.findings import AnyFinding
+from groove.golden.proposals import Proposal
 from groove.history.baseline import Baseline
 from groove.history.change import Change, classify
 from groove.history.floor import Floor
@@ -24,13 +26,13 @@ from groove.runs.corpus import CorpusSnapshot, describe_change
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.judged import JudgedSummary
 from groove.runs.record import QueryResult, RunRecord, metric_pairs
+from groove.settings import DEFAULT_LIMIT as DEFAULT_LIMIT  # declared with the limit
 from groove.stats.gate import GateDecision, GatedMetric
 from groove.stats.significance import Significance
 
 if TYPE_CHECKING:
     import pandas as pd
 
-DEFAULT_LIMIT = 10
 NOTE_DIFF_DISABLED = "diff-disabled"
 NOTE_CORPUS_CHANGED = "corpus-changed"
 
@@ -86,6 +88,10 @@ class EvalRun(Introduces):
     gate_status: GateStatus | None = None  # whether the gate could judge this run
     # judged@k, when the golden file has a judgements file beside it (docs/judgements.md)
     judged: JudgedSummary | None = None
+    # The expected files as this run saw them, for the history (groove.golden.answers).
+    answers: AnswerUpdate | None = field(default=None, repr=False, compare=False)
+    # The doctor's proposal for each expected entry the index cannot match (golden rot).
+    rot: tuple[Proposal, ...] = ()
     # the accepted baseline (groove.history.floor), the gate's view against it when it is
     # another run than ``previous``, and the metrics that fell beyond the threshold below it
     floor: Floor | None = None
@@ -103,12 +109,6 @@ class EvalRun(Introduces):
         """How the reports name the compared run: the seed's "last run", or "the baseline
         run" when it is an older one."""
         return "the baseline run" if self.baseline_stated else "last run"
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the verdict, the metrics, where the details are."""
-        from groove.history.card import eval_run_card
-
-        return eval_run_card(self)
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -210,6 +210,28 @@ class EvalRun(Introduces):
                 return q.metrics.recall_at_k.get(k_max, 0.0)
         return None
 
+    def falling_queries(self) -> list[str]:
+        """The ids of the queries whose recall@max(k) fell since the compared run."""
+        k_max = max(self.fingerprint.k_values, default=DEFAULT_LIMIT)
+        out = []
+        for q in self.per_query:
+            prev = self.previous_recall(q.id)
+            now = q.metrics.recall_at_k.get(k_max, 0.0)
+            if prev is not None and classify(now - prev, self.threshold) is Change.DOWN:
+                out.append(q.id)
+        return out
+
+    def rot_falls(self) -> list[tuple[str, tuple[Proposal, ...]]]:
+        """The queries that fell since the compared run while an expected answer of theirs
+        is missing from the index, each with the doctor's proposals: golden rot, not
+        retrieval."""
+        out = []
+        for query_id in self.falling_queries():
+            found = tuple(p for p in self.rot if p.query_id == query_id)
+            if found:
+                out.append((query_id, found))
+        return out
+
     def flagged_queries(self) -> list[tuple[QueryResult, float | None]]:
         """Misses and regressions (with the previous recall@max(k)), in golden order."""
         k_max = max(self.fingerprint.k_values, default=DEFAULT_LIMIT)
@@ -274,6 +296,9 @@ class EvalRun(Introduces):
         out["applied"] = status.applied
         out["reason"] = status.reason
         out["required"] = status.required
+        threshold_gate = status.threshold_dict()
+        if threshold_gate is not None:  # beside a significant gate that could not judge
+            out["threshold_gate"] = threshold_gate
         out["baseline"] = self.baseline.to_dict() if self.baseline is not None else None
         if self.floor_stated and self.floor is not None:
             floor = self.floor.to_dict() or {"reason": self.floor.reason}
@@ -306,15 +331,11 @@ class EvalRun(Introduces):
         """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,
         the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (NaN without
         a compatible previous run), ``miss``. Columns: docs/api.md."""
-        from groove.history.frames import per_query_frame
-
-        return per_query_frame(self)
+        return view(self, "per_query_frame")
 
     def aggregate_frame(self) -> pd.DataFrame:
         """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
-        from groove.history.frames import aggregate_frame
-
-        return aggregate_frame(self)
+        return view(self, "aggregate_frame")
 
     def attribution_frame(self) -> pd.DataFrame:
         """One row per expected answer of each query not fully found within the largest k:

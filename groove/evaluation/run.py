@@ -26,21 +26,25 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search, vector_depth
 from groove.engine.session import open_engine_for
-from groove.evaluation.corpus_scan import snapshot
+from groove.evaluation.corpus_scan import AnswerRecorder, ChunkRowFn, snapshot
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import compare, score
 from groove.explain.explain import Explainer, GridProbe, explain_all
+from groove.golden.answers import AnswerUpdate
+from groove.golden.doctor import IndexView, diagnose
 from groove.golden.findings import QuoteScanner, duplicate_id_findings
 from groove.golden.paths import PathDoctor, path_findings
+from groove.golden.proposals import Proposal
 from groove.golden.queries import GoldenSet, load_golden
-from groove.history.history import append_run
+from groove.history.history import append_run, load_history
 from groove.metrics import METRIC_VERSION, aggregate
 from groove.progress import Progress, ProgressFn, reporter
 from groove.retrievers.base import Retriever
 from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.runs.record import RunRecord
 from groove.store.db import read_snapshot
+from groove.store.digests import chunk_digests
 from groove.store.ranks import indexed_paths
 from groove.store.vector_copy import batch as batch_vector_legs
 
@@ -92,6 +96,7 @@ def prepare(
         lexical = mode_for_index(settings.search.lexical, engine.meta)
         options = replace(settings.search, limit=settings.depth, lexical=lexical)
         scanner = QuoteScanner(golden.queries)
+        recorder = AnswerRecorder(golden.queries)
         depth = vector_depth(options, reranker is not None)
         with read_snapshot(engine.conn) as conn:
             doctor = PathDoctor(settings.kb_path, indexed_paths(conn), settings.exclude_dirs)
@@ -123,7 +128,8 @@ def prepare(
                     results.append(hits)
                     message = f"searched query {q.id} ({i + 1} of {total})"
                     say(Progress("evaluate", "search", i + 1, total, message, q.id))
-            corpus = snapshot(conn, scanner.visit)
+            corpus = snapshot(conn, _both(scanner.visit, recorder.visit))
+            view = IndexView(tuple(chunk_digests(conn))) if _any_broken(golden, recorder) else None
             tops = [r.hits for r in results]
             legs = [r.lexical.leg if r.lexical is not None else None for r in results]
             per_query = score(golden, tops, settings.k_values, legs)
@@ -134,8 +140,9 @@ def prepare(
                 attribution = explain_all(explainer, per_query, routed, vectors, reads)
         context_static = engine.meta.context_static
         model_id = engine.embedder.model_id
+    timestamp = datetime.now(UTC).replace(microsecond=0).isoformat()
     record = RunRecord(
-        timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
+        timestamp=timestamp,
         fingerprint=_fingerprint(settings, golden, model_id, reranker, context_static, lexical),
         corpus=corpus,
         per_query=per_query,
@@ -144,7 +151,35 @@ def prepare(
         + unindexed
         + duplicate_id_findings(golden.queries),
     )
-    return compare(settings, record, attribution)
+    result = compare(settings, record, attribution)
+    answers = AnswerUpdate(recorder.sketches(timestamp), golden.queries)
+    rot: tuple[Proposal, ...] = ()
+    if view is not None:
+        stored = load_history(result.history_path).answers if result.history_path else {}
+        rot = diagnose(golden.queries, view, answers.merged(stored))
+    return replace(result, answers=answers, rot=rot)
+
+
+def _both(first: ChunkRowFn, second: ChunkRowFn) -> ChunkRowFn:
+    """One corpus pass feeding two scans."""
+
+    def visit(
+        path: str, index: int, heading: str | None, content: str, context: str | None
+    ) -> None:
+        first(path, index, heading, content, context)
+        second(path, index, heading, content, context)
+
+    return visit
+
+
+def _any_broken(golden: GoldenSet, recorder: AnswerRecorder) -> bool:
+    """Does some expected entry name a path or heading the corpus pass did not see?"""
+    sketches = recorder.sketches("")
+    return any(
+        e.path not in sketches or not sketches[e.path].holds(e.heading)
+        for q in golden.queries
+        for e in q.expected
+    )
 
 
 def _fingerprint(
@@ -177,5 +212,7 @@ def save(result: EvalRun, settings: EvalSettings) -> EvalRun:
         # --require-baseline failed: a run nothing judged must not become the baseline of
         # the next one (a retry would then pass), so the history stays as it was.
         return result
-    saved = append_run(result.history_path, result.record, settings.history_size)
+    saved = append_run(
+        result.history_path, result.record, settings.history_size, answers=result.answers
+    )
     return replace(result, history_saved=True, notes=(*result.notes, *saved.warnings))

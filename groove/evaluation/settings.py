@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,15 +11,15 @@ from groove.config import Config
 from groove.engine.search import SearchOptions, build_options
 from groove.engine.session import check_kb_path
 from groove.errors import ConfigError, GoldenError, literal
-from groove.evaluation.result import DEFAULT_LIMIT
 from groove.notes import Note
-from groove.resolve import resolve
-from groove.settings import EVAL, PIPELINE
+from groove.resolve import Rule, limit_from_k, resolve
+from groove.settings import DEFAULT_LIMIT, EVAL, EVAL_RETRIEVAL_CAP, PIPELINE, Setting
 
 if TYPE_CHECKING:
     from groove.retrievers.spec import RetrieverSpec
 
 GOLDEN_FILE_NAME = ".groove-eval.yml"
+NOTE_LIMIT_CAPPED = "limit-capped"
 
 
 @dataclass(frozen=True)
@@ -31,17 +32,17 @@ class EvalSettings:
 
     kb_path: Path | None
     golden_path: Path
-    k_values: tuple[int, ...] = (1, 5, 10)
+    k_values: tuple[int, ...] = EVAL["k_values"].default
     limit: int = DEFAULT_LIMIT
     search: SearchOptions = field(default_factory=SearchOptions)
     db_path: Path | None = None
     model: str | None = None
     model_path: Path | None = None
     reranker: str | None = None
-    history_size: int = 10
-    regression_threshold: float = 0.05
-    regression_gate: str = "threshold"
-    alpha: float = 0.05
+    history_size: int = EVAL["history_size"].default
+    regression_threshold: float = EVAL["regression_threshold"].default
+    regression_gate: str = EVAL["regression_gate"].default
+    alpha: float = EVAL["alpha"].default
     history: bool = True
     save_history: bool = True
     diff: bool = True
@@ -53,7 +54,8 @@ class EvalSettings:
     baseline: str | None = None  # compare with the run pinned under this name
     # the committed accepted baseline (groove.history.baseline_file); used when it exists
     baseline_file: Path | None = None
-    require_baseline: bool = False  # "gate not applied" is a failure (exit 4)
+    # "gate not applied" is a failure (exit 4)
+    require_baseline: bool = EVAL["require_baseline"].default
 
     @property
     def depth(self) -> int:
@@ -94,7 +96,8 @@ def resolve_settings(
     """
     from groove.retrievers.spec import spec_from_mapping
 
-    values = resolve(EVAL, config, given)
+    notes: list[Note] = []
+    values = resolve(EVAL, config, given, EVAL_RULES, notes)
     spec = retriever
     if spec is None or isinstance(spec, str):
         spec = spec_from_mapping(
@@ -115,8 +118,7 @@ def resolve_settings(
             "pass {give:FILE} (the history is kept beside it)",
             setting="golden",
         )
-    ks = tuple(sorted(set(values["k_values"])))
-    limit = values["limit"] or max(ks, default=DEFAULT_LIMIT)
+    limit = values["limit"]
     search = build_options(config.search, limit, **{name: values[name] for name in PIPELINE})
     history = values["history"]
     save = given.get("save_history")  # the API's own keyword: absent on the other faces
@@ -126,18 +128,14 @@ def resolve_settings(
             **same,
             "kb_path": kb,
             "golden_path": golden_path,
-            "k_values": ks,
-            "limit": limit,
             "search": search,
             "reranker": None if values["reranker"] in (None, "none") else values["reranker"],
-            "history_size": config.eval.history_size,
-            "regression_threshold": config.eval.regression_threshold,
-            "alpha": config.eval.alpha,
             "save_history": history if save is None else history and save,
             "retriever": spec,
             "exclude_dirs": config.exclude_dirs,
             "baseline": _pin_name(values["baseline"]),
             "baseline_file": baseline_file_for(values["baseline_file"], golden_path),
+            "notes": tuple(notes),
         }
     )
 
@@ -148,6 +146,24 @@ def baseline_file_for(given: Path | None, golden: Path) -> Path:
     from groove.history.baseline_file import default_path
 
     return given.expanduser() if given is not None else default_path(golden)
+
+
+def lower_to_the_retrieval_cap(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
+    """The reference's ``normalize_eval_limit_and_k``: the limit and each k lowered to
+    EVAL_RETRIEVAL_CAP, the k sorted without repeats (a k is not lowered to the limit);
+    a note says when the limit changed."""
+    wanted = values["limit"]
+    values["limit"] = min(wanted, EVAL_RETRIEVAL_CAP)
+    values["k_values"] = tuple(sorted({min(k, EVAL_RETRIEVAL_CAP) for k in values["k_values"]}))
+    if values["limit"] == wanted:
+        return []
+    used = values["limit"]
+    message = f"limit {wanted} exceeds the retrieval cap; using {used}"
+    return [Note(NOTE_LIMIT_CAPPED, message, data={"requested": wanted, "used": used})]
+
+
+#: eval's rules after the bound (groove.resolve): the limit from k, then the cap.
+EVAL_RULES: tuple[Rule, ...] = (limit_from_k, lower_to_the_retrieval_cap)
 
 
 #: The settings of groove's own engine, refused with an external retriever.

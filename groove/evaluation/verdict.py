@@ -93,13 +93,14 @@ def compare(
         if floor.run is not None and floor.run.id != base.id:
             floor_gate = _decide(settings, record, floor.run, compare_records(record, floor.run))
     # The gate's view is stored with the run whatever the flags: a regressed run never
-    # becomes a baseline by itself (the default rule skips it).
+    # becomes a baseline by itself (the default rule skips it). A fall the significant
+    # mode could not judge is stored as the threshold mode sees it: not as a pass.
     outcome = (
         OUTCOME_NO_BASELINE
         if gate is None
         else (
             OUTCOME_REGRESSED
-            if gate.regressed or (floor_gate is not None and floor_gate.regressed)
+            if gate.regressed or gate.unjudged or (floor_gate is not None and floor_gate.regressed)
             else OUTCOME_PASSED
         )
     )
@@ -223,6 +224,7 @@ def _status(
     floor: Floor,
 ) -> GateStatus:
     reason = None
+    threshold_fell = None
     if not settings.diff:
         reason = setting_reason(REASON_NO_DIFF)
     elif floor.reason is not None:
@@ -233,6 +235,8 @@ def _status(
         reason = no_baseline
     else:
         reason = _too_few(settings, record, base, gate)
+        if gate.unjudged:  # what the threshold mode makes of the fall, reported beside
+            threshold_fell = tuple((m.label, m.delta) for m in gate.fell)
     return GateStatus(
         applied=reason is None,
         reason=reason,
@@ -241,18 +245,20 @@ def _status(
         alpha=settings.alpha,
         wanted=settings.fail_on_regression or settings.require_baseline,
         required=settings.require_baseline,
+        threshold_fell=threshold_fell,
     )
 
 
 def _too_few(
     settings: EvalSettings, record: RunRecord, base: RunRecord, gate: GateDecision
 ) -> str | None:
-    """Why the chosen mode can never flag a regression on this pair, if so (too few
-    paired queries for the significant gate to reach alpha)."""
+    """Why the chosen mode cannot flag a regression on this pair, if so: too few paired
+    queries for the significant gate to reach alpha whatever happens, or a fall beyond
+    the threshold on too few moved queries for it to call the fall significant."""
     before = {q.id for q in base.per_query}
     paired = len({q.id for q in record.per_query} & before)
     mode, alpha = settings.regression_gate, settings.alpha
-    return unreachable_reason(paired, mode, alpha, len(gate.metrics))
+    return unreachable_reason(paired, mode, alpha, len(gate.metrics)) or gate.unjudged_reason()
 
 
 def history_file(settings: EvalSettings) -> Path:

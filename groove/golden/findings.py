@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from groove.golden.hit_paths import CHECK_HIT_PATHS, HitPathFinding, hit_path_warning_text
+from groove.golden.hit_paths import CHECK_HIT_PATHS, HitPathFinding
 from groove.golden.queries import DEFAULT_ID_CHARS, GoldenQuery, default_id
 
 CHECK_QUOTED = "golden-queries-quoted"
@@ -133,22 +133,6 @@ class QuoteScanner:
         return quoted
 
 
-def warning_text(findings: Sequence[Finding]) -> str:
-    """The stderr report (ASCII only, for consoles that cannot print more)."""
-    lines = [
-        f"groove eval: {len(findings)} document(s) quote 2 or more golden queries verbatim "
-        f"({CHECK_QUOTED})."
-    ]
-    for finding in findings:
-        lines.append(f"  {finding.path}")
-        for q in finding.quoted:
-            where = "not in top_k" if q.rank_in_top_k is None else f"rank {q.rank_in_top_k}"
-            lines.append(f"    {q.query_id} ({where})")
-    lines.append("  Either these notes leaked into the corpus, or the queries came from them")
-    lines.append("  and the documents belong in `expected`. groove eval changes neither.")
-    return "\n".join(lines)
-
-
 # ---- golden-path-not-indexed (computed by groove.golden.paths) ---------------
 
 
@@ -232,9 +216,16 @@ class DuplicateIdFinding:
 
     @property
     def summary(self) -> str:
-        where = ", ".join("?" if n is None else str(n) for n in self.lines)
+        return self.worded(", ".join(self.line_labels))
+
+    @property
+    def line_labels(self) -> tuple[str, ...]:
+        return tuple("?" if n is None else str(n) for n in self.lines)
+
+    def worded(self, lines: str) -> str:
+        """The summary with ``lines`` as its list of lines (the stderr caps it)."""
         how = f" (default id: the first {DEFAULT_ID_CHARS} characters)" if self.default_id else ""
-        return f"query id {self.query_id!r}{how} names {len(self.lines)} queries (lines {where})"
+        return f"query id {self.query_id!r}{how} names {len(self.lines)} queries (lines {lines})"
 
 
 def duplicate_id_findings(queries: Sequence[GoldenQuery]) -> tuple[DuplicateIdFinding, ...]:
@@ -254,17 +245,6 @@ def duplicate_id_findings(queries: Sequence[GoldenQuery]) -> tuple[DuplicateIdFi
     )
 
 
-def duplicate_id_warning_text(findings: Sequence[DuplicateIdFinding]) -> str:
-    lines = [
-        f"groove eval: {len(findings)} query id(s) in the golden file name more than one "
-        f"query ({CHECK_DUPLICATE_ID})."
-    ]
-    lines += [f"  {f.summary}" for f in findings]
-    lines.append("  Runs are paired by id (the per-query diff, groove compare): only the first")
-    lines.append("  query of each id is compared. Give every query its own `id`.")
-    return "\n".join(lines)
-
-
 AnyFinding = Finding | PathFinding | DuplicateIdFinding | HitPathFinding
 
 
@@ -278,30 +258,3 @@ def finding_from_dict(data: Mapping[str, Any]) -> AnyFinding:
     if check == CHECK_HIT_PATHS:
         return HitPathFinding.from_dict(data)
     return Finding.from_dict(data)
-
-
-def path_warning_text(findings: Sequence[PathFinding]) -> str:
-    """The stderr report (ASCII only, like the golden-queries-quoted one)."""
-    lines = [
-        f"groove eval: {len(findings)} expected path(s) in the golden file are not in the "
-        f"index ({CHECK_NOT_INDEXED})."
-    ]
-    for finding in findings:
-        lines.append(f"  {finding.path}: {finding.detail}")
-        lines.append(f"    expected by: {', '.join(finding.queries)}")
-        for near in finding.near:
-            lines.append(f"    did you mean {near.text}?")
-    lines.append("  No query can find these answers; fix the golden file or the index.")
-    return "\n".join(lines)
-
-
-def warning_texts(findings: Sequence[AnyFinding]) -> list[str]:
-    """One stderr block per kind of finding present (quoted documents first)."""
-    quoted = [f for f in findings if isinstance(f, Finding)]
-    unindexed = [f for f in findings if isinstance(f, PathFinding)]
-    duplicates = [f for f in findings if isinstance(f, DuplicateIdFinding)]
-    hit_paths = [f for f in findings if isinstance(f, HitPathFinding)]
-    out = [warning_text(quoted)] if quoted else []
-    out += [path_warning_text(unindexed)] if unindexed else []
-    out += [duplicate_id_warning_text(duplicates)] if duplicates else []
-    return out + ([hit_path_warning_text(hit_paths)] if hit_paths else [])

@@ -149,14 +149,3 @@ def _hint(pattern: str, prefix: str, sample: str, against: str) -> str:
         return f"the paths differ in case only: keep the file names' case (e.g. {sample})"
     field = spell("{give_retriever_fields:path=...}")  # as the face running the eval says it
     return f"{relative}; check the path field ({field})"
-
-
-def hit_path_warning_text(findings: Sequence[HitPathFinding]) -> str:
-    """The stderr report (ASCII only, like the other findings)."""
-    lines = []
-    for f in findings:
-        lines.append(f"groove eval: {f.summary} ({f.check}).")
-        lines.append(f"  e.g. {', '.join(f.examples)}")
-        lines.append(f"  Likely fix: {f.hint}.")
-        lines.append("  Each such hit counts as a miss: the scores say nothing of the retriever.")
-    return "\n".join(lines)

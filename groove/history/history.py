@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock, Timeout
 
 from groove.atomic import remove_stale_temps, write_file
-from groove.cards import Card, Introduces
+from groove.cards import Introduces, view
 from groove.errors import FileRefusedError, HistoryError, literal
 from groove.fileguard import is_present, read_checked
+from groove.golden.answers import AnswerSketch, AnswerUpdate, sketches_from_list
 from groove.history.floor import history_floor
 from groove.notes import Level, Note
 from groove.runs.fingerprint import Fingerprint
@@ -56,12 +57,9 @@ class History(Introduces):
     runs: tuple[RunRecord, ...] = ()
     warnings: tuple[Note, ...] = ()
     pins: Mapping[str, str] = field(default_factory=dict)  # baseline name -> run id
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the runs, the newest metrics, the last change."""
-        from groove.history.card import history_card
-
-        return history_card(self)
+    # The expected files as the last run that found them saw them (groove.golden.answers):
+    # what `groove golden doctor` recognises moved and renamed answers by.
+    answers: Mapping[str, AnswerSketch] = field(default_factory=dict)
 
     @property
     def newest(self) -> RunRecord | None:
@@ -88,9 +86,7 @@ class History(Introduces):
         """One row per stored run, oldest first: ``timestamp``, ``model``, ``queries``, the
         aggregate metrics, ``fingerprint_changed`` and ``corpus_changed`` against the run
         before (NA for the oldest). Columns: docs/api.md."""
-        from groove.history.frames import history_frame
-
-        return history_frame(self)
+        return view(self, "runs_frame")
 
     def frame(self) -> pd.DataFrame:
         """Deprecated name of ``runs_frame()`` (docs/api.md, "One vocabulary")."""
@@ -138,8 +134,8 @@ def load_history(path: Path) -> History:
             setting="history",
         ) from exc
     try:
-        runs, pins = _parse(raw)
-        return History(runs=runs, pins=pins)
+        runs, pins, answers = _parse(raw)
+        return History(runs=runs, pins=pins, answers=answers)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         corrupted = Note(
@@ -159,7 +155,9 @@ def stored_runs(path: Path | None, current: RunRecord) -> tuple[RunRecord, ...]:
     return load_history(path).runs or (current,)
 
 
-def _parse(raw: bytes) -> tuple[tuple[RunRecord, ...], dict[str, str]]:
+def _parse(
+    raw: bytes,
+) -> tuple[tuple[RunRecord, ...], dict[str, str], dict[str, AnswerSketch]]:
     data = json.loads(raw.decode("utf-8"))
     runs = data["runs"]
     if not isinstance(runs, list):
@@ -167,9 +165,12 @@ def _parse(raw: bytes) -> tuple[tuple[RunRecord, ...], dict[str, str]]:
     pins = data.get("baselines") or {}
     if not isinstance(pins, dict):
         raise TypeError("`baselines` is not a mapping")
-    return tuple(RunRecord.from_dict(run) for run in runs), {
-        str(k): str(v) for k, v in pins.items()
-    }
+    records = tuple(RunRecord.from_dict(run) for run in runs)
+    return (
+        records,
+        {str(k): str(v) for k, v in pins.items()},
+        sketches_from_list(data.get("answers")),
+    )
 
 
 def append_run(
@@ -177,11 +178,16 @@ def append_run(
     record: RunRecord,
     history_size: int,
     cap: int = MAX_HISTORY_FILE_BYTES,
+    answers: AnswerUpdate | None = None,
 ) -> SaveResult:
-    """Add ``record`` as the newest run, trim to ``history_size`` and the byte cap, save."""
-    return edit_history(
-        path, lambda current: replace(current, runs=(record, *current.runs)), history_size, cap
-    )
+    """Add ``record`` as the newest run, trim to ``history_size`` and the byte cap, save;
+    ``answers``: the run's sketches of the expected files, merged into the stored ones."""
+
+    def change(current: History) -> History:
+        kept = current.answers if answers is None else answers.merged(current.answers)
+        return replace(current, runs=(record, *current.runs), answers=kept)
+
+    return edit_history(path, change, history_size, cap)
 
 
 def edit_history(
@@ -203,7 +209,7 @@ def edit_history(
             current = load_history(path)
             changed = change(replace(current, warnings=()))
             runs = _with_ids(changed.runs)
-            payload, kept, warnings = _fit(runs, history_size, cap, changed.pins)
+            payload, kept, warnings = _fit(runs, history_size, cap, changed.pins, changed.answers)
             remove_stale_temps(path)
             _atomic_write(path, payload)
     except Timeout as exc:
@@ -228,15 +234,25 @@ def _with_ids(runs: Sequence[RunRecord]) -> list[RunRecord]:
     return out
 
 
-def serialise(runs: Sequence[RunRecord], pins: Mapping[str, str] | None = None) -> bytes:
-    data = _document(runs, pins)
+def serialise(
+    runs: Sequence[RunRecord],
+    pins: Mapping[str, str] | None = None,
+    answers: Mapping[str, AnswerSketch] | None = None,
+) -> bytes:
+    data = _document(runs, pins, answers)
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _document(runs: Sequence[RunRecord], pins: Mapping[str, str] | None) -> dict[str, Any]:
+def _document(
+    runs: Sequence[RunRecord],
+    pins: Mapping[str, str] | None,
+    answers: Mapping[str, AnswerSketch] | None = None,
+) -> dict[str, Any]:
     data: dict[str, Any] = {"runs": [r.to_dict(keep_empty_findings=False) for r in runs]}
     if pins:
         data["baselines"] = dict(sorted(pins.items()))
+    if answers:
+        data["answers"] = [answers[p].to_dict() for p in sorted(answers)]
     return data
 
 
@@ -261,16 +277,20 @@ def kept_runs(runs: Sequence[RunRecord], newest: int, pins: Mapping[str, str]) -
 
 
 def _fit(
-    all_runs: Sequence[RunRecord], history_size: int, cap: int, pins: Mapping[str, str]
+    all_runs: Sequence[RunRecord],
+    history_size: int,
+    cap: int,
+    pins: Mapping[str, str],
+    answers: Mapping[str, AnswerSketch] | None = None,
 ) -> tuple[bytes, int, tuple[Note, ...]]:
     size = max(history_size, 1)
     runs = kept_runs(all_runs, size, pins)
     live = {r.id for r in runs}
     pins = {name: run_id for name, run_id in pins.items() if run_id in live}
-    payload = serialise(runs, pins)
+    payload = serialise(runs, pins, answers)
     if len(payload) <= cap:
         return payload, len(runs), ()
-    single = serialise(runs[:1], pins)
+    single = serialise(runs[:1], pins, answers)
     if len(single) > cap:
         raise HistoryError(
             f"a single eval run serialises to {len(single)} bytes, over the {cap} byte cap, "
@@ -283,7 +303,7 @@ def _fit(
     low, high = 1, len(runs)  # invariant: the newest `low` runs fit, `high + 1` do not
     while low < high:
         middle = (low + high + 1) // 2
-        if len(_capped(runs, middle, pins)) <= cap:
+        if len(_capped(runs, middle, pins, answers)) <= cap:
             low = middle
         else:
             high = middle - 1
@@ -294,12 +314,17 @@ def _fit(
         Level.WARNING,
         {"kept": low, "cap_bytes": cap, "history_size": history_size},
     )
-    return _capped(runs, low, pins), low, (warning,)
+    return _capped(runs, low, pins, answers), low, (warning,)
 
 
-def _capped(runs: Sequence[RunRecord], count: int, pins: Mapping[str, str]) -> bytes:
+def _capped(
+    runs: Sequence[RunRecord],
+    count: int,
+    pins: Mapping[str, str],
+    answers: Mapping[str, AnswerSketch] | None = None,
+) -> bytes:
     live = {r.id for r in runs[:count]}
-    return serialise(runs[:count], {n: i for n, i in pins.items() if i in live})
+    return serialise(runs[:count], {n: i for n, i in pins.items() if i in live}, answers)
 
 
 def _atomic_write(path: Path, payload: bytes) -> None:

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
 from groove.errors import ConfigError, GrooveError, speaking
-from groove.notebooks.outcome import Outcome
 from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
 from groove.notes import Level, Note
 from groove.report import plots
+from groove.report.notebook.outcome import Outcome
 from groove.settings import EVAL, TUNE, Setting
 
 if TYPE_CHECKING:

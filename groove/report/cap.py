@@ -20,6 +20,7 @@ TOP_FLAGGED = 20  # regressions and misses listed
 TOP_EXPLAINED = 10  # queries whose misses are explained one by one
 TOP_FINDINGS = 10  # documents or paths a findings section lists
 TOP_QUOTED = 5  # queries named per document that quotes golden queries
+TOP_STDERR = 10  # entries (documents, paths, query ids, lines) a finding lists on stderr
 
 # where a report's reader finds every row: by default (a face that names nothing of its
 # own) and in the notebook's summary.md

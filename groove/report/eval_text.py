@@ -16,9 +16,9 @@ groove.history.change); colour only when asked for (a terminal, and no ``--no-co
 
 from __future__ import annotations
 
-from groove.evaluation.gate_status import describe_baseline, describe_floor, floor_lines
+from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
-from groove.history.change import Change, arrow, classify, metric_rows
+from groove.history.change import Change, arrow, classify
 from groove.report import eval_explain, judged
 from groove.report.cap import ALL_ROWS, TOP_FLAGGED, first, rest_line
 from groove.runs.record import QueryResult

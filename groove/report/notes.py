@@ -86,7 +86,8 @@ def not_applied_message(run: EvalRun, *, switch: str = "require_baseline=True") 
     """The line that explains exit code 4; ``switch`` as in ``regression_message``."""
     status = run.gate_status
     reason = status.reason if status is not None else None
+    beside = status.threshold_sentence() if status is not None else ""
     return (
-        f"groove eval: the regression gate could not be applied ({reason}). "
+        f"groove eval: the regression gate could not be applied ({reason}){beside}. "
         f"Exiting with code 4 because {switch} was set."
     )

@@ -5,8 +5,12 @@ its command-line flag and where it is accepted. Each task has one table of them,
 here by what the task works on: ``engine.py`` (index, search, model prepare, serve,
 export), ``evaluation.py`` (eval, baselines, compare), ``tuning.py`` (tune), ``judging.py``
 (golden pool, the judging notebook, the other golden commands) and ``notebooks.py``
-(notebook run / open); ``shared.py`` holds the settings several tables take. Everything
-else is derived from these tables:
+(notebook run / open); ``shared.py`` holds the settings several tables take, and
+``groove_toml.py`` the keys only groove.toml holds. What a kind means (parsing, groove.toml
+reading, click type, wording) is one entry of ``kinds.KINDS``. Everything else is
+derived from these tables:
+
+* groove.toml's keys, their defaults and bounds (``GROOVE_TOML``, read by groove.config);
 
 * the click options of every ``groove`` command (``COMMANDS`` in ``commands.py`` maps each
   command to its table; presentation options such as ``--format`` aside), built by
@@ -25,8 +29,10 @@ from __future__ import annotations
 from groove.settings.commands import COMMANDS
 from groove.settings.engine import EXPORT, INDEX, MODEL_PREPARE, SEARCH, SERVE
 from groove.settings.evaluation import BASELINE, BASELINE_ACCEPT, BASELINE_RUN, COMPARE, EVAL
+from groove.settings.groove_toml import GROOVE_TOML
 from groove.settings.judging import (
     GOLDEN_APPLY,
+    GOLDEN_DOCTOR,
     GOLDEN_EXPORT_QRELS,
     GOLDEN_IMPORT,
     GOLDEN_IMPORT_JUDGEMENTS,
@@ -37,6 +43,8 @@ from groove.settings.notebooks import NOTEBOOK_OPEN, NOTEBOOK_RUN
 from groove.settings.setting import (
     ALL,
     DEFAULT_LIMIT,
+    EVAL_RETRIEVAL_CAP,
+    FILE_ONLY,
     GATE_MODES,
     LEXICAL_MODES,
     LIMIT_MAX,
@@ -78,13 +86,17 @@ __all__ = [
     "DB_PATH",
     "DEFAULT_LIMIT",
     "EVAL",
+    "EVAL_RETRIEVAL_CAP",
     "EXPORT",
+    "FILE_ONLY",
     "GATE_MODES",
     "GOLDEN",
     "GOLDEN_APPLY",
+    "GOLDEN_DOCTOR",
     "GOLDEN_EXPORT_QRELS",
     "GOLDEN_IMPORT",
     "GOLDEN_IMPORT_JUDGEMENTS",
+    "GROOVE_TOML",
     "INDEX",
     "JUDGE",
     "KB_PATH",

@@ -8,6 +8,7 @@ from groove.settings.engine import EXPORT, INDEX, MODEL_PREPARE, SEARCH, SERVE
 from groove.settings.evaluation import BASELINE, BASELINE_ACCEPT, BASELINE_RUN, COMPARE, EVAL
 from groove.settings.judging import (
     GOLDEN_APPLY,
+    GOLDEN_DOCTOR,
     GOLDEN_EXPORT_QRELS,
     GOLDEN_IMPORT,
     GOLDEN_IMPORT_JUDGEMENTS,
@@ -38,6 +39,7 @@ COMMANDS: Mapping[str, Mapping[str, Setting]] = {
     "golden pool": POOL,
     "golden import-judgements": GOLDEN_IMPORT_JUDGEMENTS,
     "golden apply": GOLDEN_APPLY,
+    "golden doctor": GOLDEN_DOCTOR,
     "notebook run": NOTEBOOK_RUN,
     "notebook open": NOTEBOOK_OPEN,
 }

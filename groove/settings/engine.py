@@ -12,40 +12,23 @@ from groove.settings.setting import DEFAULT_LIMIT, LIMIT_MAX, Setting, table
 INDEX = table(
     shared.KB_PATH,
     shared.DB_PATH,
-    Setting(
-        "force",
-        "bool",
-        "Rebuild from scratch (re-embed every chunk).",
-        flag="--force",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli", "api"}),
-    ),
+    shared.FORCE,
     shared.MODEL,
     shared.MODEL_PATH,
     shared.CONFIG,
     # The index's own mode (used when groove.toml names none): a build keeps the recorded
     # one, --force included, because it is part of the eval fingerprint.
-    Setting(
-        "lexical",
-        "lexical",
-        "Record this lexical mode in the index (used when groove.toml names none); "
+    shared.LEXICAL.but(
+        help="Record this lexical mode in the index (used when groove.toml names none); "
         "without it the recorded mode is kept, with --force too.",
-        flag="--lexical",
         surfaces=frozenset({"cli", "api"}),
+        config_key=None,
     ),
 )
 
 SEARCH = table(
     shared.KB_PATH,
-    Setting(
-        "limit",
-        "whole",
-        f"Hits, 1 to {LIMIT_MAX}.",
-        flag="--limit",
-        default=DEFAULT_LIMIT,
-        show_default=True,
-    ),
+    shared.LIMIT.but(help=f"Hits, 1 to {LIMIT_MAX}.", default=DEFAULT_LIMIT, show_default=True),
     shared.RERANKER,
     *shared.PIPELINE_SETTINGS,
     shared.DB_PATH,
@@ -55,15 +38,7 @@ SEARCH = table(
 )
 
 MODEL_PREPARE = table(
-    Setting(
-        "force",
-        "bool",
-        "Rebuild the ONNX file even if it exists.",
-        flag="--force",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli"}),
-    ),
+    shared.FORCE.but(help="Rebuild the ONNX file even if it exists.", surfaces=frozenset({"cli"})),
     shared.CONFIG,
 )
 
@@ -85,14 +60,8 @@ SERVE = table(
         show_default=True,
         surfaces=frozenset({"cli"}),
     ),
-    Setting(
-        "port",
-        "port",
-        "Port to listen on (0 picks a free one).",
-        flag="--port",
-        default=8765,
-        show_default=True,
-        surfaces=frozenset({"cli"}),
+    shared.PORT.but(
+        help="Port to listen on (0 picks a free one).", default=8765, show_default=True
     ),
     Setting(
         "threads",

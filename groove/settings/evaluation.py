@@ -3,35 +3,58 @@
 from __future__ import annotations
 
 from groove.settings import shared
-from groove.settings.setting import Setting, table
+from groove.settings.setting import FILE_ONLY, Setting, table
+
+# ---------------------------------------------------------------- [eval] in groove.toml
+# (no flag: the file holds them; eval reads them through its table like the others)
+
+HISTORY_SIZE = Setting(
+    "history_size",
+    "whole",
+    "Runs the eval history keeps (pinned runs are always kept).",
+    surfaces=FILE_ONLY,
+    config_key="eval.history_size",
+    default=10,
+    bounds=(1, 10_000),
+)
+REGRESSION_THRESHOLD = Setting(
+    "regression_threshold",
+    "fraction",
+    "The fall of a metric since the baseline that counts as a regression.",
+    surfaces=FILE_ONLY,
+    config_key="eval.regression_threshold",
+    default=0.05,
+)
+ALPHA = Setting(
+    "alpha",
+    "level",
+    "Level of the significance tests (the significant gate, the marks of groove compare).",
+    surfaces=FILE_ONLY,
+    config_key="eval.alpha",
+    default=0.05,
+)
+
+BASELINE_PIN = Setting(
+    "baseline",
+    "pin",
+    "Compare with the run pinned under this name (groove baseline set NAME) "
+    "(default: [eval].baseline, else the newest passing run of this configuration).",
+    flag="--baseline",
+    metavar="NAME",
+    config_key="eval.baseline",
+)
 
 # ---------------------------------------------------------------- groove eval
 
 EVAL = table(
     shared.KB_PATH,
     shared.GOLDEN,
-    Setting(
-        "k_values",
-        "k_list",
-        "Cut-offs for recall/nDCG.",
-        flag="--k",
-        dest="k_text",
-        metavar="1,5,10",
-        config_key="eval.k_values",
-        capped=True,
-    ),
+    shared.K_VALUES,
     shared.MODEL,
     shared.MODEL_PATH,
     shared.RERANKER,
     shared.LIMIT,
-    Setting(
-        "history",
-        "bool",
-        "Neither read nor write the history.",
-        flag="--no-history",
-        switch=True,
-        default=True,
-    ),
+    shared.HISTORY,
     Setting(
         "save_history",
         "bool",
@@ -51,8 +74,9 @@ EVAL = table(
     Setting(
         "full",
         "bool",
-        "List every regression, miss and explained query in the text and Markdown reports "
-        "(they show the first 20 and 10, and count the rest).",
+        "List every regression, miss and explained query in the text and Markdown reports, "
+        "and every entry of the findings on stderr (they show the first 20, 10 and 10, and "
+        "count the rest).",
         flag="--full",
         switch=True,
         default=False,
@@ -66,15 +90,7 @@ EVAL = table(
         switch=True,
         default=False,
     ),
-    Setting(
-        "baseline",
-        "text",
-        "Compare with the run pinned under this name (groove baseline set NAME) "
-        "(default: [eval].baseline, else the newest passing run of this configuration).",
-        flag="--baseline",
-        metavar="NAME",
-        config_key="eval.baseline",
-    ),
+    BASELINE_PIN,
     Setting(
         "baseline_file",
         "file",
@@ -93,6 +109,7 @@ EVAL = table(
         flag="--require-baseline",
         switch=True,
         config_key="eval.require_baseline",
+        default=False,
     ),
     Setting(
         "regression_gate",
@@ -102,7 +119,11 @@ EVAL = table(
         "(default: [eval].regression_gate).",
         flag="--regression-gate",
         config_key="eval.regression_gate",
+        default="threshold",
     ),
+    HISTORY_SIZE,
+    REGRESSION_THRESHOLD,
+    ALPHA,
     Setting(
         "explain",
         "bool",
@@ -114,86 +135,7 @@ EVAL = table(
     *shared.PIPELINE_SETTINGS,
     shared.DB_PATH,
     shared.CONFIG,
-    # Another retriever instead of groove's engine (docs/retrievers.md). The CLI spells
-    # its options out as flags; the API and the notebook take them as one mapping.
-    Setting(
-        "retriever",
-        "text",
-        "Measure another retriever: command:PROGRAM [ARGS...], http(s)://URL or run:FILE "
-        "(docs/retrievers.md).",
-        flag="--retriever",
-        metavar="SPEC",
-    ),
-    Setting(
-        "retriever_options",
-        "mapping",
-        "How to reach and read the retriever: name, headers, timeout, concurrency, "
-        "retries, body, hits, fields.",
-        surfaces=frozenset({"api", "notebook"}),
-    ),
-    Setting(
-        "retriever_name",
-        "text",
-        "Its name in the fingerprint, kept across edits of its script (default: the whole "
-        "command line with a hash of its files, the URL, or the run file's path and hash).",
-        flag="--retriever-name",
-    ),
-    Setting(
-        "retriever_headers",
-        "texts",
-        "HTTP header; $VAR takes the value from the environment (repeatable).",
-        flag="--retriever-header",
-        dest="retriever_headers",
-        metavar="'NAME: VALUE'",
-        surfaces=frozenset({"cli"}),
-    ),
-    Setting(
-        "retriever_timeout",
-        "seconds",
-        "Per-query answer timeout (default 30).",
-        flag="--retriever-timeout",
-        metavar="SECONDS",
-        surfaces=frozenset({"cli"}),
-    ),
-    Setting(
-        "retriever_concurrency",
-        "whole",
-        "HTTP requests in flight (default 4).",
-        flag="--retriever-concurrency",
-        surfaces=frozenset({"cli"}),
-    ),
-    Setting(
-        "retriever_retries",
-        "count",
-        "HTTP retries on connection errors and 5xx (default 3).",
-        flag="--retriever-retries",
-        surfaces=frozenset({"cli"}),
-    ),
-    Setting(
-        "retriever_body",
-        "text",
-        'HTTP request template with "{{query}}", "{{limit}}", "{{id}}" values.',
-        flag="--retriever-body",
-        metavar="JSON",
-        surfaces=frozenset({"cli"}),
-    ),
-    Setting(
-        "retriever_hits",
-        "text",
-        "Where the hit list is in an HTTP answer (default hits; OpenSearch: hits.hits).",
-        flag="--retriever-hits",
-        metavar="PATH",
-        surfaces=frozenset({"cli"}),
-    ),
-    Setting(
-        "retriever_fields",
-        "texts",
-        "Where path / heading / score sit in a hit, e.g. path=_source.path (repeatable).",
-        flag="--retriever-field",
-        dest="retriever_fields",
-        metavar="NAME=PATH",
-        surfaces=frozenset({"cli"}),
-    ),
+    *shared.RETRIEVER_SETTINGS,
     Setting(
         "export_run",
         "file",
@@ -217,12 +159,10 @@ EVAL = table(
 
 BASELINE = table(
     shared.KB_PATH,
-    Setting(
-        "golden",
-        "file",
-        "Without a KB (runs of --retriever): the history beside this golden file.",
-        flag="--golden",
+    shared.GOLDEN.but(
+        help="Without a KB (runs of --retriever): the history beside this golden file.",
         surfaces=frozenset({"cli"}),
+        config_key=None,
     ),
     shared.CONFIG,
 )
@@ -266,18 +206,15 @@ BASELINE_ACCEPT = table(
 
 COMPARE = table(
     shared.KB_PATH,
-    Setting(
-        "baseline",
-        "text",
-        "The run the others are compared with (default: the first REF).",
-        flag="--baseline",
+    BASELINE_PIN.but(
+        kind="text",
+        help="The run the others are compared with (default: the first REF).",
         metavar="REF",
         surfaces=frozenset({"cli"}),
+        config_key=None,
     ),
-    Setting(
-        "alpha",
-        "level",
-        "Level of the significance marks (default: [eval].alpha).",
+    ALPHA.but(
+        help="Level of the significance marks (default: [eval].alpha).",
         flag="--alpha",
         surfaces=frozenset({"cli"}),
     ),
@@ -290,12 +227,9 @@ COMPARE = table(
         show_default=True,
         surfaces=frozenset({"cli"}),
     ),
-    Setting(
-        "golden",
-        "file",
-        "Golden YAML whose judgements file gives judged@k (default: [eval].golden, else "
+    shared.GOLDEN.but(
+        help="Golden YAML whose judgements file gives judged@k (default: [eval].golden, else "
         "<kb>/.groove-eval.yml; none: no judged@k).",
-        flag="--golden",
         surfaces=frozenset({"cli"}),
     ),
     shared.CONFIG,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from groove.settings import shared
-from groove.settings.evaluation import EVAL
 from groove.settings.setting import Setting, table
 
 # ---------------------------------------------------------------- groove golden pool / judge
@@ -18,14 +17,7 @@ _POOL_SOURCES = (
         default=10,
         capped=True,
     ),
-    Setting(
-        "history",
-        "bool",
-        "Leave out the newest run of each configuration in the eval history.",
-        flag="--no-history",
-        switch=True,
-        default=True,
-    ),
+    shared.HISTORY.but(help="Leave out the newest run of each configuration in the eval history."),
     Setting(
         "runs",
         "texts",
@@ -57,19 +49,13 @@ POOL = table(
     shared.KB_PATH,
     shared.GOLDEN,
     *_POOL_SOURCES,
-    *(EVAL[name] for name in EVAL if name.startswith("retriever")),
+    *shared.RETRIEVER_SETTINGS,
     shared.MODEL,
     shared.MODEL_PATH,
     shared.LIMIT,
     shared.LEXICAL,
     shared.DB_PATH,
-    Setting(
-        "out",
-        "file",
-        "Write the candidates to this .csv or .jsonl file, to judge elsewhere.",
-        flag="--out",
-        surfaces=frozenset({"cli"}),
-    ),
+    shared.OUT,
     shared.CONFIG,
 )
 
@@ -124,26 +110,14 @@ GOLDEN_IMPORT = table(
         show_default=True,
         surfaces=frozenset({"cli"}),
     ),
-    Setting(
-        "out",
-        "file",
-        "Golden YAML to write (default: standard output).",
-        flag="--out",
-        surfaces=frozenset({"cli"}),
-    ),
+    shared.OUT.but(help="Golden YAML to write (default: standard output)."),
     shared.CONFIG,
 )
 
 GOLDEN_EXPORT_QRELS = table(
     shared.KB_PATH,
     shared.GOLDEN,
-    Setting(
-        "out",
-        "file",
-        "TREC qrels file to write (default: standard output).",
-        flag="--out",
-        surfaces=frozenset({"cli"}),
-    ),
+    shared.OUT.but(help="TREC qrels file to write (default: standard output)."),
     Setting(
         "queries_out",
         "file",
@@ -168,5 +142,34 @@ GOLDEN_APPLY = table(
         default=False,
         surfaces=frozenset({"cli"}),
     ),
+    shared.CONFIG,
+)
+
+# ---------------------------------------------------------------- groove golden doctor
+# Reads the index and the eval history (docs/eval.md, "When the KB moves"); writes the
+# golden file only with --apply.
+
+GOLDEN_DOCTOR = table(
+    shared.KB_PATH,
+    shared.GOLDEN,
+    Setting(
+        "apply",
+        "bool",
+        "Rewrite the entries the doctor is certain of (comments and layout kept).",
+        flag="--apply",
+        switch=True,
+        default=False,
+    ),
+    Setting(
+        "accept_likely",
+        "bool",
+        "With --apply: rewrite the likely proposals too.",
+        flag="--accept-likely",
+        switch=True,
+        default=False,
+    ),
+    shared.MODEL,
+    shared.MODEL_PATH,
+    shared.DB_PATH,
     shared.CONFIG,
 )

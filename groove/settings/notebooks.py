@@ -68,7 +68,7 @@ NOTEBOOK_OPEN = table(
         default=True,
         surfaces=frozenset({"cli"}),
     ),
-    Setting("port", "port", "Port for JupyterLab.", flag="--port", surfaces=frozenset({"cli"})),
+    shared.PORT,
     Setting(
         "start",
         "bool",

@@ -64,6 +64,7 @@ MMR = Setting(
     flag="--mmr",
     metavar="BOOL",
     config_key="search.mmr.enabled",
+    default=False,
 )
 MMR_LAMBDA = Setting(
     "mmr_lambda",
@@ -71,6 +72,7 @@ MMR_LAMBDA = Setting(
     "MMR relevance weight.",
     flag="--mmr-lambda",
     config_key="search.mmr.lambda",
+    default=0.7,
 )
 MMR_SAME_DOC_PENALTY = Setting(
     "mmr_same_doc_penalty",
@@ -78,6 +80,7 @@ MMR_SAME_DOC_PENALTY = Setting(
     "MMR penalty for a second hit from one document, 0..1.",
     flag="--mmr-same-doc-penalty",
     config_key="search.mmr.same_doc_penalty",
+    default=0.0,
 )
 PARENT_RETRIEVER = Setting(
     "parent_retriever",
@@ -86,6 +89,7 @@ PARENT_RETRIEVER = Setting(
     flag="--parent-retriever",
     metavar="BOOL",
     config_key="search.parent_retriever.enabled",
+    default=False,
 )
 
 RERANKER = Setting(
@@ -107,3 +111,131 @@ LEXICAL = Setting(
 #: keywords), taken by search, eval and serve.
 PIPELINE_SETTINGS = (MMR, MMR_LAMBDA, MMR_SAME_DOC_PENALTY, PARENT_RETRIEVER, LEXICAL)
 PIPELINE = tuple(setting.name for setting in PIPELINE_SETTINGS)
+
+K_VALUES = Setting(
+    "k_values",
+    "k_list",
+    "Cut-offs for recall/nDCG.",
+    flag="--k",
+    dest="k_text",
+    metavar="1,5,10",
+    config_key="eval.k_values",
+    capped=True,
+    default=(1, 5, 10),
+)
+HISTORY = Setting(
+    "history",
+    "bool",
+    "Neither read nor write the history.",
+    flag="--no-history",
+    switch=True,
+    default=True,
+)
+FORCE = Setting(
+    "force",
+    "bool",
+    "Rebuild from scratch (re-embed every chunk).",
+    flag="--force",
+    switch=True,
+    default=False,
+    surfaces=frozenset({"cli", "api"}),
+)
+PORT = Setting("port", "port", "Port for JupyterLab.", flag="--port", surfaces=frozenset({"cli"}))
+OUT = Setting(
+    "out",
+    "file",
+    "Write the candidates to this .csv or .jsonl file, to judge elsewhere.",
+    flag="--out",
+    surfaces=frozenset({"cli"}),
+)
+
+# ---------------------------------------------------------------- another retriever
+# Another retriever instead of groove's engine (docs/retrievers.md), for eval, tune and
+# the pool. The CLI spells its options out as flags; the API and the notebook take them
+# as one mapping.
+
+RETRIEVER = Setting(
+    "retriever",
+    "text",
+    "Measure another retriever: command:PROGRAM [ARGS...], http(s)://URL or run:FILE "
+    "(docs/retrievers.md).",
+    flag="--retriever",
+    metavar="SPEC",
+)
+RETRIEVER_OPTIONS = Setting(
+    "retriever_options",
+    "mapping",
+    "How to reach and read the retriever: name, headers, timeout, concurrency, "
+    "retries, body, hits, fields.",
+    surfaces=frozenset({"api", "notebook"}),
+)
+RETRIEVER_NAME = Setting(
+    "retriever_name",
+    "text",
+    "Its name in the fingerprint, kept across edits of its script (default: the whole "
+    "command line with a hash of its files, the URL, or the run file's path and hash).",
+    flag="--retriever-name",
+)
+RETRIEVER_TIMEOUT = Setting(
+    "retriever_timeout",
+    "seconds",
+    "Per-query answer timeout (default 30).",
+    flag="--retriever-timeout",
+    metavar="SECONDS",
+    surfaces=frozenset({"cli"}),
+)
+#: How eval (and the pool, which reads runs the same way) reaches a retriever.
+RETRIEVER_SETTINGS = (
+    RETRIEVER,
+    RETRIEVER_OPTIONS,
+    RETRIEVER_NAME,
+    Setting(
+        "retriever_headers",
+        "texts",
+        "HTTP header; $VAR takes the value from the environment (repeatable).",
+        flag="--retriever-header",
+        dest="retriever_headers",
+        metavar="'NAME: VALUE'",
+        surfaces=frozenset({"cli"}),
+    ),
+    RETRIEVER_TIMEOUT,
+    Setting(
+        "retriever_concurrency",
+        "whole",
+        "HTTP requests in flight (default 4).",
+        flag="--retriever-concurrency",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_retries",
+        "count",
+        "HTTP retries on connection errors and 5xx (default 3).",
+        flag="--retriever-retries",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_body",
+        "text",
+        'HTTP request template with "{{query}}", "{{limit}}", "{{id}}" values.',
+        flag="--retriever-body",
+        metavar="JSON",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_hits",
+        "text",
+        "Where the hit list is in an HTTP answer (default hits; OpenSearch: hits.hits).",
+        flag="--retriever-hits",
+        metavar="PATH",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "retriever_fields",
+        "texts",
+        "Where path / heading / score sit in a hit, e.g. path=_source.path (repeatable).",
+        flag="--retriever-field",
+        dest="retriever_fields",
+        metavar="NAME=PATH",
+        surfaces=frozenset({"cli"}),
+    ),
+)

@@ -12,16 +12,7 @@ TUNE = table(
     shared.GOLDEN,
     shared.MODEL,
     shared.MODEL_PATH,
-    Setting(
-        "k_values",
-        "k_list",
-        "Cut-offs (5 is always in).",
-        flag="--k",
-        dest="k_text",
-        metavar="1,5,10",
-        config_key="eval.k_values",
-        capped=True,
-    ),
+    shared.K_VALUES.but(help="Cut-offs (5 is always in)."),
     shared.LIMIT,
     shared.LEXICAL,
     shared.DB_PATH,
@@ -32,33 +23,16 @@ TUNE = table(
         "A saved tune result to show instead of measuring (the tune explorer).",
         surfaces=frozenset({"notebook"}),
     ),
-    Setting(
-        "retriever",
-        "text",
-        "Tune another engine's fusion over the legs its answers carry (docs/engines.md).",
-        flag="--retriever",
-        metavar="SPEC",
+    shared.RETRIEVER.but(
+        help="Tune another engine's fusion over the legs its answers carry (docs/engines.md)."
     ),
-    Setting(
-        "retriever_options",
-        "mapping",
-        "How to reach and read the retriever (as groove eval's retriever_options).",
-        surfaces=frozenset({"api", "notebook"}),
+    shared.RETRIEVER_OPTIONS.but(
+        help="How to reach and read the retriever (as groove eval's retriever_options)."
     ),
-    Setting(
-        "retriever_name",
-        "text",
-        "The retriever's name in the report (default: the program, URL or file name).",
-        flag="--retriever-name",
+    shared.RETRIEVER_NAME.but(
+        help="The retriever's name in the report (default: the program, URL or file name)."
     ),
-    Setting(
-        "retriever_timeout",
-        "seconds",
-        "Per-query answer timeout of the retriever (default 30).",
-        flag="--retriever-timeout",
-        metavar="SECONDS",
-        surfaces=frozenset({"cli"}),
-    ),
+    shared.RETRIEVER_TIMEOUT.but(help="Per-query answer timeout of the retriever (default 30)."),
     Setting(
         "family",
         "text",

@@ -17,6 +17,12 @@ not noise either.
 Either way the gate is evaluated only against a compatible previous run: no previous run,
 ``--no-history``, ``--no-diff`` or another fingerprint leave nothing to gate (the seed's
 no-ops).
+
+The significant mode can flag only what enough queries moved for: with n moved queries
+the smallest p(drop) is 1/2^n. When a metric fell beyond the threshold but fewer queries
+moved than ``alpha`` needs, its "not significant" is no verdict at all: the decision is
+``unjudged`` (the gate was not applied, and the threshold mode's verdict is reported
+beside it) rather than a pass.
 """
 
 from __future__ import annotations
@@ -27,10 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from groove import settings
 from groove.runs.record import RunRecord, metric_pairs
 from groove.stats.familywise import max_t_drop, smallest_drop_p
 from groove.stats.significance import (
     EXACT_MAX_NONZERO,
+    ZERO_EPS,
     PairedTest,
     Significance,
     format_interval,
@@ -39,11 +47,12 @@ from groove.stats.significance import (
     paired_values,
 )
 
-GATE_MODES = ("threshold", "significant")
-DEFAULT_GATE = "threshold"
-DEFAULT_ALPHA = 0.05
+GATE_MODES = settings.GATE_MODES
+DEFAULT_GATE: str = settings.EVAL["regression_gate"].default
+DEFAULT_ALPHA: float = settings.EVAL["alpha"].default
 DROP_TEST = "one-sided sign-flip, max-T step-down over the gated metrics"
 REAL_UNDER_THRESHOLD = "real, but under the threshold"
+NOT_JUDGED = "not judged: too few queries moved"
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,9 @@ class GatedMetric:
     regressed: bool
     # the gate's p: one-sided "it fell", max-T adjusted over the gated metrics
     p_adjusted: float | None = None
+    # False: it fell beyond the threshold, but too few queries moved for the significant
+    # mode to be able to call the fall significant (GateDecision.unjudged)
+    judged: bool = True
 
     @property
     def real_under_threshold(self) -> bool:
@@ -84,6 +96,8 @@ class GatedMetric:
         """What the gate made of this metric, as the reports print it after ``describe``."""
         if self.regressed:
             return "regression"
+        if not self.judged:
+            return NOT_JUDGED
         if self.real_under_threshold:
             return REAL_UNDER_THRESHOLD
         return "within noise, not a regression"
@@ -112,10 +126,28 @@ class GateDecision:
     threshold: float
     alpha: float
     metrics: tuple[GatedMetric, ...]
+    # the queries both runs scored, and those of them that moved in some tested metric
+    # (None: not counted, a decision built by hand)
+    paired: int | None = None
+    moved: int | None = None
 
     @property
     def regressed(self) -> bool:
         return any(m.regressed for m in self.metrics)
+
+    @property
+    def unjudged(self) -> bool:
+        """The significant mode, a metric fell beyond the threshold, and too few queries
+        moved for any p(drop) to get below alpha: the gate could not have flagged it."""
+        if self.mode != "significant" or not self.fell or self.moved is None:
+            return False
+        return smallest_drop_p(self.moved) >= self.alpha
+
+    def unjudged_reason(self) -> str | None:
+        """Why an ``unjudged`` decision is none, in one sentence (None when it is one)."""
+        if not self.unjudged:
+            return None
+        return too_few_moved_reason(self.moved or 0, self.paired, self.alpha)
 
     @property
     def fell(self) -> tuple[GatedMetric, ...]:
@@ -144,7 +176,10 @@ class GateDecision:
         return tuple(m for m in self.metrics if m.fell and not m.regressed)
 
     def reason(self) -> str | None:
-        """Why the significant mode passed although a metric fell beyond the threshold."""
+        """Why the significant mode passed although a metric fell beyond the threshold
+        (or why it could not judge the fall: ``unjudged``)."""
+        if self.unjudged:
+            return f"gate not applied: {self.unjudged_reason()}"
         if not self.excused or self.regressed:
             return None
         listed = "; ".join(m.describe() for m in self.excused)
@@ -215,13 +250,32 @@ def unreachable_reason(n: int, mode: str, alpha: float, n_metrics: int) -> str |
     )
 
 
+def too_few_moved_reason(moved: int, paired: int | None, alpha: float) -> str:
+    """The "gate not applied" sentence of a fall the significant mode could not judge:
+    ``moved`` queries moved (of ``paired``), too few for a p(drop) below ``alpha``."""
+    try:
+        needed = f"at least {smallest_flaggable_n('significant', alpha, 1)} must move"
+    except ValueError:
+        needed = "no number of queries reaches it"
+    if paired is not None:
+        counted = f"{moved} of {paired} paired quer{'y' if paired == 1 else 'ies'} moved"
+    else:
+        counted = f"{moved} quer{'y' if moved == 1 else 'ies'} moved"
+    smallest = smallest_drop_p(moved)
+    return (
+        f"too few queries moved for the significant gate: {counted}, so the smallest "
+        f"p(drop) is 1/{round(1 / smallest)} = {smallest:.4g}, never below alpha "
+        f"{alpha:g} ({needed})"
+    )
+
+
 def decide(
     now: RunRecord,
     previous: RunRecord,
     significance: Significance | None,
     *,
     mode: str = DEFAULT_GATE,
-    threshold: float = 0.05,
+    threshold: float = settings.EVAL["regression_threshold"].default,
     alpha: float = DEFAULT_ALPHA,
 ) -> GateDecision:
     """The gate's verdict on every aggregate metric of ``now`` against ``previous``.
@@ -237,7 +291,9 @@ def decide(
     raw = [t.p_value if t is not None else 1.0 for t in tests]
     p_holm = holm(raw) if raw else []
     tested = [label for (label, _, _), t in zip(pairs, tests, strict=True) if t is not None]
-    adjusted = dict(zip(tested, _drop_family(now, previous, tested), strict=True))
+    family, paired, moved = _drop_family(now, previous, tested)
+    adjusted = dict(zip(tested, family, strict=True))
+    unjudged = mode == "significant" and smallest_drop_p(moved) >= alpha
     gated = []
     for (label, value, before), test, holm_p in zip(pairs, tests, p_holm, strict=True):
         finite = math.isfinite(value) and math.isfinite(before)
@@ -255,18 +311,32 @@ def decide(
                 significant=significant,
                 regressed=regressed,
                 p_adjusted=p_adj,
+                judged=not (unjudged and fell),
             )
         )
-    return GateDecision(mode=mode, threshold=threshold, alpha=alpha, metrics=tuple(gated))
+    return GateDecision(
+        mode=mode,
+        threshold=threshold,
+        alpha=alpha,
+        metrics=tuple(gated),
+        paired=paired,
+        moved=moved,
+    )
 
 
-def _drop_family(now: RunRecord, previous: RunRecord, labels: list[str]) -> list[float]:
-    """The max-T adjusted p(drop) of each label, over the queries both runs scored."""
+def _drop_family(
+    now: RunRecord, previous: RunRecord, labels: list[str]
+) -> tuple[list[float], int, int]:
+    """(the max-T adjusted p(drop) of each label, the queries both runs scored, those of
+    them that moved in at least one label): what the drop test saw."""
     if not labels:
-        return []
+        return [], len({q.id for q in now.per_query} & {q.id for q in previous.per_query}), 0
     columns = []
     for label in labels:
-        _, a, b = paired_values(now.per_query, previous.per_query, label)
+        ids, a, b = paired_values(now.per_query, previous.per_query, label)
         columns.append(a - b)
-    adjusted, _ = max_t_drop(np.stack(columns, axis=1))
-    return adjusted
+    paired = len(ids)
+    deltas = np.stack(columns, axis=1)
+    moved = int((np.abs(deltas) > ZERO_EPS).any(axis=1).sum()) if deltas.size else 0
+    adjusted, _ = max_t_drop(deltas)
+    return adjusted, paired, moved

@@ -16,7 +16,7 @@ is unchanged. ``tokens`` cuts phrases with FTS5's tokenizer itself, never a re-i
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,13 +36,14 @@ class Postings:
     column ``c`` (one contiguous array per column)."""
 
     key: tuple[object, ...]
-    terms: dict[str, int]
+    terms: Mapping[str, int]  # a dict when read through SQL, a sorted file index when mapped
     start: np.ndarray  # int64, len(terms) + 1
     docs: np.ndarray  # rowids (int32 when they fit), ascending within a term
     tf: np.ndarray  # (columns, len(docs)) uint16/uint32 counts
     doc_length: np.ndarray  # float64 tokens per rowid (index = rowid), 0 for absent rows
     rows: int  # FTS5's row count (N of the IDF)
     total_tokens: int  # FTS5's total of all columns' lengths
+    largest: tuple[int, ...] | None = None  # the largest count per column, when recorded
 
     @property
     def size(self) -> int:

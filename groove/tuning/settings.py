@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,8 @@ from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
 from groove.evaluation.settings import GOLDEN_FILE_NAME
 from groove.notes import Note
-from groove.resolve import resolve
-from groove.settings import DEFAULT_LIMIT, TUNE
+from groove.resolve import Rule, limit_covers_k, resolve
+from groove.settings import DEFAULT_LIMIT, TUNE, Setting
 from groove.tuning.grid import PRIMARY_K
 from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
@@ -24,7 +25,7 @@ SMALL_N_WARN = 50
 class TuneSettings:
     kb_path: Path
     golden_path: Path
-    k_values: tuple[int, ...] = (1, 5, 10)
+    k_values: tuple[int, ...] = TUNE["k_values"].default
     limit: int = DEFAULT_LIMIT
     db_path: Path | None = None
     model: str | None = None
@@ -38,13 +39,23 @@ class TuneSettings:
         return candidate_pool(self.limit)
 
 
+def with_primary_k(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
+    """k always includes the primary k (5), sorted, without repeats (the reference's
+    normalisation: ``--k 1,10`` is 1, 5, 10)."""
+    values["k_values"] = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
+    return []
+
+
+#: tune's rules after the bound (groove.resolve): k with the primary k, the limit at
+#: least the largest k. Up to LIMIT_MAX, nothing is lowered.
+TUNE_RULES: tuple[Rule, ...] = (with_primary_k, limit_covers_k)
+
+
 def resolve_settings(config: Config, /, **given: Any) -> TuneSettings:
     """The TUNE settings ``given`` by a face (by name, None: not given) over groove.toml
-    over the declared defaults (groove.resolve); k always includes the primary k (5), and
-    the limit is at least the largest k."""
-    values = resolve(TUNE, config, given)
+    over the declared defaults (groove.resolve), with tune's rules (TUNE_RULES)."""
+    values = resolve(TUNE, config, given, TUNE_RULES)
     kb = check_kb_path(values["kb_path"])
-    ks = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
     notes: list[Note] = []
     search = config.search
     if search.mmr.enabled or search.parent_retriever.enabled:
@@ -70,8 +81,6 @@ def resolve_settings(config: Config, /, **given: Any) -> TuneSettings:
             **same,
             "kb_path": kb,
             "golden_path": values["golden"] or kb / GOLDEN_FILE_NAME,
-            "k_values": ks,
-            "limit": max(values["limit"] or 0, max(ks)),
             "notes": tuple(notes),
         }
     )
