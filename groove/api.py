@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from groove.settings import (
     EVAL,
+    GOLDEN_DOCTOR,
     INDEX,
     JUDGE,
     POOL,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
     from groove.evaluation.result import EvalRun
+    from groove.golden.proposals import DoctorReport
     from groove.history.history import History
     from groove.judging.pool import Pool
     from groove.notebooks.judge import JudgeView
@@ -388,6 +390,28 @@ def pool(
 
     given = _keywords(POOL, **_declared(POOL, locals(), but=("config",)))
     return run_pool(resolve(_config(config), given, source="keyword"))
+
+
+def golden_doctor(
+    kb_path: PathArg | None,
+    golden: PathArg | None = None,
+    *,
+    apply: bool = False,
+    accept_likely: bool = False,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    db_path: PathArg | None = None,
+    config: PathArg | None = None,
+) -> DoctorReport:
+    """The expected entries of ``golden`` that the index of ``kb_path`` cannot match, each
+    with the most likely new target, its evidence and a confidence (certain, likely, none),
+    plus the golden set's own problems, like ``groove golden doctor``. It reads the index
+    and the eval history; with ``apply`` it rewrites the certain entries in the golden file
+    (``accept_likely``: the likely ones too), every other byte kept."""
+    from groove.evaluation.doctor import resolve_doctor, run_doctor
+
+    given = _keywords(GOLDEN_DOCTOR, **_declared(GOLDEN_DOCTOR, locals(), but=("config",)))
+    return run_doctor(resolve_doctor(_config(config), given))
 
 
 def judge(

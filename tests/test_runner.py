@@ -44,6 +44,7 @@ EVAL_PARAMETERS = (
     "retriever",
     "retriever_options",
     "retriever_name",
+    "junit",
     "result_path",
 )
 TUNE_PARAMETERS = (

@@ -56,6 +56,7 @@ class EvalSettings:
     baseline_file: Path | None = None
     # "gate not applied" is a failure (exit 4)
     require_baseline: bool = EVAL["require_baseline"].default
+    junit: Path | None = None  # also write the run as a JUnit XML report (groove.report.junit)
 
     @property
     def depth(self) -> int:
