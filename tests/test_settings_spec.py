@@ -357,3 +357,19 @@ def test_the_run_cell_forwards_every_parameter(notebook: str, function: str) -> 
     ]
     passed = {k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == k.arg}
     assert passed == set(inspect.signature(getattr(kernel, function)).parameters)
+
+
+def test_a_key_no_section_has_a_field_for_is_read_through_its_declaration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new groove.toml key needs its declaration only: Config keeps its value by key."""
+    import groove.config as config_module
+
+    probe = Setting("probe", "count", "A test key.", config_key="eval.probe", default=2)
+    monkeypatch.setattr(config_module, "GROOVE_TOML", {**GROOVE_TOML, "eval.probe": probe})
+    monkeypatch.setattr(config_module, "_SECTIONS", config_module._sections())
+    config = parse_config("[eval]\nprobe = 7\n", tmp_path / "groove.toml")
+    assert (config.value("eval.probe"), Config().value("eval.probe")) == (7, 2)
+    assert resolve({"probe": probe}, config, {})["probe"] == 7
+    with pytest.raises(ConfigError, match=r"eval\.probe = -1: must be a whole number from 0"):
+        parse_config("[eval]\nprobe = -1\n", tmp_path / "groove.toml")
