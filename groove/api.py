@@ -169,6 +169,9 @@ def evaluate(
     baseline_file: PathArg | None = None,
     require_baseline: bool | None = None,
     regression_gate: str | None = None,
+    slice_by: str | None = None,
+    gate_slices: bool | None = None,
+    slice_min_queries: int | None = None,
     explain: bool = False,
     config: PathArg | None = None,
     retriever: str | None = None,
@@ -194,7 +197,10 @@ def evaluate(
     (default: ``[eval].baseline_file``, else ``<golden stem>.baseline.json`` beside the
     golden file, when it exists; ``accept_baseline(..., file=...)`` writes it);
     ``require_baseline=True`` makes the result's ``exit_code`` 4 when the regression gate
-    could not be applied (its ``gate_status.reason`` says why). ``progress`` receives a
+    could not be applied (its ``gate_status.reason`` says why). ``slice_by="folder"``
+    adds a slice per top folder of the expected paths to the tag slices (``result.slices``);
+    ``gate_slices=True`` also gates every slice of at least ``slice_min_queries`` queries
+    (``result.slice_gate``; docs/eval.md, "Slices"). ``progress`` receives a
     ``Progress`` (task ``evaluate``) as each golden query is searched or answered.
     """
     from groove.evaluation import run as evaluation

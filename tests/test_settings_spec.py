@@ -73,9 +73,11 @@ TOML_SAMPLE: dict[str, tuple[Any, Any]] = {
     "fraction": (0.25, 0.25),
     "lexical": ("porter", "porter"),
     "gate": ("significant", "significant"),
+    "slice_by": ("folder", "folder"),
     "pin": ("release-2", "release-2"),
     "whole": (700, 700),
     "count": (3, 3),
+    "several": (4, 4),
     "number": (2.5, 2.5),
     "level": (0.01, 0.01),
     "texts": (["a", "b"], ("a", "b")),
@@ -237,11 +239,30 @@ SAMPLE: dict[str, Any] = {
     "folder": Path("models"),
     "gate": "significant",
     "lexical": "porter",
+    "slice_by": "folder",
     "pin": "release-2",
     "fraction": 0.2,
     "level": 0.01,
     "whole": 3,
+    "count": 4,
+    "several": 3,
+    "integer": -2,
+    "number": 2.5,
+    "seconds": 1.5,
+    "port": 8080,
+    "texts": ("a", "b"),
+    "path": Path("somewhere"),
+    "family": "convex",
+    "normalizer": "zscore",
 }
+
+
+def test_every_kind_has_a_sample() -> None:
+    """A setting of any kind can be added without touching these tests."""
+    from groove.settings.kinds import KINDS
+
+    assert set(KINDS) - {"bool", "k_list", "mapping"} <= set(SAMPLE)
+    assert set(KINDS) - {"integer", "port", "seconds", "mapping"} <= set(TOML_SAMPLE)
 
 
 def _sample(setting: Setting) -> Any:

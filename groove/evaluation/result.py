@@ -29,6 +29,7 @@ from groove.runs.record import QueryResult, RunRecord, metric_pairs
 from groove.settings import DEFAULT_LIMIT as DEFAULT_LIMIT  # declared with the limit
 from groove.stats.gate import GateDecision, GatedMetric
 from groove.stats.significance import Significance
+from groove.stats.slices import GatedSlice, Slice, SliceGate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,6 +98,15 @@ class EvalRun(Introduces):
     floor: Floor | None = None
     floor_gate: GateDecision | None = None
     floor_fell: tuple[str, ...] = ()
+    # the golden queries' tags (and folders) measured on their own (groove.stats.slices):
+    # empty without tags; ``slice_gate`` when --gate-slices asked for it
+    slices: tuple[Slice, ...] = ()
+    slice_gate: SliceGate | None = None
+
+    @property
+    def regressed_slices(self) -> tuple[GatedSlice, ...]:
+        """The slices the slice gate failed (empty without --gate-slices)."""
+        return self.slice_gate.regressed_slices if self.slice_gate is not None else ()
 
     @property
     def baseline_stated(self) -> bool:
@@ -275,6 +285,8 @@ class EvalRun(Introduces):
         out["gate"] = self.gate_dict()
         if self.judged is not None:  # absent, not null, without judgements: seed output kept
             out["judged"] = self.judged.to_dict()
+        if self.slices:  # absent without tags (or folders): the seed's document unchanged
+            out["slices"] = [s.to_dict() for s in self.slices]
         return out
 
     def gate_dict(self) -> dict[str, Any] | None:
@@ -306,6 +318,8 @@ class EvalRun(Introduces):
             floor["regressed"] = bool(self.floor_fell)
             floor["metrics"] = [m.to_dict() for m in gate.metrics] if gate is not None else []
             out["floor"] = floor
+        if self.slice_gate is not None:
+            out["slices"] = self.slice_gate.to_dict()
         return out
 
     @property

@@ -52,6 +52,7 @@ from groove.settings.spelling import command_line
 from groove.stats.gate import GateDecision, unreachable_reason
 from groove.stats.gate import decide as decide_gate
 from groove.stats.significance import Significance, compare_records
+from groove.stats.slices import SliceGate, decide_slices, define_slices, measure_slices
 
 
 def score(
@@ -64,7 +65,7 @@ def score(
     for q, hits, leg in zip(golden.queries, tops, legs, strict=True):
         ranked = tuple(RankedHit(h.rank, h.path, h.heading, h.score) for h in hits)
         metrics = query_metrics(q.expected, ranked, k_values)
-        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics, leg))
+        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics, leg, q.tags))
     return tuple(results)
 
 
@@ -92,15 +93,31 @@ def compare(
         gate = _decide(settings, record, base, significance)
         if floor.run is not None and floor.run.id != base.id:
             floor_gate = _decide(settings, record, floor.run, compare_records(record, floor.run))
+    slice_defs = define_slices(record.per_query, settings.slice_by)
+    slice_gate: SliceGate | None = None
+    if gate is not None and base is not None and settings.gate_slices and slice_defs:
+        slice_gate = decide_slices(
+            record,
+            base,
+            slice_defs,
+            mode=settings.regression_gate,
+            threshold=settings.regression_threshold,
+            alpha=settings.alpha,
+            min_queries=settings.slice_min_queries,
+        )
     # The gate's view is stored with the run whatever the flags: a regressed run never
     # becomes a baseline by itself (the default rule skips it). A fall the significant
     # mode could not judge is stored as the threshold mode sees it: not as a pass.
+    sliced_down = slice_gate is not None and slice_gate.regressed
     outcome = (
         OUTCOME_NO_BASELINE
         if gate is None
         else (
             OUTCOME_REGRESSED
-            if gate.regressed or gate.unjudged or (floor_gate is not None and floor_gate.regressed)
+            if gate.regressed
+            or gate.unjudged
+            or sliced_down
+            or (floor_gate is not None and floor_gate.regressed)
             else OUTCOME_PASSED
         )
     )
@@ -112,7 +129,7 @@ def compare(
     )
     status = _status(settings, chosen.reason, record, base, gate, floor)
     if not settings.diff:
-        gate = significance = floor_gate = None
+        gate = significance = floor_gate = slice_gate = None
     if status.wanted and not status.applied:
         data = {"reason": status.reason, "required": status.required}
         notes.append(Note(NOTE_GATE_NOT_APPLIED, status.message(), Level.WARNING, data))
@@ -122,6 +139,12 @@ def compare(
         fell = _fell(settings, record, base, gate)
         if floor_gate is not None and floor.run is not None:
             floor_fell = _fell(settings, record, floor.run, floor_gate)
+    slice_fell = (
+        settings.fail_on_regression
+        and status.applied
+        and slice_gate is not None
+        and slice_gate.regressed
+    )
     compared = base if settings.diff else None
     # judged@k needs the compared run's hits, which a baseline file does not keep
     hits_of = compared if compared is not None and compared is not file_run else None
@@ -136,7 +159,7 @@ def compare(
         record=record,
         previous=compared or (history.newest if settings.diff else None),
         diff_enabled=compared is not None,
-        regression=bool(fell or floor_fell),
+        regression=bool(fell or floor_fell) or slice_fell,
         threshold=settings.regression_threshold,
         kb_path=settings.kb_path,
         golden_path=settings.golden_path,
@@ -153,6 +176,8 @@ def compare(
         floor=floor if settings.diff else None,
         floor_gate=floor_gate,
         floor_fell=floor_fell,
+        slices=measure_slices(record, compared, slice_defs),
+        slice_gate=slice_gate,
     )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.history.change import Change, arrow, classify
-from groove.report import eval_explain, judged
+from groove.report import eval_explain, eval_slices, judged
 from groove.report.cap import ALL_ROWS, TOP_FLAGGED, first, rest_line
 from groove.runs.record import QueryResult
 from groove.stats.significance import PairedTest
@@ -36,6 +36,9 @@ def render(run: EvalRun, *, color: bool = False, full: bool = False, where: str 
     lines = _header(run)
     lines.append("")
     lines += _aggregate(run, color)
+    sliced = eval_slices.text_lines(run)
+    if sliced:
+        lines += ["", *sliced]
     flagged = _per_query(run, full, where)
     if flagged:
         lines.append("")

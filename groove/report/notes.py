@@ -76,6 +76,11 @@ def regression_message(run: EvalRun, *, switch: str = "fail_on_regression=True")
         passed = gate is None or not gate.regressed
         sentence = fall_sentence(run.record, run.floor, run.floor_fell, passed_previous=passed)
         details += f" {sentence}."
+    sliced = run.regressed_slices
+    if sliced:
+        rule += ", in the aggregate or in a slice" if run.regressed_metrics else ", in a slice"
+        listed = " | ".join(s.describe() for s in sliced)
+        details += f" Regressed {'slice' if len(sliced) == 1 else 'slices'}: {listed}."
     return (
         f"groove eval: retrieval-quality regression detected ({rule}).{note}{details} "
         f"Exiting with code 1 because {switch} was set."
