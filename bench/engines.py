@@ -154,7 +154,7 @@ def main() -> None:
             ):
                 spec = parse_spec(url)
                 verdicts = [
-                    verdict_of(run_external(spec, golden_path, family=family, engine=spec.kind))  # type: ignore[arg-type]
+                    verdict_of(run_external(spec, golden_path, family=family, engine=spec.kind))
                     for family in ("rrf", "convex")
                 ]
                 rows.append((label, figures(queries, retrieved(url, queries)), "; ".join(verdicts)))

@@ -135,6 +135,12 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     }
 
 
+def _checked(results: dict[str, Any]) -> dict[str, Any]:
+    """Every instance the rules are checked on: one of each public result type, and the
+    tune of a retriever's legs (the same TuneResult type, its other source)."""
+    return {**results["instances"], "TuneResult of a retriever": results["external"]}
+
+
 def test_every_public_result_is_checked(results: dict[str, Any]) -> None:
     instances = results["instances"]
     assert set(instances) == set(_public_result_classes())
@@ -144,7 +150,7 @@ def test_every_public_result_is_checked(results: dict[str, Any]) -> None:
 
 def test_every_frame_view_is_a_dataframe(results: dict[str, Any]) -> None:
     checked = 0
-    for value in results["instances"].values():
+    for value in _checked(results).values():
         for name, _ in inspect.getmembers(type(value), inspect.isfunction):
             if name.endswith("_frame") and not name.startswith("_"):
                 assert isinstance(getattr(value, name)(), pd.DataFrame), (value, name)
@@ -161,7 +167,7 @@ def test_the_old_frame_names_warn_and_give_the_same_frame(results: dict[str, Any
 
 
 def test_every_result_has_a_json_ready_to_dict(results: dict[str, Any]) -> None:
-    for name, value in results["instances"].items():
+    for name, value in _checked(results).items():
         document = value.to_dict()
         assert isinstance(document, dict) and document, name
         assert json.loads(json.dumps(document)) is not None, name
@@ -183,7 +189,7 @@ def test_to_dict_is_the_json_document_of_its_command(results: dict[str, Any]) ->
 
 def test_notes_are_notes(results: dict[str, Any]) -> None:
     carrying = 0
-    for name, value in results["instances"].items():
+    for name, value in _checked(results).items():
         if not hasattr(value, "notes"):
             continue
         carrying += 1
