@@ -24,15 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from groove.settings import (
     EVAL,
+    GOLDEN_DOCTOR,
     INDEX,
     JUDGE,
-    PIPELINE,
     POOL,
     SEARCH,
     TUNE,
     LexicalMode,
     Setting,
-    at_most,
 )
 
 if TYPE_CHECKING:
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
     from groove.evaluation.result import EvalRun
+    from groove.golden.proposals import DoctorReport
     from groove.history.history import History
     from groove.judging.pool import Pool
     from groove.notebooks.judge import JudgeView
@@ -124,26 +124,25 @@ def search(
     """
     from groove.engine.query import compile_query
     from groove.engine.rerank import load_reranker
-    from groove.engine.search import build_options
     from groove.engine.search import search as run_search
+    from groove.engine.search_settings import resolve_settings
     from groove.engine.session import open_engine
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
     given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
-    limit = at_most("limit", given["limit"] or SEARCH["limit"].default)
     loaded = _config(config)
+    settings = resolve_settings(loaded, **given)
     compiled = compile_query(query)  # refuse a bad query before loading any model
-    options = build_options(loaded.search, limit, **{name: given[name] for name in PIPELINE})
     with open_engine(
-        given["kb_path"] or loaded.kb_path,
-        db_path=given["db_path"],
-        model=given["model"],
-        model_path=given["model_path"],
+        settings.kb_path,
+        db_path=settings.db_path,
+        model=settings.model,
+        model_path=settings.model_path,
         config=loaded,
     ) as engine:
-        cross_encoder = load_reranker(given["reranker"] or loaded.reranker)
+        cross_encoder = load_reranker(settings.reranker)
         vector = engine.embed_queries([compiled.positive_text])[0]
-        return run_search(engine.conn, query, vector, options, cross_encoder, compiled)
+        return run_search(engine.conn, query, vector, settings.options, cross_encoder, compiled)
 
 
 def evaluate(
@@ -168,6 +167,9 @@ def evaluate(
     baseline: str | None = None,
     require_baseline: bool | None = None,
     regression_gate: str | None = None,
+    slice_by: str | None = None,
+    gate_slices: bool | None = None,
+    slice_min_queries: int | None = None,
     explain: bool = False,
     config: PathArg | None = None,
     retriever: str | None = None,
@@ -190,7 +192,10 @@ def evaluate(
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
     ``baseline`` compares with the run pinned under that name (``set_baseline``);
     ``require_baseline=True`` makes the result's ``exit_code`` 4 when the regression gate
-    could not be applied (its ``gate_status.reason`` says why). ``progress`` receives a
+    could not be applied (its ``gate_status.reason`` says why). ``slice_by="folder"``
+    adds a slice per top folder of the expected paths to the tag slices (``result.slices``);
+    ``gate_slices=True`` also gates every slice of at least ``slice_min_queries`` queries
+    (``result.slice_gate``; docs/eval.md, "Slices"). ``progress`` receives a
     ``Progress`` (task ``evaluate``) as each golden query is searched or answered.
     """
     from groove.evaluation import run as evaluation
@@ -367,6 +372,28 @@ def pool(
 
     given = _keywords(POOL, **_declared(POOL, locals(), but=("config",)))
     return run_pool(resolve(_config(config), given, source="keyword"))
+
+
+def golden_doctor(
+    kb_path: PathArg | None,
+    golden: PathArg | None = None,
+    *,
+    apply: bool = False,
+    accept_likely: bool = False,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    db_path: PathArg | None = None,
+    config: PathArg | None = None,
+) -> DoctorReport:
+    """The expected entries of ``golden`` that the index of ``kb_path`` cannot match, each
+    with the most likely new target, its evidence and a confidence (certain, likely, none),
+    plus the golden set's own problems, like ``groove golden doctor``. It reads the index
+    and the eval history; with ``apply`` it rewrites the certain entries in the golden file
+    (``accept_likely``: the likely ones too), every other byte kept."""
+    from groove.evaluation.doctor import resolve_doctor, run_doctor
+
+    given = _keywords(GOLDEN_DOCTOR, **_declared(GOLDEN_DOCTOR, locals(), but=("config",)))
+    return run_doctor(resolve_doctor(_config(config), given))
 
 
 def judge(

@@ -28,6 +28,7 @@ from groove.runs.record import QueryResult, RunRecord, metric_pairs
 from groove.settings import DEFAULT_LIMIT as DEFAULT_LIMIT  # declared with the limit
 from groove.stats.gate import GateDecision
 from groove.stats.significance import Significance
+from groove.stats.slices import GatedSlice, Slice, SliceGate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -91,6 +92,15 @@ class EvalRun(Introduces):
     answers: AnswerUpdate | None = field(default=None, repr=False, compare=False)
     # The doctor's proposal for each expected entry the index cannot match (golden rot).
     rot: tuple[Proposal, ...] = ()
+    # the golden queries' tags (and folders) measured on their own (groove.stats.slices):
+    # empty without tags; ``slice_gate`` when --gate-slices asked for it
+    slices: tuple[Slice, ...] = ()
+    slice_gate: SliceGate | None = None
+
+    @property
+    def regressed_slices(self) -> tuple[GatedSlice, ...]:
+        """The slices the slice gate failed (empty without --gate-slices)."""
+        return self.slice_gate.regressed_slices if self.slice_gate is not None else ()
 
     @property
     def baseline_stated(self) -> bool:
@@ -269,6 +279,8 @@ class EvalRun(Introduces):
         out["gate"] = self.gate_dict()
         if self.judged is not None:  # absent, not null, without judgements: seed output kept
             out["judged"] = self.judged.to_dict()
+        if self.slices:  # absent without tags (or folders): the seed's document unchanged
+            out["slices"] = [s.to_dict() for s in self.slices]
         return out
 
     def gate_dict(self) -> dict[str, Any] | None:
@@ -294,6 +306,8 @@ class EvalRun(Introduces):
         if threshold_gate is not None:  # beside a significant gate that could not judge
             out["threshold_gate"] = threshold_gate
         out["baseline"] = self.baseline.to_dict() if self.baseline is not None else None
+        if self.slice_gate is not None:
+            out["slices"] = self.slice_gate.to_dict()
         return out
 
     def per_query_frame(self) -> pd.DataFrame:

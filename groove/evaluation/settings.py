@@ -54,6 +54,12 @@ class EvalSettings:
     baseline: str | None = None  # compare with the run pinned under this name
     # "gate not applied" is a failure (exit 4)
     require_baseline: bool = EVAL["require_baseline"].default
+    # the slices reported and whether the gate also judges each slice of at least
+    # slice_min_queries queries (groove.stats.slices)
+    slice_by: str = EVAL["slice_by"].default
+    gate_slices: bool = EVAL["gate_slices"].default
+    slice_min_queries: int = EVAL["slice_min_queries"].default
+    junit: Path | None = None  # also write the run as a JUnit XML report (groove.report.junit)
 
     @property
     def depth(self) -> int:

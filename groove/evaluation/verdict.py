@@ -40,6 +40,7 @@ from groove.runs.record import (
 from groove.stats.gate import GateDecision, unreachable_reason
 from groove.stats.gate import decide as decide_gate
 from groove.stats.significance import compare_records
+from groove.stats.slices import SliceGate, decide_slices, define_slices, measure_slices
 
 
 def score(
@@ -52,7 +53,7 @@ def score(
     for q, hits, leg in zip(golden.queries, tops, legs, strict=True):
         ranked = tuple(RankedHit(h.rank, h.path, h.heading, h.score) for h in hits)
         metrics = query_metrics(q.expected, ranked, k_values)
-        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics, leg))
+        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics, leg, q.tags))
     return tuple(results)
 
 
@@ -79,13 +80,28 @@ def compare(
             threshold=settings.regression_threshold,
             alpha=settings.alpha,
         )
+    slice_defs = define_slices(record.per_query, settings.slice_by)
+    slice_gate: SliceGate | None = None
+    if gate is not None and base is not None and settings.gate_slices and slice_defs:
+        slice_gate = decide_slices(
+            record,
+            base,
+            slice_defs,
+            mode=settings.regression_gate,
+            threshold=settings.regression_threshold,
+            alpha=settings.alpha,
+            min_queries=settings.slice_min_queries,
+        )
     # The gate's view is stored with the run whatever the flags: a regressed run never
     # becomes a baseline by itself (the default rule skips it). A fall the significant
     # mode could not judge is stored as the threshold mode sees it: not as a pass.
+    sliced_down = slice_gate is not None and slice_gate.regressed
     outcome = (
         OUTCOME_NO_BASELINE
         if gate is None
-        else (OUTCOME_REGRESSED if gate.regressed or gate.unjudged else OUTCOME_PASSED)
+        else (
+            OUTCOME_REGRESSED if gate.regressed or gate.unjudged or sliced_down else OUTCOME_PASSED
+        )
     )
     record = replace(
         record,
@@ -95,7 +111,7 @@ def compare(
     )
     status = _status(settings, chosen.reason, record, base, gate)
     if not settings.diff:
-        gate = significance = None
+        gate = significance = slice_gate = None
     if status.wanted and not status.applied:
         data = {"reason": status.reason, "required": status.required}
         notes.append(Note(NOTE_GATE_NOT_APPLIED, status.message(), Level.WARNING, data))
@@ -106,6 +122,12 @@ def compare(
             fell = regressed_metrics(record.aggregate, base.aggregate, threshold)
         else:
             fell = tuple(m.label for m in gate.metrics if m.regressed)
+    slice_fell = (
+        settings.fail_on_regression
+        and status.applied
+        and slice_gate is not None
+        and slice_gate.regressed
+    )
     compared = base if settings.diff else None
     judged = judged_for(settings.golden_path, record, compared)
     if judged is not None and judged.drop is not None:
@@ -114,7 +136,7 @@ def compare(
         record=record,
         previous=compared or (history.newest if settings.diff else None),
         diff_enabled=compared is not None,
-        regression=bool(fell),
+        regression=bool(fell) or slice_fell,
         threshold=settings.regression_threshold,
         kb_path=settings.kb_path,
         golden_path=settings.golden_path,
@@ -128,6 +150,8 @@ def compare(
         baseline=chosen if compared is not None else None,
         gate_status=status,
         judged=judged,
+        slices=measure_slices(record, compared, slice_defs),
+        slice_gate=slice_gate,
     )
 
 

@@ -147,11 +147,15 @@ def load_history(path: Path) -> History:
 
 
 def stored_runs(path: Path | None, current: RunRecord) -> tuple[RunRecord, ...]:
-    """The runs of the history at ``path``, newest first; ``current`` alone when the
-    history is off (``path`` None) or holds no run."""
+    """The runs of the history at ``path``, newest first, ``current`` among them: a run
+    not stored yet (the notebook runner appends it only after its page is written) is
+    shown as the newest, so the headless and the live report list the same runs."""
     if path is None:
         return (current,)
-    return load_history(path).runs or (current,)
+    runs = load_history(path).runs
+    if any(run.id == current.id for run in runs):
+        return runs
+    return (current, *runs)
 
 
 def _parse(

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from groove.atomic import write_file
 from groove.errors import ConfigError, GrooveError, speaking
 from groove.notebooks.pending import PENDING_ENV, leave
-from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
+from groove.notebooks.runner import RESULT_FILE, error_document, summary_path, write_result
 from groove.notes import Level, Note
 from groove.report import plots
 from groove.report.notebook.outcome import Outcome
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from groove.tuning.result import TuneResult
 
 NOTE_REGRESSION = "regression"
+NOTE_GOLDEN_ROT = "golden-rot"  # falls from expected answers the index lost (report/rot.py)
 
 
 # ---------------------------------------------------------------- run cells
@@ -57,12 +58,16 @@ def eval_report(
     baseline: Any = None,
     require_baseline: Any = None,
     regression_gate: Any = None,
+    slice_by: Any = None,
+    gate_slices: Any = None,
+    slice_min_queries: Any = None,
     explain: Any = False,
     config: Any = None,
     result_path: Any = RESULT_FILE,
     retriever: Any = None,
     retriever_options: Any = None,
     retriever_name: Any = None,
+    junit: Any = None,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression" / "not-applied") and ``exit_code``; summary.md beside it = its
@@ -75,14 +80,18 @@ def eval_report(
     from groove.evaluation import run as evaluation
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
+    from groove.report import junit as junit_report
     from groove.report.cap import NOTEBOOK_WHERE
     from groove.report.notes import regression_message
+    from groove.report.rot import rot_message
     from groove.tuning.reach import PROBE
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
         given = _parameters(EVAL, _declared(EVAL, locals()))
         settings = resolve_settings(_config(given.pop("config")), **given)
+        if settings.junit is not None:
+            junit_report.forget(settings.junit)
         run = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
         document = json.loads(eval_json.render(run))
         document["previous"] = previous_summary(document.get("previous"))
@@ -90,11 +99,19 @@ def eval_report(
         document["exit_code"] = run.exit_code
         write_result(Path(result_path), document)
         # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
-        summary = Path(result_path).with_name(SUMMARY_FILE)
+        summary = summary_path(Path(result_path))
         write_file(summary, eval_markdown.render(run, where=NOTEBOOK_WHERE))
+        if settings.junit is not None:  # the CI test report, where the parameter says
+            junit_report.write(settings.junit, run)
         if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
             if run.history_path is not None and settings.save_history:
-                leave(Path(result_path), run.record, run.history_path, settings.history_size)
+                leave(
+                    Path(result_path),
+                    run.record,
+                    run.history_path,
+                    settings.history_size,
+                    run.answers,
+                )
         else:
             run = evaluation.save(run, settings)
     except GrooveError as exc:
@@ -113,6 +130,10 @@ def eval_report(
                 },
             )
         )
+        rot = rot_message(run)
+        if rot is not None:
+            proposals = [p.to_dict() for _, found in run.rot_falls() for p in found]
+            notes.append(Note(NOTE_GOLDEN_ROT, rot, Level.WARNING, {"proposals": proposals}))
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
@@ -173,7 +194,7 @@ def tune_explorer(
     if result.ran_grid:  # the text report, for a CI page (as eval-report's summary.md)
         report = tune_text.render(result, color=False)
         summary = f"## groove tune\n\n```text\n{report}```\n"
-        write_file(Path(result_path).with_name(SUMMARY_FILE), summary)
+        write_file(summary_path(Path(result_path)), summary)
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 

@@ -12,7 +12,7 @@ from groove.evaluation.result import (
 from groove.golden.findings import Finding, PathFinding
 from groove.history.change import Change, MetricRow, arrow
 from groove.notes import Level
-from groove.report import eval_explain, judged
+from groove.report import eval_explain, eval_slices, judged
 from groove.report.cap import (
     ALL_ROWS,
     TOP_FINDINGS,
@@ -38,6 +38,7 @@ def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
     lines.append("")
     lines += _notes(run)
     lines += _table(run)
+    lines += eval_slices.markdown_lines(run)
     lines += _flagged(run, full, where)
     lines += eval_explain.markdown_lines(run, full=full, where=where)
     lines += _findings(run, full, where)
@@ -49,6 +50,10 @@ def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
         rule = f"a metric fell by more than {run.threshold:.3f}"
         if run.gate is not None and run.gate.mode == "significant":
             rule += f" with adjusted p(drop) < {run.gate.alpha:g}"
+        if run.regressed_slices and not run.regressed_metrics:
+            rule += " in slice " + ", ".join(s.name for s in run.regressed_slices)
+        elif run.regressed_slices:
+            fell += "; in slice " + ", ".join(s.name for s in run.regressed_slices)
         lines += ["", f"**Regression**: {rule}{fell}."]
     return "\n".join(lines) + "\n"
 

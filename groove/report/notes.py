@@ -71,6 +71,11 @@ def regression_message(run: EvalRun, *, switch: str = "fail_on_regression=True")
     if gate is not None and any(m.regressed for m in gate.metrics):
         listed = "; ".join(m.describe() for m in gate.metrics if m.regressed)
         details = f" Regressed: {listed}."
+    sliced = run.regressed_slices
+    if sliced:
+        rule += ", in the aggregate or in a slice" if run.regressed_metrics else ", in a slice"
+        listed = " | ".join(s.describe() for s in sliced)
+        details += f" Regressed {'slice' if len(sliced) == 1 else 'slices'}: {listed}."
     return (
         f"groove eval: retrieval-quality regression detected ({rule}).{note}{details} "
         f"Exiting with code 1 because {switch} was set."

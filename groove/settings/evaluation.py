@@ -115,6 +115,36 @@ EVAL = table(
     REGRESSION_THRESHOLD,
     ALPHA,
     Setting(
+        "slice_by",
+        "slice_by",
+        "Slices of the golden queries measured on their own: tags (one per tag) or folder "
+        "(also one per top folder of the expected paths) (default: [eval].slice_by).",
+        flag="--slice-by",
+        config_key="eval.slice_by",
+        default="tags",
+    ),
+    Setting(
+        "gate_slices",
+        "bool",
+        "Also apply the regression gate to every slice of at least [eval].slice_min_queries "
+        "queries (default: [eval].gate_slices).",
+        flag="--gate-slices",
+        switch=True,
+        config_key="eval.gate_slices",
+        default=False,
+    ),
+    Setting(
+        "slice_min_queries",
+        "whole",
+        "The fewest queries a slice needs to be gated; smaller ones are reported, not gated "
+        "(default: [eval].slice_min_queries, else 10).",
+        flag="--slice-min-queries",
+        metavar="N",
+        config_key="eval.slice_min_queries",
+        default=10,
+        bounds=(1, 1_000_000),
+    ),
+    Setting(
         "explain",
         "bool",
         "Say why each expected answer outside the top k was missed (causes: docs/eval.md).",
@@ -132,6 +162,16 @@ EVAL = table(
         "Also write the run as a TREC run file (for trec_eval, ranx, ir_measures).",
         flag="--export-run",
         surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "junit",
+        "file",
+        "Also write a JUnit XML report: one test case per golden query, a failure for each "
+        "miss or regression (with its --explain cause), the verdict and the aggregate as "
+        "suite properties.",
+        flag="--junit",
+        metavar="FILE",
+        surfaces=frozenset({"cli", "notebook"}),
     ),
     Setting(
         "export_run_headings",

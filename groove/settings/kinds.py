@@ -26,6 +26,8 @@ from groove.fusion import FAMILIES, NORMALIZERS
 LIMIT_MAX = 10_000
 #: The values of a ``gate`` setting (the regression gate's modes).
 GATE_MODES = ("threshold", "significant")
+#: The values of a ``slice_by`` setting: slices from tags, or from tags and top folders.
+SLICE_BY = ("tags", "folder")
 LexicalMode = Literal["auto", "trigram", "porter"]
 #: The values of a ``lexical`` setting: which FTS table the bm25 leg reads (engine.lexical).
 LEXICAL_MODES: tuple[LexicalMode, ...] = ("auto", "trigram", "porter")
@@ -80,6 +82,13 @@ class KindRule:
     bounds: Bounds | None = None
     #: What it wants when a setting's bounds narrow it ("a whole number from 1 to 10000").
     ranged: str = "a number"
+    #: How the command line's text is read where the click type leaves it text.
+    from_flag: Callable[[str], Any] = lambda text: text
+    #: The placeholder of a value in a hint (``-p golden PATH``).
+    placeholder: str = "VALUE"
+    #: An example, as its words on the command line, written as a JSON value (a
+    #: retriever_options key in a hint); None: the example as it is.
+    as_json: Callable[[list[str]], Any] | None = None
 
     def parse(self, value: Any, bounds: Bounds | None) -> Any:
         """``value`` as the API or a notebook hands it, checked; None stays None."""
@@ -292,6 +301,10 @@ def _not_in_toml(value: Any, setting: Setting, base: Path) -> Any:
 # ---------------------------------------------------------------- click's types
 
 
+def _k_text(text: str) -> tuple[int, ...] | None:
+    return parse_k_list(text) if text else None
+
+
 def _no_type() -> dict[str, Any]:
     return {}
 
@@ -322,10 +335,14 @@ _FRACTION = _click(lambda click: click.FloatRange(0, 1))
 
 #: Every kind of setting, by the name a Setting declares it with.
 KINDS: Mapping[str, KindRule] = {
-    "path": KindRule("a path", _path, _toml_path, _click_path()),
-    "file": KindRule("a path", _path, _toml_path, _click_path(dir_okay=False)),
-    "folder": KindRule("a path", _path, _toml_path, _click_path(file_okay=False)),
-    "text": KindRule("text", _text, _toml_string, _no_type),
+    "path": KindRule("a path", _path, _toml_path, _click_path(), placeholder="PATH"),
+    "file": KindRule("a path", _path, _toml_path, _click_path(dir_okay=False), placeholder="PATH"),
+    "folder": KindRule(
+        "a path", _path, _toml_path, _click_path(file_okay=False), placeholder="PATH"
+    ),
+    "text": KindRule(
+        "text", _text, _toml_string, _no_type, as_json=lambda words: words[0] if words else None
+    ),
     # a pinned run's name: text to the faces, worded as what it names in groove.toml
     "pin": KindRule("text", _text, _toml_pin, _no_type),
     "whole": KindRule(
@@ -376,9 +393,19 @@ KINDS: Mapping[str, KindRule] = {
         _click(lambda click: click.FloatRange(min=0, min_open=True)),
     ),
     "bool": KindRule("true or false", _bool, _toml_bool, _click(lambda click: click.BOOL)),
-    "k_list": KindRule("a list of whole numbers like [1, 5, 10]", _k_list, _toml_k_list, _no_type),
+    "k_list": KindRule(
+        "a list of whole numbers like [1, 5, 10]",
+        _k_list,
+        _toml_k_list,
+        _no_type,
+        from_flag=_k_text,
+    ),
     "texts": KindRule(
-        "a list of texts", _texts, _toml_texts, lambda: {"multiple": True, "default": ()}
+        "a list of texts",
+        _texts,
+        _toml_texts,
+        lambda: {"multiple": True, "default": ()},
+        as_json=lambda words: words,
     ),
     "mapping": KindRule("a mapping (a dict)", _mapping, _not_in_toml, _no_type),
     "gate": KindRule(
@@ -386,6 +413,12 @@ KINDS: Mapping[str, KindRule] = {
         _one_of(GATE_MODES),
         _toml_choice(GATE_MODES, "must be " + _quoted(GATE_MODES)),
         _click(lambda click: click.Choice(GATE_MODES)),
+    ),
+    "slice_by": KindRule(
+        _quoted(SLICE_BY),
+        _one_of(SLICE_BY),
+        _toml_choice(SLICE_BY, "must be " + _quoted(SLICE_BY)),
+        _click(lambda click: click.Choice(SLICE_BY)),
     ),
     "lexical": KindRule(
         _quoted(LEXICAL_MODES),

@@ -40,6 +40,7 @@ from groove.resolve import resolve
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.opener import open_retriever
+from groove.retrievers.provenance import corpus_to_record, read_local
 from groove.retrievers.spec import RetrieverSpec
 from groove.settings import TUNE, at_most
 from groove.tuning.analysis import analyse
@@ -56,14 +57,22 @@ LEGS_HINT = (
 
 
 def retrieve_legs(
-    spec: RetrieverSpec, queries: Sequence[GoldenQuery], depth: int
+    spec: RetrieverSpec,
+    queries: Sequence[GoldenQuery],
+    depth: int,
+    kb_path: Path | None = None,
 ) -> list[QueryLegs]:
-    """One retrieval per query at ``limit = depth``; RetrieverError if any has no legs."""
+    """One retrieval per query at ``limit = depth``; RetrieverError if any has no legs, or
+    if an engine's copy of the index is not the index of ``kb_path`` (unless the spec
+    allows a stale copy)."""
     retriever = open_retriever(spec)
     try:
         retriever.retrieve([RetrieverQuery(q.id, q.query, depth) for q in queries])
     finally:
         retriever.close()
+    copy = getattr(retriever, "copy", None)
+    if copy is not None:
+        corpus_to_record(spec.name, copy, read_local(kb_path), spec.options.allow_stale_copy)
     found: Mapping[str, QueryLegs] = getattr(retriever, "legs", {})
     missing = [q.id for q in queries if q.id not in found]
     if missing:
@@ -128,10 +137,12 @@ def run(
     family: Family = "rrf",
     depth: int = 100,
     progress: Callable[[Progress], None] | None = None,
+    kb_path: Path | None = None,
     **sweep: Any,
 ) -> TuneResult:
     """Retrieve once, sweep ``family``'s grid over the legs, analyse (module doc); ``sweep``
-    is the rest of ``tune_legs``'s keywords.
+    is the rest of ``tune_legs``'s keywords. ``kb_path``: the knowledge base an engine's
+    copy of the index must match (and the one the result names).
 
     ``limit``, each k and ``depth`` (the window) follow the one limit rule (refused above
     groove.settings.LIMIT_MAX); ``progress`` gets a Progress (task ``tune``) at each stage."""
@@ -144,10 +155,12 @@ def run(
     message = f"one retrieval per query from {spec.name} ({depth} hits with legs)"
     data = {"retriever": spec.name, "window": depth}
     say(Progress("tune", "retrieve", 0, len(queries), message, data=data))
-    legs = retrieve_legs(spec, queries, depth)
+    legs = retrieve_legs(spec, queries, depth, kb_path)
     message = f"sweeping the {family} grid over the legs"
     say(Progress("tune", "sweep_legs", message=message, data={"family": family}))
-    return tune_legs(spec.name, golden_path, queries, legs, family=family, depth=depth, **sweep)
+    return tune_legs(
+        spec.name, golden_path, queries, legs, family=family, depth=depth, kb_path=kb_path, **sweep
+    )
 
 
 def tune_legs(
