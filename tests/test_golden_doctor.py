@@ -97,6 +97,13 @@ def test_the_cli_reports_and_refuses_accept_likely_alone(reorganised) -> None:  
     refused = CliRunner().invoke(
         cli, ["golden", "doctor", "--kb-path", str(kb), "--golden", str(golden), "--accept-likely"]
     )
+    shown = CliRunner().invoke(
+        cli, ["golden", "doctor", "--kb-path", str(kb), "--golden", str(golden), "--format", "json"]
+    )
+    assert shown.exit_code == 0, shown.output
+    document = json.loads(shown.stdout)
+    assert len(document["proposals"]) == len(TRUTH) and document["written"] is False
+    assert {p["confidence"] for p in document["proposals"]} == {CERTAIN, LIKELY, NONE}
     assert refused.exit_code == 2
     assert refused.stderr.startswith("Error: --accept-likely only applies with --apply")
     assert "hint:" in refused.stderr
