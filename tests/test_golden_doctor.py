@@ -147,6 +147,18 @@ def test_a_golden_file_that_fits_its_index_is_healthy(indexed_kb, golden_en) -> 
     assert result.stdout == f"{golden_en}: all 10 expected entries are in the index\n"
 
 
+def test_the_cli_gate_keeps_its_exit_code_and_adds_the_rot_line(reorganised) -> None:  # type: ignore[no-untyped-def]
+    kb, golden, _, _ = reorganised
+    result = CliRunner().invoke(
+        cli, ["eval", "--kb-path", str(kb), "--golden", str(golden), "--fail-on-regression"]
+    )
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    regressed = next(i for i, line in enumerate(lines) if "regression detected" in line)
+    assert "falling queries expect answers that left the index" in lines[regressed + 1]
+    assert result.stderr.isascii()
+
+
 # Last: it rewrites the shared golden file and adds a run to the history.
 def test_apply_rewrites_only_the_fixed_lines_and_eval_recovers(
     reorganised, real_embedder, tmp_path
