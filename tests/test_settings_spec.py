@@ -229,6 +229,7 @@ TUNE_EXTERNAL = {
     "retriever_options",
     "retriever_name",
     "retriever_timeout",
+    "retriever_allow_stale_copy",
     "family",
     "engine",
     "window",
