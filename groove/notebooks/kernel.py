@@ -56,6 +56,7 @@ def eval_report(
     history: Any = True,
     fail_on_regression: Any = False,
     baseline: Any = None,
+    baseline_file: Any = None,
     require_baseline: Any = None,
     regression_gate: Any = None,
     slice_by: Any = None,
