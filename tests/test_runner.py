@@ -36,6 +36,7 @@ EVAL_PARAMETERS = (
     "history",
     "fail_on_regression",
     "baseline",
+    "baseline_file",
     "require_baseline",
     "regression_gate",
     "slice_by",

@@ -100,6 +100,16 @@ EVAL = table(
     ),
     BASELINE_PIN,
     Setting(
+        "baseline_file",
+        "file",
+        "The committed accepted baseline the gate also compares with (groove baseline accept "
+        "--file) (default: [eval].baseline_file, else <golden stem>.baseline.json beside the "
+        "golden file, when it exists).",
+        flag="--baseline-file",
+        metavar="PATH",
+        config_key="eval.baseline_file",
+    ),
+    Setting(
         "require_baseline",
         "bool",
         "Exit 4 when the regression gate cannot be applied (no comparable baseline, "
@@ -224,6 +234,17 @@ BASELINE_ACCEPT = table(
         "text",
         "Also pin the accepted run under this name.",
         flag="--name",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "file",
+        "file",
+        "Write the accepted run to this baseline file, to commit, instead of marking it in "
+        "the history (without PATH: [eval].baseline_file, else <golden stem>.baseline.json "
+        "beside the golden file).",
+        flag="--file",
+        metavar="[PATH]",
+        bare="",
         surfaces=frozenset({"cli"}),
     ),
 )
