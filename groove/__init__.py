@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from groove.api import (
     accept_baseline,
     evaluate,
+    golden_doctor,
     index,
     judge,
     load_history,
@@ -81,6 +82,7 @@ __all__ = [
     "accept_baseline",
     "compare",
     "evaluate",
+    "golden_doctor",
     "index",
     "judge",
     "load_history",

@@ -24,15 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from groove.settings import (
     EVAL,
+    GOLDEN_DOCTOR,
     INDEX,
     JUDGE,
-    PIPELINE,
     POOL,
     SEARCH,
     TUNE,
     LexicalMode,
     Setting,
-    at_most,
 )
 
 if TYPE_CHECKING:
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
     from groove.evaluation.result import EvalRun
+    from groove.golden.proposals import DoctorReport
     from groove.history.history import History
     from groove.judging.pool import Pool
     from groove.notebooks.judge import JudgeView
@@ -125,26 +125,25 @@ def search(
     """
     from groove.engine.query import compile_query
     from groove.engine.rerank import load_reranker
-    from groove.engine.search import build_options
     from groove.engine.search import search as run_search
+    from groove.engine.search_settings import resolve_settings
     from groove.engine.session import open_engine
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
     given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
-    limit = at_most("limit", given["limit"] or SEARCH["limit"].default)
     loaded = _config(config)
+    settings = resolve_settings(loaded, **given)
     compiled = compile_query(query)  # refuse a bad query before loading any model
-    options = build_options(loaded.search, limit, **{name: given[name] for name in PIPELINE})
     with open_engine(
-        given["kb_path"] or loaded.kb_path,
-        db_path=given["db_path"],
-        model=given["model"],
-        model_path=given["model_path"],
+        settings.kb_path,
+        db_path=settings.db_path,
+        model=settings.model,
+        model_path=settings.model_path,
         config=loaded,
     ) as engine:
-        cross_encoder = load_reranker(given["reranker"] or loaded.reranker)
+        cross_encoder = load_reranker(settings.reranker)
         vector = engine.embed_queries([compiled.positive_text])[0]
-        return run_search(engine.conn, query, vector, options, cross_encoder, compiled)
+        return run_search(engine.conn, query, vector, settings.options, cross_encoder, compiled)
 
 
 def evaluate(
@@ -368,6 +367,28 @@ def pool(
 
     given = _keywords(POOL, **_declared(POOL, locals(), but=("config",)))
     return run_pool(resolve(_config(config), given, source="keyword"))
+
+
+def golden_doctor(
+    kb_path: PathArg | None,
+    golden: PathArg | None = None,
+    *,
+    apply: bool = False,
+    accept_likely: bool = False,
+    model: str | None = None,
+    model_path: PathArg | None = None,
+    db_path: PathArg | None = None,
+    config: PathArg | None = None,
+) -> DoctorReport:
+    """The expected entries of ``golden`` that the index of ``kb_path`` cannot match, each
+    with the most likely new target, its evidence and a confidence (certain, likely, none),
+    plus the golden set's own problems, like ``groove golden doctor``. It reads the index
+    and the eval history; with ``apply`` it rewrites the certain entries in the golden file
+    (``accept_likely``: the likely ones too), every other byte kept."""
+    from groove.evaluation.doctor import resolve_doctor, run_doctor
+
+    given = _keywords(GOLDEN_DOCTOR, **_declared(GOLDEN_DOCTOR, locals(), but=("config",)))
+    return run_doctor(resolve_doctor(_config(config), given))
 
 
 def judge(

@@ -7,14 +7,20 @@ details. The dataclass default would print every field (hundreds of kilobytes fo
 golden set of a thousand queries); a card stays under :data:`MAX_REPR_CHARS` and
 :data:`MAX_ROWS` rows whatever the size of the result. Each layer builds its own cards
 (``groove/*/card.py``); this module only lays them out, so it sits at the bottom.
+
+Results are plain data: a result module imports none of its views. ``view`` finds the card
+or frame of a result by its type in the views layer (groove.views, above every result
+type), which is the one place that names them all.
 """
 
 from __future__ import annotations
 
 import html
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
 
 MAX_REPR_CHARS = 2048
 MAX_ROWS = 12  # headline rows in a card: with the title and verdict, one screen
@@ -112,15 +118,27 @@ def rows_with_more(
     return shown, (f"and {rest} more {noun}" if rest > 0 else "")
 
 
-class Introduces(ABC):
+#: The views layer: its ``show(result, name)`` calls the view ``name`` of a result's type.
+VIEWS_MODULE = "groove.views"
+
+
+def view(result: object, name: str) -> Any:
+    """The view ``name`` (``card``, ``per_query_frame``, ...) of ``result``, looked up by its
+    type in the views layer. The layer is found by its module name because it sits above
+    every result: a result importing it would be an import back up."""
+    return import_module(VIEWS_MODULE).show(result, name)
+
+
+class Introduces(ABC):  # noqa: B024 (no abstract method: the card is looked up by type)
     """A result's ``repr`` and Jupyter card from its :meth:`card` (declare the dataclass
     with ``repr=False`` so its generated repr does not replace this one)."""
 
     __slots__ = ()
 
-    @abstractmethod
     def card(self) -> Card:
         """The card this result shows: what it is, its verdict, its headline numbers."""
+        shown: Card = view(self, "card")
+        return shown
 
     def __repr__(self) -> str:
         return self.card().text()

@@ -140,6 +140,11 @@ class EvalConfig:
 
 @dataclass(frozen=True)
 class Config:
+    """What groove.toml says. The sections below are typed views for the code that reads
+    them by attribute (``config.search.fusion``); a key no section has a field for is
+    kept in ``values``, by its dotted key, and read through ``value`` (groove.resolve
+    does): so a new key needs its declaration, not a field here."""
+
     source: Path | None = None
     kb_path: Path | None = None
     model: str | None = None
@@ -150,6 +155,19 @@ class Config:
     contextual: bool = CONTEXTUAL.default
     search: SearchConfig = field(default_factory=SearchConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    #: The keys the file set that no section has a field for: (dotted key, value) pairs
+    #: (a tuple, so that a Config stays hashable like its sections).
+    values: tuple[tuple[str, Any], ...] = ()
+
+    def value(self, key: str) -> Any:
+        """The value of the groove.toml key ``key`` (``eval.k_values``): its section's
+        field, else the file's value, else its declared default."""
+        found: Any = self
+        for part in attribute_path(key):
+            if not hasattr(found, part):
+                return dict(self.values).get(key, GROOVE_TOML[key].default)
+            found = getattr(found, part)
+        return found
 
 
 def find_config(explicit: Path | None = None, cwd: Path | None = None) -> Path | None:
@@ -211,6 +229,14 @@ def _with(obj: Any, path: tuple[str, ...], value: Any) -> Any:
     """``obj`` (a frozen dataclass) with the attribute at ``path`` set to ``value``."""
     head, rest = path[0], path[1:]
     return replace(obj, **{head: _with(getattr(obj, head), rest, value) if rest else value})
+
+
+def _has_field(obj: Any, path: tuple[str, ...]) -> bool:
+    for part in path:
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
 
 
 def _sections() -> dict[str, set[str]]:
@@ -310,8 +336,13 @@ class _Reader:
     def config(self, data: Mapping[str, Any]) -> Config:
         values = self.values(data)
         cfg = Config(source=self.source)
+        extra: list[tuple[str, Any]] = []
         for key, value in values.items():
-            cfg = _with(cfg, attribute_path(key), value)
+            if _has_field(cfg, attribute_path(key)):
+                cfg = _with(cfg, attribute_path(key), value)
+            else:
+                extra.append((key, value))
+        cfg = replace(cfg, values=tuple(extra))
         for section, rule in _TABLE_RULES.items():
             problem = rule(cfg) if _has_table(data, section) else None
             if problem is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from groove.config import Config, attribute_path
+from groove.config import Config
 from groove.notes import Note
 from groove.settings import DEFAULT_LIMIT, Setting, at_most
 
@@ -71,11 +71,8 @@ def refuse_above_the_bound(values: dict[str, Any], table: Mapping[str, Setting])
 
 def config_value(config: Config, key: str) -> Any:
     """The value of the groove.toml key ``key`` (``eval.k_values``, ``search.mmr.lambda``)
-    in the loaded ``config`` (groove.config.attribute_path)."""
-    found: Any = config
-    for part in attribute_path(key):
-        found = getattr(found, part)
-    return found
+    in the loaded ``config`` (Config.value)."""
+    return config.value(key)
 
 
 def _absent(value: Any) -> bool:

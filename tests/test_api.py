@@ -25,14 +25,15 @@ from groove import errors
 from groove.config import Config
 from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
+from groove.evaluation.frames import worst_first
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.history.change import direction
-from groove.history.frames import worst_first
 from groove.history.history import history_path, load_history
 from groove.metrics import best_ranks
 from groove.settings import (
     EVAL,
+    GOLDEN_DOCTOR,
     INDEX,
     JUDGE,
     POOL,
@@ -109,6 +110,7 @@ def _keywords(function: object) -> list[str]:
         (groove.index, INDEX, ("progress",)),
         (groove.pool, POOL, ()),
         (groove.judge, JUDGE, ()),
+        (groove.golden_doctor, GOLDEN_DOCTOR, ()),
     ],
 )
 def test_api_keywords_are_the_declared_settings(function, table, extra) -> None:  # type: ignore[no-untyped-def]

@@ -178,3 +178,25 @@ def test_a_pool_of_many_candidates_and_an_empty_one() -> None:
     assert "and 2994 more candidates" in text
     empty = Pool(Path("golden.yml"), Path("golden.judgements.jsonl"), 10, ("#1",), (), 7)
     _check(empty, "Pool", verdict="nothing left to judge", method="pool.candidates_frame()")
+
+
+def test_every_result_type_has_its_card_in_the_views_layer() -> None:
+    """Results are plain data: each ``Introduces`` type's card is found by its type name in
+    groove.views, so a result type missing there could not show itself (repr would fail)."""
+    import importlib
+
+    from groove.cards import Introduces
+    from groove.views import VIEWS
+
+    root = Path(__file__).resolve().parent.parent / "groove"
+    declared = set()
+    for path in root.rglob("*.py"):
+        found = re.findall(r"^class (\w+)\(Introduces\)", path.read_text(), re.MULTILINE)
+        if found:
+            module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+            for name in found:
+                assert issubclass(getattr(importlib.import_module(module), name), Introduces)
+                declared.add(name)
+    assert len(declared) >= 9
+    assert {name for name in declared if "card" in VIEWS.get(name, {})} == declared
+    assert set(VIEWS) == declared  # and no view for a type that is gone

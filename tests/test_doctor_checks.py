@@ -129,18 +129,59 @@ def test_the_history_keeps_the_sketch_of_the_last_run_that_found_the_answer(
     path = tmp_path / "history.json"
     queries = (_query("q", Expected("a.md", "One")),)
     before = _sketch("a.md", A)
-    append_run(path, _record("t1"), 10, answers=AnswerUpdate({"a.md": before}, queries))
+    append_run(path, _record("t1"), 10, answers=AnswerUpdate.of({"a.md": before}, queries))
     # the heading was reworded: the fresh sketch lacks it, so the old one stays
     reworded = _sketch("a.md", [(None, "lead of a"), ("Uno", A[1][1]), ("Two", "second body")])
-    append_run(path, _record("t2"), 10, answers=AnswerUpdate({"a.md": reworded}, queries))
+    append_run(path, _record("t2"), 10, answers=AnswerUpdate.of({"a.md": reworded}, queries))
     assert load_history(path).answers == {"a.md": before}
     # a run without sketches (another face) keeps them too
     append_run(path, _record("t3"), 10)
     assert load_history(path).answers == {"a.md": before}
     # once the golden file follows, the fresh sketch replaces it; unexpected paths go
     fixed = (_query("q", Expected("a.md", "Uno")),)
-    append_run(path, _record("t4"), 10, answers=AnswerUpdate({"a.md": reworded}, fixed))
+    append_run(path, _record("t4"), 10, answers=AnswerUpdate.of({"a.md": reworded}, fixed))
     assert load_history(path).answers == {"a.md": reworded}
-    append_run(path, _record("t5"), 10, answers=AnswerUpdate({}, (_query("q", Expected("b.md")),)))
+    append_run(
+        path, _record("t5"), 10, answers=AnswerUpdate.of({}, (_query("q", Expected("b.md")),))
+    )
     assert load_history(path).answers == {}
     assert [r.timestamp for r in load_history(path).runs] == ["t5", "t4", "t3", "t2", "t1"]
+
+
+def test_a_pending_notebook_run_carries_its_sketches_into_the_history(tmp_path: Path) -> None:
+    from groove.notebooks import pending
+
+    history, result = tmp_path / "history.json", tmp_path / "out" / "result.json"
+    result.parent.mkdir()
+    update = AnswerUpdate.of({"a.md": _sketch("a.md", A)}, (_query("q", Expected("a.md", "One")),))
+    pending.leave(result, _record("t1"), history, 10, update)
+    pending.append(pending.pending_path(result))
+    assert load_history(history).answers == {"a.md": _sketch("a.md", A)}
+
+
+def test_the_pair_filter_finds_what_comparing_every_pair_finds() -> None:
+    import random
+
+    from groove.golden.doctor_checks import NEAR_DUPLICATE, folded
+
+    rng = random.Random(7)
+    vocab = [f"w{i}" for i in range(60)] + ["how", "do", "i", "the", "a"] * 20
+    queries = [
+        _query(f"q{i}", Expected("a.md"), text=" ".join(rng.choices(vocab, k=rng.randint(1, 9))))
+        for i in range(300)
+    ]
+    queries += [  # near-duplicates on purpose: a word added or swapped
+        _query(f"d{i}", Expected("a.md"), text=queries[i].query + " w1") for i in range(0, 60, 3)
+    ]
+    texts = [folded(q.query) for q in queries]
+    words = [frozenset(t.split()) for t in texts]
+    every = set()
+    for i in range(len(queries)):
+        for j in range(i + 1, len(queries)):
+            short, long_ = sorted((len(texts[i]), len(texts[j])))
+            union = words[i] | words[j]
+            near = bool(union) and len(words[i] & words[j]) / len(union) >= NEAR_DUPLICATE
+            if texts[i] == texts[j] or (short and long_ <= 1.2 * short and near):
+                every.add((queries[i].id, queries[j].id))
+    found = {c.query_ids for c in duplicate_checks(queries)}
+    assert found == every and len(every) >= 5

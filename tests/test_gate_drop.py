@@ -261,8 +261,8 @@ def test_false_alarms_stay_at_or_below_alpha_over_every_null_outcome() -> None:
 
 
 def test_the_notebook_says_a_pass_hid_a_real_drop_under_the_threshold() -> None:
-    from groove.notebooks.outcome import Outcome
     from groove.report.notebook import eval_report as views
+    from groove.report.notebook.outcome import Outcome
 
     before = make_run("2026-01-01T00:00:00+00:00", [1.0] * 200)
     real = _eval_run(

@@ -227,3 +227,31 @@ def test_the_real_engine_case_of_the_issue(indexed_kb, golden_en: Path, tmp_path
     )
     assert gate["threshold_gate"]["regressed"] is True
     assert NOT_APPLIED + gate["reason"] in result.stderr
+
+
+@pytest.mark.model
+def test_the_notebook_runner_exits_4_and_result_json_carries_the_threshold_verdict(
+    eight: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    from groove.notebooks import runner
+
+    golden, ids = eight
+    good = write_run(tmp_path / "good.jsonl", ids, set())
+    bad = write_run(tmp_path / "bad.jsonl", ids, {"q1", "q2", "q5"})
+    common = {"golden": str(golden), "retriever_name": "fixed", "regression_gate": "significant"}
+    first = runner.run_notebook(
+        "eval-report", out_dir=tmp_path / "one", parameters={**common, "retriever": f"run:{good}"}
+    )
+    assert first.exit_code == 0
+    gated = {**common, "retriever": f"run:{bad}", "fail_on_regression": True}
+    report = runner.run_notebook(
+        "eval-report", out_dir=tmp_path / "two", parameters={**gated, "require_baseline": True}
+    )
+    assert (report.exit_code, report.result["verdict"]) == (4, "not-applied")
+    gate = report.result["gate"]
+    assert (gate["applied"], gate["reason"]) == (False, REASON_3_OF_8)
+    assert gate["threshold_gate"]["regressed"] is True
+    summary = (tmp_path / "two" / "summary.md").read_text(encoding="utf-8")
+    assert f"{REASON_3_OF_8}; the threshold gate's verdict: regression (recall@1 ↓ 0.375," in (
+        summary
+    )

@@ -8,6 +8,8 @@ falls, and says the falls are golden rot), ask the doctor, apply, eval again (re
 from __future__ import annotations
 
 import difflib
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -96,7 +98,7 @@ def test_the_cli_reports_and_refuses_accept_likely_alone(reorganised) -> None:  
         cli, ["golden", "doctor", "--kb-path", str(kb), "--golden", str(golden), "--accept-likely"]
     )
     assert refused.exit_code == 2
-    assert refused.stderr.startswith("Error: --accept-likely only chooses what --apply rewrites")
+    assert refused.stderr.startswith("Error: --accept-likely only applies with --apply")
     assert "hint:" in refused.stderr
 
 
@@ -106,6 +108,36 @@ def test_no_history_means_no_certain_proposal(reorganised, real_embedder) -> Non
     report = run_doctor(DoctorRequest(settings), embedder=real_embedder)
     assert report.memory is None and report.proposals
     assert all(p.confidence != CERTAIN for p in report.proposals)
+
+
+def test_a_history_without_sketches_gives_likely_proposals_from_names_and_ranks(
+    reorganised, real_embedder, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """Runs saved before groove kept sketches: no certainty, but the newest run's ranks
+    and the file names still point at most moves."""
+    kb, _, _, _ = reorganised
+    copy = tmp_path / "copy"
+    shutil.copytree(kb.parent, copy)
+    history = copy / "kb" / ".groove-eval-history.json"
+    data = json.loads(history.read_text(encoding="utf-8"))
+    del data["answers"]
+    history.write_text(json.dumps(data), encoding="utf-8")
+    report = _report(copy / "kb", copy / "kb" / ".groove-eval.yml", real_embedder)
+    assert report.memory is None and len(report.proposals) == len(TRUTH)
+    assert all(p.confidence != CERTAIN for p in report.proposals)
+    found = {(p.query_id, p.entry.path, p.entry.heading): p for p in report.proposals}
+    moved = found[("rollback-when", "guide/rollback.md", None)]
+    assert moved.target is not None and moved.target.path == "runbooks/release-rollback.md"
+    assert "newest run" in moved.evidence
+
+
+def test_a_golden_file_that_fits_its_index_is_healthy(indexed_kb, golden_en) -> None:  # type: ignore[no-untyped-def]
+    kb = indexed_kb("kb_en")
+    result = CliRunner().invoke(
+        cli, ["golden", "doctor", "--kb-path", str(kb), "--golden", str(golden_en)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{golden_en}: all 10 expected entries are in the index\n"
 
 
 # Last: it rewrites the shared golden file and adds a run to the history.

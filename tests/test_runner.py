@@ -43,6 +43,7 @@ EVAL_PARAMETERS = (
     "retriever",
     "retriever_options",
     "retriever_name",
+    "junit",
     "result_path",
 )
 TUNE_PARAMETERS = (

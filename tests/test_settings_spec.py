@@ -76,6 +76,7 @@ TOML_SAMPLE: dict[str, tuple[Any, Any]] = {
     "pin": ("release-2", "release-2"),
     "whole": (700, 700),
     "count": (3, 3),
+    "several": (4, 4),
     "number": (2.5, 2.5),
     "level": (0.01, 0.01),
     "texts": (["a", "b"], ("a", "b")),
@@ -241,7 +242,25 @@ SAMPLE: dict[str, Any] = {
     "fraction": 0.2,
     "level": 0.01,
     "whole": 3,
+    "count": 4,
+    "several": 3,
+    "integer": -2,
+    "number": 2.5,
+    "seconds": 1.5,
+    "port": 8080,
+    "texts": ("a", "b"),
+    "path": Path("somewhere"),
+    "family": "convex",
+    "normalizer": "zscore",
 }
+
+
+def test_every_kind_has_a_sample() -> None:
+    """A setting of any kind can be added without touching these tests."""
+    from groove.settings.kinds import KINDS
+
+    assert set(KINDS) - {"bool", "k_list", "mapping"} <= set(SAMPLE)
+    assert set(KINDS) - {"integer", "port", "seconds", "mapping"} <= set(TOML_SAMPLE)
 
 
 def _sample(setting: Setting) -> Any:
@@ -357,3 +376,19 @@ def test_the_run_cell_forwards_every_parameter(notebook: str, function: str) -> 
     ]
     passed = {k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == k.arg}
     assert passed == set(inspect.signature(getattr(kernel, function)).parameters)
+
+
+def test_a_key_no_section_has_a_field_for_is_read_through_its_declaration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new groove.toml key needs its declaration only: Config keeps its value by key."""
+    import groove.config as config_module
+
+    probe = Setting("probe", "count", "A test key.", config_key="eval.probe", default=2)
+    monkeypatch.setattr(config_module, "GROOVE_TOML", {**GROOVE_TOML, "eval.probe": probe})
+    monkeypatch.setattr(config_module, "_SECTIONS", config_module._sections())
+    config = parse_config("[eval]\nprobe = 7\n", tmp_path / "groove.toml")
+    assert (config.value("eval.probe"), Config().value("eval.probe")) == (7, 2)
+    assert resolve({"probe": probe}, config, {})["probe"] == 7
+    with pytest.raises(ConfigError, match=r"eval\.probe = -1: must be a whole number from 0"):
+        parse_config("[eval]\nprobe = -1\n", tmp_path / "groove.toml")

@@ -11,7 +11,7 @@ import click
 
 from groove import settings
 from groove.config import Config, load_config
-from groove.settings import Setting, parse_k_list
+from groove.settings import Setting
 from groove.settings.kinds import KINDS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -133,7 +133,7 @@ def cli_given(table: Mapping[str, Setting], params: Mapping[str, Any]) -> dict[s
         value = params[setting.param]
         if setting.switch:
             value = (not str(setting.flag).startswith("--no-")) if value else None
-        elif setting.kind == "k_list" and isinstance(value, str):
-            value = parse_k_list(value) if value else None
+        elif isinstance(value, str):
+            value = KINDS[setting.kind].from_flag(value)
         given[name] = value
     return given

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from groove.cli.common import command_options, config_from
+from groove.cli.common import cli_given, command_options, config_from
 from groove.settings import COMPARE
 
 if TYPE_CHECKING:
@@ -36,13 +36,15 @@ def compare_cmd(
     eval-report result.json). Without REFS: the last comparable runs of the history,
     the oldest of them as the baseline.
     """
+    given = cli_given(COMPARE, locals())  # the options, by setting name
     from groove.errors import HistoryError
     from groove.history.history import history_path, load_history
     from groove.report import compare as report
+    from groove.resolve import resolve
     from groove.stats.compare import compare_runs, default_runs, resolve_refs
 
-    config = config_from(ctx)
-    kb = kb_path if kb_path is not None else config.kb_path
+    values = resolve(COMPARE, config_from(ctx), given)
+    kb, baseline, last = values["kb_path"], values["baseline"], values["last"]
     wanted = [*refs] + ([baseline] if baseline is not None else [])
     needs_history = not wanted or any(not Path(r).expanduser().is_file() for r in wanted)
     history: tuple = ()
@@ -70,8 +72,8 @@ def compare_cmd(
     comparison = compare_runs(
         runs,
         index,
-        alpha=alpha if alpha is not None else config.eval.alpha,
-        judgements=_judgements(golden or config.eval.golden, kb),
+        alpha=values["alpha"],
+        judgements=_judgements(values["golden"], kb),
     )
     if fmt == "json":
         click.echo(report.render_json(comparison), nl=False)

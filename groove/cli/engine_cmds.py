@@ -11,6 +11,7 @@ import click
 from groove import settings
 from groove.cli.bars import ProgressBar
 from groove.cli.common import (
+    cli_given,
     command_options,
     config_from,
     resolve_kb,
@@ -94,26 +95,28 @@ def search_cmd(
     **pipeline: Any,  # --mmr ... --lexical, by the names build_options takes
 ) -> None:
     """Search the index with the hybrid pipeline and print the ranked hits."""
+    given = cli_given(settings.SEARCH, {**pipeline, **locals()})  # the options, by setting name
     from groove.engine.query import compile_query
     from groove.engine.rerank import load_reranker
-    from groove.engine.search import build_options, search
+    from groove.engine.search import search
+    from groove.engine.search_settings import resolve_settings
     from groove.engine.session import open_engine
     from groove.labels import location_label
 
     config = config_from(ctx)
+    chosen = resolve_settings(config, **given)
     compiled = compile_query(query)  # reject a bad query before loading any model
-    options = build_options(config.search, limit, **pipeline)
     with open_engine(
-        resolve_kb(kb_path, config),
-        db_path=db_path,
-        model=model,
-        model_path=model_path,
+        chosen.kb_path,
+        db_path=chosen.db_path,
+        model=chosen.model,
+        model_path=chosen.model_path,
         config=config,
     ) as engine:
-        cross_encoder = load_reranker(reranker or config.reranker)
+        cross_encoder = load_reranker(chosen.reranker)
         # Embed the text without its -term exclusions, so they do not pull the vector leg.
         vector = engine.embed_queries([compiled.positive_text])[0]
-        result = search(engine.conn, query, vector, options, cross_encoder, compiled)
+        result = search(engine.conn, query, vector, chosen.options, cross_encoder, compiled)
     for message in result.warnings:
         warn(f"groove search: warning: {message}")
     if fmt == "json":

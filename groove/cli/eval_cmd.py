@@ -44,7 +44,7 @@ def eval_cmd(
     from groove.evaluation import run as evaluation
     from groove.evaluation.result import VERDICT_NOT_APPLIED, VERDICT_REGRESSION
     from groove.evaluation.settings import resolve_settings
-    from groove.report import eval_json, eval_markdown, eval_text
+    from groove.report import eval_json, eval_markdown, eval_text, junit
     from groove.report.findings_text import warning_texts
     from groove.report.notes import cli_line, not_applied_message, regression_message
     from groove.report.rot import rot_message
@@ -53,6 +53,8 @@ def eval_cmd(
     config = config_from(ctx)
     retriever = spec_from_flags(**{name: params.pop(name) for name in RETRIEVER_FLAGS})
     settings = resolve_settings(config, retriever=retriever, **cli_given(EVAL, params))
+    if settings.junit is not None:
+        junit.forget(settings.junit)
     bar = ProgressBar()
     try:
         grid = PROBE if settings.explain else None
@@ -66,6 +68,8 @@ def eval_cmd(
 
         by = "heading" if export_run_headings else "path"
         write_atomic(export_run, run_lines(result.per_query, by=by))
+    if settings.junit is not None:
+        junit.write(settings.junit, result)
     if fmt == "json":
         report = eval_json.render(result)
     elif fmt == "markdown":

@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from groove.cli.common import command_options, config_from, resolve_kb, warn
-from groove.settings import DEFAULT_LIMIT, SERVE
+from groove.cli.common import cli_given, command_options, config_from, warn
+from groove.settings import SERVE
 
 
 @click.command("serve")
@@ -27,21 +27,22 @@ def serve_cmd(
     **pipeline: Any,  # --mmr ... --lexical, by the names build_options takes
 ) -> None:
     """Serve the index at POST /search (JSON in, ranked hits out) until SIGINT or SIGTERM."""
-    from groove.engine.search import build_options
+    given = cli_given(SERVE, {**pipeline, **locals()})  # the options, by setting name
+    from groove.engine.search_settings import resolve_settings
     from groove.engine.serve import ServeSettings, serve
 
     config = config_from(ctx)
-    # each request's limit (default DEFAULT_LIMIT) replaces this one, checked as a search's
-    options = build_options(config.search, DEFAULT_LIMIT, **pipeline)
+    # each request's limit (a search's, groove.engine.serve) replaces the default one here
+    chosen = resolve_settings(config, SERVE, **given)
     settings = ServeSettings(
-        kb_path=resolve_kb(kb_path, config),
-        options=options,
+        kb_path=chosen.kb_path,
+        options=chosen.options,
         host=host,
         port=port,
-        db_path=db_path,
-        model=model,
-        model_path=model_path or config.model_path,
-        reranker=reranker or config.reranker,
+        db_path=chosen.db_path,
+        model=chosen.model,
+        model_path=chosen.model_path,
+        reranker=chosen.reranker,
         config=config,
         threads=threads or None,
     )

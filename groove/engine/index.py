@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces
 from groove.config import Config
 from groove.engine import bm25
 from groove.engine.chunking import ParsedDocument, parse_markdown
@@ -141,12 +141,6 @@ class IndexSummary(Introduces):
             "seconds": self.seconds,
             "notes": [note.to_dict() for note in self.notes],
         }
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the summary line and the counts."""
-        from groove.engine.card import index_card
-
-        return index_card(self)
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from groove.config import ParentRetrieverConfig
 from groove.store import chunks as rows
 from groove.store.sqlite import Connection
 
-if TYPE_CHECKING:
-    from groove.engine.search import Hit
+
+class ChunkHit(Protocol):
+    """What ``expand_parents`` reads of a hit (a dataclass: ``engine.search.Hit``)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def chunk_id(self) -> int: ...
+
+
+Hit = TypeVar("Hit", bound=ChunkHit)
 
 SEPARATOR = "\n\n"
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, SearchConfig
 from groove.engine import bm25
 from groove.engine.family import fuse_family, scored_lexical_leg, scored_vector_leg
@@ -94,12 +94,6 @@ class SearchResult(Introduces):
     def warnings(self) -> tuple[str, ...]:
         """The notes' messages (what ``groove search`` prints on stderr)."""
         return tuple(note.message for note in self.notes)
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the best hits, ranked."""
-        from groove.engine.card import search_card
-
-        return search_card(self)
 
     def to_dict(self) -> dict[str, object]:
         """The query, its ``hits`` as ``groove search --format json`` prints them (that

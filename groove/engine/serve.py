@@ -35,12 +35,15 @@ from groove.engine.rerank import load_reranker
 from groove.engine.search import SearchOptions, search
 from groove.engine.session import Engine, open_engine
 from groove.errors import GrooveError, literal
-from groove.settings import DEFAULT_LIMIT, at_most
+from groove.settings import SEARCH, SERVE, at_most
+from groove.settings.kinds import KINDS, Refused
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
+DEFAULT_HOST = SERVE["host"].default
+DEFAULT_PORT = SERVE["port"].default
+#: A request's limit is a search's: its default, its kind and its bound.
+REQUEST_LIMIT = SEARCH["limit"]
 MAX_BODY_BYTES = 1 << 20
 BATCH_MAX = 64  # queries embedded together at most
 
@@ -209,9 +212,11 @@ class _Handler(BaseHTTPRequestHandler):
             raise _BadRequest(f"the request is not JSON ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("query"), str):
             raise _BadRequest('expected {"query": "...", "limit": N}')
-        limit = data.get("limit", DEFAULT_LIMIT)
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise _BadRequest("limit must be a whole number >= 1")
+        limit = data.get("limit", REQUEST_LIMIT.default)
+        try:
+            KINDS[REQUEST_LIMIT.kind].parse(limit, REQUEST_LIMIT.bounds)
+        except Refused as bad:
+            raise _BadRequest(f"limit must be {bad.wanted}") from None
         out = {"query": data["query"], "limit": at_most("limit", limit)}
         if "id" in data:
             out["id"] = data["id"]

@@ -52,8 +52,8 @@ def resolve_doctor(config: Config, given: Mapping[str, Any]) -> DoctorRequest:
     """``given``: the GOLDEN_DOCTOR settings by name (None: not given)."""
     if given.get("accept_likely") is True and given.get("apply") is not True:
         raise ConfigError(
-            "{accept_likely} only chooses what {apply} rewrites",
-            "add {give_apply}, or leave {accept_likely} out to see the proposals",
+            "{accept_likely} only applies with {apply}",
+            "add {apply}, or leave {accept_likely} out to see the proposals",
             setting="accept_likely",
         )
     settings = resolve_settings(

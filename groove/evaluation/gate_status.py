@@ -10,12 +10,8 @@ summary.md), and ``--require-baseline`` turns "not applied" into exit code 4.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from groove.errors import spell
-
-if TYPE_CHECKING:
-    from groove.evaluation.result import EvalRun
 
 NOTE_GATE_NOT_APPLIED = "gate-not-applied"
 
@@ -75,12 +71,3 @@ class GateStatus:
             "threshold": self.threshold,
             "metrics": [{"metric": m, "delta": d} for m, d in self.threshold_fell],
         }
-
-
-def describe_baseline(run: EvalRun) -> str:
-    """``baseline: 2026-11-30T19:30:44+00:00 · 3f2a9c01d2, pinned as 'main'``: the compared
-    run and why it is the one (reports say so when it is not simply the newest run)."""
-    baseline = run.baseline
-    if baseline is None or baseline.run is None:
-        return ""
-    return f"baseline: {baseline.run.timestamp} · {baseline.run.id}, {baseline.why}"

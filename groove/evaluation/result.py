@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces, view
 from groove.errors import EXIT_NO_BASELINE, EXIT_OK, EXIT_REGRESSION
 from groove.evaluation.gate_status import GateStatus
 from groove.explain.attribution import Attributions, misses_by_cause
@@ -103,12 +103,6 @@ class EvalRun(Introduces):
         """How the reports name the compared run: the seed's "last run", or "the baseline
         run" when it is an older one."""
         return "the baseline run" if self.baseline_stated else "last run"
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the verdict, the metrics, where the details are."""
-        from groove.history.card import eval_run_card
-
-        return eval_run_card(self)
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -306,15 +300,11 @@ class EvalRun(Introduces):
         """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,
         the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (NaN without
         a compatible previous run), ``miss``. Columns: docs/api.md."""
-        from groove.history.frames import per_query_frame
-
-        return per_query_frame(self)
+        return view(self, "per_query_frame")
 
     def aggregate_frame(self) -> pd.DataFrame:
         """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
-        from groove.history.frames import aggregate_frame
-
-        return aggregate_frame(self)
+        return view(self, "aggregate_frame")
 
     def attribution_frame(self) -> pd.DataFrame:
         """One row per expected answer of each query not fully found within the largest k:

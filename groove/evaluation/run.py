@@ -152,7 +152,7 @@ def prepare(
         + duplicate_id_findings(golden.queries),
     )
     result = compare(settings, record, attribution)
-    answers = AnswerUpdate(recorder.sketches(timestamp), golden.queries)
+    answers = AnswerUpdate.of(recorder.sketches(timestamp), golden.queries)
     rot: tuple[Proposal, ...] = ()
     if view is not None:
         stored = load_history(result.history_path).answers if result.history_path else {}

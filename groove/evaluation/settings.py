@@ -54,6 +54,7 @@ class EvalSettings:
     baseline: str | None = None  # compare with the run pinned under this name
     # "gate not applied" is a failure (exit 4)
     require_baseline: bool = EVAL["require_baseline"].default
+    junit: Path | None = None  # also write the run as a JUnit XML report (groove.report.junit)
 
     @property
     def depth(self) -> int:

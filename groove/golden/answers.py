@@ -12,8 +12,8 @@ longer expects are dropped, so the memory stays the size of the golden set.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from groove.golden.queries import GoldenQuery
@@ -62,28 +62,46 @@ class AnswerSketch:
 
 @dataclass(frozen=True)
 class AnswerUpdate:
-    """A run's fresh sketches and the golden queries they are kept for."""
+    """A run's fresh sketches, and the headings the golden file expects in each path."""
 
     fresh: Mapping[str, AnswerSketch]
-    queries: tuple[GoldenQuery, ...] = field(repr=False)
+    expected: Mapping[str, tuple[str | None, ...]]
+
+    @classmethod
+    def of(cls, fresh: Mapping[str, AnswerSketch], queries: Sequence[GoldenQuery]) -> AnswerUpdate:
+        headings: dict[str, list[str | None]] = {}
+        for q in queries:
+            for e in q.expected:
+                headings.setdefault(e.path, []).append(e.heading)
+        return cls(fresh, {p: tuple(h) for p, h in headings.items()})
 
     def merged(self, stored: Mapping[str, AnswerSketch]) -> dict[str, AnswerSketch]:
         """The sketches to keep: per expected path (sorted), the fresh one when it holds
         every heading the golden file expects there, else the stored one, else the fresh."""
-        headings: dict[str, list[str | None]] = {}
-        for q in self.queries:
-            for e in q.expected:
-                headings.setdefault(e.path, []).append(e.heading)
         out: dict[str, AnswerSketch] = {}
-        for path in sorted(headings):
+        for path in sorted(self.expected):
             fresh, old = self.fresh.get(path), stored.get(path)
-            if fresh is not None and all(fresh.holds(h) for h in headings[path]):
+            if fresh is not None and all(fresh.holds(h) for h in self.expected[path]):
                 out[path] = fresh
             elif old is not None:
                 out[path] = old
             elif fresh is not None:
                 out[path] = fresh
         return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fresh": [self.fresh[p].to_dict() for p in sorted(self.fresh)],
+            "expected": {p: list(h) for p, h in sorted(self.expected.items())},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AnswerUpdate:
+        expected = {
+            str(p): tuple(None if h is None else str(h) for h in hs)
+            for p, hs in data["expected"].items()
+        }
+        return cls(sketches_from_list(data.get("fresh")), expected)
 
 
 def sketches_from_list(data: Any) -> dict[str, AnswerSketch]:

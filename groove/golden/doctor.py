@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import PurePosixPath
 
 from groove.golden.answers import AnswerSketch
 from groove.golden.paths import near_matches
@@ -162,6 +163,8 @@ class _Doctor:
 
         sketch = self.sketches.get(entry.path)
         guess = self._file(entry.path, sketch)
+        if guess.path is None:
+            guess = self._by_rank(entry, query.id) or guess
         if entry.heading is None:
             if guess.path is None:
                 return made(None, DELETED, NONE, guess.evidence)
@@ -221,6 +224,26 @@ class _Doctor:
         if similar:
             return _FileGuess(similar[0], LIKELY, "a similar path")
         return _FileGuess(None, NONE, "no indexed file holds its chunks or its name")
+
+    def _by_rank(self, entry: Expected, query_id: str) -> _FileGuess | None:
+        """Failing digests and names: the best-ranked hit of the query in the newest run
+        whose file name shares a word with the old one (and, for a heading entry, holds
+        that heading). A rank is a hint, never proof: likely at most."""
+        old_words = set(_WORD.findall(PurePosixPath(entry.path).stem.lower()))
+        for hit in self.tops.get(query_id, ()):
+            if hit.path == entry.path or hit.path not in self.view.by_path:
+                continue
+            words = set(_WORD.findall(PurePosixPath(hit.path).stem.lower()))
+            if not (old_words & words):
+                continue
+            if (
+                entry.heading is not None
+                and self.view.heading_chunk(hit.path, entry.heading) is None
+            ):
+                continue
+            evidence = f"rank {hit.rank} for this query in the newest run, a like file name"
+            return _FileGuess(hit.path, LIKELY, evidence)
+        return None
 
     # ---- the section -------------------------------------------------------------------
 

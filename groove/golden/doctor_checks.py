@@ -13,8 +13,11 @@ entries:
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter, defaultdict
 from collections.abc import Sequence
+from itertools import combinations
 
 from groove.golden.doctor import IndexView
 from groove.golden.judgements import Judgements
@@ -43,23 +46,42 @@ def duplicate_checks(queries: Sequence[GoldenQuery]) -> tuple[GoldenCheck, ...]:
     texts = [folded(q.query) for q in queries]
     words = [frozenset(t.split()) for t in texts]
     out = []
-    for i, a in enumerate(queries):
-        for j in range(i + 1, len(queries)):
-            b = queries[j]
-            if a.id == b.id:
-                continue  # the duplicate-query-id finding of every eval says it already
-            if texts[i] == texts[j]:
-                out.append(GoldenCheck(CHECK_DUPLICATE_QUERY, (a.id, b.id), "the same query text"))
-                continue
-            short, long_ = sorted((len(texts[i]), len(texts[j])))
-            if not short or long_ > _LENGTH_RATIO * short:
-                continue
-            union = words[i] | words[j]
-            overlap = len(words[i] & words[j]) / len(union) if union else 0.0
-            if overlap >= NEAR_DUPLICATE:
-                detail = f"nearly the same query text ({overlap:.0%} of the words shared)"
-                out.append(GoldenCheck(CHECK_NEAR_DUPLICATE_QUERY, (a.id, b.id), detail))
+    for i, j in _candidate_pairs(texts, words):
+        a, b = queries[i], queries[j]
+        if a.id == b.id:
+            continue  # the duplicate-query-id finding of every eval says it already
+        if texts[i] == texts[j]:
+            out.append(GoldenCheck(CHECK_DUPLICATE_QUERY, (a.id, b.id), "the same query text"))
+            continue
+        short, long_ = sorted((len(texts[i]), len(texts[j])))
+        if not short or long_ > _LENGTH_RATIO * short:
+            continue
+        union = words[i] | words[j]
+        overlap = len(words[i] & words[j]) / len(union) if union else 0.0
+        if overlap >= NEAR_DUPLICATE:
+            detail = f"nearly the same query text ({overlap:.0%} of the words shared)"
+            out.append(GoldenCheck(CHECK_NEAR_DUPLICATE_QUERY, (a.id, b.id), detail))
     return tuple(out)
+
+
+def _candidate_pairs(
+    texts: Sequence[str], words: Sequence[frozenset[str]]
+) -> list[tuple[int, int]]:
+    """The pairs (i < j) that can be equal or reach NEAR_DUPLICATE, without comparing all
+    pairs: two word sets with Jaccard >= t share at least one of the rarest
+    ``len(x) - ceil(t * len(x)) + 1`` words of each (prefix filtering); equal texts share
+    everything, empty ones are grouped by text."""
+    frequency: Counter[str] = Counter(w for ws in words for w in ws)
+    by_word: dict[str, list[int]] = defaultdict(list)
+    by_text: dict[str, list[int]] = defaultdict(list)
+    for i, ws in enumerate(words):
+        by_text[texts[i]].append(i)
+        rarest = sorted(ws, key=lambda w: (frequency[w], w))
+        for w in rarest[: len(rarest) - math.ceil(NEAR_DUPLICATE * len(rarest)) + 1]:
+            by_word[w].append(i)
+    pairs = {(a, b) for group in by_word.values() for a, b in combinations(group, 2)}
+    pairs |= {(a, b) for group in by_text.values() for a, b in combinations(group, 2)}
+    return sorted(pairs)
 
 
 def opposite_judgement_checks(

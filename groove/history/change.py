@@ -21,13 +21,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from groove.metrics import AggregateMetrics
 from groove.runs.record import metric_pairs
-
-if TYPE_CHECKING:
-    from groove.evaluation.result import EvalRun
 
 SAME_TOLERANCE = 1e-9
 
@@ -97,18 +93,3 @@ class MetricRow:
     previous: float | None = None
     delta: float | None = None
     change: Change | None = None
-
-
-def metric_rows(run: EvalRun) -> list[MetricRow]:
-    """The shown metrics of ``run`` with their change since the compared run."""
-    deltas = {d.label: d for d in run.deltas()}
-    rows = []
-    for label, value in shown_metrics(run.record.aggregate):
-        d = deltas.get(label)
-        if d is None:
-            rows.append(MetricRow(label, value))
-        else:
-            rows.append(
-                MetricRow(label, value, d.previous, d.delta, classify(d.delta, run.threshold))
-            )
-    return rows

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock, Timeout
 
 from groove.atomic import remove_stale_temps, write_file
-from groove.cards import Card, Introduces
+from groove.cards import Introduces, view
 from groove.errors import FileRefusedError, HistoryError, literal
 from groove.fileguard import is_present, read_checked
 from groove.golden.answers import AnswerSketch, AnswerUpdate, sketches_from_list
@@ -60,12 +60,6 @@ class History(Introduces):
     # what `groove golden doctor` recognises moved and renamed answers by.
     answers: Mapping[str, AnswerSketch] = field(default_factory=dict)
 
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the runs, the newest metrics, the last change."""
-        from groove.history.card import history_card
-
-        return history_card(self)
-
     @property
     def newest(self) -> RunRecord | None:
         return self.runs[0] if self.runs else None
@@ -91,9 +85,7 @@ class History(Introduces):
         """One row per stored run, oldest first: ``timestamp``, ``model``, ``queries``, the
         aggregate metrics, ``fingerprint_changed`` and ``corpus_changed`` against the run
         before (NA for the oldest). Columns: docs/api.md."""
-        from groove.history.frames import history_frame
-
-        return history_frame(self)
+        return view(self, "runs_frame")
 
     def frame(self) -> pd.DataFrame:
         """Deprecated name of ``runs_frame()`` (docs/api.md, "One vocabulary")."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces
 from groove.golden.judgements import Judgements, judgements_path, load_judgements
 from groove.golden.queries import GoldenQuery, GoldenSet, load_golden
 from groove.metrics import Expected, RankedHit, is_hit, normalise_heading
@@ -111,12 +111,6 @@ class Pool(Introduces):
     covered: int  # distinct hits the sources brought that expected or a judgement covers
     judged: int = 0  # of those, the ones only a judgement covers (judging progress)
     notes: tuple[Note, ...] = ()
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: how many hits wait, the first few, what next."""
-        from groove.judging.card import pool_card
-
-        return pool_card(self)
 
     def summary(self) -> str:
         queries = len({c.query_id for c in self.candidates})

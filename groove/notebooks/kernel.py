@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
 from groove.errors import ConfigError, GrooveError, speaking
-from groove.notebooks.outcome import Outcome
 from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
 from groove.notes import Level, Note
 from groove.report import plots
+from groove.report.notebook.outcome import Outcome
 from groove.settings import EVAL, TUNE, Setting
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from groove.tuning.result import TuneResult
 
 NOTE_REGRESSION = "regression"
+NOTE_GOLDEN_ROT = "golden-rot"  # falls from expected answers the index lost (report/rot.py)
 
 
 # ---------------------------------------------------------------- run cells
@@ -64,6 +65,7 @@ def eval_report(
     retriever: Any = None,
     retriever_options: Any = None,
     retriever_name: Any = None,
+    junit: Any = None,
 ) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression" / "not-applied") and ``exit_code``; summary.md beside it = its
@@ -76,14 +78,18 @@ def eval_report(
     from groove.evaluation import run as evaluation
     from groove.evaluation.settings import resolve_settings
     from groove.report import eval_json, eval_markdown
+    from groove.report import junit as junit_report
     from groove.report.cap import NOTEBOOK_WHERE
     from groove.report.notes import regression_message
+    from groove.report.rot import rot_message
     from groove.tuning.reach import PROBE
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
         given = _parameters(EVAL, _declared(EVAL, locals()))
         settings = resolve_settings(_config(given.pop("config")), **given)
+        if settings.junit is not None:
+            junit_report.forget(settings.junit)
         run = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
         document = json.loads(eval_json.render(run))
         document["previous"] = previous_summary(document.get("previous"))
@@ -93,9 +99,17 @@ def eval_report(
         # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
         summary = Path(result_path).with_name(SUMMARY_FILE)
         write_file(summary, eval_markdown.render(run, where=NOTEBOOK_WHERE))
+        if settings.junit is not None:  # the CI test report, where the parameter says
+            junit_report.write(settings.junit, run)
         if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
             if run.history_path is not None and settings.save_history:
-                leave(Path(result_path), run.record, run.history_path, settings.history_size)
+                leave(
+                    Path(result_path),
+                    run.record,
+                    run.history_path,
+                    settings.history_size,
+                    run.answers,
+                )
         else:
             run = evaluation.save(run, settings)
     except GrooveError as exc:
@@ -114,6 +128,10 @@ def eval_report(
                 },
             )
         )
+        rot = rot_message(run)
+        if rot is not None:
+            proposals = [p.to_dict() for _, found in run.rot_falls() for p in found]
+            notes.append(Note(NOTE_GOLDEN_ROT, rot, Level.WARNING, {"proposals": proposals}))
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 

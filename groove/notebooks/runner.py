@@ -613,12 +613,9 @@ def write_result(path: Path, document: Mapping[str, Any]) -> None:
     write_file(path, json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m groove.notebooks.runner NAME ...`` = ``groove notebook run NAME ...``."""
+if __name__ == "__main__":
+    # ``python -m groove.notebooks.runner NAME ...`` is ``groove notebook run NAME ...``: the
+    # script hands over to the CLI; the module groove.notebooks.runner never imports it.
     from groove.cli import cli
 
-    cli([*("notebook", "run"), *(sys.argv[1:] if argv is None else argv)], prog_name="groove")
-
-
-if __name__ == "__main__":
-    main()
+    cli(["notebook", "run", *sys.argv[1:]], prog_name="groove")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groove.evaluation.gate_status import describe_baseline
+from groove.evaluation.frames import describe_baseline, metric_rows
 from groove.evaluation.result import (
     DEFAULT_LIMIT,
     NOTE_CORPUS_CHANGED,
@@ -10,7 +10,7 @@ from groove.evaluation.result import (
     EvalRun,
 )
 from groove.golden.findings import Finding, PathFinding
-from groove.history.change import Change, MetricRow, arrow, metric_rows
+from groove.history.change import Change, MetricRow, arrow
 from groove.notes import Level
 from groove.report import eval_explain, judged
 from groove.report.cap import (

@@ -16,9 +16,9 @@ groove.history.change); colour only when asked for (a terminal, and no ``--no-co
 
 from __future__ import annotations
 
-from groove.evaluation.gate_status import describe_baseline
+from groove.evaluation.frames import describe_baseline, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
-from groove.history.change import Change, arrow, classify, metric_rows
+from groove.history.change import Change, arrow, classify
 from groove.report import eval_explain, judged
 from groove.report.cap import ALL_ROWS, TOP_FLAGGED, first, rest_line
 from groove.runs.record import QueryResult
@@ -120,14 +120,19 @@ def _per_query(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[
     shown, rest = first(worst_first(flagged, k_max, TOP_FLAGGED, full), TOP_FLAGGED, full)
     title = f"Per-query (regressions and misses, {len(flagged)} of {len(run.per_query)}"
     lines = [title + (f"; the {len(shown)} largest falls first)" if rest else ")")]
-    for q, previous in shown:
-        now = q.metrics.recall_at_k.get(k_max, 0.0)
-        arrow = "✗" if q.is_miss else "↓"
-        value = f"{previous:.2f} → {now:.2f}" if previous is not None else f"{now:.2f}"
-        lines.append(f"  {arrow} {q.id:<24} recall@{k_max}: {value}")
+    lines += [f"  {per_query_line(q, previous, k_max)}" for q, previous in shown]
     if rest:
         lines.append(f"  {rest_line(rest, 'queries', where)}")
     return lines
+
+
+def per_query_line(q: QueryResult, previous: float | None, k_max: int, width: int = 24) -> str:
+    """``✗ canary-first-share       recall@10: 1.00 → 0.00``: a miss (✗) or a regression
+    (↓) and its recall at the largest k, before and now (the id padded to ``width``)."""
+    now = q.metrics.recall_at_k.get(k_max, 0.0)
+    arrow = "✗" if q.is_miss else "↓"
+    value = f"{previous:.2f} → {now:.2f}" if previous is not None else f"{now:.2f}"
+    return f"{arrow} {q.id:<{width}} recall@{k_max}: {value}"
 
 
 def worst_first(

@@ -20,7 +20,9 @@ def rot_message(run: EvalRun) -> str | None:
     falling = len(run.falling_queries())
     proposals = [p for _, found in falls for p in found]
     named = [
-        f"{p.query_id}: {p.change_ascii} ({p.confidence if p.target is not None else p.kind})"
+        f"{p.query_id}: {p.change_ascii} ({p.confidence})"
+        if p.target is not None
+        else f"{p.query_id}: {p.change_ascii.removesuffix(' -> -')} ({p.kind}, no candidate)"
         for p in proposals[:NAMED]
     ]
     more = len(proposals) - len(named)

@@ -20,12 +20,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from groove.config import FusionConfig
+from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig
 
-if TYPE_CHECKING:  # a type only: result types must not load the engine (docs/architecture.md)
-    from groove.engine.search import SearchOptions
+
+class SearchStages(Protocol):
+    """What a fingerprint reads of the search options (``engine.search.SearchOptions``;
+    named by shape, so that a result type knows nothing of the engine)."""
+
+    @property
+    def fusion(self) -> FusionConfig: ...
+    @property
+    def mmr(self) -> MmrConfig: ...
+    @property
+    def parent_retriever(self) -> ParentRetrieverConfig: ...
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,7 @@ def _frozen(value: Any) -> Mapping[str, Any] | None:
 
 
 def search_parts(
-    options: SearchOptions, context_static: bool
+    options: SearchStages, context_static: bool
 ) -> dict[str, Mapping[str, Any] | None]:
     """The optional fingerprint parts that the search options and the index imply."""
     mmr = options.mmr

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces
 from groove.golden.findings import AnyFinding, finding_from_dict
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 from groove.runs.corpus import CorpusSnapshot
@@ -132,12 +132,6 @@ class RunRecord(Introduces):
     baseline_id: str | None = None
     outcome: str | None = None
     accepted: bool = False  # `groove baseline accept`: may serve as a baseline though it fell
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the id, the gate's outcome, the metrics."""
-        from groove.runs.card import run_record_card
-
-        return run_record_card(self)
 
     @property
     def id(self) -> str:

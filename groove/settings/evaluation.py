@@ -134,6 +134,16 @@ EVAL = table(
         surfaces=frozenset({"cli"}),
     ),
     Setting(
+        "junit",
+        "file",
+        "Also write a JUnit XML report: one test case per golden query, a failure for each "
+        "miss or regression (with its --explain cause), the verdict and the aggregate as "
+        "suite properties.",
+        flag="--junit",
+        metavar="FILE",
+        surfaces=frozenset({"cli", "notebook"}),
+    ),
+    Setting(
         "export_run_headings",
         "bool",
         "TREC doc ids path#heading for every hit (default: path, first hit per document).",

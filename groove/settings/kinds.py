@@ -17,13 +17,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from groove.errors import ConfigError
 from groove.fusion import FAMILIES, NORMALIZERS
-
-if TYPE_CHECKING:
-    from groove.settings.setting import Setting
 
 #: The most hits one search returns (and so the largest --limit or k any face accepts).
 LIMIT_MAX = 10_000
@@ -53,8 +50,20 @@ class TomlRule(ValueError):
         self.rule = rule
 
 
+class Setting(Protocol):
+    """What a kind reads of the setting it parses (groove.settings.setting.Setting; named by
+    shape, since that module imports this one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def bounds(self) -> Bounds | None: ...
+
+
 #: ``(value, setting, folder of groove.toml) -> value``, raising TomlRule
-TomlReader = Callable[[Any, "Setting", Path], Any]
+TomlReader = Callable[[Any, Setting, Path], Any]
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,13 @@ class KindRule:
     bounds: Bounds | None = None
     #: What it wants when a setting's bounds narrow it ("a whole number from 1 to 10000").
     ranged: str = "a number"
+    #: How the command line's text is read where the click type leaves it text.
+    from_flag: Callable[[str], Any] = lambda text: text
+    #: The placeholder of a value in a hint (``-p golden PATH``).
+    placeholder: str = "VALUE"
+    #: An example, as its words on the command line, written as a JSON value (a
+    #: retriever_options key in a hint); None: the example as it is.
+    as_json: Callable[[list[str]], Any] | None = None
 
     def parse(self, value: Any, bounds: Bounds | None) -> Any:
         """``value`` as the API or a notebook hands it, checked; None stays None."""
@@ -283,6 +299,10 @@ def _not_in_toml(value: Any, setting: Setting, base: Path) -> Any:
 # ---------------------------------------------------------------- click's types
 
 
+def _k_text(text: str) -> tuple[int, ...] | None:
+    return parse_k_list(text) if text else None
+
+
 def _no_type() -> dict[str, Any]:
     return {}
 
@@ -313,10 +333,14 @@ _FRACTION = _click(lambda click: click.FloatRange(0, 1))
 
 #: Every kind of setting, by the name a Setting declares it with.
 KINDS: Mapping[str, KindRule] = {
-    "path": KindRule("a path", _path, _toml_path, _click_path()),
-    "file": KindRule("a path", _path, _toml_path, _click_path(dir_okay=False)),
-    "folder": KindRule("a path", _path, _toml_path, _click_path(file_okay=False)),
-    "text": KindRule("text", _text, _toml_string, _no_type),
+    "path": KindRule("a path", _path, _toml_path, _click_path(), placeholder="PATH"),
+    "file": KindRule("a path", _path, _toml_path, _click_path(dir_okay=False), placeholder="PATH"),
+    "folder": KindRule(
+        "a path", _path, _toml_path, _click_path(file_okay=False), placeholder="PATH"
+    ),
+    "text": KindRule(
+        "text", _text, _toml_string, _no_type, as_json=lambda words: words[0] if words else None
+    ),
     # a pinned run's name: text to the faces, worded as what it names in groove.toml
     "pin": KindRule("text", _text, _toml_pin, _no_type),
     "whole": KindRule(
@@ -367,9 +391,19 @@ KINDS: Mapping[str, KindRule] = {
         _click(lambda click: click.FloatRange(min=0, min_open=True)),
     ),
     "bool": KindRule("true or false", _bool, _toml_bool, _click(lambda click: click.BOOL)),
-    "k_list": KindRule("a list of whole numbers like [1, 5, 10]", _k_list, _toml_k_list, _no_type),
+    "k_list": KindRule(
+        "a list of whole numbers like [1, 5, 10]",
+        _k_list,
+        _toml_k_list,
+        _no_type,
+        from_flag=_k_text,
+    ),
     "texts": KindRule(
-        "a list of texts", _texts, _toml_texts, lambda: {"multiple": True, "default": ()}
+        "a list of texts",
+        _texts,
+        _toml_texts,
+        lambda: {"multiple": True, "default": ()},
+        as_json=lambda words: words,
     ),
     "mapping": KindRule("a mapping (a dict)", _mapping, _not_in_toml, _no_type),
     "gate": KindRule(

@@ -10,6 +10,7 @@ from groove import errors
 from groove.settings.commands import COMMANDS
 from groove.settings.engine import SEARCH
 from groove.settings.evaluation import EVAL
+from groove.settings.kinds import KINDS
 from groove.settings.tuning import TUNE
 
 
@@ -105,16 +106,13 @@ def _option_value(setting: str, example: str) -> str:
     import json
     import shlex
 
-    kind = (EVAL.get(setting) or TUNE[setting]).kind
+    as_json = KINDS[(EVAL.get(setting) or TUNE[setting]).kind].as_json
     try:
         words = shlex.split(example)
     except ValueError:
         words = [example]
-    if kind == "texts":
-        return json.dumps(words)
-    if kind == "text" and words:
-        return json.dumps(words[0])
-    return example
+    value = None if as_json is None else as_json(words)
+    return example if value is None else json.dumps(value)
 
 
 def cli_flag(setting: str) -> str:
@@ -138,8 +136,8 @@ def command_line(command: str, **values: Any) -> str:
 
 def _placeholder(setting: str) -> str:
     for table in (EVAL, TUNE, SEARCH):
-        if setting in table and table[setting].kind in ("path", "file", "folder"):
-            return "PATH"
+        if setting in table:
+            return KINDS[table[setting].kind].placeholder
     return "VALUE"
 
 

@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces
 from groove.errors import ConfigError, HistoryError, literal
 from groove.golden.judgements import Judgements
 from groove.progress import Progress, ProgressFn, reporter
 from groove.runs.judged import JudgedSummary, summarise
 from groove.runs.record import RunRecord
-from groove.settings import command_line
+from groove.settings import COMPARE, command_line
 from groove.stats.gate import DEFAULT_ALPHA
 from groove.stats.significance import (
     PairedTest,
@@ -111,12 +111,6 @@ class Comparison(Introduces):
     baseline: LabelledRun
     alpha: float
     runs: tuple[RunComparison, ...]
-
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the significant changes, one line per run."""
-        from groove.history.card import comparison_card
-
-        return comparison_card(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -481,12 +475,9 @@ def compare(
     ``progress`` receives a ``Progress`` (task ``compare``) as each run is compared.
     """
     labelled = _labelled(runs)
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
-        raise ConfigError(
-            f"{{setting}} must be a number between 0 and 1, got {alpha!r}",
-            "pass {give:0.05}, or leave it out",
-            setting="alpha",
-        )
+    alpha = COMPARE["alpha"].parse(alpha, source="keyword")  # checked by its declaration
+    if alpha is None:  # not given: the declared default
+        alpha = COMPARE["alpha"].default
     if isinstance(baseline, str):
         found = [
             i

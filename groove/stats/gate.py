@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from groove import settings
 from groove.runs.record import RunRecord, metric_pairs
 from groove.stats.familywise import max_t_drop, smallest_drop_p
 from groove.stats.significance import (
@@ -46,9 +47,9 @@ from groove.stats.significance import (
     paired_values,
 )
 
-GATE_MODES = ("threshold", "significant")
-DEFAULT_GATE = "threshold"
-DEFAULT_ALPHA = 0.05
+GATE_MODES = settings.GATE_MODES
+DEFAULT_GATE: str = settings.EVAL["regression_gate"].default
+DEFAULT_ALPHA: float = settings.EVAL["alpha"].default
 DROP_TEST = "one-sided sign-flip, max-T step-down over the gated metrics"
 REAL_UNDER_THRESHOLD = "real, but under the threshold"
 NOT_JUDGED = "not judged: too few queries moved"
@@ -274,7 +275,7 @@ def decide(
     significance: Significance | None,
     *,
     mode: str = DEFAULT_GATE,
-    threshold: float = 0.05,
+    threshold: float = settings.EVAL["regression_threshold"].default,
     alpha: float = DEFAULT_ALPHA,
 ) -> GateDecision:
     """The gate's verdict on every aggregate metric of ``now`` against ``previous``.

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces, view
 from groove.fusion import Fusion
 from groove.golden.queries import GoldenQuery
 from groove.metrics import AggregateMetrics
@@ -137,37 +137,23 @@ class ExternalTune(Introduces):
             loo.mean_delta, loo.paired_se, loo.stability, loo.sign_test,
         )  # fmt: skip
 
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the recommendation and the evidence for it."""
-        from groove.tuning.card import external_card
-
-        return external_card(self)
-
     def to_dict(self) -> dict[str, Any]:
         """The ``groove tune --retriever --format json`` document (keys sorted when it is
         serialised)."""
-        from groove.tuning.external_json import to_dict
-
-        return to_dict(self)
+        return view(self, "to_dict")
 
     def conditions_frame(self) -> pd.DataFrame:
         """One row per grid condition: ``condition`` (its column), ``label``, the fusion's
         parameters, ``default``, ``refit``, the metric means over the queries,
         ``ndcg@5_delta`` / ``ndcg@5_delta_se`` against the baseline on the effective
         queries and ``folds``. Columns: docs/api.md."""
-        from groove.tuning.external_frames import conditions_frame
-
-        return conditions_frame(self)
+        return view(self, "conditions_frame")
 
     def table_frame(self) -> pd.DataFrame:
         """The metric table in long form: ``query``, ``condition``, ``metric``, ``value``."""
-        from groove.tuning.external_frames import table_frame
-
-        return table_frame(self)
+        return view(self, "table_frame")
 
     def folds_frame(self) -> pd.DataFrame:
         """One row per leave-one-query-out fold: ``query`` (held out), the condition chosen
         without it, ``held_out_delta`` (its nDCG@5 gain on that query), ``refit``."""
-        from groove.tuning.external_frames import folds_frame
-
-        return folds_frame(self)
+        return view(self, "folds_frame")

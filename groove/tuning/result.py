@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.cards import Card, Introduces
+from groove.cards import Introduces, view
 from groove.golden.queries import GoldenQuery
 from groove.metrics import AggregateMetrics
 from groove.notes import Note
@@ -102,12 +102,6 @@ class TuneResult(Introduces):
     # about another, since the bm25 weights act on a different table
     lexical: str = "trigram"
 
-    def card(self) -> Card:
-        """What ``repr()`` and Jupyter show: the recommendation and the evidence for it."""
-        from groove.tuning.card import tune_card
-
-        return tune_card(self)
-
     @property
     def effective_rows(self) -> tuple[int, ...]:
         return tuple(i for i, d in enumerate(self.diagnostics) if d.effective)
@@ -123,28 +117,20 @@ class TuneResult(Introduces):
     def to_dict(self) -> dict[str, Any]:
         """The ``groove tune --format json`` document (the caller sorts keys when it
         serialises); ``save_tune`` adds the whole metric table to it."""
-        from groove.tuning.document import to_dict
-
-        return to_dict(self)
+        return view(self, "to_dict")
 
     def conditions_frame(self) -> pd.DataFrame:
         """One row per grid condition (384): ``condition``, ``rrf_k``, the three bm25
         weights, ``default``, ``refit``, the mean of each metric over the queries,
         ``ndcg@5_delta`` / ``ndcg@5_delta_se`` against the default on the effective queries,
         ``folds`` (how many leave-one-query-out folds chose it). Columns: docs/api.md."""
-        from groove.tuning.frames import conditions_frame
-
-        return conditions_frame(self)
+        return view(self, "conditions_frame")
 
     def table_frame(self) -> pd.DataFrame:
         """The metric table in long form: ``query``, ``condition``, ``metric``, ``value``."""
-        from groove.tuning.frames import table_frame
-
-        return table_frame(self)
+        return view(self, "table_frame")
 
     def folds_frame(self) -> pd.DataFrame:
         """One row per leave-one-query-out fold: ``query`` (held out), the condition chosen
         without it, ``held_out_delta`` (its nDCG@5 gain on that query), ``refit``."""
-        from groove.tuning.frames import folds_frame
-
-        return folds_frame(self)
+        return view(self, "folds_frame")

@@ -16,7 +16,7 @@ from groove.report.notebook import tables
 from groove.report.notebook.html_parts import BAD, MUTED, OK, WARN, box, escape, html_output
 
 if TYPE_CHECKING:
-    from groove.notebooks.outcome import Outcome
+    from groove.report.notebook.outcome import Outcome
 
 SHADES = {"up": OK, "down": BAD, "noise": MUTED, "same": MUTED, "": MUTED}
 _NOTE_SHADES = {Level.WARNING: WARN, Level.NOTE: WARN, Level.INFO: MUTED}

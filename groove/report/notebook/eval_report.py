@@ -1,6 +1,6 @@
 """The eval report notebook's views (notebooks/eval_report.ipynb): one function a cell.
 
-Every view takes the ``Outcome`` the run cell returned (groove.notebooks.outcome) and returns
+Every view takes the ``Outcome`` the run cell returned (groove.report.notebook.outcome) and returns
 something a notebook displays (IPython HTML or Image, a DataFrame), or None when the run
 was refused: the cells after a refused run show nothing instead of raising. No view
 computes a metric; they format an EvalRun and the frames groove.history.frames makes of it,
@@ -13,12 +13,11 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from groove.evaluation.gate_status import describe_baseline
+from groove.evaluation.frames import describe_baseline, largest_k, metric_rows, worst_first
 from groove.evaluation.result import NOTE_CORPUS_CHANGED, EvalRun
 from groove.explain.attribution import Attribution, misses_by_cause, summary_line
 from groove.golden.findings import CHECK_NOT_INDEXED, CHECK_QUOTED, Finding, PathFinding
-from groove.history.change import arrow, metric_rows
-from groove.history.frames import largest_k, worst_first
+from groove.history.change import arrow
 from groove.history.history import stored_runs
 from groove.labels import location_label
 from groove.metrics import Expected, RankedHit, best_ranks, is_hit
@@ -43,7 +42,7 @@ from groove.stats.significance import format_p
 if TYPE_CHECKING:
     import pandas as pd
 
-    from groove.notebooks.outcome import Outcome
+    from groove.report.notebook.outcome import Outcome
 
 
 def _run(outcome: Outcome[Any]) -> EvalRun | None:

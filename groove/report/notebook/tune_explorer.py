@@ -35,7 +35,7 @@ from groove.tuning.grid import DEFAULT_CONDITION, Condition, toml_snippet
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from groove.notebooks.outcome import Outcome
+    from groove.report.notebook.outcome import Outcome
     from groove.tuning.result import Analysis, TuneResult
 
 Tuned = Callable[["Outcome[TuneResult | ExternalTune]"], Any]
