@@ -166,8 +166,12 @@ def evaluate(
     diff: bool = True,
     fail_on_regression: bool = False,
     baseline: str | None = None,
+    baseline_file: PathArg | None = None,
     require_baseline: bool | None = None,
     regression_gate: str | None = None,
+    slice_by: str | None = None,
+    gate_slices: bool | None = None,
+    slice_min_queries: int | None = None,
     explain: bool = False,
     config: PathArg | None = None,
     retriever: str | None = None,
@@ -189,8 +193,14 @@ def evaluate(
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
     ``baseline`` compares with the run pinned under that name (``set_baseline``);
+    ``baseline_file`` is the committed accepted baseline the gate also compares with
+    (default: ``[eval].baseline_file``, else ``<golden stem>.baseline.json`` beside the
+    golden file, when it exists; ``accept_baseline(..., file=...)`` writes it);
     ``require_baseline=True`` makes the result's ``exit_code`` 4 when the regression gate
-    could not be applied (its ``gate_status.reason`` says why). ``progress`` receives a
+    could not be applied (its ``gate_status.reason`` says why). ``slice_by="folder"``
+    adds a slice per top folder of the expected paths to the tag slices (``result.slices``);
+    ``gate_slices=True`` also gates every slice of at least ``slice_min_queries`` queries
+    (``result.slice_gate``; docs/eval.md, "Slices"). ``progress`` receives a
     ``Progress`` (task ``evaluate``) as each golden query is searched or answered.
     """
     from groove.evaluation import run as evaluation
@@ -219,17 +229,36 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
 
 
 def accept_baseline(
-    kb_path: PathArg | None, run: str | None = None, *, name: str | None = None
+    kb_path: PathArg | None,
+    run: str | None = None,
+    *,
+    name: str | None = None,
+    file: PathArg | bool | None = None,
 ) -> RunRecord:
-    """Accept the run ``run`` (default: the newest) as a baseline although it fell, like
-    ``groove baseline accept``: the next runs of its configuration compare with it. With
-    ``name``, pin it under that name too. Returns the accepted run."""
+    """Accept the run ``run`` (default: the newest) as the accepted baseline (the floor the
+    gate compares with: an intended drop, or a gain to keep), like ``groove baseline
+    accept``: the next runs of its configuration compare with it. With ``name``, pin it
+    under that name too. With ``file`` (a path, or True: ``[eval].baseline_file``, else
+    ``.groove-eval.baseline.json`` beside the KB's golden file), write it into that
+    baseline file to commit instead, like ``groove baseline accept --file``. Returns the
+    accepted run."""
     from groove.history import baseline
 
     _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
     _checked("name", name, _text_or_none, "text or None")
     path, size = _history_file(kb_path)
-    accepted, _ = baseline.accept(path, run, name, size)
+    if file is None or file is False:
+        accepted, _ = baseline.accept(path, run, name, size)
+        return accepted
+    if file is True:
+        from groove.evaluation.settings import GOLDEN_FILE_NAME, baseline_file_for
+
+        loaded = _config(None)
+        golden = loaded.eval.golden or path.parent / GOLDEN_FILE_NAME
+        target = baseline_file_for(loaded.eval.baseline_file, golden)
+    else:
+        target = _path(file, "file")
+    accepted, _ = baseline.accept_into_file(path, run, target, name, size)
     return accepted
 
 

@@ -84,10 +84,12 @@ def test_newest_first_and_trimmed_to_history_size(tmp_path: Path) -> None:
     for i in range(5):
         append_run(path, make_record(f"2026-01-0{i + 1}T00:00:00+00:00"), history_size=3)
     stamps = [r.timestamp for r in load_history(path).runs]
+    # the three newest, and the configuration's first run: its accepted baseline (the floor)
     assert stamps == [
         "2026-01-05T00:00:00+00:00",
         "2026-01-04T00:00:00+00:00",
         "2026-01-03T00:00:00+00:00",
+        "2026-01-01T00:00:00+00:00",
     ]
 
 

@@ -73,6 +73,7 @@ TOML_SAMPLE: dict[str, tuple[Any, Any]] = {
     "fraction": (0.25, 0.25),
     "lexical": ("porter", "porter"),
     "gate": ("significant", "significant"),
+    "slice_by": ("folder", "folder"),
     "pin": ("release-2", "release-2"),
     "whole": (700, 700),
     "count": (3, 3),
@@ -228,6 +229,7 @@ TUNE_EXTERNAL = {
     "retriever_options",
     "retriever_name",
     "retriever_timeout",
+    "retriever_allow_stale_copy",
     "family",
     "engine",
     "window",
@@ -238,6 +240,7 @@ SAMPLE: dict[str, Any] = {
     "folder": Path("models"),
     "gate": "significant",
     "lexical": "porter",
+    "slice_by": "folder",
     "pin": "release-2",
     "fraction": 0.2,
     "level": 0.01,
@@ -390,5 +393,7 @@ def test_a_key_no_section_has_a_field_for_is_read_through_its_declaration(
     config = parse_config("[eval]\nprobe = 7\n", tmp_path / "groove.toml")
     assert (config.value("eval.probe"), Config().value("eval.probe")) == (7, 2)
     assert resolve({"probe": probe}, config, {})["probe"] == 7
-    with pytest.raises(ConfigError, match=r"eval\.probe = -1: must be a whole number from 0"):
+    with pytest.raises(
+        ConfigError, match=r"eval\.probe = -1: must be a whole number from 0 or more$"
+    ):
         parse_config("[eval]\nprobe = -1\n", tmp_path / "groove.toml")

@@ -33,7 +33,7 @@ def tune_cmd(ctx: click.Context, fmt: str, no_color: bool, **params: Any) -> Non
         refuse_index_settings(given)
         _tune_retriever(ctx, given, fmt)
         return
-    for name in ("family", "engine", "window"):
+    for name in ("family", "engine", "window", "retriever_allow_stale_copy"):
         value = given[name]
         if value is not None and not (name == "family" and value == "rrf"):
             from groove.errors import ConfigError
@@ -70,7 +70,11 @@ def _tune_retriever(ctx: click.Context, given: dict[str, Any], fmt: str) -> None
     from groove.tuning.external_settings import run_retriever
 
     timeout = given.pop("retriever_timeout")
-    options = RetrieverOptions(timeout=timeout) if timeout is not None else RetrieverOptions()
+    allow_stale = bool(given.pop("retriever_allow_stale_copy"))
+    options = RetrieverOptions(
+        timeout=timeout if timeout is not None else RetrieverOptions().timeout,
+        allow_stale_copy=allow_stale,
+    )
     spec = parse_spec(given.pop("retriever"), name=given.pop("retriever_name"), options=options)
     result = run_retriever(
         config_from(ctx), spec, progress=lambda event: warn(progress_line(event)), **given

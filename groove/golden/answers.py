@@ -5,7 +5,7 @@ state, so ``groove golden doctor`` needs a memory of the old one. Each eval keep
 history, one sketch per expected path: the heading and body digest of each of its chunks
 (groove.store.digests), in chunk order. A path's sketch is renewed only by a run in which
 every expected heading of that path was found in it (the eval records them:
-groove.evaluation.corpus_scan); otherwise the previous sketch stays:
+groove.runs.corpus_scan); otherwise the previous sketch stays:
 the one from the last run that found the answers. Sketches of paths the golden file no
 longer expects are dropped, so the memory stays the size of the golden set.
 """

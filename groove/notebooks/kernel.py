@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from groove.atomic import write_file
 from groove.errors import ConfigError, GrooveError, speaking
 from groove.notebooks.pending import PENDING_ENV, leave
-from groove.notebooks.runner import RESULT_FILE, SUMMARY_FILE, error_document, write_result
+from groove.notebooks.runner import RESULT_FILE, error_document, summary_path, write_result
 from groove.notes import Level, Note
 from groove.report import plots
 from groove.report.notebook.outcome import Outcome
@@ -57,8 +57,12 @@ def eval_report(
     history: Any = True,
     fail_on_regression: Any = False,
     baseline: Any = None,
+    baseline_file: Any = None,
     require_baseline: Any = None,
     regression_gate: Any = None,
+    slice_by: Any = None,
+    gate_slices: Any = None,
+    slice_min_queries: Any = None,
     explain: Any = False,
     config: Any = None,
     result_path: Any = RESULT_FILE,
@@ -97,7 +101,7 @@ def eval_report(
         document["exit_code"] = run.exit_code
         write_result(Path(result_path), document)
         # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
-        summary = Path(result_path).with_name(SUMMARY_FILE)
+        summary = summary_path(Path(result_path))
         write_file(summary, eval_markdown.render(run, where=NOTEBOOK_WHERE))
         if settings.junit is not None:  # the CI test report, where the parameter says
             junit_report.write(settings.junit, run)
@@ -199,7 +203,7 @@ def tune_explorer(
         else:
             report = tune_text.render(result, color=False)
         summary = f"## groove tune\n\n```text\n{report}```\n"
-        write_file(Path(result_path).with_name(SUMMARY_FILE), summary)
+        write_file(summary_path(Path(result_path)), summary)
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groove.evaluation.frames import describe_baseline, metric_rows
+from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
 from groove.evaluation.result import (
     DEFAULT_LIMIT,
     NOTE_CORPUS_CHANGED,
@@ -12,7 +12,7 @@ from groove.evaluation.result import (
 from groove.golden.findings import Finding, PathFinding
 from groove.history.change import Change, MetricRow, arrow
 from groove.notes import Level
-from groove.report import eval_explain, judged
+from groove.report import eval_explain, eval_slices, judged
 from groove.report.cap import (
     ALL_ROWS,
     TOP_FINDINGS,
@@ -38,10 +38,12 @@ def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
     lines.append("")
     lines += _notes(run)
     lines += _table(run)
+    lines += eval_slices.markdown_lines(run)
     lines += _flagged(run, full, where)
     lines += eval_explain.markdown_lines(run, full=full, where=where)
     lines += _findings(run, full, where)
     lines += _gate(run)
+    lines += _floor(run)
     lines += _unindexed(run, full, where)
     lines += _other_findings(run)
     if run.verdict == VERDICT_REGRESSION:
@@ -49,6 +51,10 @@ def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
         rule = f"a metric fell by more than {run.threshold:.3f}"
         if run.gate is not None and run.gate.mode == "significant":
             rule += f" with adjusted p(drop) < {run.gate.alpha:g}"
+        if run.regressed_slices and not run.regressed_metrics:
+            rule += " in slice " + ", ".join(s.name for s in run.regressed_slices)
+        elif run.regressed_slices:
+            fell += "; in slice " + ", ".join(s.name for s in run.regressed_slices)
         lines += ["", f"**Regression**: {rule}{fell}."]
     return "\n".join(lines) + "\n"
 
@@ -71,6 +77,18 @@ def _gate(run: EvalRun) -> list[str]:
         )
     lines = ["", rule, ""]
     lines += [f"- {_cell(m.describe())}: {m.verdict()}" for m in gate.listed]
+    return lines
+
+
+def _floor(run: EvalRun) -> list[str]:
+    """The accepted baseline and what fell below it (nothing unless it must be named)."""
+    if not run.floor_stated:
+        return []
+    lines = ["", f"Floor: {_cell(describe_floor(run))}."]
+    falls = floor_lines(run)
+    if falls:
+        lines.append("")
+        lines += [f"- {_cell(metric)}: {verdict}" for metric, verdict in falls]
     return lines
 
 

@@ -16,10 +16,10 @@ groove.history.change); colour only when asked for (a terminal, and no ``--no-co
 
 from __future__ import annotations
 
-from groove.evaluation.frames import describe_baseline, metric_rows
+from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.history.change import Change, arrow, classify
-from groove.report import eval_explain, judged
+from groove.report import eval_explain, eval_slices, judged
 from groove.report.cap import ALL_ROWS, TOP_FLAGGED, first, rest_line
 from groove.runs.record import QueryResult
 from groove.stats.significance import PairedTest
@@ -36,6 +36,9 @@ def render(run: EvalRun, *, color: bool = False, full: bool = False, where: str 
     lines = _header(run)
     lines.append("")
     lines += _aggregate(run, color)
+    sliced = eval_slices.text_lines(run)
+    if sliced:
+        lines += ["", *sliced]
     flagged = _per_query(run, full, where)
     if flagged:
         lines.append("")
@@ -81,6 +84,17 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
         lines.append(f"  {row.label:<11}{row.value:.3f}{suffix}")
     lines += judged.text_lines(run)
     lines += _gate(run)
+    lines += _floor(run)
+    return lines
+
+
+def _floor(run: EvalRun) -> list[str]:
+    """The accepted baseline, when the reports must name it (``EvalRun.floor_stated``), and
+    each metric that fell beyond the threshold below it; nothing otherwise, as in the seed."""
+    if not run.floor_stated:
+        return []
+    lines = [f"Floor ({describe_floor(run)})"]
+    lines += [f"  {metric}: {verdict}" for metric, verdict in floor_lines(run)]
     return lines
 
 

@@ -60,6 +60,9 @@ class QueryResult:
     # The FTS table the query's bm25 leg read ("trigram" or "porter"); None in runs saved
     # before groove had two (those read "trigram").
     lexical_leg: str | None = None
+    # The golden query's tags (groove.stats.slices): kept with the run so that a stored
+    # run can be sliced later (groove compare); written only when there are some.
+    tags: tuple[str, ...] = ()
 
     @property
     def is_miss(self) -> bool:
@@ -86,6 +89,8 @@ class QueryResult:
         }
         if self.lexical_leg is not None:
             out["lexical_leg"] = self.lexical_leg
+        if self.tags:
+            out["tags"] = list(self.tags)
         return out
 
     @classmethod
@@ -105,6 +110,7 @@ class QueryResult:
                 ndcg_at_k=_int_map(metrics.get("ndcg_at_k", {})),
             ),
             lexical_leg=_leg(data.get("lexical_leg")),
+            tags=tuple(str(t) for t in data.get("tags") or ()),
         )
 
 

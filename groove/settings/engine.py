@@ -100,5 +100,15 @@ EXPORT = table(
         metavar="URL",
         surfaces=frozenset({"cli"}),
     ),
+    Setting(
+        "replace",
+        "bool",
+        "Drop a table of that name that groove did not write (a groove export is replaced "
+        "without it).",
+        flag="--replace",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
     shared.CONFIG,
 )

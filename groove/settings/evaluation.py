@@ -92,6 +92,16 @@ EVAL = table(
     ),
     BASELINE_PIN,
     Setting(
+        "baseline_file",
+        "file",
+        "The committed accepted baseline the gate also compares with (groove baseline accept "
+        "--file) (default: [eval].baseline_file, else <golden stem>.baseline.json beside the "
+        "golden file, when it exists).",
+        flag="--baseline-file",
+        metavar="PATH",
+        config_key="eval.baseline_file",
+    ),
+    Setting(
         "require_baseline",
         "bool",
         "Exit 4 when the regression gate cannot be applied (no comparable baseline, "
@@ -114,6 +124,36 @@ EVAL = table(
     HISTORY_SIZE,
     REGRESSION_THRESHOLD,
     ALPHA,
+    Setting(
+        "slice_by",
+        "slice_by",
+        "Slices of the golden queries measured on their own: tags (one per tag) or folder "
+        "(also one per top folder of the expected paths) (default: [eval].slice_by).",
+        flag="--slice-by",
+        config_key="eval.slice_by",
+        default="tags",
+    ),
+    Setting(
+        "gate_slices",
+        "bool",
+        "Also apply the regression gate to every slice of at least [eval].slice_min_queries "
+        "queries (default: [eval].gate_slices).",
+        flag="--gate-slices",
+        switch=True,
+        config_key="eval.gate_slices",
+        default=False,
+    ),
+    Setting(
+        "slice_min_queries",
+        "whole",
+        "The fewest queries a slice needs to be gated; smaller ones are reported, not gated "
+        "(default: [eval].slice_min_queries, else 10).",
+        flag="--slice-min-queries",
+        metavar="N",
+        config_key="eval.slice_min_queries",
+        default=10,
+        bounds=(1, 1_000_000),
+    ),
     Setting(
         "explain",
         "bool",
@@ -186,6 +226,17 @@ BASELINE_ACCEPT = table(
         "text",
         "Also pin the accepted run under this name.",
         flag="--name",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "file",
+        "file",
+        "Write the accepted run to this baseline file, to commit, instead of marking it in "
+        "the history (without PATH: [eval].baseline_file, else <golden stem>.baseline.json "
+        "beside the golden file).",
+        flag="--file",
+        metavar="[PATH]",
+        bare="",
         surfaces=frozenset({"cli"}),
     ),
 )

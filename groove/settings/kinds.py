@@ -26,6 +26,8 @@ from groove.fusion import FAMILIES, NORMALIZERS
 LIMIT_MAX = 10_000
 #: The values of a ``gate`` setting (the regression gate's modes).
 GATE_MODES = ("threshold", "significant")
+#: The values of a ``slice_by`` setting: slices from tags, or from tags and top folders.
+SLICE_BY = ("tags", "folder")
 LexicalMode = Literal["auto", "trigram", "porter"]
 #: The values of a ``lexical`` setting: which FTS table the bm25 leg reads (engine.lexical).
 LEXICAL_MODES: tuple[LexicalMode, ...] = ("auto", "trigram", "porter")
@@ -241,7 +243,8 @@ def _toml_whole(kind_low: float) -> TomlReader:
     def read(value: Any, setting: Setting, base: Path) -> int:
         lo, hi = _bounds(setting, (kind_low, math.inf))
         if not _is_int(value) or not lo <= value <= hi:
-            raise TomlRule(f"must be a whole number from {_show(lo)} to {_show(hi)}")
+            upto = f" to {_show(hi)}" if math.isfinite(hi) else " or more"
+            raise TomlRule(f"must be a whole number from {_show(lo)}{upto}")
         return int(value)
 
     return read
@@ -411,6 +414,12 @@ KINDS: Mapping[str, KindRule] = {
         _one_of(GATE_MODES),
         _toml_choice(GATE_MODES, "must be " + _quoted(GATE_MODES)),
         _click(lambda click: click.Choice(GATE_MODES)),
+    ),
+    "slice_by": KindRule(
+        _quoted(SLICE_BY),
+        _one_of(SLICE_BY),
+        _toml_choice(SLICE_BY, "must be " + _quoted(SLICE_BY)),
+        _click(lambda click: click.Choice(SLICE_BY)),
     ),
     "lexical": KindRule(
         _quoted(LEXICAL_MODES),

@@ -33,6 +33,7 @@ from groove.progress import Progress
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.opener import open_retriever
+from groove.retrievers.provenance import corpus_to_record, read_local
 from groove.retrievers.spec import RetrieverSpec
 from groove.settings import at_most
 from groove.tuning.external_analysis import analysed
@@ -47,14 +48,22 @@ LEGS_HINT = (
 
 
 def retrieve_legs(
-    spec: RetrieverSpec, queries: Sequence[GoldenQuery], depth: int
+    spec: RetrieverSpec,
+    queries: Sequence[GoldenQuery],
+    depth: int,
+    kb_path: Path | None = None,
 ) -> list[QueryLegs]:
-    """One retrieval per query at ``limit = depth``; RetrieverError if any has no legs."""
+    """One retrieval per query at ``limit = depth``; RetrieverError if any has no legs, or
+    if an engine's copy of the index is not the index of ``kb_path`` (unless the spec
+    allows a stale copy)."""
     retriever = open_retriever(spec)
     try:
         retriever.retrieve([RetrieverQuery(q.id, q.query, depth) for q in queries])
     finally:
         retriever.close()
+    copy = getattr(retriever, "copy", None)
+    if copy is not None:
+        corpus_to_record(spec.name, copy, read_local(kb_path), spec.options.allow_stale_copy)
     found: Mapping[str, QueryLegs] = getattr(retriever, "legs", {})
     missing = [q.id for q in queries if q.id not in found]
     if missing:
@@ -149,7 +158,7 @@ def run_external(
     message = f"one retrieval per query from {spec.name} ({depth} hits with legs)"
     data = {"retriever": spec.name, "window": depth}
     say(Progress("tune", "retrieve", 0, len(queries), message, data=data))
-    legs = retrieve_legs(spec, queries, depth)
+    legs = retrieve_legs(spec, queries, depth, kb_path)
     message = f"sweeping the {family} grid over the legs"
     say(Progress("tune", "sweep_legs", message=message, data={"family": family}))
     return tune_legs(

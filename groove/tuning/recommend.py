@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 
 from groove.fusion import Fusion
-from groove.retrievers.backends.postgres_sql import hybrid_sql
+from groove.retrievers.backends.postgres_sql import Layout, Table, hybrid_sql
 
 ENGINES = ("groove", "elasticsearch", "opensearch", "qdrant", "postgresql", "lancedb")
 
@@ -157,7 +157,7 @@ def qdrant(f: Fusion) -> str:
 
 
 def postgresql(f: Fusion) -> str:
-    return hybrid_sql(f, table="groove_chunks") + "\n"
+    return hybrid_sql(f, Layout(Table("groove_chunks"))) + "\n"
 
 
 def lancedb(f: Fusion) -> str:
