@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from groove.progress import Progress
     from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
-    from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
@@ -311,7 +310,7 @@ def tune(
     window: int | None = None,
     progress: Callable[[Progress], None] | None = None,
     on_note: Callable[[Note], None] | None = None,
-) -> TuneResult | ExternalTune:
+) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
     Applies nothing; ``lexical`` picks the full-text index swept (``--lexical``).
@@ -323,8 +322,8 @@ def tune(
     With ``retriever`` (and ``retriever_options`` / ``retriever_name`` as ``evaluate``
     takes them) it tunes that engine's fusion over the legs it returns, like ``groove tune
     --retriever``: ``family`` (rrf, weighted_rrf, convex), ``engine`` (whose terms the
-    recommendation is written in) and ``window`` (the deepest window swept) apply, and the
-    result is an ``ExternalTune`` with the same card and frames (docs/engines.md).
+    recommendation is written in) and ``window`` (the deepest window swept) apply; the
+    result is the same ``TuneResult``, its ``source`` the retriever's legs (docs/engines.md).
     """
     from groove.errors import ConfigError
     from groove.tuning import run as tune_run
@@ -334,7 +333,7 @@ def tune(
     _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
     if given["retriever"] is not None or given["retriever_options"]:
-        from groove.tuning.external_settings import refuse_index_settings, run_retriever
+        from groove.tuning.retriever import refuse_index_settings, run_retriever
 
         refuse_index_settings(given)
         result = run_retriever(_config(config), _spec(given), progress=progress, **given)
