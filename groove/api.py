@@ -172,6 +172,7 @@ def evaluate(
     gate_slices: bool | None = None,
     slice_min_queries: int | None = None,
     explain: bool = False,
+    name: str | None = None,
     config: PathArg | None = None,
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
@@ -191,6 +192,7 @@ def evaluate(
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
+    ``name`` labels the run wherever runs are listed (``--name``).
     ``baseline`` compares with the run pinned under that name (``set_baseline``);
     ``baseline_file`` is the committed accepted baseline the gate also compares with
     (default: ``[eval].baseline_file``, else ``<golden stem>.baseline.json`` beside the
