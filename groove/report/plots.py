@@ -21,13 +21,14 @@ import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from groove.history.change import SAME_TOLERANCE, direction
 from groove.runs.record import RunRecord
 from groove.stats.significance import Significance, format_p, p_text
+from groove.tuning.columns import Column
 from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
 from groove.tuning.grid import (
     BM25_WEIGHT_GRID,
@@ -37,6 +38,7 @@ from groove.tuning.grid import (
     RRF_K_GRID,
     Condition,
 )
+from groove.tuning.loo import LooResult
 from groove.tuning.select import condition_means
 from groove.tuning.stats import sample_sd
 from groove.tuning.table import MetricTable
@@ -46,38 +48,9 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.image import AxesImage
 
-    from groove.tuning.stats import SignTest
 
-
-class Column(Protocol):
-    """A column of a tune table as the plots name it: a seed grid ``Condition`` or a
-    family grid's ``GridPick`` (groove tune --retriever)."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def label(self) -> str: ...
-
-
-class Loo(Protocol):
-    """What the leave-one-query-out plots read (``LooResult`` or ``LabelledLoo``)."""
-
-    @property
-    def rows(self) -> tuple[int, ...]: ...
-    @property
-    def refit(self) -> Column: ...
-    @property
-    def folds(self) -> Sequence[Column]: ...
-    @property
-    def held_out_diffs(self) -> tuple[float, ...]: ...
-    @property
-    def mean_delta(self) -> float: ...
-    @property
-    def paired_se(self) -> float: ...
-    @property
-    def stability(self) -> float: ...
-    @property
-    def sign_test(self) -> SignTest: ...
+#: What the leave-one-query-out plots read: either grid's (groove.tuning.loo).
+Loo = LooResult[Any]
 
 
 BASE_FONT = "DejaVu Sans"

@@ -243,7 +243,8 @@ def _toml_whole(kind_low: float) -> TomlReader:
     def read(value: Any, setting: Setting, base: Path) -> int:
         lo, hi = _bounds(setting, (kind_low, math.inf))
         if not _is_int(value) or not lo <= value <= hi:
-            raise TomlRule(f"must be a whole number from {_show(lo)} to {_show(hi)}")
+            upto = f" to {_show(hi)}" if math.isfinite(hi) else " or more"
+            raise TomlRule(f"must be a whole number from {_show(lo)}{upto}")
         return int(value)
 
     return read
