@@ -135,6 +135,19 @@ def _distribution_axes(fig: Figure) -> tuple[Axes, Axes]:
     return curve, named
 
 
+def _distribution_figure(
+    title: str, count: int, noun: str, ylabel: str
+) -> tuple[Figure, Axes, Axes]:
+    """A sorted distribution of ``count`` ``noun`` (folds, queries) and its named extremes."""
+    fig = _figure(10, 4.4, layout=None)
+    ax, named = _distribution_axes(fig)
+    fig.suptitle(title)
+    ax.set_title(f"all {count} {noun}, sorted", fontsize="medium")
+    ax.set_xlabel(f"{noun}, from most improved to most degraded (count)")
+    ax.set_ylabel(ylabel)
+    return fig, ax, named
+
+
 def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
     """The figure as PNG bytes (Agg), as a notebook or a test shows it."""
     buffer = io.BytesIO()
@@ -339,12 +352,12 @@ def held_out_deltas(
     panel, with the mean, the ``floor`` of gate 2 and ``multiplier`` x paired SE of gate 3
     as lines), and the ``labelled`` most improved and most degraded held-out queries by name
     (right). ``query_ids[row]`` names the table row each fold held out."""
-    fig = _figure(10, 4.4, layout=None)
-    ax, named = _distribution_axes(fig)
-    fig.suptitle(f"Held-out ΔnDCG@{PRIMARY_K} per leave-one-query-out fold")
-    ax.set_title(f"all {len(loo.folds)} folds, sorted", fontsize="medium")
-    ax.set_xlabel("folds, from most improved to most degraded (count)")
-    ax.set_ylabel(f"ΔnDCG@{PRIMARY_K}: fold's pick − default (0–1 scale)")
+    fig, ax, named = _distribution_figure(
+        f"Held-out ΔnDCG@{PRIMARY_K} per leave-one-query-out fold",
+        len(loo.folds),
+        "folds",
+        f"ΔnDCG@{PRIMARY_K}: fold's pick − default (0–1 scale)",
+    )
     diffs = list(loo.held_out_diffs)
     if not diffs:
         _empty(ax, "no folds: no query is effective")
@@ -561,12 +574,12 @@ def per_query_deltas(
     before adopting a better mean. Same size for 10 queries or 10,000. ``default`` and
     ``baseline`` name another baseline column (an engine's family grid)."""
     pairs = condition_deltas(table, condition, rows, default=default)
-    fig = _figure(10, 4.4, layout=None)
-    ax, named = _distribution_axes(fig)
-    fig.suptitle(f"Per-query impact: {condition.label} vs {baseline}")
-    ax.set_title(f"all {len(pairs)} queries, sorted", fontsize="medium")
-    ax.set_xlabel("queries, from most improved to most degraded (count)")
-    ax.set_ylabel(f"ΔnDCG@{PRIMARY_K} (condition − default, 0–1 scale)")
+    fig, ax, named = _distribution_figure(
+        f"Per-query impact: {condition.label} vs {baseline}",
+        len(pairs),
+        "queries",
+        f"ΔnDCG@{PRIMARY_K} (condition − default, 0–1 scale)",
+    )
     if not pairs:
         _empty(ax, "no usable golden query")
         _extremes_panel(named, [], labelled, "queries", "query")
