@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from groove.progress import Progress
     from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
-    from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
@@ -173,6 +172,7 @@ def evaluate(
     gate_slices: bool | None = None,
     slice_min_queries: int | None = None,
     explain: bool = False,
+    name: str | None = None,
     config: PathArg | None = None,
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
@@ -192,6 +192,7 @@ def evaluate(
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
+    ``name`` labels the run wherever runs are listed (``--name``).
     ``baseline`` compares with the run pinned under that name (``set_baseline``);
     ``baseline_file`` is the committed accepted baseline the gate also compares with
     (default: ``[eval].baseline_file``, else ``<golden stem>.baseline.json`` beside the
@@ -311,7 +312,7 @@ def tune(
     window: int | None = None,
     progress: Callable[[Progress], None] | None = None,
     on_note: Callable[[Note], None] | None = None,
-) -> TuneResult | ExternalTune:
+) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
     Applies nothing; ``lexical`` picks the full-text index swept (``--lexical``).
@@ -323,8 +324,8 @@ def tune(
     With ``retriever`` (and ``retriever_options`` / ``retriever_name`` as ``evaluate``
     takes them) it tunes that engine's fusion over the legs it returns, like ``groove tune
     --retriever``: ``family`` (rrf, weighted_rrf, convex), ``engine`` (whose terms the
-    recommendation is written in) and ``window`` (the deepest window swept) apply, and the
-    result is an ``ExternalTune`` with the same card and frames (docs/engines.md).
+    recommendation is written in) and ``window`` (the deepest window swept) apply; the
+    result is the same ``TuneResult``, its ``source`` the retriever's legs (docs/engines.md).
     """
     from groove.errors import ConfigError
     from groove.tuning import run as tune_run
@@ -334,7 +335,7 @@ def tune(
     _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
     if given["retriever"] is not None or given["retriever_options"]:
-        from groove.tuning.external_settings import refuse_index_settings, run_retriever
+        from groove.tuning.retriever import refuse_index_settings, run_retriever
 
         refuse_index_settings(given)
         result = run_retriever(_config(config), _spec(given), progress=progress, **given)

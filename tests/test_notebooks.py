@@ -459,7 +459,7 @@ def test_tune_explorer_over_an_engines_legs_under_the_runner(tmp_path: Path) -> 
     assert _pngs(executed) == 3  # held-out, stability, impact (no bm25 grid, no rrf_k sweep)
     assert _stderr_streams(executed) == []
     page = (out / "tune-explorer.html").read_text(encoding="utf-8")
-    assert "ExternalTune" in page and "rank_window_size" in page
+    assert "TuneResult" in page and "rank_window_size" in page
     assert "groove&#x27;s own grid only" in page or "groove's own grid only" in page
     assert sorted(p.name for p in kb.iterdir()) == before  # tune writes nothing in the KB
     again = runner.run_notebook(

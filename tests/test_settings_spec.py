@@ -223,7 +223,7 @@ EVAL_FOLDED = {
 #: turns into a spec.
 EVAL_CLI_OWN = {"full", "export_run", "export_run_headings", *RETRIEVER_FLAGS} - {"retriever"}
 TUNE_FOLDED = {"golden", "config", "tune_json"}
-#: The tune --retriever settings (groove.tuning.external_settings.run_retriever).
+#: The tune --retriever settings (groove.tuning.retriever.run_retriever).
 TUNE_EXTERNAL = {
     "retriever",
     "retriever_options",

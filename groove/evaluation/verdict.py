@@ -39,6 +39,7 @@ from groove.history.floor import (
 from groove.history.history import History, history_path, load_history
 from groove.metrics import RankedHit, query_metrics
 from groove.notes import Level, Note
+from groove.runs.described import fingerprint_settings, gate_settings
 from groove.runs.judged import judged_for
 from groove.runs.record import (
     OUTCOME_NO_BASELINE,
@@ -69,6 +70,12 @@ def score(
     return tuple(results)
 
 
+def described(settings: EvalSettings, record: RunRecord) -> dict[str, str]:
+    """The run's effective settings as it stores them (groove.runs.described)."""
+    gate = gate_settings(settings.regression_gate, settings.regression_threshold, settings.alpha)
+    return {**fingerprint_settings(record.fingerprint), **gate}
+
+
 def compare(
     settings: EvalSettings, record: RunRecord, attribution: Attributions | None = None
 ) -> EvalRun:
@@ -76,6 +83,7 @@ def compare(
     baseline (groove.history.floor). Nothing is written here: the caller writes its
     outputs first, then ``save`` (all or nothing)."""
     notes = list(settings.notes)
+    record = replace(record, name=settings.name, settings=described(settings, record))
     path = history_file(settings) if settings.history else None
     history = load_history(path) if path is not None else History()
     notes += history.warnings

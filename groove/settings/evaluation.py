@@ -56,6 +56,14 @@ EVAL = table(
     shared.LIMIT,
     shared.HISTORY,
     Setting(
+        "name",
+        "text",
+        "A name for this run, shown wherever runs are listed (groove compare, the history's "
+        "runs, the cards, the history plot) instead of its id.",
+        flag="--name",
+        metavar="NAME",
+    ),
+    Setting(
         "save_history",
         "bool",
         "Append this run to the eval history (the CLI and notebook do when history is on).",
