@@ -124,7 +124,7 @@ def main() -> None:
                   f"{box['width']:.0f} px wide; the cell {cell['height']:.0f} px")  # fmt: skip
             print(f"probe card text: {card.inner_text()[:300]!r}")
 
-            page.goto(f"{base}/lab/tree/eval_report.ipynb?token={token}")
+            page.goto(f"{base}/lab/tree/eval-report.ipynb?token={token}")
             _run_all(page)
             page.keyboard.press("Escape")
             page.keyboard.press("Control+Home")  # to the first cell: the notebook's top

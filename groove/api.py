@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from groove.progress import Progress
     from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
-    from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
@@ -166,12 +165,14 @@ def evaluate(
     diff: bool = True,
     fail_on_regression: bool = False,
     baseline: str | None = None,
+    baseline_file: PathArg | None = None,
     require_baseline: bool | None = None,
     regression_gate: str | None = None,
     slice_by: str | None = None,
     gate_slices: bool | None = None,
     slice_min_queries: int | None = None,
     explain: bool = False,
+    name: str | None = None,
     config: PathArg | None = None,
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
@@ -191,7 +192,11 @@ def evaluate(
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
+    ``name`` labels the run wherever runs are listed (``--name``).
     ``baseline`` compares with the run pinned under that name (``set_baseline``);
+    ``baseline_file`` is the committed accepted baseline the gate also compares with
+    (default: ``[eval].baseline_file``, else ``<golden stem>.baseline.json`` beside the
+    golden file, when it exists; ``accept_baseline(..., file=...)`` writes it);
     ``require_baseline=True`` makes the result's ``exit_code`` 4 when the regression gate
     could not be applied (its ``gate_status.reason`` says why). ``slice_by="folder"``
     adds a slice per top folder of the expected paths to the tag slices (``result.slices``);
@@ -225,17 +230,36 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
 
 
 def accept_baseline(
-    kb_path: PathArg | None, run: str | None = None, *, name: str | None = None
+    kb_path: PathArg | None,
+    run: str | None = None,
+    *,
+    name: str | None = None,
+    file: PathArg | bool | None = None,
 ) -> RunRecord:
-    """Accept the run ``run`` (default: the newest) as a baseline although it fell, like
-    ``groove baseline accept``: the next runs of its configuration compare with it. With
-    ``name``, pin it under that name too. Returns the accepted run."""
+    """Accept the run ``run`` (default: the newest) as the accepted baseline (the floor the
+    gate compares with: an intended drop, or a gain to keep), like ``groove baseline
+    accept``: the next runs of its configuration compare with it. With ``name``, pin it
+    under that name too. With ``file`` (a path, or True: ``[eval].baseline_file``, else
+    ``.groove-eval.baseline.json`` beside the KB's golden file), write it into that
+    baseline file to commit instead, like ``groove baseline accept --file``. Returns the
+    accepted run."""
     from groove.history import baseline
 
     _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
     _checked("name", name, _text_or_none, "text or None")
     path, size = _history_file(kb_path)
-    accepted, _ = baseline.accept(path, run, name, size)
+    if file is None or file is False:
+        accepted, _ = baseline.accept(path, run, name, size)
+        return accepted
+    if file is True:
+        from groove.evaluation.settings import GOLDEN_FILE_NAME, baseline_file_for
+
+        loaded = _config(None)
+        golden = loaded.eval.golden or path.parent / GOLDEN_FILE_NAME
+        target = baseline_file_for(loaded.eval.baseline_file, golden)
+    else:
+        target = _path(file, "file")
+    accepted, _ = baseline.accept_into_file(path, run, target, name, size)
     return accepted
 
 
@@ -288,7 +312,7 @@ def tune(
     window: int | None = None,
     progress: Callable[[Progress], None] | None = None,
     on_note: Callable[[Note], None] | None = None,
-) -> TuneResult | ExternalTune:
+) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
     Applies nothing; ``lexical`` picks the full-text index swept (``--lexical``).
@@ -300,8 +324,8 @@ def tune(
     With ``retriever`` (and ``retriever_options`` / ``retriever_name`` as ``evaluate``
     takes them) it tunes that engine's fusion over the legs it returns, like ``groove tune
     --retriever``: ``family`` (rrf, weighted_rrf, convex), ``engine`` (whose terms the
-    recommendation is written in) and ``window`` (the deepest window swept) apply, and the
-    result is an ``ExternalTune`` with the same card and frames (docs/engines.md).
+    recommendation is written in) and ``window`` (the deepest window swept) apply; the
+    result is the same ``TuneResult``, its ``source`` the retriever's legs (docs/engines.md).
     """
     from groove.errors import ConfigError
     from groove.tuning import run as tune_run
@@ -311,7 +335,7 @@ def tune(
     _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
     if given["retriever"] is not None or given["retriever_options"]:
-        from groove.tuning.external_settings import refuse_index_settings, run_retriever
+        from groove.tuning.retriever import refuse_index_settings, run_retriever
 
         refuse_index_settings(given)
         result = run_retriever(_config(config), _spec(given), progress=progress, **given)

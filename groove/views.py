@@ -19,8 +19,8 @@ from groove.history.frames import history_frame
 from groove.judging.card import pool_card
 from groove.runs.card import run_record_card
 from groove.stats.card import comparison_card
-from groove.tuning import document, external_frames, external_json, frames
-from groove.tuning.card import external_card, tune_card
+from groove.tuning import document, frames
+from groove.tuning.card import tune_card
 
 View = Callable[[Any], Any]
 
@@ -44,13 +44,6 @@ VIEWS: dict[str, dict[str, View]] = {
         "conditions_frame": frames.conditions_frame,
         "table_frame": frames.table_frame,
         "folds_frame": frames.folds_frame,
-    },
-    "ExternalTune": {
-        "card": external_card,
-        "to_dict": external_json.to_dict,
-        "conditions_frame": external_frames.conditions_frame,
-        "table_frame": external_frames.table_frame,
-        "folds_frame": external_frames.folds_frame,
     },
 }
 

@@ -321,11 +321,16 @@ def test_frames_after_a_change_show_previous_values_and_deltas(kb: Path) -> None
 
     history = load_history(history_path(kb)).runs_frame()
     assert list(history.columns) == [
+        "id",
+        "name",
         "timestamp",
+        "outcome",
+        "baseline_id",
         "model",
         "queries",
         *METRICS,
         "fingerprint_changed",
+        "changed",
         "corpus_changed",
     ]
     assert str(history["timestamp"].dtype).startswith("datetime64")
@@ -343,7 +348,10 @@ def test_history_frame_marks_a_fingerprint_change_and_merges_k(kb: Path) -> None
     assert not frame["corpus_changed"][1]
     assert math.isnan(frame["recall@3"][0]) and not math.isnan(frame["recall@3"][1])
     assert math.isnan(frame["recall@5"][1])
-    assert list(frame.columns[3:-2]) == [
+    # each setting that differs has a column (the limit follows the largest k)
+    assert list(frame["k"]) == ["1,5,10", "3"] and list(frame["limit"]) == ["10", "3"]
+    assert frame["changed"][1] == "limit 10 -> 3; k 1,5,10 -> 3"
+    assert list(frame.columns[9:-3]) == [
         "recall@1",
         "recall@3",
         "recall@5",

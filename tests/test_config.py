@@ -260,17 +260,23 @@ def test_bad_values_name_the_file_the_key_and_the_rule(text: str, message: str) 
         (
             "[eval.extra]\nx = 1",
             "eval.extra",
-            "alpha, baseline, gate_slices, golden, history_size, judge, k_values, "
-            "regression_gate, regression_threshold, require_baseline, slice_by, "
+            "alpha, baseline, baseline_file, gate_slices, golden, history_size, judge, "
+            "k_values, regression_gate, regression_threshold, require_baseline, slice_by, "
             "slice_min_queries",
         ),
         ("[quality_filter]\nenabled = true", "quality_filter", TOP_KEYS),
     ],
 )
 def test_unknown_keys_are_errors_with_the_allowed_list(text: str, key: str, allowed: str) -> None:
+    """The hint lists every key the section declares (groove.settings.GROOVE_TOML), sorted:
+    the ones written here, and any a later setting adds."""
+    from groove.config import _SECTIONS
+
     error = _error(text)
     assert error.message == f"invalid {SRC}: unknown key {key}"
-    assert error.hint == f"check the spelling; allowed here: {allowed}"
+    listed = ", ".join(sorted(_SECTIONS[key.rpartition(".")[0]]))
+    assert error.hint == f"check the spelling; allowed here: {listed}"
+    assert set(allowed.split(", ")) <= set(listed.split(", "))
 
 
 def test_invalid_toml() -> None:

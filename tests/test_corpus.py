@@ -8,8 +8,8 @@ from pathlib import Path
 
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig
 from groove.engine.search import SearchOptions
-from groove.evaluation.corpus_scan import snapshot
 from groove.runs.corpus import CorpusSnapshot, describe_change
+from groove.runs.corpus_scan import snapshot
 from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.store.db import connect
 

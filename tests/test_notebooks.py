@@ -142,8 +142,11 @@ def test_regression_is_exit_1_with_misses_first(
     assert run is not None and outcome.exit_code == 1
     written = json.loads(path.read_text(encoding="utf-8"))
     assert (written["verdict"], written["exit_code"]) == ("regression", 1)
-    regression = outcome.notes[-1]
+    regression, rot = outcome.notes[-2:]
     assert (regression.kind, regression.level) == ("regression", "warning")
+    # the emptied note took a golden heading with it: that fall is the golden file's
+    assert (rot.kind, rot.level) == ("golden-rot", "warning")
+    assert "restore-pitr: data/restore.md > Point-in-time recovery (deleted" in rot.message
     assert regression.message.startswith("groove eval: retrieval-quality regression detected")
     assert regression.message.endswith("because -p fail_on_regression true was set.")
     assert "recall@10" in regression.data["metrics"]
@@ -456,7 +459,7 @@ def test_tune_explorer_over_an_engines_legs_under_the_runner(tmp_path: Path) -> 
     assert _pngs(executed) == 3  # held-out, stability, impact (no bm25 grid, no rrf_k sweep)
     assert _stderr_streams(executed) == []
     page = (out / "tune-explorer.html").read_text(encoding="utf-8")
-    assert "ExternalTune" in page and "rank_window_size" in page
+    assert "TuneResult" in page and "rank_window_size" in page
     assert "groove&#x27;s own grid only" in page or "groove's own grid only" in page
     assert sorted(p.name for p in kb.iterdir()) == before  # tune writes nothing in the KB
     again = runner.run_notebook(

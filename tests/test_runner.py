@@ -36,6 +36,7 @@ EVAL_PARAMETERS = (
     "history",
     "fail_on_regression",
     "baseline",
+    "baseline_file",
     "require_baseline",
     "regression_gate",
     "slice_by",
@@ -145,7 +146,8 @@ def test_unknown_parameter_exits_2_with_one_line_and_a_result(tmp_path: Path) ->
     hint = "docs/notebooks.md says what each parameter does"
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"{line}hint: {hint}\n")
     document = json.loads((out / "result.json").read_text(encoding="utf-8"))
-    assert document == {"verdict": "error", "exit_code": 2, "error": line[7:-1], "hint": hint}
+    error = {"verdict": "error", "exit_code": 2, "error": line[7:-1], "hint": hint}
+    assert document == {**error, "notebook": "eval-report"}  # whose outputs the folder holds
     assert sorted(p.name for p in out.iterdir()) == ["result.json"]  # nothing was executed
 
 
@@ -270,7 +272,7 @@ def test_exit_code_comes_from_result_json_and_values_arrive_typed(tmp_path: Path
     assert done.stderr == ""  # no ipykernel TCP warning, no papermill log
     assert done.stdout == f"typed: regression detected (exit 1) -> {out / 'typed.html'}\n"
     document = json.loads((out / "result.json").read_text(encoding="utf-8"))
-    assert document == {"exit_code": 1, "types": ["int", "bool", "list"]}
+    assert document == {"exit_code": 1, "types": ["int", "bool", "list"], "notebook": "typed"}
     assert (out / "typed.ipynb").is_file()
     assert (out / "typed.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
@@ -292,6 +294,7 @@ def test_a_raising_cell_exits_3_naming_the_cell(tmp_path: Path) -> None:
             "ename": "ValueError",
             "evalue": "boom",
         },
+        "notebook": "boom",
     }
     on_disk = json.loads(report.result_path.read_text(encoding="utf-8"))
     assert on_disk == report.result
@@ -346,6 +349,7 @@ def test_a_cell_past_the_cell_timeout_exits_3_naming_the_cell(tmp_path: Path) ->
             "ename": "CellTimeoutError",
             "evalue": "no result after 2 s",
         },
+        "notebook": "hang",
     }
     executed = nbformat.read(str(out / "hang.ipynb"), as_version=4)
     assert executed.cells[-1].get("execution_count") is None  # the run stopped there
@@ -476,10 +480,10 @@ def test_open_writes_a_parameterised_copy_and_prints_the_lab_command(
             "-p", "limit", "20", "--dir", "work", "--no-start", "--", "--allow-root"]  # fmt: skip
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.stderr
-    copy = tmp_path / "work" / "tune_explorer.ipynb"
-    assert result.stderr == f"tune-explorer: wrote {Path('work') / 'tune_explorer.ipynb'}\n"
+    copy = tmp_path / "work" / "tune-explorer.ipynb"
+    assert result.stderr == f"tune-explorer: wrote {Path('work') / 'tune-explorer.ipynb'}\n"
     assert result.stdout == (
-        f"cd work && {sys.executable} -m jupyterlab tune_explorer.ipynb --allow-root\n"
+        f"cd work && {sys.executable} -m jupyterlab tune-explorer.ipynb --allow-root\n"
     )
     notebook = nbformat.read(str(copy), as_version=4)
     injected = [c for c in notebook.cells if "injected-parameters" in c.metadata.get("tags", [])]
@@ -496,7 +500,7 @@ def test_open_writes_a_parameterised_copy_and_prints_the_lab_command(
     assert notebook.metadata.kernelspec.name == runner.kernel_name()
     again = CliRunner().invoke(cli, args)
     assert again.exit_code == 2
-    assert again.stderr.startswith(f"Error: {Path('work') / 'tune_explorer.ipynb'} exists")
+    assert again.stderr.startswith(f"Error: {Path('work') / 'tune-explorer.ipynb'} exists")
     assert CliRunner().invoke(cli, [*args[:-2], "--overwrite"]).exit_code == 0
 
 
@@ -513,7 +517,7 @@ def test_open_without_jupyterlab_says_what_to_install(
     error, hint = result.stderr.splitlines()[-2:]
     assert error.startswith(f"Error: JupyterLab is not installed in {sys.prefix}")
     assert hint == f"hint: {lab.INSTALL_HINT}"
-    assert (tmp_path / "w" / "eval_report.ipynb").is_file()  # ready for the Jupyter you have
+    assert (tmp_path / "w" / "eval-report.ipynb").is_file()  # ready for the Jupyter you have
 
 
 def test_open_without_the_widget_front_end_warns_and_still_starts(
@@ -529,7 +533,7 @@ def test_open_without_the_widget_front_end_warns_and_still_starts(
     )
     assert result.exit_code == 0
     assert "jupyterlab_widgets is missing: the condition picker will show a hint" in result.stderr
-    assert started == [[sys.executable, "-m", "jupyterlab", "tune_explorer.ipynb", "--no-browser"]]
+    assert started == [[sys.executable, "-m", "jupyterlab", "tune-explorer.ipynb", "--no-browser"]]
 
 
 def test_open_refuses_an_unknown_parameter_before_writing(tmp_path: Path) -> None:

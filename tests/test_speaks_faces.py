@@ -284,7 +284,7 @@ def test_the_runner_names_its_options_per_face(
 def test_an_existing_lab_copy_names_overwrite_per_face(tmp_path: Path) -> None:
     lab.write_copy("eval-report", folder=tmp_path)
     got = faces(raised(lab.write_copy, "eval-report", folder=tmp_path))
-    target = tmp_path / "eval_report.ipynb"
+    target = tmp_path / "eval-report.ipynb"
     assert got["cli"] == (
         f"{target} exists (an earlier copy, maybe with your edits)",
         f"open it with `jupyter lab {target}`, or pass --overwrite to start afresh",

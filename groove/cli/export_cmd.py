@@ -14,7 +14,11 @@ from groove.settings import EXPORT
 @command_options(EXPORT)
 @click.pass_context
 def export_cmd(
-    ctx: click.Context, kb_path: Path | None, db_path: Path | None, target: str | None
+    ctx: click.Context,
+    kb_path: Path | None,
+    db_path: Path | None,
+    target: str | None,
+    replace: bool,
 ) -> None:
     """Write the index (chunks, headings, context, embeddings) into PostgreSQL or LanceDB."""
     from groove.errors import ConfigError
@@ -23,7 +27,8 @@ def export_cmd(
     if target is None:
         raise ConfigError("--to is required", "pass --to postgresql://... or lancedb:///PATH")
     config = config_from(ctx)
-    written = export_index(resolve_kb(kb_path, config), target, db_path)  # type: ignore[arg-type]
+    kb = resolve_kb(kb_path, config)
+    written = export_index(kb, target, db_path, replace=replace)  # type: ignore[arg-type]
     warn(f"groove export: {written} chunks written")
 
 

@@ -16,6 +16,7 @@ RETRIEVER_FLAGS = (
     "retriever_name",
     "retriever_headers",
     "retriever_timeout",
+    "retriever_allow_stale_copy",
     "retriever_concurrency",
     "retriever_retries",
     "retriever_body",
@@ -29,6 +30,7 @@ def spec_from_flags(
     retriever_name: str | None,
     retriever_headers: tuple[str, ...],
     retriever_timeout: float | None,
+    retriever_allow_stale_copy: bool | None,
     retriever_concurrency: int | None,
     retriever_retries: int | None,
     retriever_body: str | None,
@@ -43,6 +45,7 @@ def spec_from_flags(
             retriever_name,
             retriever_headers or None,
             retriever_timeout,
+            retriever_allow_stale_copy or None,
             retriever_concurrency,
             retriever_retries,
             retriever_body,
@@ -65,5 +68,6 @@ def spec_from_flags(
         retries=retriever_retries if retriever_retries is not None else defaults.retries,
         body=retriever_body,
         fields=field_map(retriever_hits, retriever_fields),
+        allow_stale_copy=bool(retriever_allow_stale_copy),
     )
     return parse_spec(retriever, name=retriever_name, options=options)

@@ -28,12 +28,12 @@ def tune_cmd(ctx: click.Context, fmt: str, no_color: bool, **params: Any) -> Non
 
     given = cli_given(TUNE, params)
     if given["retriever"] is not None:
-        from groove.tuning.external_settings import refuse_index_settings
+        from groove.tuning.retriever import refuse_index_settings
 
         refuse_index_settings(given)
         _tune_retriever(ctx, given, fmt)
         return
-    for name in ("family", "engine", "window"):
+    for name in ("family", "engine", "window", "retriever_allow_stale_copy"):
         value = given[name]
         if value is not None and not (name == "family" and value == "rrf"):
             from groove.errors import ConfigError
@@ -64,13 +64,17 @@ def tune_cmd(ctx: click.Context, fmt: str, no_color: bool, **params: Any) -> Non
 
 
 def _tune_retriever(ctx: click.Context, given: dict[str, Any], fmt: str) -> None:
-    from groove.report import tune_external
+    from groove.report import tune_json, tune_text
     from groove.report.notes import progress_line
     from groove.retrievers.spec import RetrieverOptions, parse_spec
-    from groove.tuning.external_settings import run_retriever
+    from groove.tuning.retriever import run_retriever
 
     timeout = given.pop("retriever_timeout")
-    options = RetrieverOptions(timeout=timeout) if timeout is not None else RetrieverOptions()
+    allow_stale = bool(given.pop("retriever_allow_stale_copy"))
+    options = RetrieverOptions(
+        timeout=timeout if timeout is not None else RetrieverOptions().timeout,
+        allow_stale_copy=allow_stale,
+    )
     spec = parse_spec(given.pop("retriever"), name=given.pop("retriever_name"), options=options)
     result = run_retriever(
         config_from(ctx), spec, progress=lambda event: warn(progress_line(event)), **given
@@ -78,12 +82,12 @@ def _tune_retriever(ctx: click.Context, given: dict[str, Any], fmt: str) -> None
     for note in result.notes:
         warn(f"groove tune: {note.message}")
     if not result.ran_grid:  # as groove's own tune: the reason on stderr, exit 2
-        warn(tune_external.render_no_effective(result))
+        warn(tune_text.render_no_effective(result))
         ctx.exit(result.exit_code)
     if fmt == "json":
-        click.echo(tune_external.render_json(result), nl=False)
+        click.echo(tune_json.render(result), nl=False)
     else:
-        click.echo(tune_external.render_text(result), nl=False)
+        click.echo(tune_text.render(result), nl=False)
 
 
 def register(cli: click.Group) -> None:

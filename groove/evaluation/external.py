@@ -15,7 +15,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from groove.errors import IndexMissingError, literal, spell
-from groove.evaluation.corpus_scan import snapshot
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import compare, score
@@ -26,7 +25,8 @@ from groove.metrics import METRIC_VERSION, RankedHit, aggregate
 from groove.notes import Note
 from groove.retrievers.base import ProgressFn, Retriever, RetrieverQuery
 from groove.retrievers.opener import open_retriever
-from groove.runs.corpus import CorpusSnapshot
+from groove.retrievers.provenance import LocalIndex, corpus_to_record
+from groove.runs.corpus_scan import snapshot
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord
 
@@ -55,7 +55,13 @@ def run_external(
             retriever.close()
     tops = [tuple(hits[: settings.depth]) for hits in tops]
     notes = list(getattr(retriever, "notes", ()))
-    corpus, findings, indexed, why = _index_checks(settings, golden, tops)
+    local, findings, indexed, why = _index_checks(settings, golden, tops)
+    allow_stale = settings.retriever is not None and settings.retriever.options.allow_stale_copy
+    # an engine's copy of the index must hold the local corpus (or be allowed not to)
+    corpus, copy_notes = corpus_to_record(
+        retriever.name, getattr(retriever, "copy", None), local, allow_stale
+    )
+    notes += copy_notes
     golden_paths = {e.path for q in golden.queries for e in q.expected}
     findings += duplicate_id_findings(golden.queries)
     findings += hit_path_findings(tops, golden_paths, indexed)
@@ -92,10 +98,11 @@ def run_external(
 
 def _index_checks(
     settings: EvalSettings, golden: GoldenSet, tops: Sequence[Sequence[RankedHit]]
-) -> tuple[CorpusSnapshot | None, tuple[AnyFinding, ...], frozenset[str] | None, str | None]:
-    """(corpus, findings, indexed paths, None) from the KB's index, or (None, (), None,
-    why not)."""
+) -> tuple[LocalIndex | None, tuple[AnyFinding, ...], frozenset[str] | None, str | None]:
+    """(the local index's corpus and model, findings, indexed paths, None) from the KB's
+    index, or (None, (), None, why not)."""
     from groove.store.db import default_db_path, open_existing, read_snapshot
+    from groove.store.meta import read_meta
     from groove.store.ranks import indexed_paths
 
     if settings.kb_path is None:
@@ -108,8 +115,8 @@ def _index_checks(
     scanner = QuoteScanner(golden.queries)
     try:
         with read_snapshot(conn) as snap:
-            corpus = snapshot(snap, scanner.visit)
+            local = LocalIndex(snapshot(snap, scanner.visit), read_meta(snap).model)
             indexed = indexed_paths(snap)
     finally:
         conn.close()
-    return corpus, scanner.findings([[h.path for h in hits] for hits in tops]), indexed, None
+    return local, scanner.findings([[h.path for h in hits] for hits in tops]), indexed, None

@@ -158,3 +158,28 @@ def describe_baseline(run: EvalRun) -> str:
     if baseline is None or baseline.run is None:
         return ""
     return f"baseline: {baseline.run.timestamp} · {baseline.run.id}, {baseline.why}"
+
+
+def describe_floor(run: EvalRun) -> str:
+    """``accepted baseline: 2026-12-01T10:00:00+00:00 · 3f2a9c01d2, first run of this
+    configuration; 4 runs since, each passed``: the floor, as the reports name it."""
+    floor = run.floor
+    if floor is None or floor.run is None:
+        return f"accepted baseline: {floor.reason}" if floor is not None and floor.reason else ""
+    text = f"accepted baseline: {floor.run.timestamp} · {floor.run.id}, {floor.source}"
+    if floor.runs_since:
+        text += f"; {floor.runs_since} run{'s' if floor.runs_since > 1 else ''} since"
+        text += ", each passed" if floor.runs_since > 1 else ", passed"
+    return text
+
+
+def floor_lines(run: EvalRun) -> list[tuple[str, str]]:
+    """(``nDCG@10 ↓ 0.250 ...``, verdict) for each metric that fell beyond the threshold
+    below the accepted baseline: a regression when the gate failed the run for it."""
+    lines = []
+    for m in run.floor_falls:
+        verdict = "regression" if m.label in run.floor_fell else m.verdict()
+        if verdict == "regression":
+            verdict = "regression since the accepted baseline"
+        lines.append((m.describe(), verdict))
+    return lines

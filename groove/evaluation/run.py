@@ -26,7 +26,6 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search, vector_depth
 from groove.engine.session import open_engine_for
-from groove.evaluation.corpus_scan import AnswerRecorder, ChunkRowFn, snapshot
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import compare, score
@@ -41,6 +40,7 @@ from groove.history.history import append_run, load_history
 from groove.metrics import METRIC_VERSION, aggregate
 from groove.progress import Progress, ProgressFn, reporter
 from groove.retrievers.base import Retriever
+from groove.runs.corpus_scan import AnswerRecorder, ChunkRowFn, snapshot
 from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.runs.record import RunRecord
 from groove.store.db import read_snapshot

@@ -17,8 +17,8 @@ silently would let a regression through. Hence:
 Besides the runs, the file holds the named baselines (``"baselines": {"main": "<run id>"}``,
 set by ``groove baseline set``). Trimming to ``history_size`` never drops a pinned run, nor
 the run that is the current baseline of a configuration still in the history
-(groove.history.baseline): a burst of experiments or of failed runs must not push the
-baseline out of the file.
+(groove.history.baseline), nor its accepted baseline (groove.history.floor): a burst of
+experiments or of failed runs must not push either out of the file.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from groove.cards import Introduces, view
 from groove.errors import FileRefusedError, HistoryError, literal
 from groove.fileguard import is_present, read_checked
 from groove.golden.answers import AnswerSketch, AnswerUpdate, sketches_from_list
+from groove.history.floor import history_floor
 from groove.notes import Level, Note
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord, content_id
@@ -147,11 +148,15 @@ def load_history(path: Path) -> History:
 
 
 def stored_runs(path: Path | None, current: RunRecord) -> tuple[RunRecord, ...]:
-    """The runs of the history at ``path``, newest first; ``current`` alone when the
-    history is off (``path`` None) or holds no run."""
+    """The runs of the history at ``path``, newest first, ``current`` among them: a run
+    not stored yet (the notebook runner appends it only after its page is written) is
+    shown as the newest, so the headless and the live report list the same runs."""
     if path is None:
         return (current,)
-    return load_history(path).runs or (current,)
+    runs = load_history(path).runs
+    if any(run.id == current.id for run in runs):
+        return runs
+    return (current, *runs)
 
 
 def _parse(
@@ -256,8 +261,9 @@ def _document(
 
 
 def kept_runs(runs: Sequence[RunRecord], newest: int, pins: Mapping[str, str]) -> list[RunRecord]:
-    """The ``newest`` newest runs, plus every older run that is pinned or is the baseline
-    the default rule picks for a configuration among them (in history order)."""
+    """The ``newest`` newest runs, plus every older run that is pinned, is the baseline the
+    default rule picks for a configuration among them, or is that configuration's accepted
+    baseline (groove.history.floor), in history order."""
     window = list(runs[:newest])
     protected = set(pins.values())
     for run in window:
@@ -267,6 +273,9 @@ def kept_runs(runs: Sequence[RunRecord], newest: int, pins: Mapping[str, str]) -
         )
         if base is not None:
             protected.add(base.id)
+        floor = history_floor(runs, run.fingerprint)
+        if floor is not None:
+            protected.add(floor.id)
     kept = {r.id for r in window}
     return window + [r for r in runs[newest:] if r.id in protected and r.id not in kept]
 

@@ -89,7 +89,7 @@ def write_copy(
     if config is not None:
         given["config"] = str(config)
     given = _absolute(given, cwd or Path.cwd())
-    target = folder / source.name
+    target = folder / f"{label}.ipynb"  # spelt as `groove notebook run` writes it
     if target.exists() and not overwrite:
         raise NotebookError(
             literal(f"{target} exists (an earlier copy, maybe with your edits)"),

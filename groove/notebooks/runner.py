@@ -67,6 +67,10 @@ NOTEBOOKS = {
 RESULT_FILE = "result.json"
 RESULT_SCHEMA = Path(__file__).with_name("result.schema.json")  # the result.json contract
 SUMMARY_FILE = "summary.md"  # the Markdown summary beside result.json (for a CI page)
+# A live copy (``groove notebook open``) names its outputs after its notebook, so two
+# notebooks opened in one folder keep each other's results: eval-report.result.json, ...
+NAMED_RESULT_SUFFIX = ".result.json"
+NAMED_SUMMARY_SUFFIX = ".summary.md"
 KERNEL_NAME = "python3"
 PRIVATE_KERNEL_NAME = "groove"
 RUNNER_PARAMETERS = ("result_path",)  # set by the runner, never by -p
@@ -284,6 +288,34 @@ def prepare_out(out_dir: Path) -> Path:
     return out_dir
 
 
+def summary_path(result_path: Path) -> Path:
+    """Where the Markdown summary goes beside ``result_path``: ``summary.md`` beside the
+    runner's result.json, ``NAME.summary.md`` beside a live copy's ``NAME.result.json``."""
+    name = result_path.name
+    if name.endswith(NAMED_RESULT_SUFFIX):
+        return result_path.with_name(name[: -len(NAMED_RESULT_SUFFIX)] + NAMED_SUMMARY_SUFFIX)
+    return result_path.with_name(SUMMARY_FILE)
+
+
+def live_result_name(label: str) -> str:
+    """The result file of a live copy of notebook ``label``."""
+    return label + NAMED_RESULT_SUFFIX
+
+
+def refuse_other_notebooks_outputs(out: Path, label: str) -> None:
+    """One --out folder holds one notebook's outputs: a second notebook run into it would
+    replace the first one's result.json and summary.md, so it is refused before anything
+    is removed."""
+    earlier = read_result(out / RESULT_FILE)
+    owner = earlier.get("notebook") if earlier else None
+    if isinstance(owner, str) and owner != label:
+        raise NotebookError(
+            literal(f"{out} holds the outputs of {owner}, which this run would replace"),
+            "give each notebook its own {setting} " + literal(f"(e.g. {out / label})"),
+            setting="out",
+        )
+
+
 def remove_earlier_outputs(*paths: Path) -> None:
     """Delete what an earlier run left in the output folder before anything runs: a run
     refused now must not leave the last run's page or notebook beside its own result.json
@@ -321,14 +353,14 @@ def run_notebook(
     result_path = (out / RESULT_FILE).resolve()
     executed, html = out / f"{label}.ipynb", out / f"{label}.html"
     pending = pending_path(result_path)
-    remove_earlier_outputs(
-        executed, html, result_path, result_path.with_name(SUMMARY_FILE), pending
-    )
+    refuse_other_notebooks_outputs(out, label)
+    remove_earlier_outputs(executed, html, result_path, summary_path(result_path), pending)
     given = dict(parameters or {})
     try:
         check_parameters(given, allowed_parameters(source), label)
     except NotebookError as exc:
-        write_result(result_path, error_document(EXIT_BAD_INPUT, exc.message, exc.hint))
+        document = error_document(EXIT_BAD_INPUT, exc.message, exc.hint)
+        write_result(result_path, {**document, "notebook": label})
         raise
     if kb_path is not None:
         given["kb_path"] = str(kb_path.resolve())
@@ -343,6 +375,9 @@ def run_notebook(
     document = _settle(result_path, failure)
     html_made = exporter.export(source, executed, html, timings)
     document = _commit(pending, result_path, document, html_made)
+    if document.get("notebook") != label:  # whose outputs the folder holds (see above)
+        document = {**document, "notebook": label}
+        write_result(result_path, document)
     return RunReport(
         name=label,
         exit_code=int(document["exit_code"]),

@@ -41,6 +41,14 @@ class RetrieverOptions:
     retries: int = 3  # HTTP retries on connection errors and 5xx
     body: str | None = None  # HTTP request template (JSON with "{{query}}", "{{limit}}")
     fields: FieldMap = field(default_factory=FieldMap)
+    # an engine's copy of the index that differs from the local index is measured anyway
+    # (groove.retrievers.provenance); the run records the copy's corpus
+    allow_stale_copy: bool = False
+
+
+#: The shortest per-query timeout: PostgreSQL's statement_timeout counts whole
+#: milliseconds, and 0 there means no limit at all.
+MIN_TIMEOUT = 0.001
 
 
 @dataclass(frozen=True)
@@ -109,8 +117,13 @@ def public_url(url: str) -> str:
 
 
 def _check_options(options: RetrieverOptions) -> None:
-    if not options.timeout > 0:
-        raise ConfigError(f"retriever timeout must be > 0, got {options.timeout}", None)
+    if not options.timeout >= MIN_TIMEOUT:
+        raise ConfigError(
+            f"{{setting}} must be at least {MIN_TIMEOUT:g} seconds (1 ms), "
+            f"got {literal(repr(options.timeout))}",
+            "give the per-query timeout in seconds, like {give:30}",
+            setting="retriever_timeout",
+        )
     if options.concurrency < 1:
         raise ConfigError(f"retriever concurrency must be >= 1, got {options.concurrency}", None)
     if options.retries < 0:
@@ -169,7 +182,10 @@ def options_from_mapping(data: Mapping[str, Any] | None) -> tuple[str | None, Re
     """The notebook's ``retriever_options`` dict: (name, options)."""
     if not data:
         return None, RetrieverOptions()
-    known = {"name", "headers", "timeout", "concurrency", "retries", "body", "hits", "fields"}
+    known = {
+        "name", "headers", "timeout", "concurrency", "retries", "body", "hits", "fields",
+        "allow_stale_copy",
+    }  # fmt: skip
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(
@@ -190,6 +206,7 @@ def options_from_mapping(data: Mapping[str, Any] | None) -> tuple[str | None, Re
         retries=int(data.get("retries", defaults.retries)),
         body=body,
         fields=field_map(data.get("hits"), data.get("fields") or {}),
+        allow_stale_copy=bool(data.get("allow_stale_copy", False)),
     )
 
 
@@ -203,7 +220,8 @@ def spec_from_mapping(
     """``retriever``, ``retriever_options`` and ``retriever_name`` of the notebook and of
     ``groove.evaluate``: the spec as ``--retriever`` takes it, the options as a mapping with
     ``name``, ``headers``, ``timeout``, ``concurrency``, ``retries``, ``body``, ``hits``,
-    ``fields``; ``name`` as ``--retriever-name`` (the same as the options' ``name``)."""
+    ``fields``, ``allow_stale_copy``; ``name`` as ``--retriever-name`` (the same as the
+    options' ``name``)."""
     if spec is None:
         if options:
             raise ConfigError(f"{source} retriever_options needs retriever", None)

@@ -7,7 +7,7 @@ fields in ``(path, chunk_index)`` order — path, chunk_index as decimal text, h
 content, context — each encoded as ``0x00`` for NULL or ``0x01`` + u64 little-endian byte
 length + UTF-8 bytes, so no two different rows can encode the same.
 
-This module is the data (what a run records); groove.evaluation.corpus_scan reads it from
+This module is the data (what a run records); groove.runs.corpus_scan reads it from
 the index, so the result types that import this module do not import the store.
 """
 

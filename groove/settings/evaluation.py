@@ -67,6 +67,14 @@ EVAL = table(
     shared.LIMIT,
     shared.HISTORY,
     Setting(
+        "name",
+        "text",
+        "A name for this run, shown wherever runs are listed (groove compare, the history's "
+        "runs, the cards, the history plot) instead of its id.",
+        flag="--name",
+        metavar="NAME",
+    ),
+    Setting(
         "save_history",
         "bool",
         "Append this run to the eval history (the CLI and notebook do when history is on).",
@@ -102,6 +110,16 @@ EVAL = table(
         default=False,
     ),
     BASELINE_PIN,
+    Setting(
+        "baseline_file",
+        "file",
+        "The committed accepted baseline the gate also compares with (groove baseline accept "
+        "--file) (default: [eval].baseline_file, else <golden stem>.baseline.json beside the "
+        "golden file, when it exists).",
+        flag="--baseline-file",
+        metavar="PATH",
+        config_key="eval.baseline_file",
+    ),
     Setting(
         "require_baseline",
         "bool",
@@ -219,6 +237,17 @@ BASELINE_ACCEPT = table(
         "text",
         "Also pin the accepted run under this name.",
         flag="--name",
+        surfaces=frozenset({"cli"}),
+    ),
+    Setting(
+        "file",
+        "file",
+        "Write the accepted run to this baseline file, to commit, instead of marking it in "
+        "the history (without PATH: [eval].baseline_file, else <golden stem>.baseline.json "
+        "beside the golden file).",
+        flag="--file",
+        metavar="[PATH]",
+        bare="",
         surfaces=frozenset({"cli"}),
     ),
 )

@@ -184,6 +184,17 @@ RETRIEVER_TIMEOUT = Setting(
     metavar="SECONDS",
     surfaces=frozenset({"cli"}),
 )
+RETRIEVER_ALLOW_STALE_COPY = Setting(
+    "retriever_allow_stale_copy",
+    "bool",
+    "Measure an engine's copy that differs from the local index (recording the copy's "
+    "corpus) instead of refusing it (docs/engines.md).",
+    flag="--allow-stale-copy",
+    dest="retriever_allow_stale_copy",
+    switch=True,
+    default=False,
+    surfaces=frozenset({"cli"}),
+)
 #: How eval (and the pool, which reads runs the same way) reaches a retriever.
 RETRIEVER_SETTINGS = (
     RETRIEVER,
@@ -199,6 +210,7 @@ RETRIEVER_SETTINGS = (
         surfaces=frozenset({"cli"}),
     ),
     RETRIEVER_TIMEOUT,
+    RETRIEVER_ALLOW_STALE_COPY,
     Setting(
         "retriever_concurrency",
         "whole",

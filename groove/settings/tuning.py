@@ -33,6 +33,10 @@ TUNE = table(
         help="The retriever's name in the report (default: the program, URL or file name)."
     ),
     shared.RETRIEVER_TIMEOUT.but(help="Per-query answer timeout of the retriever (default 30)."),
+    shared.RETRIEVER_ALLOW_STALE_COPY.but(
+        help="Tune over an engine's copy that differs from the local index instead of "
+        "refusing it (docs/engines.md)."
+    ),
     Setting(
         "family",
         "text",

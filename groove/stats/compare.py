@@ -27,6 +27,7 @@ from groove.cards import Introduces
 from groove.errors import ConfigError, HistoryError, literal
 from groove.golden.judgements import Judgements
 from groove.progress import Progress, ProgressFn, reporter
+from groove.runs.described import label as run_label
 from groove.runs.judged import JudgedSummary, summarise
 from groove.runs.record import RunRecord
 from groove.settings import COMPARE, command_line
@@ -345,7 +346,7 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
                     f"no run #{position} in the eval history ({len(history)} stored)",
                     "positions count from 1 = the newest run",
                 )
-            out.append(LabelledRun(f"#{position}", history[position - 1]))
+            out.append(LabelledRun(run_label(history[position - 1]), history[position - 1]))
         else:
             matches = [i for i, r in enumerate(history) if r.timestamp.startswith(ref)]
             matches = matches or _id_matches(ref, history)
@@ -356,7 +357,7 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
                     "pass a history position (1 = newest), a unique timestamp, a run id "
                     "(groove baseline list) or a saved file",
                 )
-            out.append(LabelledRun(f"#{matches[0] + 1}", history[matches[0]]))
+            out.append(LabelledRun(run_label(history[matches[0]]), history[matches[0]]))
     return out
 
 
@@ -409,7 +410,7 @@ def default_runs(history: Sequence[RunRecord], last: int = 5) -> list[LabelledRu
     if not history:
         return []
     chain = comparable_chain(history, history[0], last)
-    return [LabelledRun(f"#{i + 1}", r) for i, r in reversed(list(enumerate(chain)))]
+    return [LabelledRun(run_label(r), r) for r in reversed(chain)]
 
 
 def _coerce(run: Any, index: int) -> LabelledRun:
@@ -418,15 +419,15 @@ def _coerce(run: Any, index: int) -> LabelledRun:
     # An EvalRun, known by its record: this layer sits below the run that makes one.
     record = getattr(run, "record", None)
     if isinstance(record, RunRecord):
-        return LabelledRun(record.timestamp, record)
+        return LabelledRun(run_label(record), record)
     if isinstance(run, RunRecord):
-        return LabelledRun(run.timestamp, run)
+        return LabelledRun(run_label(run), run)
     if isinstance(run, str | Path):
         record = load_run_file(Path(run).expanduser())
         return LabelledRun(Path(run).name, record)
     if isinstance(run, Mapping):
         record = record_from_document(run, f"runs[{index}]")
-        return LabelledRun(record.timestamp, record)
+        return LabelledRun(run_label(record), record)
     raise ConfigError(
         f"runs[{index}] is a {type(run).__name__}, not an eval run",
         _RUNS_HINT,

@@ -15,6 +15,8 @@ from groove.config import FUSION_FAMILIES, FUSION_NORMALIZERS
 from groove.engine.embed import Embedder, load_embedder
 from groove.errors import ConfigError, RetrieverError, literal
 from groove.fusion import Fusion
+from groove.retrievers.provenance import EngineCopy
+from groove.runs.corpus import CorpusSnapshot
 
 DEFAULT_TABLE = "groove_chunks"
 DEFAULT_WINDOW = 100
@@ -39,11 +41,44 @@ class ExportRow:
 
 @dataclass(frozen=True)
 class ExportMeta:
-    """What a retriever needs to embed queries as the export did."""
+    """What a retriever needs to embed queries as the export did, and which corpus the
+    export held (None: written by a groove that did not record it)."""
 
     model: str
     model_path: str | None
     dim: int
+    corpus: CorpusSnapshot | None = None
+
+    def items(self) -> list[tuple[str, str]]:
+        """The key/value pairs an engine stores (``from_items`` reads them back)."""
+        out = [("model", self.model), ("model_path", self.model_path or ""), ("dim", str(self.dim))]
+        if self.corpus is not None:
+            c = self.corpus
+            out += [
+                ("corpus_documents", str(c.documents)),
+                ("corpus_chunks", str(c.chunks)),
+                ("corpus_digest", c.digest),
+            ]
+        return out
+
+    @classmethod
+    def from_items(cls, values: Mapping[str, str | None]) -> ExportMeta:
+        """KeyError or ValueError when the model or the dimension is missing."""
+        corpus = None
+        if values.get("corpus_digest"):
+            corpus = CorpusSnapshot(
+                int(values["corpus_documents"] or 0),
+                int(values["corpus_chunks"] or 0),
+                str(values["corpus_digest"]),
+            )
+        model = values["model"]
+        if not model:
+            raise KeyError("model")
+        return cls(model, values.get("model_path") or None, int(values["dim"] or ""), corpus)
+
+    @property
+    def copy(self) -> EngineCopy:
+        return EngineCopy(self.model, self.corpus)
 
 
 @dataclass(frozen=True)
@@ -52,17 +87,18 @@ class BackendOptions:
 
     table: str = DEFAULT_TABLE
     fusion: Fusion = field(default_factory=lambda: Fusion("rrf", 60.0, window=DEFAULT_WINDOW))
+    extra: Mapping[str, str] = field(default_factory=dict)  # the backend's own options
 
     @property
     def window(self) -> int:
         return self.fusion.window or DEFAULT_WINDOW
 
 
-def parse_options(query: str, spec: str) -> BackendOptions:
-    """``table``, ``family``, ``k``, ``window``, ``vector_weight``, ``normalizer`` from a
-    URL's query string; ConfigError for anything else."""
+def parse_options(query: str, spec: str, extra: Sequence[str] = ()) -> BackendOptions:
+    """``table``, ``family``, ``k``, ``window``, ``vector_weight``, ``normalizer`` and the
+    backend's ``extra`` keys from a URL's query string; ConfigError for anything else."""
     values: Mapping[str, list[str]] = parse_qs(query, keep_blank_values=True)
-    unknown = sorted(set(values) - set(URL_KEYS))
+    unknown = sorted(set(values) - set(URL_KEYS) - set(extra))
     if unknown:
         raise ConfigError(f"{spec}: unknown option {unknown[0]!r}", URL_HINT)
     one = {key: v[-1] for key, v in values.items()}
@@ -79,7 +115,22 @@ def parse_options(query: str, spec: str) -> BackendOptions:
     except ValueError as exc:
         raise ConfigError(f"{spec}: bad option ({exc})", URL_HINT) from None
     fusion = Fusion(family, k, window, weight, normalizer)  # type: ignore[arg-type]
-    return BackendOptions(one.get("table", DEFAULT_TABLE), fusion)
+    own = {key: value for key, value in one.items() if key in extra}
+    return BackendOptions(one.get("table", DEFAULT_TABLE), fusion, own)
+
+
+def whole_option(options: BackendOptions, key: str, spec: str, low: int = 1) -> int | None:
+    """A backend option that is a whole number >= ``low``, None when absent."""
+    text = options.extra.get(key)
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = low - 1
+    if value < low:
+        raise ConfigError(f"{spec}: bad option ({key} must be a whole number >= {low})", URL_HINT)
+    return value
 
 
 def embedder_for(meta: ExportMeta, embedder: Embedder | None) -> Embedder:

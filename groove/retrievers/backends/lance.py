@@ -11,8 +11,11 @@ leg is cosine distance, reported as ``1 - distance``. lancedb comes with the
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +36,9 @@ from groove.retrievers.backends.common import (
     parse_options,
 )
 from groove.retrievers.base import ProgressFn, RetrieverQuery
+from groove.retrievers.latency import QueryTiming
 from groove.retrievers.legs import QueryLegs
+from groove.retrievers.provenance import EngineCopy
 from groove.settings import command_line
 
 INSTALL_HINT = f"install the extra: {install_command('lancedb')}"
@@ -42,6 +47,9 @@ SCHEMA_HINT = f"write the table with `{command_line('export', kb_path='KB', to='
 # raised by the export itself (setting ``to``)
 WRITABLE_HINT = "pass {give:lancedb:///PATH} with PATH a folder you can create or write"
 SCHEME = "lancedb://"
+#: Table versions kept after an export: the new one (its rows, then its full-text index)
+#: and the one before, which a reader that opened it mid-export may still be reading.
+KEEP_VERSIONS = 4
 TABLE_NAME = re.compile(r"[A-Za-z0-9_.\-]+\Z")  # what LanceDB accepts (else a ValueError)
 
 
@@ -78,6 +86,9 @@ def public_name(url: str) -> str:
 
 
 def _lancedb() -> Any:
+    # LanceDB's Rust core logs to stderr (a WARN for every new table): errors only, unless
+    # the user asks for more (it reads LANCEDB_LOG once, at import)
+    os.environ.setdefault("LANCEDB_LOG", "error")
     try:
         import lancedb
     except ImportError:
@@ -89,21 +100,32 @@ def _text(row: ExportRow) -> str:
     return "\n".join(part for part in (row.heading, row.context, row.content) if part)
 
 
-def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
+def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta, *, replace: bool = False) -> int:
     """(Re)write the table (a new version: readers see the old one until it is complete)
-    and its full-text index."""
+    and its full-text index, then drop all but the last ``KEEP_VERSIONS`` versions. A
+    table groove did not write is refused unless ``replace``."""
     import pyarrow as pa
 
     lancedb = _lancedb()
     folder, options = split_url(url)
     try:
         db = lancedb.connect(str(folder))
+        existing = _existing(db, options.table)
     except OSError as exc:  # under a file, or a folder groove may not create
         raise ConfigError(
             literal(f"cannot write the LanceDB database {folder} ({exc.strerror or exc})"),
             WRITABLE_HINT,
             setting="to",
         ) from None
+    if existing is not None and not replace and "groove.model" not in _metadata(existing):
+        raise ConfigError(
+            literal(
+                f"table {options.table!r} in {folder} exists and groove did not write it "
+                "(no groove metadata)"
+            ),
+            "export to another table (?table=NAME), or pass {setting} to replace it with groove's",
+            setting="replace",
+        )
     dim = meta.dim
     matrix = (
         np.stack([r.embedding for r in rows]).astype(np.float32) if rows else np.zeros((0, dim))
@@ -118,11 +140,7 @@ def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
                 pa.array(matrix.reshape(-1), pa.float32()), dim
             ),
         },
-        metadata={
-            "groove.model": meta.model,
-            "groove.model_path": meta.model_path or "",
-            "groove.dim": str(dim),
-        },
+        metadata={f"groove.{key}": value for key, value in meta.items()},
     )
     from lancedb.index import FTS
 
@@ -130,6 +148,7 @@ def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
         created = db.create_table(options.table, data=table, mode="overwrite")
         # English words, stemmed, stop words dropped: the counterpart of PostgreSQL's 'english'
         created.create_index("text", config=FTS(language="English", stem=True), replace=True)
+        _keep_last_versions(created, KEEP_VERSIONS)
     except OSError as exc:
         raise ConfigError(
             literal(f"cannot write the LanceDB database {folder} ({exc.strerror or exc})"),
@@ -137,6 +156,31 @@ def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta) -> int:
             setting="to",
         ) from None
     return len(rows)
+
+
+def _existing(db: Any, name: str) -> Any:
+    """The table ``name`` of ``db``, None when there is none."""
+    try:
+        return db.open_table(name)
+    except (ValueError, FileNotFoundError):  # LanceDB: "Table '...' was not found"
+        return None
+
+
+def _metadata(table: Any) -> dict[str, str]:
+    raw = table.schema.metadata or {}
+    return {k.decode(): v.decode() for k, v in raw.items()}
+
+
+def _keep_last_versions(table: Any, keep: int) -> None:
+    """Delete the table's versions but the last ``keep``. LanceDB cleans by age, so the
+    age given falls between the last kept version and the one before it (LanceDB's
+    timestamps are naive local times)."""
+    versions = sorted(table.list_versions(), key=lambda v: v["version"])
+    if len(versions) <= keep:
+        return
+    kept, dropped = versions[-keep]["timestamp"], versions[-keep - 1]["timestamp"]
+    cutoff = dropped + (kept - dropped) / 2
+    table.optimize(cleanup_older_than=max(datetime.now() - cutoff, timedelta(0)))
 
 
 class LanceRetriever:
@@ -149,7 +193,9 @@ class LanceRetriever:
         self.name = name
         self.folder, self.options = split_url(url)
         self.legs: dict[str, QueryLegs] = {}
+        self.timings: dict[str, QueryTiming] = {}
         self.notes: list[Note] = []
+        self.copy: EngineCopy | None = None
         self._embedder = embedder
 
     def retrieve(
@@ -159,6 +205,7 @@ class LanceRetriever:
 
         table = self._open()
         meta = _meta(table, self.name)
+        self.copy = meta.copy
         embedder = embedder_for(meta, self._embedder)
         texts = [q.query for q in queries]
         vectors = embedder.embed(texts) if texts else np.zeros((0, meta.dim))
@@ -167,13 +214,16 @@ class LanceRetriever:
         try:
             for done, (q, vector) in enumerate(zip(queries, vectors, strict=True), 1):
                 window = max(self.options.window, q.limit)
+                start = time.perf_counter()
                 vec = (
                     table.search(vector, query_type="vector")
                     .distance_type("cosine")
                     .limit(window)
                     .to_list()
                 )
+                after_vector = time.perf_counter()
                 fts = table.search(q.query, query_type="fts").limit(window).to_list()
+                after_lexical = time.perf_counter()
                 self.legs[q.id] = QueryLegs(
                     lexical=tuple(_hit(i, r, float(r["_score"])) for i, r in enumerate(fts, 1)),
                     vector=tuple(
@@ -190,6 +240,15 @@ class LanceRetriever:
                     .limit(self.options.window)
                     .rerank(RRFReranker(K=k))  # type: ignore[arg-type]  # a float K works
                     .to_list()
+                )
+                end = time.perf_counter()
+                self.timings[q.id] = QueryTiming(
+                    end - start,
+                    {
+                        "vector": after_vector - start,
+                        "lexical": after_lexical - after_vector,
+                        "hybrid": end - after_lexical,
+                    },
                 )
                 out.append(
                     tuple(
@@ -233,14 +292,13 @@ def _hit(rank: int, row: dict[str, Any], score: float) -> RankedHit:
 
 
 def _meta(table: Any, name: str) -> ExportMeta:
-    raw = table.schema.metadata or {}
-    values = {k.decode(): v.decode() for k, v in raw.items()}
+    values = {
+        key.removeprefix("groove."): value
+        for key, value in _metadata(table).items()
+        if key.startswith("groove.")
+    }
     try:
-        return ExportMeta(
-            values["groove.model"],
-            values.get("groove.model_path") or None,
-            int(values["groove.dim"]),
-        )
+        return ExportMeta.from_items(values)
     except (KeyError, ValueError):
         raise RetrieverError(
             f"retriever {name}: the table does not say which model made its embeddings",

@@ -1,78 +1,84 @@
 """PostgreSQL + pgvector: export a groove index into a table, and a retriever over it.
 
-``postgresql://USER[:PASSWORD]@HOST[:PORT]/DB?table=groove_chunks&family=rrf&k=60&window=100``
-names the server, the table and the fusion of the engine's own hybrid query (defaults:
-``groove_chunks``, RRF, k 60, window 100). The SQL is in postgres_sql.py. psycopg comes
-with the ``groove-retrieval[postgres]`` extra.
+The URL (postgres_url.py) names the server, the table (and, for a table groove did not
+write, its columns and model), the fusion of the engine's own hybrid query and pgvector's
+``ef_search``. The SQL is in postgres_sql.py. psycopg comes with the
+``groove-retrieval[postgres]`` extra.
+
+The export never replaces a table it did not write: a table (or its ``_meta`` table)
+without groove's meta row is refused unless ``replace``. It records the model and the
+index's corpus snapshot in the meta table (groove.retrievers.provenance).
 
 Failures are one line and stop the run before anything is written: a server that does not
-answer within the timeout (``--retriever-timeout``, also each statement's limit), a table
-that is missing or not groove's export, a statement that runs out of time.
+answer within the timeout (``--retriever-timeout``, also each statement's limit), pgvector
+missing, a permission refused, a table that is missing or not groove's export, a statement
+that runs out of time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 
 from groove.engine.embed import Embedder
-from groove.errors import ConfigError, RetrieverError
+from groove.errors import ConfigError, RetrieverError, literal
 from groove.install import install_command
 from groove.metrics import RankedHit
 from groove.notes import Note
 from groove.retrievers.backends import postgres_sql as sql
 from groove.retrievers.backends.common import (
-    BackendOptions,
     ExportMeta,
     ExportRow,
     batched,
     embedder_for,
     engine_error,
     first_line,
-    parse_options,
+)
+from groove.retrievers.backends.postgres_url import (
+    MAX_EF_SEARCH,
+    Target,
+    parse_target,
+    public_name,
+    redacted,
 )
 from groove.retrievers.base import ProgressFn, RetrieverQuery
+from groove.retrievers.latency import QueryTiming
 from groove.retrievers.legs import QueryLegs
+from groove.retrievers.provenance import EngineCopy
 from groove.settings import command_line
 
 if TYPE_CHECKING:
     import psycopg
+
+__all__ = ["PostgresRetriever", "connect", "export", "public_name", "split_url"]
 
 INSTALL_HINT = f"install the extra: {install_command('postgres')}"
 # `groove export` has no API form: the command to run, its flags as declared
 SCHEMA_HINT = (
     f"write the table with `{command_line('export', kb_path='KB', to='postgresql://...')}`"
 )
-_MAX_EF_SEARCH = 1000  # pgvector's upper bound of hnsw.ef_search
+MAPPING_HINT = (
+    f"{SCHEMA_HINT}, or map a table of your own with ?id=&path=&text=&embedding=&model= "
+    "(docs/engines.md)"
+)
+VECTOR_HINT = (
+    "a superuser runs `CREATE EXTENSION vector;` once in this database "
+    "(docs/engines.md#a-postgresql-server)"
+)
+PERMISSION_HINT = "grant the user the rights on the database or schema (docs/engines.md)"
+FOREIGN_HINT = (
+    "export to another table (?table=NAME), or pass {setting} to drop it and write groove's"
+)
 
 
-def split_url(url: str) -> tuple[str, BackendOptions]:
-    """(the connection URL without its query string, the options the query string sets)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("postgresql", "postgres"):
-        raise ConfigError(f"{url!r} is not a postgresql://HOST/DB URL", sql_hint())
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    # libpq's own `host` (a Unix-socket folder, or a host name) goes to the connection
-    libpq = [(key, value) for key, value in pairs if key == "host"]
-    ours = urlencode([(key, value) for key, value in pairs if key != "host"])
-    if not parts.hostname and not libpq:
-        raise ConfigError(f"{url!r} names no host", sql_hint())
-    options = parse_options(ours, "postgresql URL")
-    try:
-        sql.check_table(options.table)
-    except ValueError as exc:
-        raise ConfigError(str(exc), "use letters, digits and _ only") from None
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(libpq), "")), options
-
-
-def sql_hint() -> str:
-    return (
-        "write it like postgresql://user@127.0.0.1:5432/db?table=groove_chunks "
-        "(a Unix socket: postgresql://user@localhost/db?host=/socket/folder)"
-    )
+def split_url(url: str) -> tuple[str, Target]:
+    """(the connection URL with libpq's keywords only, the target the URL names)."""
+    target = parse_target(url)
+    return target.conninfo, target
 
 
 def _psycopg() -> Any:
@@ -84,20 +90,30 @@ def _psycopg() -> Any:
 
 
 def connect(url: str, timeout: float, name: str) -> psycopg.Connection[Any]:
-    """A connection whose every statement is limited to ``timeout`` seconds."""
+    """A connection whose every statement is limited to ``timeout`` seconds (libpq's own
+    ``options`` from the URL kept)."""
     psycopg = _psycopg()
-    conninfo, _ = split_url(url)
+    target = parse_target(url)
+    limit = f"-c statement_timeout={max(1, round(timeout * 1000))}"
+    options = f"{target.libpq_options} {limit}" if target.libpq_options else limit
     try:
         conn = psycopg.connect(
-            conninfo,
-            connect_timeout=max(1, int(timeout + 0.999)),
-            options=f"-c statement_timeout={int(timeout * 1000)}",
+            target.conninfo, connect_timeout=max(1, int(timeout + 0.999)), options=options
         )
     except psycopg.OperationalError as exc:
         raise engine_error(
-            name, f"cannot connect to PostgreSQL ({first_line(exc)})", "is the server up?"
+            name, f"cannot connect to PostgreSQL ({_clean(exc, url)})", "is the server up?"
         ) from None
     return conn
+
+
+def _clean(exc: BaseException, url: str) -> str:
+    """The error's first line, with the URL's password (if libpq echoed it) masked."""
+    from urllib.parse import urlsplit
+
+    text = first_line(exc)
+    password = urlsplit(url).password
+    return text.replace(password, "***") if password else text
 
 
 def vector_literal(vector: np.ndarray) -> str:
@@ -105,49 +121,130 @@ def vector_literal(vector: np.ndarray) -> str:
     return "[" + ",".join(repr(float(x)) for x in np.asarray(vector, dtype=np.float32)) + "]"
 
 
-def export(url: str, rows: Sequence[ExportRow], meta: ExportMeta, timeout: float = 600.0) -> int:
-    """(Re)create the table and fill it, in one transaction: all of it or none."""
-    _, options = split_url(url)
-    t = options.table
-    conn = connect(url, timeout, public_name(url))
-    with conn, conn.transaction(), conn.cursor() as cur:
-        for statement in sql.create_sql(t, meta.dim):
-            cur.execute(statement)
-        cur.execute(f"DROP TABLE IF EXISTS {t}_meta")
-        cur.execute(f"CREATE TABLE {t}_meta (key text PRIMARY KEY, value text)")
-        cur.executemany(
-            f"INSERT INTO {t}_meta (key, value) VALUES (%s, %s)",
-            [("model", meta.model), ("model_path", meta.model_path), ("dim", str(meta.dim))],
+@contextmanager
+def _failures(name: str, url: str, timeout: float) -> Iterator[None]:
+    """Every psycopg error as one line (exit 2)."""
+    psycopg = _psycopg()
+    try:
+        yield
+    except psycopg.errors.QueryCanceled:
+        raise engine_error(
+            name,
+            f"a query ran longer than {timeout:g}s",
+            "raise {setting}, or check the table's indexes",
+            setting="retriever_timeout",
+        ) from None
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise engine_error(
+            name, f"permission denied ({_clean(exc, url)})", PERMISSION_HINT
+        ) from None
+    except (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn) as exc:
+        raise engine_error(
+            name, f"the table is not a groove export ({_clean(exc, url)})", MAPPING_HINT
+        ) from None
+    except psycopg.errors.UndefinedObject as exc:  # type "vector" does not exist
+        raise engine_error(name, f"pgvector is missing ({_clean(exc, url)})", VECTOR_HINT) from None
+    except psycopg.Error as exc:
+        raise engine_error(name, f"PostgreSQL failed: {_clean(exc, url)}") from None
+
+
+def export(
+    url: str,
+    rows: Sequence[ExportRow],
+    meta: ExportMeta,
+    timeout: float = 600.0,
+    *,
+    replace: bool = False,
+) -> int:
+    """(Re)create groove's table and fill it, in one transaction: all of it or none. A
+    table groove did not write is refused unless ``replace``."""
+    target = parse_target(url)
+    if target.mapped:
+        raise ConfigError(
+            "{setting} " + literal("maps a table of your own: groove export writes its own"),
+            "drop the column options and model= from the URL to export",
+            setting="to",
         )
+    table = target.layout.table
+    name = public_name(url)
+    conn = connect(url, timeout, name)
+    with conn, _failures(name, url, timeout), conn.transaction(), conn.cursor() as cur:
+        _ensure_vector(conn, cur, name, url)
+        _refuse_foreign(conn, cur, table, replace, redacted(url))
+        for statement in sql.create_sql(table, meta.dim):
+            cur.execute(statement)
+        cur.execute(f"DROP TABLE IF EXISTS {table.meta.sql}")
+        cur.execute(f"CREATE TABLE {table.meta.sql} (key text PRIMARY KEY, value text)")
+        cur.executemany(f"INSERT INTO {table.meta.sql} (key, value) VALUES (%s, %s)", meta.items())
         for part in batched(list(rows), 500):
             cur.executemany(
-                f"INSERT INTO {t} (id, path, heading, context, content, embedding) "
+                f"INSERT INTO {table.sql} (id, path, heading, context, content, embedding) "
                 "VALUES (%s, %s, %s, %s, %s, %s::vector)",
                 [
                     (r.id, r.path, r.heading, r.context, r.content, vector_literal(r.embedding))
                     for r in part
                 ],
             )
-        for statement in sql.index_sql(t):
+        for statement in sql.index_sql(table):
             cur.execute(statement)
     return len(rows)
 
 
-def public_name(url: str) -> str:
-    """The retriever's recorded name: the URL without password and libpq's ``host``, with
-    groove's own options (table, fusion), which decide what the retriever returns. Checks
-    the URL (ConfigError for a bad one)."""
-    split_url(url)
-    parts = urlsplit(url)
-    user = f"{parts.username}@" if parts.username else ""
-    port = f":{parts.port}" if parts.port else ""
-    host = parts.hostname or "localhost"
-    ours = sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "host")
-    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, urlencode(ours), ""))
+def _ensure_vector(conn: Any, cur: Any, name: str, url: str) -> None:
+    """pgvector in this database: there already, or created now (needs the right to)."""
+    psycopg = _psycopg()
+    cur.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
+    if cur.fetchone() is not None:
+        return
+    try:
+        with conn.transaction():
+            cur.execute("CREATE EXTENSION vector")
+    except psycopg.Error as exc:
+        raise engine_error(
+            name, f"pgvector is not installed in this database ({_clean(exc, url)})", VECTOR_HINT
+        ) from None
+
+
+def _refuse_foreign(conn: Any, cur: Any, table: sql.Table, replace: bool, shown: str) -> None:
+    """ConfigError when ``table`` or its meta table exists and groove's meta row does not."""
+    cur.execute(
+        "SELECT to_regclass(%s) IS NOT NULL, to_regclass(%s) IS NOT NULL",
+        (table.sql, table.meta.sql),
+    )
+    has_table, has_meta = cur.fetchone()
+    if replace or not (has_table or has_meta) or _groove_meta(conn, cur, table) is not None:
+        return
+    which = table.sql if has_table else table.meta.sql
+    raise ConfigError(
+        literal(
+            f"{shown}: table {which} exists and groove did not write it "
+            f"(no groove meta row in {table.meta.sql})"
+        ),
+        FOREIGN_HINT,
+        setting="replace",
+    )
+
+
+def _groove_meta(conn: Any, cur: Any, table: sql.Table) -> ExportMeta | None:
+    """The meta rows of groove's export of ``table``; None when there are none."""
+    psycopg = _psycopg()
+    cur.execute("SELECT to_regclass(%s) IS NOT NULL", (table.meta.sql,))
+    if not cur.fetchone()[0]:
+        return None
+    try:
+        with conn.transaction():  # a savepoint: a table of other columns is no error
+            cur.execute(f"SELECT key, value FROM {table.meta.sql}")
+            values = dict(cur.fetchall())
+    except (psycopg.errors.UndefinedColumn, psycopg.errors.UndefinedTable):
+        return None
+    try:
+        return ExportMeta.from_items(values)
+    except (KeyError, ValueError, TypeError):
+        return None
 
 
 class PostgresRetriever:
-    """Both legs and PostgreSQL's own fusion of them, one round trip each per query."""
+    """Both legs, each run once, and PostgreSQL's own fusion of them, per query."""
 
     kind = "postgresql"
 
@@ -157,87 +254,110 @@ class PostgresRetriever:
         self.url = url
         self.name = name
         self.timeout = timeout
-        self.options = split_url(url)[1]
+        self.target = parse_target(url)
+        self.options = self.target.options
         self.legs: dict[str, QueryLegs] = {}
+        self.timings: dict[str, QueryTiming] = {}
         self.notes: list[Note] = []
+        self.copy: EngineCopy | None = None
         self._embedder = embedder
 
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
     ) -> list[tuple[RankedHit, ...]]:
-        psycopg = _psycopg()
         out: list[tuple[RankedHit, ...]] = []
-        with connect(self.url, self.timeout, self.name) as conn:
-            try:
-                meta = self._meta(conn)
-                embedder = embedder_for(meta, self._embedder)
-                vectors = (
-                    embedder.embed([q.query for q in queries])
-                    if queries
-                    else np.zeros((0, meta.dim))
+        layout = self.target.layout
+        with (
+            connect(self.url, self.timeout, self.name) as conn,
+            _failures(self.name, self.url, self.timeout),
+            conn.cursor() as cur,
+        ):
+            meta = self._meta(conn, cur)
+            embedder = embedder_for(meta, self._embedder)
+            texts = [q.query for q in queries]
+            vectors = embedder.embed(texts) if texts else np.zeros((0, meta.dim))
+            lexical, vector = sql.lexical_sql(layout), sql.vector_sql(layout)
+            fusion = sql.fusion_sql(self.options.fusion)
+            for done, (q, v) in enumerate(zip(queries, vectors, strict=True), 1):
+                window = max(self.options.window, q.limit)
+                ef = self.target.ef_search or min(window, MAX_EF_SEARCH)
+                cur.execute(f"SET hnsw.ef_search = {int(ef)}")
+                params = {"query": q.query, "vector": vector_literal(v), "window": window}
+                start = time.perf_counter()
+                lex_rows = cur.execute(lexical, params).fetchall()
+                after_lexical = time.perf_counter()
+                vec_rows = [r[:4] for r in cur.execute(vector, params).fetchall()]
+                after_vector = time.perf_counter()
+                legs = _legs(lex_rows, vec_rows)
+                fused = cur.execute(fusion, _fusion_params(legs, self.options.window, q.limit))
+                labels = {key: label for key, label in legs.labels().items()}
+                hits = tuple(
+                    RankedHit(i, *labels[("id", str(chunk_id))], float(score))
+                    for i, (chunk_id, score) in enumerate(fused.fetchall(), 1)
                 )
-                hybrid = sql.hybrid_sql(self.options.fusion, self.options.table)
-                legs_query = sql.legs_sql(self.options.table)
-                with conn.cursor() as cur:
-                    for done, (q, vector) in enumerate(zip(queries, vectors, strict=True), 1):
-                        window = max(self.options.window, q.limit)
-                        cur.execute(f"SET hnsw.ef_search = {min(window, _MAX_EF_SEARCH)}")
-                        params = {
-                            "query": q.query,
-                            "vector": vector_literal(vector),
-                            "window": window,
-                            "limit": q.limit,
-                        }
-                        cur.execute(legs_query, params)
-                        self.legs[q.id] = _legs(cur.fetchall())
-                        cur.execute(hybrid, {**params, "window": self.options.window})
-                        out.append(
-                            tuple(
-                                RankedHit(i, path, heading, float(score))
-                                for i, (_, path, heading, score) in enumerate(cur.fetchall(), 1)
-                            )
-                        )
-                        if progress is not None:
-                            progress(done, len(queries))
-            except psycopg.errors.QueryCanceled:
-                raise engine_error(
-                    self.name,
-                    f"a query ran longer than {self.timeout:g}s",
-                    "raise {setting}, or check the table's indexes",
-                    setting="retriever_timeout",
-                ) from None
-            except (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn) as exc:
-                raise engine_error(
-                    self.name, f"the table is not a groove export ({first_line(exc)})", SCHEMA_HINT
-                ) from None
-            except psycopg.Error as exc:
-                raise engine_error(self.name, f"PostgreSQL failed: {first_line(exc)}") from None
+                end = time.perf_counter()
+                self.legs[q.id] = legs
+                self.timings[q.id] = QueryTiming(
+                    end - start,
+                    {
+                        "lexical": after_lexical - start,
+                        "vector": after_vector - after_lexical,
+                        "fusion": end - after_vector,
+                    },
+                )
+                out.append(hits)
+                if progress is not None:
+                    progress(done, len(queries))
         return out
 
     def close(self) -> None:
         """Each ``retrieve`` opens and closes its own connection."""
 
-    def _meta(self, conn: psycopg.Connection[Any]) -> ExportMeta:
-        with conn.cursor() as cur:
-            cur.execute(f"SELECT key, value FROM {self.options.table}_meta")
-            values = dict(cur.fetchall())
-        try:
-            return ExportMeta(values["model"], values.get("model_path"), int(values["dim"]))
-        except (KeyError, ValueError):
+    def _meta(self, conn: Any, cur: Any) -> ExportMeta:
+        """groove's meta rows; for a mapped table without them, the URL's ``model=``."""
+        table = self.target.layout.table
+        found = _groove_meta(conn, cur, table)
+        if found is not None:
+            self.copy = found.copy
+            return found
+        cur.execute("SELECT to_regclass(%s) IS NOT NULL", (table.meta.sql,))
+        has_meta = cur.fetchone()[0]
+        if self.target.model is None:
+            what = "does not say which model made the embeddings" if has_meta else "is missing"
             raise RetrieverError(
-                f"retriever {self.name}: {self.options.table}_meta does not say which model "
-                "made the embeddings",
-                SCHEMA_HINT,
-            ) from None
+                f"retriever {self.name}: table {table.sql} is not a groove export "
+                f"({table.meta.sql} {what})",
+                MAPPING_HINT,
+            )
+        e = self.target.layout.embedding
+        cur.execute(f"SELECT vector_dims({e}) FROM {table.sql} WHERE {e} IS NOT NULL LIMIT 1")
+        row = cur.fetchone()
+        return ExportMeta(self.target.model, None, int(row[0]) if row else 0)
 
 
-def _legs(rows: Sequence[tuple[str, int, int, str, str | None, float]]) -> QueryLegs:
-    by_leg: dict[str, list[tuple[RankedHit, str]]] = {"lexical": [], "vector": []}
-    for leg, rank, chunk_id, path, heading, score in rows:
-        by_leg[leg].append((RankedHit(int(rank), path, heading, float(score)), str(chunk_id)))
+def _legs(lexical: Sequence[tuple[Any, ...]], vector: Sequence[tuple[Any, ...]]) -> QueryLegs:
+    """The rows ``id, path, heading, score`` of each leg, best first."""
+
+    def hits(rows: Sequence[tuple[Any, ...]]) -> tuple[RankedHit, ...]:
+        return tuple(
+            RankedHit(rank, str(path), heading, float(score))
+            for rank, (_, path, heading, score) in enumerate(rows, 1)
+        )
+
     return QueryLegs(
-        lexical=tuple(h for h, _ in by_leg["lexical"]),
-        vector=tuple(h for h, _ in by_leg["vector"]),
-        lexical_ids=tuple(i for _, i in by_leg["lexical"]),
-        vector_ids=tuple(i for _, i in by_leg["vector"]),
+        lexical=hits(lexical),
+        vector=hits(vector),
+        lexical_ids=tuple(str(r[0]) for r in lexical),
+        vector_ids=tuple(str(r[0]) for r in vector),
     )
+
+
+def _fusion_params(legs: QueryLegs, window: int, limit: int) -> dict[str, Any]:
+    return {
+        "lexical_ids": list(legs.lexical_ids),
+        "lexical_scores": [h.score for h in legs.lexical],
+        "vector_ids": list(legs.vector_ids),
+        "vector_scores": [h.score for h in legs.vector],
+        "window": window,
+        "limit": limit,
+    }
