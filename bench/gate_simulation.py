@@ -27,8 +27,17 @@ checked against groove.stats.significance.sign_flip_p and
 groove.stats.familywise.max_t_drop.
 
     .venv/bin/python bench/gate_simulation.py [--reps 1000] [--cranfield DIR]
-        [--sizes 8 15 50 225] [--drops 0 0.02 0.05 0.1]
+        [--sizes 8 15 50 225] [--drops 0 0.02 0.05 0.1] [--floor [--steps 5]]
     .venv/bin/python bench/gate_simulation.py --slices [--reps 300]
+
+``--floor``: the false alarms of both gates with the accepted baseline (the floor), in
+sequences of runs rather than pairs. A golden set of N queries is drawn once per
+replication; then a first run (the floor) and ``--steps`` more, each an independent draw
+of which configuration answers each query (no true change anywhere). Each later run is
+judged against the newest earlier run that passed and, with the floor, against the first
+run too; a fall beyond the threshold against either is a false alarm. The table sets the
+pair rates above (the documented ones, drawn again here) beside the per-run rates of the
+same gate in sequences without and with the floor.
 
 ``--slices``: the slice gate's false alarms instead (no true change). Each simulated golden
 set of N queries is split into S equal slices (tags); a pair is drawn as above and judged
@@ -428,6 +437,72 @@ def slices_main(args: argparse.Namespace) -> None:
     print(f"wall time {time.perf_counter() - start:.0f} s")
 
 
+def draw_sequences(pool: np.ndarray, n: int, steps: int, reps: int, seed: int) -> np.ndarray:
+    """(reps, steps + 1, n, 7): runs over one drawn golden set per replication, each query
+    of each run answered by a configuration a fair coin picks (the null: nothing changes)."""
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, pool.shape[0], size=(reps, 1, n))
+    config = rng.integers(0, 2, size=(reps, steps + 1, n))
+    return pool[np.broadcast_to(rows, config.shape), config]
+
+
+def _fails(deltas: np.ndarray, alpha: float) -> dict[str, np.ndarray]:
+    """(reps,) booleans: does each gate fail each pair of ``deltas`` (reps, 7, n)?"""
+    fell = -deltas.mean(axis=2) > THRESHOLD
+    live = fell.any(axis=1)
+    significant = np.zeros(deltas.shape[0], dtype=bool)
+    if live.any():  # the drop test only where some metric fell beyond the threshold
+        p = batch_max_t(deltas[live])
+        significant[live] = (fell[live] & (p < alpha)).any(axis=1)
+    return {"threshold": live, "max_t": significant}
+
+
+def floor_rates(runs: np.ndarray, alpha: float) -> dict[str, float]:
+    """Per gated run, how often each gate fails a run of the null sequence ``runs``,
+    without the floor (``<gate>``) and with it (``<gate>+floor``)."""
+    reps, total = runs.shape[0], runs.shape[1]
+    every = np.arange(reps)
+    out: dict[str, float] = {}
+    for gate in ("threshold", "max_t"):
+        for floor in (False, True):
+            previous = np.zeros(reps, dtype=np.int64)  # the newest run that passed
+            alarms = 0
+            for step in range(1, total):
+                now = runs[:, step]
+                failed = _fails(np.transpose(now - runs[every, previous], (0, 2, 1)), alpha)[gate]
+                if floor:
+                    against = np.transpose(now - runs[:, 0], (0, 2, 1))
+                    failed = failed | _fails(against, alpha)[gate]
+                alarms += int(failed.sum())
+                previous = np.where(failed, previous, step)
+            out[gate + ("+floor" if floor else "")] = alarms / (reps * (total - 1))
+    return out
+
+
+def floor_table(pools: dict[str, np.ndarray], args: argparse.Namespace) -> None:
+    print(f"{args.reps} sequences of a first run and {args.steps} more per cell; ", end="")
+    print(f"threshold {THRESHOLD}, alpha {args.alpha}; false alarms per gated run")
+    print()
+    head = (
+        "| pool | N | threshold: pairs | sequences | sequences + floor "
+        "| significant: pairs | sequences | sequences + floor |"
+    )
+    print(head)
+    print("|---|---:|" + "---:|" * 6)
+    seed = 100
+    for name, pool in pools.items():
+        for n in args.sizes:
+            seed += 1
+            pairs = draw_deltas(pool, n, 0.0, args.reps, seed)
+            paired = {k: float(v.mean()) for k, v in _fails(pairs, args.alpha).items()}
+            rates = floor_rates(draw_sequences(pool, n, args.steps, args.reps, seed), args.alpha)
+            cells = [
+                paired["threshold"], rates["threshold"], rates["threshold+floor"],
+                paired["max_t"], rates["max_t"], rates["max_t+floor"],
+            ]  # fmt: skip
+            print(f"| {name} | {n} | " + " | ".join(f"{100 * c:.1f}%" for c in cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=1000, help="pairs per cell")
@@ -436,12 +511,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--drops", type=float, nargs="+", default=list(DROPS))
     parser.add_argument("--slices", action="store_true", help="the slice gate's false alarms")
+    parser.add_argument("--floor", action="store_true", help="the gates with the floor")
+    parser.add_argument("--steps", type=int, default=5, help="runs after the floor (--floor)")
     args = parser.parse_args()
     if args.slices:
         slices_main(args)
         return
     pools = {"Cranfield": cranfield_pool(args.cranfield), "fixtures": fixture_pool()}
     start = time.perf_counter()
+    if args.floor:
+        floor_table(pools, args)
+        print(f"\nwall time {time.perf_counter() - start:.0f} s")
+        return
     print(f"{args.reps} simulated pairs per cell; gates over {len(LABELS)} metrics; ", end="")
     print(f"threshold {THRESHOLD}, alpha {args.alpha}")
     for name, pool in pools.items():

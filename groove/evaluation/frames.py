@@ -35,16 +35,20 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
         now = metric_values(q.metrics)
         before = previous.get(q.id, {}) if previous is not None else {}
         row: dict[str, Any] = {"id": q.id, "query": q.query, **now}
-        row.update({f"{m}_previous": before.get(m, NAN) for m in now})
-        row.update({f"{m}_delta": v - before.get(m, NAN) for m, v in now.items()})
+        if previous is not None:
+            row.update({f"{m}_previous": before.get(m, NAN) for m in now})
+            row.update({f"{m}_delta": v - before.get(m, NAN) for m, v in now.items()})
         row["miss"] = q.is_miss
         fell = row.get(f"recall@{k_max}_delta", NAN)
         row["regressed"] = not math.isnan(fell) and classify(fell, run.threshold) is Change.DOWN
         row["answers"] = len(q.expected)
         row["found"] = sum(rank is not None for rank in best_ranks(q.expected, q.top_k))
         rows.append(row)
-    columns = ["id", "query", *_triples(metric_values(run.record.aggregate))]
-    columns += ["miss", "regressed", "answers", "found"]
+    metrics = metric_values(run.record.aggregate)
+    # Without a compared run the _previous / _delta columns would be empty: left out, so
+    # the columns worth reading come first.
+    shown = _triples(metrics) if previous is not None else list(metrics)
+    columns = ["id", "query", *shown, "miss", "regressed", "answers", "found"]
     if run.slices:  # only with tags (or folders): the seed's columns otherwise
         member = {q.id: [s.name for s in run.slices if q.id in s.query_ids] for q in run.per_query}
         for row in rows:

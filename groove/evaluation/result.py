@@ -343,8 +343,8 @@ class EvalRun(Introduces):
 
     def per_query_frame(self) -> pd.DataFrame:
         """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,
-        the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (NaN without
-        a compatible previous run), ``miss``. Columns: docs/api.md."""
+        the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (left out
+        without a compatible previous run), ``miss``. Columns: docs/api.md."""
         return view(self, "per_query_frame")
 
     def aggregate_frame(self) -> pd.DataFrame:

@@ -283,7 +283,7 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
     rows = []
     for position, values in zip(frame.index, frame.to_dict("records"), strict=True):
         q = run.per_query[position]
-        previous = values[f"recall@{k}_previous"]
+        previous = values.get(f"recall@{k}_previous", math.nan)  # absent when nothing compared
         status = "✗ miss" if values["miss"] else "↓ regressed" if values["regressed"] else "ok"
         row = {
             "id": q.id,
