@@ -351,6 +351,11 @@ class EvalRun(Introduces):
         """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
         return view(self, "aggregate_frame")
 
+    def slice_frame(self) -> pd.DataFrame:
+        """One row per slice (tag or folder) and aggregate metric, with its delta, interval
+        and p(drop) against the compared run; empty without slices. Columns: docs/api.md."""
+        return view(self, "slice_frame")
+
     def attribution_frame(self) -> pd.DataFrame:
         """One row per expected answer of each query not fully found within the largest k:
         the cause and the ranks behind it (empty unless the run was made with --explain)."""
