@@ -68,7 +68,9 @@ def test_stored_runs_are_the_history_or_the_current_run_alone(tmp_path: Path) ->
     )
     append_run(path, older, history_size=10)
     append_run(path, newer, history_size=10)
-    assert stored_runs(path, current) == (newer, older)  # newest first, as stored
+    # newest first, as stored, with the run being reported first when it is not stored yet
+    assert stored_runs(path, current) == (current, newer, older)
+    assert stored_runs(path, newer) == (newer, older)
 
 
 def test_round_trip_keeps_every_field(tmp_path: Path) -> None:

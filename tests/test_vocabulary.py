@@ -219,7 +219,7 @@ def test_the_four_entry_points_send_progress(results: dict[str, Any]) -> None:
     assert [e.done for e in searched] == list(range(1, len(queries) + 1))
     tune_stages = [e.stage for e in events["tune"]]
     assert tune_stages[:2] == ["preflight", "sweep"] and set(tune_stages[2:]) == {"query"}
-    runs = [results["first"].record.timestamp, results["second"].record.timestamp]
+    runs = [results["first"].record.id, results["second"].record.id]  # named by name, else id
     assert [e.item for e in events["compare"]] == runs
     assert [e.stage for e in results["engine_events"]] == ["retrieve", "sweep_legs"]
     assert all(e.message for sent in events.values() for e in sent)

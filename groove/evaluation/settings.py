@@ -61,6 +61,7 @@ class EvalSettings:
     slice_by: str = EVAL["slice_by"].default
     gate_slices: bool = EVAL["gate_slices"].default
     slice_min_queries: int = EVAL["slice_min_queries"].default
+    name: str | None = None  # what the run is called wherever runs are listed
     junit: Path | None = None  # also write the run as a JUnit XML report (groove.report.junit)
 
     @property

@@ -63,6 +63,7 @@ def eval_report(
     gate_slices: Any = None,
     slice_min_queries: Any = None,
     explain: Any = False,
+    name: Any = None,
     config: Any = None,
     result_path: Any = RESULT_FILE,
     retriever: Any = None,

@@ -331,6 +331,17 @@ def _quoted(values: tuple[str, ...]) -> str:
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
+def _choice(values: tuple[str, ...], toml_words: str | None = None) -> KindRule:
+    """A kind whose values are ``values``; groove.toml says ``must be "a", "b" or "c"``
+    unless ``toml_words`` spells them otherwise (the fusion keys: ``a / b / c``)."""
+    return KindRule(
+        _quoted(values),
+        _one_of(values),
+        _toml_choice(values, "must be " + (toml_words or _quoted(values))),
+        _click(lambda click: click.Choice(values)),
+    )
+
+
 _WHOLE = _click(lambda click: click.IntRange(min=1))
 _FRACTION = _click(lambda click: click.FloatRange(0, 1))
 
@@ -409,34 +420,9 @@ KINDS: Mapping[str, KindRule] = {
         as_json=lambda words: words,
     ),
     "mapping": KindRule("a mapping (a dict)", _mapping, _not_in_toml, _no_type),
-    "gate": KindRule(
-        _quoted(GATE_MODES),
-        _one_of(GATE_MODES),
-        _toml_choice(GATE_MODES, "must be " + _quoted(GATE_MODES)),
-        _click(lambda click: click.Choice(GATE_MODES)),
-    ),
-    "slice_by": KindRule(
-        _quoted(SLICE_BY),
-        _one_of(SLICE_BY),
-        _toml_choice(SLICE_BY, "must be " + _quoted(SLICE_BY)),
-        _click(lambda click: click.Choice(SLICE_BY)),
-    ),
-    "lexical": KindRule(
-        _quoted(LEXICAL_MODES),
-        _one_of(LEXICAL_MODES),
-        _toml_choice(LEXICAL_MODES, "must be " + _quoted(LEXICAL_MODES)),
-        _click(lambda click: click.Choice(LEXICAL_MODES)),
-    ),
-    "family": KindRule(
-        _quoted(FAMILIES),
-        _one_of(FAMILIES),
-        _toml_choice(FAMILIES, "must be " + " / ".join(FAMILIES)),
-        _click(lambda click: click.Choice(FAMILIES)),
-    ),
-    "normalizer": KindRule(
-        _quoted(NORMALIZERS),
-        _one_of(NORMALIZERS),
-        _toml_choice(NORMALIZERS, "must be " + " / ".join(NORMALIZERS)),
-        _click(lambda click: click.Choice(NORMALIZERS)),
-    ),
+    "gate": _choice(GATE_MODES),
+    "slice_by": _choice(SLICE_BY),
+    "lexical": _choice(LEXICAL_MODES),
+    "family": _choice(FAMILIES, " / ".join(FAMILIES)),
+    "normalizer": _choice(NORMALIZERS, " / ".join(NORMALIZERS)),
 }
