@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.progress import watched
 from groove.settings import (
     EVAL,
     GOLDEN_DOCTOR,
@@ -60,24 +61,25 @@ def index(
     model: str | None = None,
     model_path: PathArg | None = None,
     config: PathArg | None = None,
-    progress: Callable[[Progress], None] | None = None,
+    progress: Callable[[Progress], None] | bool | None = None,
     lexical: LexicalMode | None = None,
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
     Only new and changed files are embedded. ``progress`` receives a ``Progress`` (task
-    ``index``, stage ``embed``) as chunks are embedded; a function of ``(done, total)`` still
-    works, with a DeprecationWarning. ``lexical`` records that mode in the index
-    (``--lexical``); without it the recorded mode is kept, ``force`` included. Returns what
+    ``index``, stage ``embed``) as chunks are embedded (by default a bar is drawn where a
+    person watches: in Jupyter, on a terminal; ``progress=False`` draws none); a function
+    of ``(done, total)`` still works, with a DeprecationWarning. ``lexical`` records that
+    mode in the index (``--lexical``); without it the recorded mode is kept, ``force``
+    included. Returns what
     the build did; its ``line()`` is the CLI's summary line and its ``notes`` what the CLI
     prints on stderr.
     """
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
-    from groove.progress import accepting
 
     given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
-    _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
+    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     loaded = _config(config)
     kb = check_kb_path(given["kb_path"] or loaded.kb_path)
     chosen_model_path = given["model_path"] or loaded.model_path
@@ -88,16 +90,20 @@ def index(
         model_path=chosen_model_path,
         config=loaded,
     )
-    return build(
-        kb,
-        embedder,
-        db_path=given["db_path"],
-        config=loaded,
-        force=given["force"],
-        progress=accepting(progress, "index"),
-        model_path=chosen_model_path,
-        lexical=given["lexical"],
-    )
+    shown, finished = watched(progress, "index")
+    try:
+        return build(
+            kb,
+            embedder,
+            db_path=given["db_path"],
+            config=loaded,
+            force=given["force"],
+            progress=shown,
+            model_path=chosen_model_path,
+            lexical=given["lexical"],
+        )
+    finally:
+        finished()
 
 
 def search(
@@ -177,7 +183,7 @@ def evaluate(
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
     retriever_name: str | None = None,
-    progress: Callable[[Progress], None] | None = None,
+    progress: Callable[[Progress], None] | bool | None = None,
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -209,11 +215,15 @@ def evaluate(
     from groove.tuning.reach import PROBE
 
     given = _keywords(EVAL, **_declared(EVAL, locals(), but=("config",)))
-    _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
+    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     settings = resolve_settings(_config(config), source="keyword", **given)
-    result = evaluation.prepare(
-        settings, grid=PROBE if settings.explain else None, progress=progress
-    )
+    shown, finished = watched(progress, "evaluate")
+    try:
+        result = evaluation.prepare(
+            settings, grid=PROBE if settings.explain else None, progress=shown
+        )
+    finally:
+        finished()
     return evaluation.save(result, settings)
 
 
@@ -310,7 +320,7 @@ def tune(
     family: str | None = "rrf",
     engine: str | None = None,
     window: int | None = None,
-    progress: Callable[[Progress], None] | None = None,
+    progress: Callable[[Progress], None] | bool | None = None,
     on_note: Callable[[Note], None] | None = None,
 ) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
@@ -332,13 +342,17 @@ def tune(
     from groove.tuning.settings import resolve_settings
 
     given = _keywords(TUNE, **_declared(TUNE, locals(), but=("config",)))
-    _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
+    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
     if given["retriever"] is not None or given["retriever_options"]:
         from groove.tuning.retriever import refuse_index_settings, run_retriever
 
         refuse_index_settings(given)
-        result = run_retriever(_config(config), _spec(given), progress=progress, **given)
+        shown, finished = watched(progress, "tune")
+        try:
+            result = run_retriever(_config(config), _spec(given), progress=shown, **given)
+        finally:
+            finished()
         for note in result.notes:
             if on_note is not None:
                 on_note(note)
@@ -352,7 +366,11 @@ def tune(
     for note in settings.notes:
         if on_note is not None:
             on_note(note)
-    return tune_run.run(settings, progress=progress, on_note=on_note)
+    shown, finished = watched(progress, "tune")
+    try:
+        return tune_run.run(settings, progress=shown, on_note=on_note)
+    finally:
+        finished()
 
 
 def _spec(given: dict[str, Any]) -> RetrieverSpec:
@@ -486,6 +504,10 @@ def _path(value: Any, name: str) -> Path:
 
 def _callable_or_none(value: Any) -> bool:
     return value is None or callable(value)
+
+
+def _progress_value(value: Any) -> bool:
+    return value is None or isinstance(value, bool) or callable(value)
 
 
 def _text(value: Any) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from groove.engine.card import index_card, search_card
 from groove.evaluation.card import eval_run_card
-from groove.evaluation.frames import aggregate_frame, per_query_frame
+from groove.evaluation.frames import aggregate_frame, per_query_frame, slice_frame
 from groove.history.card import history_card
 from groove.history.frames import history_frame
 from groove.judging.card import pool_card
@@ -33,6 +33,7 @@ VIEWS: dict[str, dict[str, View]] = {
         "card": eval_run_card,
         "per_query_frame": per_query_frame,
         "aggregate_frame": aggregate_frame,
+        "slice_frame": slice_frame,
     },
     "History": {"card": history_card, "runs_frame": history_frame},
     "Comparison": {"card": comparison_card},

@@ -273,3 +273,20 @@ def test_the_real_engine_gates_against_the_file_without_a_history(
     dropped = CliRunner().invoke(cli, [*base, "--no-history", "--fail-on-regression"])
     assert dropped.exit_code == 1
     assert "corpus changed since the baseline run" in dropped.stdout
+
+
+def test_accepting_into_the_history_while_a_file_exists_says_the_file_rules(
+    golden: Path,
+) -> None:
+    eval_(golden, 0)
+    assert accept(golden, "--file", "--name", "main").exit_code == 0
+    history = json.loads((golden.parent / HISTORY_FILE_NAME).read_text(encoding="utf-8"))
+    assert history["baselines"] == {"main": history["runs"][0]["id"]}  # --name still pins
+    eval_(golden, 1)
+    plain = accept(golden)
+    assert plain.exit_code == 0
+    assert plain.stderr == (
+        "groove baseline: warning: the gate compares with the baseline file "
+        f"{golden.parent / 'golden.baseline.json'}, which this leaves as it is; "
+        "groove baseline accept --file moves it\n"
+    )

@@ -169,3 +169,27 @@ def test_a_slow_decline_fails_through_the_notebook_runner(tmp_path: Path) -> Non
     summary = (tmp_path / "out3" / "summary.md").read_text(encoding="utf-8")
     assert "Floor: accepted baseline: " in summary
     assert ": regression since the accepted baseline" in summary
+
+
+def test_the_real_engine_catches_a_slow_decline(
+    indexed_kb: Any, golden_en: Path, tmp_path: Path
+) -> None:
+    """The real index and model: two notes disappear one at a time (each costs one of ten
+    queries its answer, 0.1, under a threshold of 0.15); the second step fails."""
+    kb = indexed_kb("kb_en")
+    config = tmp_path / "groove.toml"
+    config.write_text("[eval]\nregression_threshold = 0.15\n", encoding="utf-8")
+    run = ["--config", str(config), "eval", "--kb-path", str(kb), "--golden", str(golden_en)]
+    first = CliRunner().invoke(cli, [*run, "--fail-on-regression", "--format", "json"])
+    assert first.exit_code == 0, first.stderr
+    codes = []
+    for note in ("ops/canary.md", "team/oncall.md"):
+        (kb / note).unlink()
+        index = CliRunner().invoke(cli, ["index", "--kb-path", str(kb), "--quiet"])
+        assert index.exit_code == 0, index.stderr
+        step = CliRunner().invoke(cli, [*run, "--fail-on-regression"])
+        codes.append(step.exit_code)
+    assert codes == [0, 1]
+    assert "recall@10 fell 0.200" in step.stderr
+    assert f"since the accepted baseline of {as_json(first)['timestamp']}" in step.stderr
+    assert "over 2 runs that each passed" in step.stderr

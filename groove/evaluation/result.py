@@ -343,13 +343,18 @@ class EvalRun(Introduces):
 
     def per_query_frame(self) -> pd.DataFrame:
         """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,
-        the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (NaN without
-        a compatible previous run), ``miss``. Columns: docs/api.md."""
+        the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (left out
+        without a compatible previous run), ``miss``. Columns: docs/api.md."""
         return view(self, "per_query_frame")
 
     def aggregate_frame(self) -> pd.DataFrame:
         """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
         return view(self, "aggregate_frame")
+
+    def slice_frame(self) -> pd.DataFrame:
+        """One row per slice (tag or folder) and aggregate metric, with its delta, interval
+        and p(drop) against the compared run; empty without slices. Columns: docs/api.md."""
+        return view(self, "slice_frame")
 
     def attribution_frame(self) -> pd.DataFrame:
         """One row per expected answer of each query not fully found within the largest k:

@@ -36,6 +36,9 @@ from groove.history.floor import (
     history_floor,
     passed_since,
 )
+from groove.history.floor import (
+    describe as describe_floor,
+)
 from groove.history.history import History, history_path, load_history
 from groove.metrics import RankedHit, query_metrics
 from groove.notes import Level, Note
@@ -125,7 +128,7 @@ def compare(
             if gate.regressed
             or gate.unjudged
             or sliced_down
-            or (floor_gate is not None and floor_gate.regressed)
+            or (floor_gate is not None and (floor_gate.regressed or floor_gate.unjudged))
             else OUTCOME_PASSED
         )
     )
@@ -135,7 +138,7 @@ def compare(
         baseline_id=base.id if base is not None else None,
         outcome=outcome,
     )
-    status = _status(settings, chosen.reason, record, base, gate, floor)
+    status = _status(settings, chosen.reason, record, base, gate, floor, floor_gate)
     if not settings.diff:
         gate = significance = floor_gate = slice_gate = None
     if status.wanted and not status.applied:
@@ -255,6 +258,7 @@ def _status(
     base: RunRecord | None,
     gate: GateDecision | None,
     floor: Floor,
+    floor_gate: GateDecision | None = None,
 ) -> GateStatus:
     reason = None
     threshold_fell = None
@@ -270,6 +274,13 @@ def _status(
         reason = _too_few(settings, record, base, gate)
         if gate.unjudged:  # what the threshold mode makes of the fall, reported beside
             threshold_fell = tuple((m.label, m.delta) for m in gate.fell)
+        elif reason is None and not gate.regressed and floor_gate is not None:
+            # the same rule against the accepted baseline: a slow decline on a few queries
+            # the significant mode cannot judge is not a pass either
+            unjudged = floor_gate.unjudged_reason()
+            if unjudged is not None and not floor_gate.regressed:
+                reason = f"since {describe_floor(floor)}: {unjudged}"
+                threshold_fell = tuple((m.label, m.delta) for m in floor_gate.fell)
     return GateStatus(
         applied=reason is None,
         reason=reason,

@@ -29,15 +29,6 @@ def headline_labels(run: EvalRun) -> list[str]:
     return labels
 
 
-def value_of(s: Slice, label: str) -> float:
-    agg = s.aggregate
-    if label == "MRR":
-        return agg.mrr
-    name, _, k = label.partition("@")
-    values = agg.recall_at_k if name == "recall" else agg.ndcg_at_k
-    return values.get(int(k), 0.0)
-
-
 def largest_fall(s: Slice) -> SliceDelta | None:
     """The metric of ``s`` that fell the most (None when none fell or no comparison)."""
     falls = [d for d in s.deltas or () if d.delta < 0 and d.test is not None]
@@ -53,7 +44,7 @@ def fall_text(d: SliceDelta) -> str:
 
 
 def _cell(s: Slice, label: str) -> str:
-    text = f"{value_of(s, label):.3f}"
+    text = f"{s.value(label):.3f}"
     d = s.delta(label)
     return f"{text} {arrow(d.delta)}" if d is not None else text
 

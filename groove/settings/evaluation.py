@@ -44,6 +44,17 @@ BASELINE_PIN = Setting(
     config_key="eval.baseline",
 )
 
+#: Which slices the reports measure (groove.stats.slices); eval and compare take it.
+SLICE_BY_SETTING = Setting(
+    "slice_by",
+    "slice_by",
+    "Slices of the golden queries measured on their own: tags (one per tag) or folder "
+    "(also one per top folder of the expected paths) (default: [eval].slice_by).",
+    flag="--slice-by",
+    config_key="eval.slice_by",
+    default="tags",
+)
+
 # ---------------------------------------------------------------- groove eval
 
 EVAL = table(
@@ -132,15 +143,7 @@ EVAL = table(
     HISTORY_SIZE,
     REGRESSION_THRESHOLD,
     ALPHA,
-    Setting(
-        "slice_by",
-        "slice_by",
-        "Slices of the golden queries measured on their own: tags (one per tag) or folder "
-        "(also one per top folder of the expected paths) (default: [eval].slice_by).",
-        flag="--slice-by",
-        config_key="eval.slice_by",
-        default="tags",
-    ),
+    SLICE_BY_SETTING,
     Setting(
         "gate_slices",
         "bool",
@@ -278,6 +281,11 @@ COMPARE = table(
     shared.GOLDEN.but(
         help="Golden YAML whose judgements file gives judged@k (default: [eval].golden, else "
         "<kb>/.groove-eval.yml; none: no judged@k).",
+        surfaces=frozenset({"cli"}),
+    ),
+    SLICE_BY_SETTING.but(
+        help="Slices listed under each run: tags (one per tag of its queries) or folder (also "
+        "one per top folder of the expected paths) (default: [eval].slice_by).",
         surfaces=frozenset({"cli"}),
     ),
     shared.CONFIG,

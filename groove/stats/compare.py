@@ -39,6 +39,7 @@ from groove.stats.significance import (
     paired_test,
     paired_values,
 )
+from groove.stats.slices import DEFAULT_SLICE_BY, Slice, define_slices, measure_slices
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,6 +95,9 @@ class RunComparison:
     # judged@k under the current judgements, and the unjudged newcomers of the queries that
     # fell against the baseline (only when a judgements file is given; docs/judgements.md)
     judged: JudgedSummary | None = None
+    # each slice of the run's queries (their tags, and folders with slice_by "folder")
+    # against the same queries of the baseline (groove.stats.slices); empty without tags
+    slices: tuple[Slice, ...] = ()
 
     @property
     def unpaired_note(self) -> str | None:
@@ -126,6 +130,7 @@ class Comparison(Introduces):
                     "paired_queries": r.paired_queries,
                     "unpaired": dict(r.unpaired or {}),
                     **({"judged": r.judged.to_dict()} if r.judged is not None else {}),
+                    **({"slices": [x.to_dict() for x in r.slices]} if r.slices else {}),
                     "metrics": {
                         m.label: {
                             "value": m.value,
@@ -201,9 +206,11 @@ def compare_runs(
     alpha: float = DEFAULT_ALPHA,
     judgements: Judgements | None = None,
     progress: ProgressFn | None = None,
+    slice_by: str = DEFAULT_SLICE_BY,
 ) -> Comparison:
     """Every run against ``runs[baseline]``; Holm over each run's metrics; with
-    ``judgements``, each run's judged@k and unjudged newcomers against the baseline.
+    ``judgements``, each run's judged@k and unjudged newcomers against the baseline; each
+    slice of a run's queries (``slice_by``: groove.stats.slices) against the baseline.
     ``progress`` receives a ``Progress`` (task ``compare``, stage ``run``) per run."""
     if not runs:
         raise ConfigError("nothing to compare", _RUNS_HINT, setting="runs")
@@ -250,6 +257,11 @@ def compare_runs(
                 judged=None
                 if judgements is None
                 else summarise(run.record, judgements, None if i == baseline else base.record),
+                slices=measure_slices(
+                    run.record,
+                    None if i == baseline else base.record,
+                    define_slices(run.record.per_query, slice_by),
+                ),
             )
         )
         message = f"compared {run.label} with the baseline {base.label}"

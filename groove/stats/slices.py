@@ -136,6 +136,15 @@ class Slice:
     aggregate: AggregateMetrics
     deltas: tuple[SliceDelta, ...] | None = None
     paired_queries: int = 0
+    query_ids: tuple[str, ...] = ()  # its queries, in golden order (not in the JSON)
+
+    def value(self, label: str) -> float:
+        """The slice's aggregate of a diff label (``recall@10``, ``MRR``, ``nDCG@10``)."""
+        agg = self.aggregate
+        if label == "MRR":
+            return agg.mrr
+        name, _, k = label.partition("@")
+        return (agg.recall_at_k if name == "recall" else agg.ndcg_at_k).get(int(k), 0.0)
 
     def delta(self, label: str) -> SliceDelta | None:
         for d in self.deltas or ():
@@ -172,7 +181,8 @@ def measure_slices(
                 SliceDelta(label, value, prev, significance.get(label))
                 for label, value, prev in metric_pairs(now.aggregate, before.aggregate)
             )
-        out.append(Slice(d.name, d.kind, now.aggregate.query_count, now.aggregate, deltas, paired))
+        count = now.aggregate.query_count
+        out.append(Slice(d.name, d.kind, count, now.aggregate, deltas, paired, d.query_ids))
     return tuple(out)
 
 

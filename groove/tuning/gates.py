@@ -1,7 +1,8 @@
 """The five adoption gates, and the per-query impact the report shows next to them.
 
 With ``m`` = mean held-out delta and ``se`` = paired SE of the LOO deltas, the refit is
-adopted only if all of these hold (otherwise: keep the built-in defaults):
+adopted only if all of these hold (otherwise: keep the grid's default, the built-in
+defaults or a family grid's baseline; groove.tuning.columns):
 
 1. refit != default
 2. ``m > min_delta`` (0.02)
