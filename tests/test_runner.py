@@ -43,6 +43,7 @@ EVAL_PARAMETERS = (
     "gate_slices",
     "slice_min_queries",
     "explain",
+    "name",
     "config",
     "retriever",
     "retriever_options",

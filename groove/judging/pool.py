@@ -23,7 +23,6 @@ decision hangs on, is judged first.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,15 +155,6 @@ class Pool(Introduces):
 
         columns = ["query_id", "query", "path", "heading", "priority", "sources", "snippet"]
         return pd.DataFrame([c.to_dict() for c in self.candidates], columns=columns)
-
-    def frame(self) -> pd.DataFrame:
-        """Deprecated name of ``candidates_frame()`` (docs/api.md, "One vocabulary")."""
-        warnings.warn(
-            "Pool.frame() is deprecated; use Pool.candidates_frame()",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.candidates_frame()
 
 
 def _key(path: str, heading: str | None) -> tuple[str, str | None]:

@@ -33,23 +33,6 @@ NOTE_INSENSITIVE_QUERY = "insensitive-query"
 NOTE_FEW_EFFECTIVE_QUERIES = "few-effective-queries"
 
 
-def __getattr__(name: str) -> Any:
-    """``TuneProgress``: the deprecated name of tune's progress event, now the one
-    ``groove.progress.Progress`` of every task (its ``item`` is the query id)."""
-    if name == "TuneProgress":
-        import warnings
-
-        from groove.progress import Progress
-
-        warnings.warn(
-            "TuneProgress is deprecated; tune's progress events are groove.Progress",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return Progress
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 @dataclass(frozen=True)
 class QueryDiagnostics:
     id: str
