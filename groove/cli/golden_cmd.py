@@ -81,8 +81,8 @@ def doctor_cmd(
     fmt: str,
 ) -> None:
     """Find expected entries the index lost (moved, renamed, split, deleted) and fix them."""
-    from groove.evaluation.doctor import resolve_doctor, run_doctor
     from groove.cli.words import DOCTOR_SWITCHES
+    from groove.evaluation.doctor import resolve_doctor, run_doctor
     from groove.report.doctor_text import render
 
     config = config_from(ctx)

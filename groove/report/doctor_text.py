@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from groove.golden.proposals import CERTAIN, LIKELY, DoctorReport, Proposal
 
-
 #: how a face names the two switches (the CLI passes its flags: groove/cli/words.py)
 SWITCHES = ("apply=True", "accept_likely=True")
 
