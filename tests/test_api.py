@@ -271,7 +271,9 @@ def test_per_query_frame_without_a_previous_run(kb: Path) -> None:
         "regressed",
         "answers",
         "found",
+        "latency_ms",
     ]
+    assert (frame["latency_ms"] > 0).all()
     assert list(frame["id"]) == [q.id for q in run.per_query]
     assert not frame["regressed"].any()  # nothing to have fallen from
     assert list(frame["answers"]) == [len(q.expected) for q in run.per_query]

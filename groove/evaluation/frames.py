@@ -42,9 +42,12 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
         row["regressed"] = not math.isnan(fell) and classify(fell, run.threshold) is Change.DOWN
         row["answers"] = len(q.expected)
         row["found"] = sum(rank is not None for rank in best_ranks(q.expected, q.top_k))
+        timing = run.query_timings.get(q.id)
+        row["latency_ms"] = timing.total * 1000.0 if timing is not None else NAN
         rows.append(row)
     columns = ["id", "query", *_triples(metric_values(run.record.aggregate))]
-    return pd.DataFrame(rows, columns=[*columns, "miss", "regressed", "answers", "found"])
+    tail = ["miss", "regressed", "answers", "found", "latency_ms"]
+    return pd.DataFrame(rows, columns=[*columns, *tail])
 
 
 def worst_first(run: EvalRun) -> pd.DataFrame:
