@@ -27,7 +27,7 @@ def synthetic_result(n: int, seed: int = 11):  # type: ignore[no-untyped-def]
     from groove.metrics import Expected
     from groove.tuning.analysis import analyse
     from groove.tuning.grid import N_CONDITIONS
-    from groove.tuning.result import QueryDiagnostics, TuneResult
+    from groove.tuning.result import EngineLegs, QueryDiagnostics, TuneResult
     from groove.tuning.table import MetricTable
 
     rng = np.random.default_rng(seed)
@@ -41,17 +41,19 @@ def synthetic_result(n: int, seed: int = 11):  # type: ignore[no-untyped-def]
     )
     diagnostics = tuple(QueryDiagnostics(q.id, 9, 20, 3, False, True, 0) for q in queries)
     return TuneResult(
-        kb_path=Path("/kb"),
         golden_path=Path("/kb/golden.yml"),
-        model="m",
         limit=10,
-        candidate_pool=50,
         k_values=(1, 5, 10),
-        chunk_total=5000,
-        context_axis_noop=False,
         queries=queries,
-        diagnostics=diagnostics,
+        source=EngineLegs(
+            model="m",
+            candidate_pool=50,
+            chunk_total=5000,
+            context_axis_noop=False,
+            diagnostics=diagnostics,
+        ),
         analysis=analyse(table, list(range(n))),
+        kb_path=Path("/kb"),
     )
 
 

@@ -34,8 +34,9 @@ from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.spec import parse_spec
 from groove.tuning import run as tune
-from groove.tuning.external import run_external, tune_legs
-from groove.tuning.external_result import ExternalTune
+from groove.tuning.result import TuneResult
+from groove.tuning.retriever import run as run_external
+from groove.tuning.retriever import tune_legs
 from groove.tuning.settings import resolve_settings as tune_settings
 
 KS = (1, 5, 10)
@@ -82,12 +83,12 @@ def own_family_verdicts(kb: Path, golden: Path, queries: Sequence[GoldenQuery]) 
     ]
 
 
-def verdict_of(result: ExternalTune) -> str:
-    loo, verdict = result.loo, result.verdict
-    if loo is None or verdict is None:
+def verdict_of(result: TuneResult) -> str:
+    if result.analysis is None:
         return "no effective query"
+    loo, verdict = result.analysis.loo, result.analysis.verdict
     word = f"adopt {verdict.condition.label}" if verdict.adopt and verdict.condition else "keep"
-    refit = result.grid.conditions[loo.refit].label
+    refit = loo.refit.label
     return (
         f"{result.grid.family}: {word} (refit {refit}, held-out {loo.mean_delta:+.4f} "
         f"± {loo.paired_se:.4f}, stability {loo.stability:.2f})"
@@ -153,7 +154,7 @@ def main() -> None:
             ):
                 spec = parse_spec(url)
                 verdicts = [
-                    verdict_of(run_external(spec, golden_path, family=family, engine=spec.kind))  # type: ignore[arg-type]
+                    verdict_of(run_external(spec, golden_path, family=family, engine=spec.kind))
                     for family in ("rrf", "convex")
                 ]
                 rows.append((label, figures(queries, retrieved(url, queries)), "; ".join(verdicts)))

@@ -27,7 +27,25 @@ checked against groove.stats.significance.sign_flip_p and
 groove.stats.familywise.max_t_drop.
 
     .venv/bin/python bench/gate_simulation.py [--reps 1000] [--cranfield DIR]
-        [--sizes 8 15 50 225] [--drops 0 0.02 0.05 0.1]
+        [--sizes 8 15 50 225] [--drops 0 0.02 0.05 0.1] [--floor [--steps 5]]
+    .venv/bin/python bench/gate_simulation.py --slices [--reps 300]
+
+``--floor``: the false alarms of both gates with the accepted baseline (the floor), in
+sequences of runs rather than pairs. A golden set of N queries is drawn once per
+replication; then a first run (the floor) and ``--steps`` more, each an independent draw
+of which configuration answers each query (no true change anywhere). Each later run is
+judged against the newest earlier run that passed and, with the floor, against the first
+run too; a fall beyond the threshold against either is a false alarm. The table sets the
+pair rates above (the documented ones, drawn again here) beside the per-run rates of the
+same gate in sequences without and with the floor.
+
+``--slices``: the slice gate's false alarms instead (no true change). Each simulated golden
+set of N queries is split into S equal slices (tags); a pair is drawn as above and judged
+per slice on the seven metrics by the threshold rule (any slice of at least 10 queries fell
+by more than 0.05), by the significant rule adjusted within each slice only (max-T over its
+seven metrics, as if each slice were its own golden set), and by the shipped slice gate
+(max-T over slices x metrics, groove.stats.slices). The first replications of each cell are
+also judged by groove.stats.slices.decide_slices on real RunRecords and must agree.
 
 ``--cranfield DIR``: a folder with kb/, golden.yml and an index (.groove.db beside kb/);
 default: the indexed copy bench/_cranfield.py builds. Runs are cached in bench/.work/.
@@ -308,6 +326,183 @@ COLUMNS = (
 )
 
 
+# ---------------------------------------------------------------- the slice gate
+
+SLICE_CELLS = ((40, 2), (40, 4), (100, 4), (100, 10), (225, 5), (225, 15))
+SLICE_MIN_QUERIES = 10
+
+
+def _slice_columns(d: np.ndarray, slices: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(queries, slices x metrics) deltas, 0 outside each slice; and each slice's rows.
+    ``d`` is (metrics, n); query i is in slice i % slices."""
+    n = d.shape[1]
+    members = [np.arange(n) % slices == s for s in range(slices)]
+    columns = [np.where(m, d[j], 0.0) for m in members for j in range(d.shape[0])]
+    return np.stack(columns, axis=1), members
+
+
+def slice_rates(deltas: np.ndarray, slices: int, alpha: float) -> dict[str, float]:
+    """How often each slice rule fires (fractions of the replications)."""
+    fires = {"slice_threshold": 0, "slice_per_slice": 0, "slice_max_t": 0, "slice_real": 0}
+    metrics = deltas.shape[1]
+    for d in deltas:
+        columns, members = _slice_columns(d, slices)
+        gated = [m for m in members if m.sum() >= SLICE_MIN_QUERIES]
+        index = [s for s, m in enumerate(members) if m.sum() >= SLICE_MIN_QUERIES]
+        if not gated:
+            continue
+        fell = np.array([[-d[j][m].mean() > THRESHOLD for j in range(metrics)] for m in gated])
+        keep = [s * metrics + j for s in index for j in range(metrics)]
+        family, _ = max_t_drop(columns[:, keep])
+        p_family = np.array(family).reshape(len(gated), metrics)
+        p_each = np.array([max_t_drop(d[:, m].T)[0] for m in gated])
+        fires["slice_threshold"] += bool(fell.any())
+        fires["slice_per_slice"] += bool((fell & (p_each < alpha)).any())
+        fires["slice_max_t"] += bool((fell & (p_family < alpha)).any())
+        fires["slice_real"] += bool((p_family < alpha).any())
+    return {k: v / deltas.shape[0] for k, v in fires.items()}
+
+
+def _record(scores: np.ndarray, slices: int, stamp: str):  # type: ignore[no-untyped-def]
+    """A RunRecord whose query i has the seven metrics ``scores[:, i]`` and tag i % slices."""
+    from groove.metrics import Expected, QueryMetrics, aggregate
+    from groove.runs.fingerprint import Fingerprint
+    from groove.runs.record import QueryResult, RunRecord
+
+    ks = (1, 5, 10)
+    queries = []
+    for i in range(scores.shape[1]):
+        r1, r5, r10, mrr, n1, n5, n10 = (float(v) for v in scores[:, i])
+        m = QueryMetrics({1: r1, 5: r5, 10: r10}, mrr, {1: n1, 5: n5, 10: n10})
+        tag = (f"s{i % slices}",)
+        queries.append(QueryResult(f"q{i}", "", (Expected("x.md"),), (), m, None, tag))
+    agg = aggregate([(q.expected, q.metrics) for q in queries], ks)
+    return RunRecord(
+        stamp, Fingerprint("m", None, 10, ks, "h", 1, 1), None, tuple(queries), agg, ()
+    )
+
+
+def check_slices_against_shipping(
+    pool: np.ndarray, n: int, slices: int, alpha: float, seed: int, count: int = 3
+) -> None:
+    """The batch rule must give decide_slices' verdict on the same pairs."""
+    from groove.stats.slices import decide_slices, define_slices
+
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        rows = rng.integers(0, pool.shape[0], size=n)
+        swap = rng.integers(0, 2, size=n)
+        before = pool[rows, swap].T  # (7, n)
+        after = pool[rows, 1 - swap].T
+        old = _record(before, slices, "2026-01-01T00:00:00+00:00")
+        new = _record(after, slices, "2026-01-02T00:00:00+00:00")
+        gate = decide_slices(
+            new, old, define_slices(new.per_query), mode="significant",
+            threshold=THRESHOLD, alpha=alpha, min_queries=SLICE_MIN_QUERIES,
+        )  # fmt: skip
+        batch = slice_rates((after - before)[np.newaxis], slices, alpha)["slice_max_t"]
+        if gate.regressed != bool(batch):
+            raise SystemExit(
+                f"slice gate {gate.regressed} != batch rule {batch} (N={n}, S={slices})"
+            )
+
+
+SLICE_COLUMNS = (
+    ("slice_threshold", "threshold per slice"),
+    ("slice_per_slice", "significant, max-T within each slice only"),
+    ("slice_max_t", "significant, max-T over slices x metrics (shipped)"),
+    ("slice_real", "drop test alone over slices x metrics"),
+)
+
+
+def slices_main(args: argparse.Namespace) -> None:
+    pools = {"Cranfield": cranfield_pool(args.cranfield), "fixtures": fixture_pool()}
+    start = time.perf_counter()
+    print(f"{args.reps} simulated pairs per cell, no true change; slices of at least ", end="")
+    print(f"{SLICE_MIN_QUERIES} queries gated; threshold {THRESHOLD}, alpha {args.alpha}")
+    print()
+    print("| pool | N | slices (queries each) | " + " | ".join(t for _, t in SLICE_COLUMNS) + " |")
+    print("|---|---:|---:|" + "---:|" * len(SLICE_COLUMNS))
+    seed = 1000
+    cells = [("Cranfield", n, s) for n, s in SLICE_CELLS] + [("fixtures", 20, 2)]
+    for name, n, slices in cells:
+        seed += 1
+        pool = pools[name]
+        check_slices_against_shipping(pool, n, slices, args.alpha, seed)
+        deltas = draw_deltas(pool, n, 0.0, args.reps, seed)
+        fires = slice_rates(deltas, slices, args.alpha)
+        shown = " | ".join(f"{100 * fires[key]:.1f}%" for key, _ in SLICE_COLUMNS)
+        print(f"| {name} | {n} | {slices} ({n // slices}) | {shown} |", flush=True)
+    print()
+    print(f"wall time {time.perf_counter() - start:.0f} s")
+
+
+def draw_sequences(pool: np.ndarray, n: int, steps: int, reps: int, seed: int) -> np.ndarray:
+    """(reps, steps + 1, n, 7): runs over one drawn golden set per replication, each query
+    of each run answered by a configuration a fair coin picks (the null: nothing changes)."""
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, pool.shape[0], size=(reps, 1, n))
+    config = rng.integers(0, 2, size=(reps, steps + 1, n))
+    return pool[np.broadcast_to(rows, config.shape), config]
+
+
+def _fails(deltas: np.ndarray, alpha: float) -> dict[str, np.ndarray]:
+    """(reps,) booleans: does each gate fail each pair of ``deltas`` (reps, 7, n)?"""
+    fell = -deltas.mean(axis=2) > THRESHOLD
+    live = fell.any(axis=1)
+    significant = np.zeros(deltas.shape[0], dtype=bool)
+    if live.any():  # the drop test only where some metric fell beyond the threshold
+        p = batch_max_t(deltas[live])
+        significant[live] = (fell[live] & (p < alpha)).any(axis=1)
+    return {"threshold": live, "max_t": significant}
+
+
+def floor_rates(runs: np.ndarray, alpha: float) -> dict[str, float]:
+    """Per gated run, how often each gate fails a run of the null sequence ``runs``,
+    without the floor (``<gate>``) and with it (``<gate>+floor``)."""
+    reps, total = runs.shape[0], runs.shape[1]
+    every = np.arange(reps)
+    out: dict[str, float] = {}
+    for gate in ("threshold", "max_t"):
+        for floor in (False, True):
+            previous = np.zeros(reps, dtype=np.int64)  # the newest run that passed
+            alarms = 0
+            for step in range(1, total):
+                now = runs[:, step]
+                failed = _fails(np.transpose(now - runs[every, previous], (0, 2, 1)), alpha)[gate]
+                if floor:
+                    against = np.transpose(now - runs[:, 0], (0, 2, 1))
+                    failed = failed | _fails(against, alpha)[gate]
+                alarms += int(failed.sum())
+                previous = np.where(failed, previous, step)
+            out[gate + ("+floor" if floor else "")] = alarms / (reps * (total - 1))
+    return out
+
+
+def floor_table(pools: dict[str, np.ndarray], args: argparse.Namespace) -> None:
+    print(f"{args.reps} sequences of a first run and {args.steps} more per cell; ", end="")
+    print(f"threshold {THRESHOLD}, alpha {args.alpha}; false alarms per gated run")
+    print()
+    head = (
+        "| pool | N | threshold: pairs | sequences | sequences + floor "
+        "| significant: pairs | sequences | sequences + floor |"
+    )
+    print(head)
+    print("|---|---:|" + "---:|" * 6)
+    seed = 100
+    for name, pool in pools.items():
+        for n in args.sizes:
+            seed += 1
+            pairs = draw_deltas(pool, n, 0.0, args.reps, seed)
+            paired = {k: float(v.mean()) for k, v in _fails(pairs, args.alpha).items()}
+            rates = floor_rates(draw_sequences(pool, n, args.steps, args.reps, seed), args.alpha)
+            cells = [
+                paired["threshold"], rates["threshold"], rates["threshold+floor"],
+                paired["max_t"], rates["max_t"], rates["max_t+floor"],
+            ]  # fmt: skip
+            print(f"| {name} | {n} | " + " | ".join(f"{100 * c:.1f}%" for c in cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=1000, help="pairs per cell")
@@ -315,9 +510,19 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--drops", type=float, nargs="+", default=list(DROPS))
+    parser.add_argument("--slices", action="store_true", help="the slice gate's false alarms")
+    parser.add_argument("--floor", action="store_true", help="the gates with the floor")
+    parser.add_argument("--steps", type=int, default=5, help="runs after the floor (--floor)")
     args = parser.parse_args()
+    if args.slices:
+        slices_main(args)
+        return
     pools = {"Cranfield": cranfield_pool(args.cranfield), "fixtures": fixture_pool()}
     start = time.perf_counter()
+    if args.floor:
+        floor_table(pools, args)
+        print(f"\nwall time {time.perf_counter() - start:.0f} s")
+        return
     print(f"{args.reps} simulated pairs per cell; gates over {len(LABELS)} metrics; ", end="")
     print(f"threshold {THRESHOLD}, alpha {args.alpha}")
     for name, pool in pools.items():

@@ -26,6 +26,13 @@ on 2 cores, so 100,000 chunks take about an hour. Usage:
 ``--reuse`` keeps the KB, golden set and index of an earlier run in ``--work`` and runs the
 steps from 2 on (and the raw fastembed sample): for measuring a change to search, eval or
 tune at size without indexing again.
+
+``--stand-in-vectors`` builds the index from nothing in process with a stand-in embedder
+(random unit vectors seeded by each text, recorded under the default model's name and
+width) instead of the real model: minutes instead of an hour, for the time and memory of
+the steps after the index (the real model embeds the queries; the vector leg's answers are
+meaningless, its cost is not). ``--steps`` picks the steps to run after the index (names:
+reindex, eval, tune, explain, notebook).
 """
 
 from __future__ import annotations
@@ -126,6 +133,38 @@ def raw_rate(db: Path, sample: float) -> tuple[float, int]:
     return len(picked) / raw_seconds(model, picked), len(picked)
 
 
+class StandIn:
+    """Random unit vectors seeded by each text, under the default model's name and width."""
+
+    def __init__(self) -> None:
+        from groove.engine.embed import DEFAULT_MODEL
+
+        self.model_id, self.dim = DEFAULT_MODEL, 384
+
+    def embed(self, texts: Sequence[str], **_: object) -> np.ndarray:
+        import zlib
+
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            rng = np.random.default_rng(zlib.crc32(text.encode("utf-8")))
+            row = rng.standard_normal(self.dim)
+            out[i] = row / np.linalg.norm(row)
+        return out
+
+
+def index_with_stand_in(kb: Path) -> Step:
+    """``groove index`` from nothing, in process, with the stand-in embedder."""
+    import resource
+
+    from groove.engine.index import build
+
+    started = time.perf_counter()
+    build(kb, StandIn())  # type: ignore[arg-type]
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return Step("index from nothing (stand-in vectors, in process)", seconds, peak, "")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=100_000)
@@ -135,7 +174,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--reuse", action="store_true", help="keep --work's KB and index: steps 2 to 6 only"
     )
+    parser.add_argument("--stand-in-vectors", action="store_true")
+    parser.add_argument(
+        "--vocabulary-kb", type=Path, default=DEFAULT_KB, help="the KB whose words are drawn"
+    )
+    parser.add_argument("--steps", default="reindex,eval,tune,explain,notebook")
     args = parser.parse_args(argv)
+    wanted = set(args.steps.split(","))
     if args.reuse and (args.work is None or not (args.work / ".groove.db").is_file()):
         raise SystemExit("--reuse needs --work DIR holding an earlier run's KB and index")
     work = args.work or Path(tempfile.mkdtemp(prefix="groove-scale-"))
@@ -153,16 +198,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         for stale in work.glob(".groove.db*"):
             stale.unlink()
         kb.mkdir(parents=True)
-        files = write_kb(kb, args.chunks, vocabulary_of(DEFAULT_KB))
+        files = write_kb(kb, args.chunks, vocabulary_of(args.vocabulary_kb))
         generated_golden(kb, args.queries, golden)
-        steps.append(run_step("index from nothing", [str(GROOVE), "index", *kb_flag, "-q"]))
+        if args.stand_in_vectors:
+            steps.append(index_with_stand_in(kb))
+        else:
+            steps.append(run_step("index from nothing", [str(GROOVE), "index", *kb_flag, "-q"]))
     import sqlean
 
     conn = sqlean.connect(str(db))
     chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     conn.close()
-    raw, sampled = raw_rate(db, args.raw_sample)
-    if steps:
+    raw, sampled = raw_rate(db, args.raw_sample) if not args.stand_in_vectors else (0.0, 0)
+    if steps and not args.stand_in_vectors:
         index_rate = chunks / steps[0].seconds
         steps[0] = Step(
             steps[0].name,
@@ -171,25 +219,31 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{index_rate:.1f} chunks/s; raw fastembed {raw:.1f} chunks/s on {sampled} of the "
             f"same texts (ratio {index_rate / raw:.2f})",
         )
-    else:
+    elif not args.stand_in_vectors:
         print(f"# raw fastembed {raw:.1f} chunks/s on {sampled} of the indexed texts")
-    changed = change_share(kb, 0.01)
-    steps.append(
-        run_step(
-            "re-index after 1% of the files changed",
-            [str(GROOVE), "index", *kb_flag, "-q"],
-            f"{changed} of {files} files",
+    if "reindex" in wanted:
+        changed = change_share(kb, 0.01)
+        steps.append(
+            run_step(
+                "re-index after 1% of the files changed",
+                [str(GROOVE), "index", *kb_flag, "-q"],
+                f"{changed} of {files} files",
+            )
         )
-    )
     per_query = f"{args.queries} queries"
     eval_cmd = [str(GROOVE), "eval", *kb_flag, "--golden", str(golden), "--no-history"]
-    steps.append(run_step("groove eval", eval_cmd, per_query, ok=(0, 1)))
+    if "eval" in wanted:
+        steps.append(run_step("groove eval", eval_cmd, per_query, ok=(0, 1)))
     tune_cmd = [str(GROOVE), "tune", *kb_flag, "--golden", str(golden)]
-    steps.append(run_step("groove tune", tune_cmd, per_query, ok=(0, 1)))
-    steps.append(run_step("groove eval --explain", [*eval_cmd, "--explain"], per_query, ok=(0, 1)))
+    if "tune" in wanted:
+        steps.append(run_step("groove tune", tune_cmd, per_query, ok=(0, 1)))
+    if "explain" in wanted:
+        explain_cmd = [*eval_cmd, "--explain"]
+        steps.append(run_step("groove eval --explain", explain_cmd, per_query, ok=(0, 1)))
     notebook = [str(GROOVE), "notebook", "run", "eval-report", *kb_flag]
     notebook += ["-p", "golden", str(golden), "--out", str(work / "report")]
-    steps.append(run_step("notebook eval-report", notebook, per_query, ok=(0, 1)))
+    if "notebook" in wanted:
+        steps.append(run_step("notebook eval-report", notebook, per_query, ok=(0, 1)))
     size_mb = sum(p.stat().st_size for p in work.glob(".groove.db*")) / 1e6
     print(f"# {chunks} chunks in {files} files, index {size_mb:.0f} MB; {per_query}")
     print("| step | seconds | peak MB | |")

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from groove.progress import watched
 from groove.settings import (
     EVAL,
     GOLDEN_DOCTOR,
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from groove.progress import Progress
     from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
-    from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
@@ -61,24 +61,24 @@ def index(
     model: str | None = None,
     model_path: PathArg | None = None,
     config: PathArg | None = None,
-    progress: Callable[[Progress], None] | None = None,
+    progress: Callable[[Progress], None] | bool | None = None,
     lexical: LexicalMode | None = None,
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
     Only new and changed files are embedded. ``progress`` receives a ``Progress`` (task
-    ``index``, stage ``embed``) as chunks are embedded; a function of ``(done, total)`` still
-    works, with a DeprecationWarning. ``lexical`` records that mode in the index
-    (``--lexical``); without it the recorded mode is kept, ``force`` included. Returns what
+    ``index``, stage ``embed``) as chunks are embedded (by default a bar is drawn where a
+    person watches: in Jupyter, on a terminal; ``progress=False`` draws none). ``lexical``
+    records that mode in the index (``--lexical``); without it the recorded mode is kept,
+    ``force`` included. Returns what
     the build did; its ``line()`` is the CLI's summary line and its ``notes`` what the CLI
     prints on stderr.
     """
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
-    from groove.progress import accepting
 
     given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
-    _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
+    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     loaded = _config(config)
     kb = check_kb_path(given["kb_path"] or loaded.kb_path)
     chosen_model_path = given["model_path"] or loaded.model_path
@@ -89,16 +89,20 @@ def index(
         model_path=chosen_model_path,
         config=loaded,
     )
-    return build(
-        kb,
-        embedder,
-        db_path=given["db_path"],
-        config=loaded,
-        force=given["force"],
-        progress=accepting(progress, "index"),
-        model_path=chosen_model_path,
-        lexical=given["lexical"],
-    )
+    shown, finished = watched(progress, "index")
+    try:
+        return build(
+            kb,
+            embedder,
+            db_path=given["db_path"],
+            config=loaded,
+            force=given["force"],
+            progress=shown,
+            model_path=chosen_model_path,
+            lexical=given["lexical"],
+        )
+    finally:
+        finished()
 
 
 def search(
@@ -166,17 +170,19 @@ def evaluate(
     diff: bool = True,
     fail_on_regression: bool = False,
     baseline: str | None = None,
+    baseline_file: PathArg | None = None,
     require_baseline: bool | None = None,
     regression_gate: str | None = None,
     slice_by: str | None = None,
     gate_slices: bool | None = None,
     slice_min_queries: int | None = None,
     explain: bool = False,
+    name: str | None = None,
     config: PathArg | None = None,
     retriever: str | None = None,
     retriever_options: Mapping[str, Any] | None = None,
     retriever_name: str | None = None,
-    progress: Callable[[Progress], None] | None = None,
+    progress: Callable[[Progress], None] | bool | None = None,
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -191,7 +197,11 @@ def evaluate(
     ``retriever`` measures another system instead of groove's engine, as ``--retriever``
     does (``kb_path`` may then be None; docs/retrievers.md), read with
     ``retriever_options`` (name, headers, timeout, concurrency, retries, body, hits, fields).
+    ``name`` labels the run wherever runs are listed (``--name``).
     ``baseline`` compares with the run pinned under that name (``set_baseline``);
+    ``baseline_file`` is the committed accepted baseline the gate also compares with
+    (default: ``[eval].baseline_file``, else ``<golden stem>.baseline.json`` beside the
+    golden file, when it exists; ``accept_baseline(..., file=...)`` writes it);
     ``require_baseline=True`` makes the result's ``exit_code`` 4 when the regression gate
     could not be applied (its ``gate_status.reason`` says why). ``slice_by="folder"``
     adds a slice per top folder of the expected paths to the tag slices (``result.slices``);
@@ -204,11 +214,15 @@ def evaluate(
     from groove.tuning.reach import PROBE
 
     given = _keywords(EVAL, **_declared(EVAL, locals(), but=("config",)))
-    _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
+    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     settings = resolve_settings(_config(config), source="keyword", **given)
-    result = evaluation.prepare(
-        settings, grid=PROBE if settings.explain else None, progress=progress
-    )
+    shown, finished = watched(progress, "evaluate")
+    try:
+        result = evaluation.prepare(
+            settings, grid=PROBE if settings.explain else None, progress=shown
+        )
+    finally:
+        finished()
     return evaluation.save(result, settings)
 
 
@@ -225,17 +239,36 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
 
 
 def accept_baseline(
-    kb_path: PathArg | None, run: str | None = None, *, name: str | None = None
+    kb_path: PathArg | None,
+    run: str | None = None,
+    *,
+    name: str | None = None,
+    file: PathArg | bool | None = None,
 ) -> RunRecord:
-    """Accept the run ``run`` (default: the newest) as a baseline although it fell, like
-    ``groove baseline accept``: the next runs of its configuration compare with it. With
-    ``name``, pin it under that name too. Returns the accepted run."""
+    """Accept the run ``run`` (default: the newest) as the accepted baseline (the floor the
+    gate compares with: an intended drop, or a gain to keep), like ``groove baseline
+    accept``: the next runs of its configuration compare with it. With ``name``, pin it
+    under that name too. With ``file`` (a path, or True: ``[eval].baseline_file``, else
+    ``.groove-eval.baseline.json`` beside the KB's golden file), write it into that
+    baseline file to commit instead, like ``groove baseline accept --file``. Returns the
+    accepted run."""
     from groove.history import baseline
 
     _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
     _checked("name", name, _text_or_none, "text or None")
     path, size = _history_file(kb_path)
-    accepted, _ = baseline.accept(path, run, name, size)
+    if file is None or file is False:
+        accepted, _ = baseline.accept(path, run, name, size)
+        return accepted
+    if file is True:
+        from groove.evaluation.settings import GOLDEN_FILE_NAME, baseline_file_for
+
+        loaded = _config(None)
+        golden = loaded.eval.golden or path.parent / GOLDEN_FILE_NAME
+        target = baseline_file_for(loaded.eval.baseline_file, golden)
+    else:
+        target = _path(file, "file")
+    accepted, _ = baseline.accept_into_file(path, run, target, name, size)
     return accepted
 
 
@@ -286,9 +319,9 @@ def tune(
     family: str | None = "rrf",
     engine: str | None = None,
     window: int | None = None,
-    progress: Callable[[Progress], None] | None = None,
+    progress: Callable[[Progress], None] | bool | None = None,
     on_note: Callable[[Note], None] | None = None,
-) -> TuneResult | ExternalTune:
+) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
     Applies nothing; ``lexical`` picks the full-text index swept (``--lexical``).
@@ -300,21 +333,25 @@ def tune(
     With ``retriever`` (and ``retriever_options`` / ``retriever_name`` as ``evaluate``
     takes them) it tunes that engine's fusion over the legs it returns, like ``groove tune
     --retriever``: ``family`` (rrf, weighted_rrf, convex), ``engine`` (whose terms the
-    recommendation is written in) and ``window`` (the deepest window swept) apply, and the
-    result is an ``ExternalTune`` with the same card and frames (docs/engines.md).
+    recommendation is written in) and ``window`` (the deepest window swept) apply; the
+    result is the same ``TuneResult``, its ``source`` the retriever's legs (docs/engines.md).
     """
     from groove.errors import ConfigError
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
     given = _keywords(TUNE, **_declared(TUNE, locals(), but=("config",)))
-    _checked("progress", progress, _callable_or_none, "a function (Progress) or None")
+    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
     if given["retriever"] is not None or given["retriever_options"]:
-        from groove.tuning.external_settings import refuse_index_settings, run_retriever
+        from groove.tuning.retriever import refuse_index_settings, run_retriever
 
         refuse_index_settings(given)
-        result = run_retriever(_config(config), _spec(given), progress=progress, **given)
+        shown, finished = watched(progress, "tune")
+        try:
+            result = run_retriever(_config(config), _spec(given), progress=shown, **given)
+        finally:
+            finished()
         for note in result.notes:
             if on_note is not None:
                 on_note(note)
@@ -328,7 +365,11 @@ def tune(
     for note in settings.notes:
         if on_note is not None:
             on_note(note)
-    return tune_run.run(settings, progress=progress, on_note=on_note)
+    shown, finished = watched(progress, "tune")
+    try:
+        return tune_run.run(settings, progress=shown, on_note=on_note)
+    finally:
+        finished()
 
 
 def _spec(given: dict[str, Any]) -> RetrieverSpec:
@@ -462,6 +503,10 @@ def _path(value: Any, name: str) -> Path:
 
 def _callable_or_none(value: Any) -> bool:
     return value is None or callable(value)
+
+
+def _progress_value(value: Any) -> bool:
+    return value is None or isinstance(value, bool) or callable(value)
 
 
 def _text(value: Any) -> bool:

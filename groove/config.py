@@ -134,6 +134,7 @@ class EvalConfig:
     regression_gate: str = EVAL["regression_gate"].default
     alpha: float = EVAL["alpha"].default
     baseline: str | None = None  # compare with the run pinned under this name
+    baseline_file: Path | None = None  # the committed accepted baseline (history/baseline_file)
     require_baseline: bool = EVAL["require_baseline"].default  # exit 4: gate not applied
     judge: str | None = None  # who judges hits (docs/judgements.md)
     slice_by: str = EVAL["slice_by"].default  # the slices reported (groove.stats.slices)

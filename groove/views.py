@@ -13,14 +13,14 @@ from typing import Any
 
 from groove.engine.card import index_card, search_card
 from groove.evaluation.card import eval_run_card
-from groove.evaluation.frames import aggregate_frame, per_query_frame
+from groove.evaluation.frames import aggregate_frame, per_query_frame, slice_frame
 from groove.history.card import history_card
 from groove.history.frames import history_frame
 from groove.judging.card import pool_card
 from groove.runs.card import run_record_card
 from groove.stats.card import comparison_card
-from groove.tuning import document, external_frames, external_json, frames
-from groove.tuning.card import external_card, tune_card
+from groove.tuning import document, frames
+from groove.tuning.card import tune_card
 
 View = Callable[[Any], Any]
 
@@ -33,6 +33,7 @@ VIEWS: dict[str, dict[str, View]] = {
         "card": eval_run_card,
         "per_query_frame": per_query_frame,
         "aggregate_frame": aggregate_frame,
+        "slice_frame": slice_frame,
     },
     "History": {"card": history_card, "runs_frame": history_frame},
     "Comparison": {"card": comparison_card},
@@ -43,13 +44,6 @@ VIEWS: dict[str, dict[str, View]] = {
         "conditions_frame": frames.conditions_frame,
         "table_frame": frames.table_frame,
         "folds_frame": frames.folds_frame,
-    },
-    "ExternalTune": {
-        "card": external_card,
-        "to_dict": external_json.to_dict,
-        "conditions_frame": external_frames.conditions_frame,
-        "table_frame": external_frames.table_frame,
-        "folds_frame": external_frames.folds_frame,
     },
 }
 

@@ -261,18 +261,10 @@ METRICS = ["recall@1", "recall@5", "recall@10", "mrr", "ndcg@1", "ndcg@5", "ndcg
 def test_per_query_frame_without_a_previous_run(kb: Path) -> None:
     run = _evaluate(kb)
     frame = run.per_query_frame()
+    # a first run: no empty _previous / _delta columns in front of the useful ones
     assert list(frame.columns) == [
-        "id",
-        "query",
-        *METRICS,
-        *(f"{m}_previous" for m in METRICS),
-        *(f"{m}_delta" for m in METRICS),
-        "miss",
-        "regressed",
-        "answers",
-        "found",
-        "latency_ms",
-    ]
+        "id", "query", *METRICS, "miss", "regressed", "answers", "found", "latency_ms"
+    ]  # fmt: skip
     assert (frame["latency_ms"] > 0).all()
     assert list(frame["id"]) == [q.id for q in run.per_query]
     assert not frame["regressed"].any()  # nothing to have fallen from
@@ -284,7 +276,6 @@ def test_per_query_frame_without_a_previous_run(kb: Path) -> None:
     assert frame.loc[0, "mrr"] == first.metrics.reciprocal_rank
     assert frame.loc[0, "recall@5"] == first.metrics.recall_at_k[5]
     assert frame.loc[0, "ndcg@10"] == first.metrics.ndcg_at_k[10]
-    assert frame[[f"{m}_previous" for m in METRICS]].isna().all().all()
     assert list(frame["miss"]) == [q.is_miss for q in run.per_query]
     # The columns' means are the aggregate the reports show.
     aggregate = run.aggregate_frame().set_index("metric")["value"]
@@ -323,11 +314,16 @@ def test_frames_after_a_change_show_previous_values_and_deltas(kb: Path) -> None
 
     history = load_history(history_path(kb)).runs_frame()
     assert list(history.columns) == [
+        "id",
+        "name",
         "timestamp",
+        "outcome",
+        "baseline_id",
         "model",
         "queries",
         *METRICS,
         "fingerprint_changed",
+        "changed",
         "corpus_changed",
     ]
     assert str(history["timestamp"].dtype).startswith("datetime64")
@@ -345,7 +341,10 @@ def test_history_frame_marks_a_fingerprint_change_and_merges_k(kb: Path) -> None
     assert not frame["corpus_changed"][1]
     assert math.isnan(frame["recall@3"][0]) and not math.isnan(frame["recall@3"][1])
     assert math.isnan(frame["recall@5"][1])
-    assert list(frame.columns[3:-2]) == [
+    # each setting that differs has a column (the limit follows the largest k)
+    assert list(frame["k"]) == ["1,5,10", "3"] and list(frame["limit"]) == ["10", "3"]
+    assert frame["changed"][1] == "limit 10 -> 3; k 1,5,10 -> 3"
+    assert list(frame.columns[9:-3]) == [
         "recall@1",
         "recall@3",
         "recall@5",

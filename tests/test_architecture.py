@@ -72,6 +72,56 @@ def test_every_module_the_page_names_exists() -> None:
     assert absent == [], f"docs/architecture.md names modules that do not exist: {absent}"
 
 
+def _drawn_layers(text: str) -> list[str]:
+    """The modules of the "Layers" picture, top to bottom (the second column of each row)."""
+    section = text.split("## Layers", 1)[1]
+    block = section.split("```text\n", 1)[1].split("```", 1)[0]
+    drawn = []
+    for line in block.splitlines():
+        if line.strip().startswith("─"):
+            continue  # the rule between two groups of layers
+        cell = line[12:33].strip()
+        for name in filter(None, (part.strip() for part in cell.split(","))):
+            drawn.append("groove." + name.removesuffix("/").removesuffix(".py"))
+    return drawn
+
+
+def _contract_layers() -> list[list[str]]:
+    """The layers contract of pyproject.toml, top first: the modules of each layer."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["id"] == "layers")
+    return [[m.strip() for m in re.split(r"[|:]", layer)] for layer in contract["layers"]]
+
+
+def test_the_layers_picture_is_the_layers_contract() -> None:
+    drawn = _drawn_layers(DOC.read_text(encoding="utf-8"))
+    layers = _contract_layers()
+    level = {module: i for i, layer in enumerate(layers) for module in layer}
+    missing = sorted(set(level) - set(drawn))
+    unknown = sorted(set(drawn) - set(level))
+    assert missing == [] and unknown == [], f"not drawn: {missing}; not in the contract: {unknown}"
+    order = [level[m] for m in drawn]
+    upward = [m for m, a, b in zip(drawn[1:], order, order[1:], strict=False) if b < a]
+    assert upward == [], f"drawn above a layer the contract puts above them: {upward}"
+
+
+def test_the_layers_reader_sees_every_cell() -> None:
+    text = (
+        "## Layers\n\n```text\n"
+        " faces      cli/                 click commands\n"
+        "            notes, progress,     typed notes\n"
+        "            fileguard\n```\n"
+    )
+    assert _drawn_layers(text) == [
+        "groove.cli",
+        "groove.notes",
+        "groove.progress",
+        "groove.fileguard",
+    ]
+
+
 def test_the_map_parser_reports_both_directions(tmp_path: Path) -> None:
     text = (
         "## Module map\n\n```text\n"

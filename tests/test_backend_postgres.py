@@ -22,8 +22,8 @@ from groove.metrics import query_metrics
 from groove.retrievers.backends.postgres import PostgresRetriever, split_url
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.spec import parse_spec
-from groove.tuning.external import run_external
 from groove.tuning.families import family_grid
+from groove.tuning.retriever import run as tune_legs_of
 
 pgserver = pytest.importorskip("pgserver", reason="the groove[postgres] extra")
 
@@ -99,8 +99,8 @@ def test_tune_over_postgresql_legs_equals_postgresql_refusing_each_condition(
 ) -> None:
     _, url = exported
     queries = load_golden(golden_en).queries
-    result = run_external(parse_spec(url), golden_en, family="rrf", depth=20, calibrate=False)
-    assert result.table is not None
+    result = tune_legs_of(parse_spec(url), golden_en, family="rrf", depth=20, calibrate=False)
+    assert result.analysis is not None
     grid = family_grid("rrf", 20)
     assert result.grid == grid
     for j in (0, 1, 4, 6, len(grid.conditions) - 1):
@@ -111,8 +111,8 @@ def test_tune_over_postgresql_legs_equals_postgresql_refusing_each_condition(
         tops = retriever.retrieve([RetrieverQuery(q.id, q.query, 10) for q in queries])
         for i, (q, hits) in enumerate(zip(queries, tops, strict=True)):
             m = query_metrics(q.expected, hits, (1, 5, 10))
-            assert result.table.ndcg[5][i, j] == m.ndcg_at_k[5], (condition.label, q.id)
-            assert result.table.rr[i, j] == m.reciprocal_rank
+            assert result.analysis.table.ndcg[5][i, j] == m.ndcg_at_k[5], (condition.label, q.id)
+            assert result.analysis.table.rr[i, j] == m.reciprocal_rank
 
 
 def _files(root: Path) -> dict[str, str]:

@@ -269,3 +269,54 @@ def test_tops_over_the_tune_grid_equal_sql_with_ties(rows, query, negative, n) -
     ).fetchone()[0]
     assert (lists, matches) == (fts_rankings(conn, lq.match, n, "porter"), total)
     conn.close()
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(row, min_size=1, max_size=30),
+    deleted=st.sets(st.integers(min_value=1, max_value=30), max_size=4),
+    query=st.lists(st.sampled_from([*VOCABULARY, "absent"]), min_size=1, max_size=5),
+    negative=st.lists(st.sampled_from(VOCABULARY), max_size=1),
+    share=st.floats(min_value=0.0, max_value=1.0),
+    seed=st.integers(min_value=0, max_value=2**16),
+)
+def test_scores_of_some_matching_rows_equal_sqls_restricted_pass(  # type: ignore[no-untyped-def]
+    rows, deleted, query, negative, share, seed
+) -> None:
+    """``Scorer.scores_of`` (an explain's grid contenders) is ``bm25_columns`` with ``only``:
+    the same floats bit for bit, for any subset of the matching rows, in any order."""
+    import numpy as np
+
+    from groove.store.legs import bm25_columns
+    from groove.tuning.grid import weight_sets
+
+    conn = open_connection(":memory:")
+    migrate(conn)
+    conn.executemany(
+        "INSERT INTO fts_chunks_porter(rowid, heading, context, content) VALUES (?, ?, ?, ?)",
+        [(i + 1, *r) for i, r in enumerate(rows)],
+    )
+    conn.executemany("DELETE FROM fts_chunks_porter WHERE rowid = ?", [(d,) for d in deleted])
+    if conn.execute("SELECT count(*) FROM fts_chunks_porter_docsize").fetchone()[0] == 0:
+        return
+    lq = lexical_query(" ".join(query + [f"-{w}" for w in negative]), "porter")
+    assert lq.match is not None
+    phrases = bm25._served(lq, (1.0, 1.0, 1.0))
+    assert phrases is not None
+    grid = weight_sets()[::4]
+    matching = [int(r[0]) for r in bm25_columns(conn, lq.match, grid[:1], "porter")]
+    rng = np.random.default_rng(seed)
+    some = [r for r in matching if rng.random() < share]
+    rng.shuffle(some)
+    scorer = bm25.Scorer.of(read_postings(conn, "porter"))
+    ordered = np.sort(np.asarray(some, dtype=np.int64))
+    assert all(bm25._sums_exact(w, scorer.largest) for w in grid)
+    # the grid's sums are exact (one matrix product); a set whose sums round is not
+    for sets in (grid, [*grid, (0.3, 1.7, 0.9)]):
+        expected = {int(r[0]): r[1:] for r in bm25_columns(conn, lq.match, sets, "porter", some)}
+        columns = scorer.scores_of(phrases[0], sets, ordered)
+        found = {
+            int(r): tuple(float(c[i]) for c in columns) for i, r in enumerate(ordered.tolist())
+        }
+        assert found == expected
+    conn.close()

@@ -27,6 +27,7 @@ PRESENTATION = {
     "baseline set": {"name"},
     "baseline unset": {"name"},
     "golden import-judgements": {"file"},
+    "golden doctor": {"fmt"},
     "notebook run": {"name", "parameters"},
     "notebook open": {"name", "lab_args", "parameters"},
 }

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from groove.cli import cli
 from groove.errors import ConfigError, HistoryError
-from groove.history.history import append_run, history_path
+from groove.history.history import append_run, history_path, load_history
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, aggregate
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import QueryResult, RunRecord
@@ -100,7 +100,8 @@ def test_refs_resolve_positions_timestamps_and_files(tmp_path: Path) -> None:
     saved = tmp_path / "saved.json"
     saved.write_text(json.dumps(history[1].to_dict()), encoding="utf-8")
     got = resolve_refs(["1", "2026-01-02", str(saved)], history)
-    assert [r.label for r in got] == ["#1", "#2", "saved.json"]
+    # a stored run is named by its name, else its id; a saved file by its file name
+    assert [r.label for r in got] == [history[0].id, history[1].id, "saved.json"]
     assert got[0].record is history[0] and got[2].record == history[1]
     with pytest.raises(HistoryError, match="no run #3"):
         resolve_refs(["3"], history)
@@ -173,9 +174,13 @@ def test_cli_compare_history_positions_in_text_markdown_and_json(tmp_path: Path)
     ):
         append_run(history_path(kb), make_run(f"{stamp}T00:00:00+00:00", scores), 10)
     runner = CliRunner()
+    stored = load_history(history_path(kb)).runs  # newest first
+    ids = [r.id for r in stored]
     text = runner.invoke(cli, ["compare", "--kb-path", str(kb)])
     assert text.exit_code == 0, text.stderr
-    assert text.stdout.startswith("groove compare — baseline #3 (2026-01-01T00:00:00+00:00)\n")
+    assert text.stdout.startswith(
+        f"groove compare — baseline {ids[2]} (2026-01-01T00:00:00+00:00)\n"
+    )
     assert (
         "  MRR        0.179  (↓ 0.571 [-0.79, -0.32] p=0.0039 (Holm 0.03) ▼)" in text.stdout
         and "▼" in text.stdout
@@ -184,13 +189,13 @@ def test_cli_compare_history_positions_in_text_markdown_and_json(tmp_path: Path)
         cli, ["compare", "3", "1", "--kb-path", str(kb), "--format", "markdown"]
     )
     assert markdown.exit_code == 0
-    assert "| #3 `2026-01-01T00:00:00+00:00` (baseline) |" in markdown.stdout
+    assert f"| {ids[2]} `2026-01-01T00:00:00+00:00` (baseline) |" in markdown.stdout
     as_json = runner.invoke(
         cli, ["compare", "2", "1", "--baseline", "3", "--kb-path", str(kb), "--format", "json"]
     )
     doc = json.loads(as_json.stdout)
-    assert doc["baseline"] == "#3"
-    assert [r["label"] for r in doc["runs"]] == ["#3", "#2", "#1"]
+    assert doc["baseline"] == ids[2]
+    assert [r["label"] for r in doc["runs"]] == [ids[2], ids[1], ids[0]]
     assert doc["runs"][2]["metrics"]["MRR"]["significant"] is True
     missing = runner.invoke(cli, ["compare", "9", "--kb-path", str(kb)])
     assert missing.exit_code == 2 and "no run #9 in the eval history" in missing.stderr
@@ -386,6 +391,6 @@ def test_compare_takes_the_run_ids_eval_and_baseline_list_print(
     )
     assert by_id.exit_code == 0, by_id.stderr
     doc = json.loads(by_id.stdout)
-    assert [r["label"] for r in doc["runs"]] == ["#2", "#1"]
+    assert [r["label"] for r in doc["runs"]] == ids
     unknown = runner.invoke(cli, ["compare", "fffffffff0", "--kb-path", str(kb)])
     assert unknown.exit_code == 2 and "timestamp or run id" in unknown.stderr

@@ -260,8 +260,8 @@ def test_bad_values_name_the_file_the_key_and_the_rule(text: str, message: str) 
         (
             "[eval.extra]\nx = 1",
             "eval.extra",
-            "alpha, baseline, gate_slices, golden, history_size, judge, k_values, "
-            "regression_gate, regression_threshold, require_baseline, slice_by, "
+            "alpha, baseline, baseline_file, gate_slices, golden, history_size, judge, "
+            "k_values, regression_gate, regression_threshold, require_baseline, slice_by, "
             "slice_min_queries",
         ),
         ("[quality_filter]\nenabled = true", "quality_filter", TOP_KEYS),

@@ -137,14 +137,15 @@ def test_the_history_keeps_the_sketch_of_the_last_run_that_found_the_answer(
     # a run without sketches (another face) keeps them too
     append_run(path, _record("t3"), 10)
     assert load_history(path).answers == {"a.md": before}
-    # once the golden file follows, the fresh sketch replaces it; unexpected paths go
+    # once the golden file follows, the fresh sketch replaces it
     fixed = (_query("q", Expected("a.md", "Uno")),)
     append_run(path, _record("t4"), 10, answers=AnswerUpdate.of({"a.md": reworded}, fixed))
     assert load_history(path).answers == {"a.md": reworded}
-    append_run(
-        path, _record("t5"), 10, answers=AnswerUpdate.of({}, (_query("q", Expected("b.md")),))
-    )
-    assert load_history(path).answers == {}
+    # another golden file of the same KB: its paths join, the first one's stay
+    other = AnswerSketch("b.md", "t5", (SketchedChunk(None, body_digest("b")),))
+    only_b = (_query("q", Expected("b.md")),)
+    append_run(path, _record("t5"), 10, answers=AnswerUpdate.of({"b.md": other}, only_b))
+    assert load_history(path).answers == {"a.md": reworded, "b.md": other}
     assert [r.timestamp for r in load_history(path).runs] == ["t5", "t4", "t3", "t2", "t1"]
 
 
@@ -185,3 +186,14 @@ def test_the_pair_filter_finds_what_comparing_every_pair_finds() -> None:
                 every.add((queries[i].id, queries[j].id))
     found = {c.query_ids for c in duplicate_checks(queries)}
     assert found == every and len(every) >= 5
+
+
+def test_sketches_of_paths_no_golden_file_expects_are_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from groove.golden import answers
+
+    monkeypatch.setattr(answers, "KEEP_OTHERS", 2)
+    stored = {
+        f"{n}.md": AnswerSketch(f"{n}.md", f"t{n}", (SketchedChunk(None, "d"),)) for n in range(4)
+    }
+    kept = AnswerUpdate.of({}, (_query("q", Expected("x.md")),)).merged(stored)
+    assert sorted(kept) == ["2.md", "3.md"]  # the most recently seen

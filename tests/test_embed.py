@@ -368,3 +368,65 @@ def test_prepared_model_loads_after_the_weights_package_is_gone(
     monkeypatch.setattr(embed, "WEIGHTS_PACKAGE", "groove_test_no_such_weights")
     assert embed.load_embedder().model_id == embed.DEFAULT_MODEL
     assert capsys.readouterr().err == ""
+
+
+# ---------------------------------------------------------------- the int8 copy
+
+
+@pytest.mark.model
+def test_int8_copy_is_prepared_on_request_and_never_the_default(
+    minilm: embed.Embedder, minilm_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    shutil.copytree(minilm_root / "models", tmp_path / "models")
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
+    assert not (tmp_path / "models" / embed.INT8_DIR_NAME).exists()
+    result = CliRunner().invoke(cli, ["model", "prepare", "--int8"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        f"model ready: {tmp_path / 'models' / embed.INT8_DIR_NAME} ({embed.INT8_MODEL})"
+    )
+    assert result.stderr == ""  # onnxruntime's quantisation advice is not passed on
+    folder = tmp_path / "models" / embed.INT8_DIR_NAME
+    manifest = model_folder.read_manifest(folder)
+    assert manifest is not None and manifest["model"] == embed.INT8_MODEL
+    float_bytes = (tmp_path / "models" / embed.DEFAULT_DIR_NAME / "model.onnx").stat().st_size
+    assert (folder / "model.onnx").stat().st_size < float_bytes / 3  # int8 weights
+    assert embed.load_embedder().model_id == embed.DEFAULT_MODEL  # the default is unchanged
+    for name in ("minilm-int8", "all-MiniLM-L6-v2-int8", embed.INT8_MODEL):
+        assert embed.resolve_model_name(name) == embed.INT8_MODEL
+    int8 = embed.load_embedder("minilm-int8")
+    assert (int8.model_id, int8.dim) == (embed.INT8_MODEL, 384)
+    rows = int8.embed([QUERY, PARAPHRASE, RRF, CAT])
+    np.testing.assert_allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
+    floats = minilm.embed([QUERY, PARAPHRASE, RRF, CAT])
+    assert np.all(np.sum(rows * floats, axis=1) > 0.9)  # close to the float model, not equal
+    assert not np.array_equal(rows, floats)
+    q, para, rrf, cat = rows
+    assert _cos(q, para) > _cos(q, rrf) > _cos(q, cat)
+    written = (folder / "model.onnx").stat().st_mtime_ns
+    again = CliRunner().invoke(cli, ["model", "prepare", "--int8"])
+    assert again.exit_code == 0 and (folder / "model.onnx").stat().st_mtime_ns == written
+
+
+@pytest.mark.model
+def test_an_index_built_with_int8_records_it_and_searches_with_it(
+    minilm_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groove.engine.index import build
+    from groove.engine.session import open_engine
+
+    shutil.copytree(minilm_root / "models", tmp_path / "models")
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
+    kb = tmp_path / "kb"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "kb_en", kb)
+    summary = build(kb, embed.load_embedder("minilm-int8"))  # prepares the copy on first use
+    assert summary.model == embed.INT8_MODEL
+    engine = open_engine(kb)  # no model named: the recorded one
+    try:
+        assert engine.embedder.model_id == embed.INT8_MODEL
+    finally:
+        engine.conn.close()

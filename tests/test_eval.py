@@ -227,6 +227,7 @@ def test_json_document_has_the_spec_keys_sorted(kb: Path, golden: Path) -> None:
         "outcome",
         "per_query",
         "previous",
+        "settings",
         "significance",
         "timestamp",
     ]

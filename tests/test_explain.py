@@ -601,3 +601,54 @@ def test_numpy_read_legs_equal_the_sql_read_ones_bit_for_bit(
     sql_run = explained(kb, golden, real_embedder)
     assert fast_run.attribution == sql_run.attribution
     assert fast_run.per_query == sql_run.per_query
+
+
+def _sorted_places(ids: Any, distances: Any, exclude: frozenset[int]) -> dict[int, int]:
+    """The plain rule: a stable sort of the distances over ascending ids, exclusions out."""
+    import numpy as np
+
+    ranked = ids[np.argsort(distances, kind="stable")]
+    ranked = [int(i) for i in ranked if int(i) not in exclude]
+    return {chunk_id: place for place, chunk_id in enumerate(ranked, start=1)}
+
+
+def test_vector_places_are_the_stable_sorts_places_ties_and_exclusions_included() -> None:
+    import numpy as np
+
+    from groove.store.ranks import _places
+
+    rng = np.random.default_rng(3)
+    ids = np.sort(rng.choice(10_000, size=400, replace=False)).astype(np.int64)
+    distances = rng.integers(0, 40, size=400).astype(np.float32)  # many ties
+    for exclude in (frozenset(), frozenset(int(i) for i in ids[::7])):
+        places = _places(ids, distances, exclude)
+        expected = _sorted_places(ids, distances, exclude)
+        assert len(places) == len(expected)
+        assert {int(i): places[int(i)] for i in ids if int(i) not in exclude} == expected
+        assert list(places) == list(expected)
+        for gone in [*sorted(exclude)[:5], 10_001]:
+            assert gone not in places
+
+
+def test_the_vector_order_from_the_vector_copy_equals_the_read_vectors_order(
+    kb: Path, real_embedder: Any
+) -> None:
+    """--explain's vector order over every stored vector, from the memory-mapped copy and
+    from vectors read out of sqlite-vec: the same distances bit for bit, the same places."""
+    import numpy as np
+
+    from groove.store import ranks
+
+    with open_engine(kb, embedder=real_embedder) as engine, read_snapshot(engine.conn) as conn:
+        mapped = ranks.stored_vectors(conn, engine.embedder.dim)
+        read = ranks.read_vectors(conn, engine.embedder.dim)
+        assert isinstance(mapped, ranks.CopiedVectors)
+        for query in (QUERY, "stew onions", "tulips in spring"):
+            vector = engine.embed_queries([query])[0]
+            exclude = frozenset(int(i) for i in read.ids[::5])
+            for ex in (frozenset(), exclude):
+                a, b = mapped.places(vector, ex), read.places(vector, ex)
+                assert list(a) == list(b)
+                assert {i: a[i] for i in a} == {i: b[i] for i in b}
+                plain = np.sqrt(np.sum(np.square(read.matrix - vector), axis=1, dtype=np.float32))
+                assert list(b) == list(_sorted_places(read.ids, plain, ex))

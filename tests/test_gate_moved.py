@@ -255,3 +255,44 @@ def test_the_notebook_runner_exits_4_and_result_json_carries_the_threshold_verdi
     assert f"{REASON_3_OF_8}; the threshold gate's verdict: regression (recall@1 ↓ 0.375," in (
         summary
     )
+
+
+def test_the_notebook_status_says_not_applied_not_regression() -> None:
+    from groove.report.notebook.common import status
+    from groove.report.notebook.outcome import Outcome
+
+    for code, words in ((4, "✖ regression gate not applied"), (1, "✖ regression detected")):
+        html = status(Outcome(None, code)).data
+        assert f"<b>{words}</b> (exit {code})" in html
+
+
+def test_a_slow_decline_on_few_queries_is_not_a_pass_against_the_accepted_baseline(
+    eight: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """Threshold 0.2: each step loses one of 8 answers (0.125, under it) and passes against
+    the run before; the second is 0.25 below the accepted baseline (the first run) on two
+    moved queries, which the significant gate cannot judge: not applied, not a pass."""
+    golden, ids = eight
+    config = tmp_path / "groove.toml"
+    config.write_text("[eval]\nregression_threshold = 0.2\n", encoding="utf-8")
+    steps = [set(), {"q3"}, {"q3", "q6"}]
+    runs = [write_run(tmp_path / f"step{i}.jsonl", ids, lost) for i, lost in enumerate(steps)]
+    gated = ("--fail-on-regression", "--require-baseline", "--config", str(config))
+    assert run_eval(golden, runs[0], "--config", str(config)).exit_code == 0
+    first = run_eval(golden, runs[1], *gated)
+    assert first.exit_code == 0, first.stderr  # 0.125 under 0.2, against both
+    second = run_eval(golden, runs[2], *gated, "--format", "json")
+    assert second.exit_code == 4, second.stderr
+    gate = json.loads(second.stdout)["gate"]
+    assert gate["applied"] is False
+    assert gate["reason"].startswith("since the accepted baseline of ")
+    assert gate["reason"].endswith(
+        "too few queries moved for the significant gate: 2 of 8 paired queries moved, so the "
+        "smallest p(drop) is 1/4 = 0.25, never below alpha 0.05 (at least 5 must move)"
+    )
+    assert [m["delta"] for m in gate["threshold_gate"]["metrics"]] == [-0.25] * 7
+    # without --require-baseline: a warning, and the run is stored as the threshold gate
+    # judged it, so it never becomes the baseline of the next step by itself
+    warned = run_eval(golden, runs[2], "--fail-on-regression", "--config", str(config))
+    assert warned.exit_code == 0 and NOT_APPLIED + "since the accepted baseline" in warned.stderr
+    assert load_history(golden.parent / HISTORY_FILE_NAME).runs[0].outcome == "regressed"

@@ -97,6 +97,13 @@ def test_the_cli_reports_and_refuses_accept_likely_alone(reorganised) -> None:  
     refused = CliRunner().invoke(
         cli, ["golden", "doctor", "--kb-path", str(kb), "--golden", str(golden), "--accept-likely"]
     )
+    shown = CliRunner().invoke(
+        cli, ["golden", "doctor", "--kb-path", str(kb), "--golden", str(golden), "--format", "json"]
+    )
+    assert shown.exit_code == 0, shown.output
+    document = json.loads(shown.stdout)
+    assert len(document["proposals"]) == len(TRUTH) and document["written"] is False
+    assert {p["confidence"] for p in document["proposals"]} == {CERTAIN, LIKELY, NONE}
     assert refused.exit_code == 2
     assert refused.stderr.startswith("Error: --accept-likely only applies with --apply")
     assert "hint:" in refused.stderr
@@ -138,6 +145,18 @@ def test_a_golden_file_that_fits_its_index_is_healthy(indexed_kb, golden_en) -> 
     )
     assert result.exit_code == 0, result.output
     assert result.stdout == f"{golden_en}: all 10 expected entries are in the index\n"
+
+
+def test_the_cli_gate_keeps_its_exit_code_and_adds_the_rot_line(reorganised) -> None:  # type: ignore[no-untyped-def]
+    kb, golden, _, _ = reorganised
+    result = CliRunner().invoke(
+        cli, ["eval", "--kb-path", str(kb), "--golden", str(golden), "--fail-on-regression"]
+    )
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    regressed = next(i for i, line in enumerate(lines) if "regression detected" in line)
+    assert "falling queries expect answers that left the index" in lines[regressed + 1]
+    assert result.stderr.isascii()
 
 
 # Last: it rewrites the shared golden file and adds a run to the history.

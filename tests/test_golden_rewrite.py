@@ -102,3 +102,19 @@ def test_entry_lines_and_scalars() -> None:
 def test_entry_lines_name_each_entry(golden: Path) -> None:
     lines = entry_lines(load_golden(golden))
     assert lines == {("a", 0): 6, ("a", 1): 8, ("b", 0): 13, ("c", 0): 17}
+
+
+def test_a_failed_write_leaves_the_file_as_it_was(golden: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from groove.golden import rewrite
+
+    def full(path: Path, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(rewrite, "write_file", full)
+    proposal = _proposal("b", Expected("old/b.md", "Lead"), Expected("new/b.md", "Lead"))
+    with pytest.raises(GoldenError, match="could not write the golden file") as info:
+        apply_proposals(load_golden(golden), [proposal])
+    assert (
+        info.value.hint == "free some space or fix the folder's permissions; the file is as it was"
+    )
+    assert golden.read_bytes() == COMMENTED.encode("utf-8")

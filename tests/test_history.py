@@ -68,7 +68,9 @@ def test_stored_runs_are_the_history_or_the_current_run_alone(tmp_path: Path) ->
     )
     append_run(path, older, history_size=10)
     append_run(path, newer, history_size=10)
-    assert stored_runs(path, current) == (newer, older)  # newest first, as stored
+    # newest first, as stored, with the run being reported first when it is not stored yet
+    assert stored_runs(path, current) == (current, newer, older)
+    assert stored_runs(path, newer) == (newer, older)
 
 
 def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
@@ -84,10 +86,12 @@ def test_newest_first_and_trimmed_to_history_size(tmp_path: Path) -> None:
     for i in range(5):
         append_run(path, make_record(f"2026-01-0{i + 1}T00:00:00+00:00"), history_size=3)
     stamps = [r.timestamp for r in load_history(path).runs]
+    # the three newest, and the configuration's first run: its accepted baseline (the floor)
     assert stamps == [
         "2026-01-05T00:00:00+00:00",
         "2026-01-04T00:00:00+00:00",
         "2026-01-03T00:00:00+00:00",
+        "2026-01-01T00:00:00+00:00",
     ]
 
 

@@ -214,3 +214,23 @@ def test_the_notebook_runner_writes_it_with_p_junit(
     assert [c["@name"] for c in cases(document)] == golden_ids(golden_en)
     assert properties(document)["groove.verdict"] == result.result["verdict"] == "passed"
     assert properties(document)["groove.run_id"] == result.result["id"]
+
+
+def test_a_tagged_query_is_grouped_by_its_first_tag(
+    indexed_kb, golden_en: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    kb = indexed_kb("kb_en")
+    data = yaml.safe_load(golden_en.read_text(encoding="utf-8"))
+    for q in data["queries"]:
+        folder = q["expected"][0]["path"].split("/")[0]
+        if folder != "search":  # the search queries keep no tag
+            q["tags"] = [folder, "en"]
+    golden = tmp_path / "tagged.yml"
+    golden.write_text(yaml.safe_dump(data), encoding="utf-8")
+    report = tmp_path / "junit.xml"
+    result = groove("eval", "--kb-path", str(kb), "--golden", str(golden), "--junit", str(report))
+    assert result.exit_code == 0, result.stderr
+    groups = {c["@name"]: c["@classname"] for c in cases(read(report))}
+    expected = {q["id"]: q["tags"][0] if "tags" in q else "tagged" for q in data["queries"]}
+    assert groups == expected
+    assert set(groups.values()) == {"ops", "data", "team", "tagged"}

@@ -408,7 +408,10 @@ def test_the_api_takes_lexical_as_a_keyword(indexed_kb, golden_en: Path) -> None
     assert run.fingerprint.lexical == "porter"
     assert {q.lexical_leg for q in run.per_query} == {"porter"}
     tuned = groove.tune(kb, golden_en, lexical="trigram")
-    assert tuned.lexical == "trigram" and {d.lexical_leg for d in tuned.diagnostics} == {"trigram"}
+    source = tuned.source
+    assert source.lexical == "trigram" and {d.lexical_leg for d in source.diagnostics} == {
+        "trigram"
+    }
     with pytest.raises(ConfigError) as bad:
         groove.evaluate(kb, golden_en, lexical="bm25")
     assert bad.value.message == (
@@ -433,7 +436,7 @@ def test_both_notebooks_take_the_lexical_parameter(
     tuned = kernel.tune_explorer(
         kb_path=kb, golden=golden_en, lexical="trigram", result_path=tmp_path / "t"
     )
-    assert tuned.value is not None and tuned.value.lexical == "trigram"
+    assert tuned.value is not None and tuned.value.source.lexical == "trigram"
     refused = kernel.eval_report(
         kb_path=kb, golden=golden_en, lexical="bm25", result_path=tmp_path / "x"
     )

@@ -147,8 +147,11 @@ def test_regression_is_exit_1_with_misses_first(
     assert run is not None and outcome.exit_code == 1
     written = json.loads(path.read_text(encoding="utf-8"))
     assert (written["verdict"], written["exit_code"]) == ("regression", 1)
-    regression = outcome.notes[-1]
+    regression, rot = outcome.notes[-2:]
     assert (regression.kind, regression.level) == ("regression", "warning")
+    # the emptied note took a golden heading with it: that fall is the golden file's
+    assert (rot.kind, rot.level) == ("golden-rot", "warning")
+    assert "restore-pitr: data/restore.md > Point-in-time recovery (deleted" in rot.message
     assert regression.message.startswith("groove eval: retrieval-quality regression detected")
     assert regression.message.endswith("because -p fail_on_regression true was set.")
     assert "recall@10" in regression.data["metrics"]
@@ -360,14 +363,14 @@ def test_tune_explorer_notebook_on_japanese_kb_then_reloaded(
 
 
 @pytest.mark.slow
-def test_ci_gate_script_appends_the_summary(
+def test_ci_gate_script_gates_against_the_committed_file_and_appends_the_summary(
     kb: Path, golden_en: Path, tmp_path: Path, real_embedder: Any
 ) -> None:
     shutil.copy(golden_en, kb / ".groove-eval.yml")
-    notebook_run.eval_report(kb_path=kb, result_path=tmp_path / "baseline.json")
     page = tmp_path / "step-summary.md"
     env = {"GROOVE": str(Path(sys.executable).parent / "groove"), "GITHUB_STEP_SUMMARY": str(page)}
     gate = Path(__file__).resolve().parent.parent / "ci" / "gate.sh"
+    history = kb / ".groove-eval-history.json"
 
     def run_gate() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -377,15 +380,22 @@ def test_ci_gate_script_appends_the_summary(
             env={**os.environ, **env},
         )
 
-    # No run pinned as main yet: the gate cannot be applied, and says so (exit 4).
-    history = (kb / ".groove-eval-history.json").read_bytes()
-    unpinned = run_gate()
-    assert unpinned.returncode == 4, unpinned.stderr
-    assert "> ⚠️ warning: regression gate not applied: no run is pinned as 'main'" in (
+    # The first run: no baseline file, no history. Not applied (exit 4), and it says how.
+    first = run_gate()
+    assert first.returncode == 4, first.stderr
+    assert "> ⚠️ warning: regression gate not applied: no previous run in the history" in (
         page.read_text(encoding="utf-8")
     )
-    assert (kb / ".groove-eval-history.json").read_bytes() == history
-    groove.set_baseline(kb, "main")
+    assert f"then `groove baseline accept --kb-path {kb} --file`, and commit" in first.stderr
+    assert not history.exists()
+    # Accepted and committed: the file beside the golden; CI starts without a cache.
+    notebook_run.eval_report(kb_path=kb, result_path=tmp_path / "baseline.json")
+    groove.accept_baseline(kb, file=True)
+    committed = kb / ".groove-eval.baseline.json"
+    assert committed.is_file()
+    history.unlink()
+    assert run_gate().returncode == 0
+    history.unlink()  # every job starts without one
     _degrade(kb, real_embedder)
     page.write_text("before\n", encoding="utf-8")
     done = run_gate()
@@ -393,9 +403,16 @@ def test_ci_gate_script_appends_the_summary(
     text = page.read_text(encoding="utf-8")
     assert text.startswith("before\n## groove eval\n")
     assert "### Regressions and misses (2 of 10)" in text
+    assert "If this drop is intended, accept it in review: commit " in text
+    proposed = tmp_path / "report" / "proposed.baseline.json"
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [
-        "eval-report.html", "eval-report.ipynb", "result.json", "summary.md"
+        "eval-report.html", "eval-report.ipynb", "proposed.baseline.json", "result.json",
+        "summary.md",
     ]  # fmt: skip
+    # Committing the proposal is the decision: the next job passes against it.
+    shutil.copy(proposed, committed)
+    history.unlink()
+    assert run_gate().returncode == 0
 
 
 def test_tune_without_effective_queries_is_exit_2_with_the_diagnostics(
@@ -461,7 +478,7 @@ def test_tune_explorer_over_an_engines_legs_under_the_runner(tmp_path: Path) -> 
     assert _pngs(executed) == 3  # held-out, stability, impact (no bm25 grid, no rrf_k sweep)
     assert _stderr_streams(executed) == []
     page = (out / "tune-explorer.html").read_text(encoding="utf-8")
-    assert "ExternalTune" in page and "rank_window_size" in page
+    assert "TuneResult" in page and "rank_window_size" in page
     assert "groove&#x27;s own grid only" in page or "groove's own grid only" in page
     assert sorted(p.name for p in kb.iterdir()) == before  # tune writes nothing in the KB
     again = runner.run_notebook(

@@ -17,7 +17,7 @@ from groove.runs.corpus import CorpusSnapshot
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord
 from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS, RRF_K_GRID, Condition
-from groove.tuning.select import LooResult, nested_loo
+from groove.tuning.loo import LooResult, nested_loo
 from groove.tuning.table import MetricTable
 
 matplotlib.use("Agg")

@@ -200,9 +200,10 @@ def test_pool_from_a_saved_run_file_and_a_history_position(
 
     saved = tmp_path / "run.json"
     saved.write_text(eval_json.render(_eval(kb, golden, real_embedder, mmr=True)))
-    _eval(kb, golden, real_embedder)  # the history's only run
+    stored = _eval(kb, golden, real_embedder)  # the history's only run
     sources = PoolSources(history=False, runs=(str(saved), "1"))
     pool = collect(_settings(kb, golden), sources, depth=2)
-    assert pool.sources == ("run.json", "#1")
-    assert {s.source for c in pool.candidates for s in c.seen} == {"run.json", "#1"}
+    # a saved file by its name, a stored run by its name, else its id
+    assert pool.sources == ("run.json", stored.record.id)
+    assert {s.source for c in pool.candidates for s in c.seen} == {"run.json", stored.record.id}
     assert all(s.rank <= 2 for c in pool.candidates for s in c.seen)

@@ -20,8 +20,8 @@ from groove.tuning.calibrated import (
     held_out_mean,
 )
 from groove.tuning.document import to_dict
-from groove.tuning.result import QueryDiagnostics, TuneResult
-from groove.tuning.select import nested_loo
+from groove.tuning.loo import nested_loo
+from groove.tuning.result import EngineLegs, QueryDiagnostics, TuneResult
 from groove.tuning.table import MetricTable
 
 
@@ -104,22 +104,24 @@ def test_the_json_document_shows_both_ses() -> None:
     table = MetricTable.uniform(primary)
     analysis = analyse(table, list(range(n)))
     result = TuneResult(
-        kb_path=Path("/kb"),
         golden_path=Path("/kb/.groove-eval.yml"),
-        model="m",
         limit=10,
-        candidate_pool=50,
         k_values=(5,),
-        chunk_total=33,
-        context_axis_noop=False,
         queries=tuple(
             GoldenQuery(
                 id=f"q{i}", query=f"query {i}", expected=(Expected("a.md"),), tags=(), line=i
             )
             for i in range(n)
         ),
-        diagnostics=tuple(QueryDiagnostics(f"q{i}", 5, 9, 1, False) for i in range(n)),
+        source=EngineLegs(
+            model="m",
+            candidate_pool=50,
+            chunk_total=33,
+            context_axis_noop=False,
+            diagnostics=tuple(QueryDiagnostics(f"q{i}", 5, 9, 1, False) for i in range(n)),
+        ),
         analysis=analysis,
+        kb_path=Path("/kb"),
     )
     loo = to_dict(result)["loo"]
     assert loo["paired_se"] == pytest.approx(analysis.loo.paired_se)

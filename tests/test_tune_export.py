@@ -16,7 +16,7 @@ from groove.notes import Note
 from groove.tuning.analysis import analyse
 from groove.tuning.export import dumps, from_document, load_tune, save_tune, to_document
 from groove.tuning.grid import N_CONDITIONS, Condition
-from groove.tuning.result import QueryDiagnostics, TuneResult
+from groove.tuning.result import EngineLegs, QueryDiagnostics, TuneResult
 from groove.tuning.table import MetricTable
 
 WINNER = Condition(3, 1, 1, 4)
@@ -55,17 +55,19 @@ def _result(n: int = 12, effective: bool = True) -> TuneResult:
     )
     rows = [i for i, d in enumerate(diagnostics) if d.effective]
     return TuneResult(
-        kb_path=Path("/kb"),
         golden_path=Path("/kb/.groove-eval.yml"),
-        model="sentence-transformers/all-MiniLM-L6-v2",
         limit=10,
-        candidate_pool=50,
         k_values=(1, 5, 10),
-        chunk_total=33,
-        context_axis_noop=True,
         queries=_queries(n),
-        diagnostics=diagnostics,
+        source=EngineLegs(
+            model="sentence-transformers/all-MiniLM-L6-v2",
+            candidate_pool=50,
+            chunk_total=33,
+            context_axis_noop=True,
+            diagnostics=diagnostics,
+        ),
         analysis=analyse(table, rows) if rows else None,
+        kb_path=Path("/kb"),
         notes=(Note("fusion-customised", "something", data={"fusion": {"rrf_k": 20.0}}),),
     )
 

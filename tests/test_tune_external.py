@@ -27,9 +27,9 @@ from groove.progress import Progress
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.spec import parse_spec
-from groove.tuning.external import run_external, sweep_legs
 from groove.tuning.families import family_grid, select, select_many
 from groove.tuning.recommend import NotExpressible, recommend
+from groove.tuning.retriever import run, sweep_legs
 
 
 @pytest.fixture
@@ -45,16 +45,18 @@ def test_the_swept_table_equals_a_per_condition_refusion(made_up: tuple[Path, Pa
     golden_path, legs_path = made_up
     queries = load_golden(golden_path).queries
     baseline = Fusion("rrf", 60.0, window=50)
-    result = run_external(
+    result = run(
         parse_spec(_adapter(legs_path, baseline)), golden_path, family="rrf", depth=50,
         calibrate=False,
     )  # fmt: skip
+    assert result.analysis is not None
     legs = _legs(legs_path, queries)
     ks = (1, 5, 10)
     for family in ("rrf", "weighted_rrf", "convex"):
         grid = family_grid(family, 50)  # type: ignore[arg-type]
-        table = sweep_legs(legs, queries, grid, 10, ks) if family != "rrf" else result.table
-        assert table is not None
+        table = (
+            sweep_legs(legs, queries, grid, 10, ks) if family != "rrf" else result.analysis.table
+        )
         columns = [
             j
             for j, c in enumerate(grid.conditions)
@@ -173,7 +175,7 @@ def _builtin_document() -> dict[str, Any]:
     from groove.tuning.analysis import analyse
     from groove.tuning.document import to_dict
     from groove.tuning.grid import N_CONDITIONS, Condition
-    from groove.tuning.result import QueryDiagnostics, TuneResult
+    from groove.tuning.result import EngineLegs, QueryDiagnostics, TuneResult
     from groove.tuning.table import MetricTable
 
     n, winner = 12, Condition(3, 1, 1, 4).index
@@ -182,10 +184,11 @@ def _builtin_document() -> dict[str, Any]:
     table = MetricTable((1, 5, 10), {k: primary for k in (1, 5, 10)},
                         {k: primary for k in (1, 5, 10)}, primary)  # fmt: skip
     result = TuneResult(
-        Path("/kb"), Path("/kb/g.yml"), "m", 10, 50, (1, 5, 10), 3, False,
+        Path("/kb/g.yml"), 10, (1, 5, 10),
         tuple(GoldenQuery(f"q{i}", "x", (Expected("a.md"),), (), None) for i in range(n)),
-        tuple(QueryDiagnostics(f"q{i}", 7, 9, 2, False) for i in range(n)),
-        analyse(table, range(n)),
+        EngineLegs("m", 50, 3, False, tuple(QueryDiagnostics(f"q{i}", 7, 9, 2, False)
+                                            for i in range(n))),
+        analyse(table, range(n)), kb_path=Path("/kb"),
     )  # fmt: skip
     document = to_dict(result)
     assert document["verdict"]["decision"] == "adopt"
@@ -233,8 +236,8 @@ def test_saved_form_is_the_tune_explorers_plus_the_engine_keys(
     made_up: tuple[Path, Path],
 ) -> None:
     from groove.config import Config
-    from groove.tuning.external_document import to_document as engine_document
-    from groove.tuning.external_settings import run_retriever
+    from groove.tuning.export import to_document as engine_document
+    from groove.tuning.retriever import run_retriever
 
     golden_path, legs_path = made_up
     spec = parse_spec(_adapter(legs_path, Fusion("rrf", 60.0, window=50)))
@@ -251,7 +254,7 @@ def test_api_tune_with_a_retriever_has_the_card_and_the_frames(
     made_up: tuple[Path, Path],
 ) -> None:
     import groove
-    from groove.tuning.external_result import ExternalTune
+    from groove.tuning.result import RetrieverLegs, TuneResult
 
     golden_path, legs_path = made_up
     events: list[Progress] = []
@@ -261,7 +264,8 @@ def test_api_tune_with_a_retriever_has_the_card_and_the_frames(
         family="weighted_rrf", engine="lancedb", window=50, progress=events.append,
         on_note=notes.append,
     )  # fmt: skip
-    assert isinstance(result, ExternalTune) and result.exit_code == 0
+    assert isinstance(result, TuneResult) and result.exit_code == 0
+    assert isinstance(result.source, RetrieverLegs) and result.analysis is not None
     assert [e.stage for e in events] == ["retrieve", "sweep_legs"]
     assert {e.task for e in events} == {"tune"}
     assert (events[0].data["window"], events[1].data["family"]) == (50, "weighted_rrf")
@@ -273,12 +277,12 @@ def test_api_tune_with_a_retriever_has_the_card_and_the_frames(
     assert int(conditions["folds"].sum()) == len(result.effective_rows)
     folds = result.folds_frame()
     assert len(folds) == N_QUERIES and folds["held_out_delta"].mean() == pytest.approx(
-        result.loo.mean_delta if result.loo else 0.0
+        result.analysis.loo.mean_delta
     )
     long = result.table_frame()
     assert len(long) == N_QUERIES * width * (2 * len(result.k_values) + 1)
     card = repr(result)
-    assert card.startswith("<ExternalTune: groove tune of") and "adopt" in card
+    assert card.startswith("<TuneResult: groove tune of") and "adopt" in card
     assert len(card) < 2048 and "lancedb" in result.card().html()
 
 
@@ -365,25 +369,25 @@ def test_saved_engine_result_reloads_with_the_same_analysis(
 
     from groove.config import Config
     from groove.errors import ConfigError
-    from groove.tuning.export import dumps
-    from groove.tuning.external_document import load_saved, to_document
-    from groove.tuning.external_result import ExternalTune
-    from groove.tuning.external_settings import run_retriever
+    from groove.tuning.export import dumps, load_tune, to_document
+    from groove.tuning.result import RetrieverLegs
+    from groove.tuning.retriever import run_retriever
 
     golden_path, legs_path = made_up
     spec = parse_spec(_adapter(legs_path, Fusion("rrf", 60.0, window=50)))
     result = run_retriever(Config(), spec, golden=golden_path, family="rrf", window=50)
     path = tmp_path / "saved.json"
     path.write_text(dumps(to_document(result)))
-    loaded = load_saved(path)
-    assert isinstance(loaded, ExternalTune)
-    assert loaded.table is not None and result.table is not None
-    assert np.array_equal(loaded.table.primary, result.table.primary)
-    assert loaded.loo == result.loo and loaded.verdict == result.verdict
-    assert loaded.legs == result.legs and loaded.recommendation == result.recommendation
+    loaded = load_tune(path)
+    assert isinstance(loaded.source, RetrieverLegs) and loaded.grid == result.grid
+    assert loaded.analysis is not None and result.analysis is not None
+    assert np.array_equal(loaded.analysis.table.primary, result.analysis.table.primary)
+    assert loaded.analysis.loo == result.analysis.loo
+    assert loaded.analysis.verdict == result.analysis.verdict
+    assert loaded.source == result.source
     assert to_document(loaded) == to_document(result)
     edited = json.loads(path.read_text())
     edited["loo"]["refit"] = {"family": "rrf", "k": 1.0, "window": 10}
     path.write_text(json.dumps(edited))
     with pytest.raises(ConfigError, match="not a saved tune result"):
-        load_saved(path)
+        load_tune(path)

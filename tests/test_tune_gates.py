@@ -16,7 +16,7 @@ from groove.tuning.gates import (
     per_query_impact,
 )
 from groove.tuning.grid import DEFAULT_CONDITION, Condition
-from groove.tuning.select import LooResult, nested_loo
+from groove.tuning.loo import LooResult, nested_loo
 from groove.tuning.stats import SignTest
 from groove.tuning.table import MetricTable
 

@@ -234,8 +234,8 @@ def test_table_arrays_are_finite_and_in_range(tuned) -> None:  # type: ignore[no
 def test_tune_sweeps_the_table_each_query_is_routed_to(tuned) -> None:  # type: ignore[no-untyped-def]
     """A new index routes by script ([search] lexical = "auto"): English goes to porter."""
     result, _ = tuned
-    assert result.lexical == "auto"
-    assert {d.lexical_leg for d in result.diagnostics} == {"porter"}
+    assert result.source.lexical == "auto"
+    assert {d.lexical_leg for d in result.source.diagnostics} == {"porter"}
     document = json.loads(tune_json.render(result))
     assert document["lexical"] == "auto"
     assert {d["lexical_leg"] for d in document["diagnostics"]} == {"porter"}
@@ -318,9 +318,9 @@ def test_preflight_is_what_the_plain_legs_measure(tuned, real_embedder) -> None:
 
     result, _ = tuned
     conn = connect(default_db_path(result.kb_path))
-    pool = result.candidate_pool
-    for q, d in zip(result.queries, result.diagnostics, strict=True):
-        routed = lexical_query(q.query, result.lexical, compile_query(q.query))
+    pool = result.source.candidate_pool
+    for q, d in zip(result.queries, result.source.diagnostics, strict=True):
+        routed = lexical_query(q.query, result.source.lexical, compile_query(q.query))
         vector = real_embedder.embed([routed.terms.positive_text])[0]
         fts_ids = fts_leg(conn, routed.match, FusionConfig().weights, pool, routed.leg)
         vec_ids = vector_leg(conn, vector, pool, excluded_chunks(conn, routed))

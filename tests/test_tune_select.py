@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from groove.tuning.grid import DEFAULT_CONDITION, Condition, all_conditions
+from groove.tuning.loo import nested_loo
 from groove.tuning.select import (
     PLATEAU_EPS,
     condition_means,
     fold_means,
-    nested_loo,
     phase_scores,
     pick,
     select_condition,

@@ -20,7 +20,7 @@ from helpers.tune_simulation import (
 
 from groove.tuning.gates import decide
 from groove.tuning.grid import Condition
-from groove.tuning.select import nested_loo
+from groove.tuning.loo import nested_loo
 from groove.tuning.table import MetricTable
 
 SEEDS = (0, 0x5EED0001, 0x5EED0004, (1 << 64) - 1)

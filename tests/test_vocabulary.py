@@ -24,26 +24,18 @@ import pytest
 
 import groove
 from groove.fusion import Fusion
-from groove.history.history import History
 from groove.judging.pool import Pool
 from groove.notes import Note
 from groove.progress import Progress
 from groove.stats.compare import Comparison, LabelledRun, compare_runs
-from groove.tuning.external_result import ExternalTune
 
 ROOT = Path(__file__).resolve().parent.parent
 API_PAGE = ROOT / "docs" / "api.md"
 
 # Results the API returns whose class is not in groove.__all__ (reached through a result).
-RETURNED = {"ExternalTune": ExternalTune, "Comparison": Comparison, "Pool": Pool}
+RETURNED = {"Comparison": Comparison, "Pool": Pool}
 # Public classes that are not results: the errors and the progress event itself.
 NOT_RESULTS = {"Progress"}
-# The old names of the frames: each warns and returns the frame of its new name.
-DEPRECATED_FRAMES = {
-    (History, "frame"): "runs_frame",
-    (Pool, "frame"): "candidates_frame",
-    (Comparison, "to_dataframe"): "metrics_frame",
-}
 
 
 def _public_result_classes() -> dict[str, type]:
@@ -64,7 +56,7 @@ def _vocabulary_section() -> str:
 def test_the_vocabulary_section_names_every_public_result() -> None:
     """The rules' table in docs/api.md names each public result class, and nothing else."""
     named = set(re.findall(r"`([A-Z][A-Za-z]+)(?:[.(`])", _vocabulary_section()))
-    named -= NOT_RESULTS | {"Note", "DeprecationWarning"}
+    named -= NOT_RESULTS | {"Note"}
     assert named == set(_public_result_classes())
 
 
@@ -73,7 +65,7 @@ def test_no_frame_view_outside_the_naming_rule() -> None:
         for name, _ in inspect.getmembers(cls, inspect.isfunction):
             if name.startswith("_") or "frame" not in name:
                 continue
-            assert name.endswith("_frame") or (cls, name) in DEPRECATED_FRAMES, (cls, name)
+            assert name.endswith("_frame"), (cls, name)
 
 
 # ---------------------------------------------------------------- real results
@@ -123,17 +115,23 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "QueryResult": second.per_query[0],
             "History": history,
             "TuneResult": tuned,
-            "ExternalTune": external,
             "Comparison": comparison,
             "Pool": pool,
         },
         "events": events,
         "engine_events": engine_events,
+        "external": external,  # a TuneResult too, its legs a retriever's
         "first": first,
         "second": second,
         "kb": kb,
         "golden": golden,
     }
+
+
+def _checked(results: dict[str, Any]) -> dict[str, Any]:
+    """Every instance the rules are checked on: one of each public result type, and the
+    tune of a retriever's legs (the same TuneResult type, its other source)."""
+    return {**results["instances"], "TuneResult of a retriever": results["external"]}
 
 
 def test_every_public_result_is_checked(results: dict[str, Any]) -> None:
@@ -145,7 +143,7 @@ def test_every_public_result_is_checked(results: dict[str, Any]) -> None:
 
 def test_every_frame_view_is_a_dataframe(results: dict[str, Any]) -> None:
     checked = 0
-    for value in results["instances"].values():
+    for value in _checked(results).values():
         for name, _ in inspect.getmembers(type(value), inspect.isfunction):
             if name.endswith("_frame") and not name.startswith("_"):
                 assert isinstance(getattr(value, name)(), pd.DataFrame), (value, name)
@@ -153,16 +151,8 @@ def test_every_frame_view_is_a_dataframe(results: dict[str, Any]) -> None:
     assert checked >= 10
 
 
-def test_the_old_frame_names_warn_and_give_the_same_frame(results: dict[str, Any]) -> None:
-    instances = {type(v): v for v in results["instances"].values()}
-    for (cls, old), new in DEPRECATED_FRAMES.items():
-        with pytest.warns(DeprecationWarning, match=new):
-            frame = getattr(instances[cls], old)()
-        assert frame.equals(getattr(instances[cls], new)())
-
-
 def test_every_result_has_a_json_ready_to_dict(results: dict[str, Any]) -> None:
-    for name, value in results["instances"].items():
+    for name, value in _checked(results).items():
         document = value.to_dict()
         assert isinstance(document, dict) and document, name
         assert json.loads(json.dumps(document)) is not None, name
@@ -170,22 +160,21 @@ def test_every_result_has_a_json_ready_to_dict(results: dict[str, Any]) -> None:
 
 def test_to_dict_is_the_json_document_of_its_command(results: dict[str, Any]) -> None:
     """The methods are the documents the faces print (same keys, same values)."""
-    from groove.report import eval_json, tune_external, tune_json
+    from groove.report import eval_json, tune_json
 
     run, tuned = results["instances"]["EvalRun"], results["instances"]["TuneResult"]
     assert json.loads(eval_json.render(run)) == json.loads(json.dumps(run.to_dict()))
     assert json.loads(tune_json.render(tuned)) == json.loads(json.dumps(tuned.to_dict()))
-    external = results["instances"]["ExternalTune"]
-    assert json.loads(tune_external.render_json(external)) == json.loads(
-        json.dumps(external.to_dict())
-    )
+    external = results["external"]
+    assert type(external) is type(tuned)  # one result type for every source of legs
+    assert json.loads(tune_json.render(external)) == json.loads(json.dumps(external.to_dict()))
     found = results["instances"]["SearchResult"]
     assert found.to_dict()["hits"] == [h.to_dict() for h in found.hits]
 
 
 def test_notes_are_notes(results: dict[str, Any]) -> None:
     carrying = 0
-    for name, value in results["instances"].items():
+    for name, value in _checked(results).items():
         if not hasattr(value, "notes"):
             continue
         carrying += 1
@@ -215,23 +204,10 @@ def test_the_four_entry_points_send_progress(results: dict[str, Any]) -> None:
     assert [e.done for e in searched] == list(range(1, len(queries) + 1))
     tune_stages = [e.stage for e in events["tune"]]
     assert tune_stages[:2] == ["preflight", "sweep"] and set(tune_stages[2:]) == {"query"}
-    runs = [results["first"].record.timestamp, results["second"].record.timestamp]
+    runs = [results["first"].record.id, results["second"].record.id]  # named by name, else id
     assert [e.item for e in events["compare"]] == runs
     assert [e.stage for e in results["engine_events"]] == ["retrieve", "sweep_legs"]
     assert all(e.message for sent in events.values() for e in sent)
-
-
-def test_an_old_two_number_index_callback_still_works(results: dict[str, Any]) -> None:
-    seen: list[tuple[int, int]] = []
-    with pytest.warns(DeprecationWarning, match=r"\(done, total\) is deprecated"):
-        groove.index(results["kb"], progress=lambda done, total: seen.append((done, total)))
-    assert seen == [(0, 0)]  # nothing changed: nothing to embed
-
-
-def test_tune_progress_is_a_deprecated_name_of_progress() -> None:
-    with pytest.warns(DeprecationWarning, match="TuneProgress is deprecated"):
-        assert groove.TuneProgress is Progress  # type: ignore[attr-defined]
-    assert "TuneProgress" not in groove.__all__
 
 
 def test_the_verdict_is_the_one_field_every_face_reads(results: dict[str, Any]) -> None:

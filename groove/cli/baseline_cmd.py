@@ -60,14 +60,48 @@ def accept_cmd(
     name: str | None,
     kb_path: Path | None,
     golden: Path | None,
+    file: str | None,
 ) -> None:
-    """Accept an intended drop: the next runs of this configuration compare with this run."""
-    from groove.history.baseline import accept
+    """Accept a run as the floor (an intended drop, or a gain to keep): the next runs of its
+    configuration are compared with it. With --file, into the baseline file to commit."""
+    from groove.history.baseline import accept, accept_into_file
 
     path, size = _history(ctx, kb_path, golden)
-    run, _ = accept(path, ref, name, size)
     pinned = f", pinned as '{name}'" if name is not None else ""
-    click.echo(f"accepted {run.id} ({run.timestamp}){pinned}: {_configuration(run)}")
+    if file is None:
+        run, _ = accept(path, ref, name, size)
+        click.echo(f"accepted {run.id} ({run.timestamp}){pinned}: {_configuration(run)}")
+        committed = _baseline_file(ctx, kb_path, golden, "")
+        if committed.exists():
+            warn(
+                f"groove baseline: warning: the gate compares with the baseline file {committed}, "
+                "which this leaves as it is; groove baseline accept --file moves it"
+            )
+        return
+    target = _baseline_file(ctx, kb_path, golden, file)
+    run, changed = accept_into_file(path, ref, target, name, size)
+    same = "" if changed else " (unchanged)"
+    click.echo(
+        f"accepted {run.id} ({run.timestamp}){pinned} into {target}{same}: {_configuration(run)}"
+    )
+
+
+def _baseline_file(
+    ctx: click.Context, kb_path: Path | None, golden: Path | None, given: str
+) -> Path:
+    """``--file PATH``; ``--file`` alone: [eval].baseline_file, else the default beside the
+    golden file (``--golden``, else [eval].golden, else the KB's .groove-eval.yml)."""
+    from groove.evaluation.settings import GOLDEN_FILE_NAME, baseline_file_for
+
+    config = config_from(ctx)
+    if given:
+        return Path(given).expanduser()
+    golden_path = golden if golden is not None else config.eval.golden
+    if golden_path is None:
+        kb = kb_path if kb_path is not None else config.kb_path
+        assert kb is not None  # _history refused a call with neither
+        golden_path = kb.expanduser() / GOLDEN_FILE_NAME
+    return baseline_file_for(config.eval.baseline_file, golden_path.expanduser())
 
 
 @baseline_group.command("unset")

@@ -37,6 +37,8 @@ def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[
         kw["required"] = True
     if setting.switch:
         kw.update(is_flag=True, default=False)
+    elif setting.bare is not None:  # the value may be left out: the command reads the text
+        kw.update(is_flag=False, flag_value=setting.bare, type=str)
     else:
         kw.update(KINDS[setting.kind].option())  # the kind's click type (groove.settings.kinds)
     if setting.metavar is not None:

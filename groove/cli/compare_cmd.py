@@ -27,6 +27,7 @@ def compare_cmd(
     alpha: float | None,
     last: int,
     golden: Path | None,
+    slice_by: str | None,
     fmt: str,
 ) -> None:
     """Compare eval runs with paired statistics per metric.
@@ -74,6 +75,7 @@ def compare_cmd(
         index,
         alpha=values["alpha"],
         judgements=_judgements(values["golden"], kb),
+        slice_by=values["slice_by"],
     )
     if fmt == "json":
         click.echo(report.render_json(comparison), nl=False)

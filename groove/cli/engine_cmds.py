@@ -138,12 +138,14 @@ def model_group() -> None:
 
 @model_group.command("prepare")
 @command_options(settings.MODEL_PREPARE)
-def model_prepare_cmd(force: bool) -> None:
+def model_prepare_cmd(force: bool, int8: bool) -> None:
     """Convert the bundled all-MiniLM-L6-v2 weights to ONNX (once; cached)."""
-    from groove.engine.embed import prepare_default_model
+    from groove.engine.embed import INT8_MODEL, prepare_default_model, prepare_int8_model
 
     path = prepare_default_model(force=force)
     click.echo(f"model ready: {path}")
+    if int8:
+        click.echo(f"model ready: {prepare_int8_model(force=force)} ({INT8_MODEL})")
 
 
 def register(cli: click.Group) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -66,6 +67,7 @@ def export_qrels_cmd(
 
 @golden_group.command("doctor")
 @command_options(GOLDEN_DOCTOR)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
 def doctor_cmd(
     ctx: click.Context,
@@ -76,6 +78,7 @@ def doctor_cmd(
     model: str | None,
     model_path: Path | None,
     db_path: Path | None,
+    fmt: str,
 ) -> None:
     """Find expected entries the index lost (moved, renamed, split, deleted) and fix them."""
     from groove.evaluation.doctor import resolve_doctor, run_doctor
@@ -92,7 +95,10 @@ def doctor_cmd(
         "db_path": db_path,
     }
     report = run_doctor(resolve_doctor(config, given))
-    click.echo(render(report, apply=apply, accept_likely=accept_likely), nl=False)
+    if fmt == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render(report, apply=apply, accept_likely=accept_likely), nl=False)
     if report.written:
         warn("groove golden doctor: the next eval notes that the golden set changed (no diff)")
 

@@ -28,7 +28,7 @@ def tune_cmd(ctx: click.Context, fmt: str, no_color: bool, **params: Any) -> Non
 
     given = cli_given(TUNE, params)
     if given["retriever"] is not None:
-        from groove.tuning.external_settings import refuse_index_settings
+        from groove.tuning.retriever import refuse_index_settings
 
         refuse_index_settings(given)
         _tune_retriever(ctx, given, fmt)
@@ -64,10 +64,10 @@ def tune_cmd(ctx: click.Context, fmt: str, no_color: bool, **params: Any) -> Non
 
 
 def _tune_retriever(ctx: click.Context, given: dict[str, Any], fmt: str) -> None:
-    from groove.report import tune_external
+    from groove.report import tune_json, tune_text
     from groove.report.notes import progress_line
     from groove.retrievers.spec import RetrieverOptions, parse_spec
-    from groove.tuning.external_settings import run_retriever
+    from groove.tuning.retriever import run_retriever
 
     timeout = given.pop("retriever_timeout")
     allow_stale = bool(given.pop("retriever_allow_stale_copy"))
@@ -82,12 +82,12 @@ def _tune_retriever(ctx: click.Context, given: dict[str, Any], fmt: str) -> None
     for note in result.notes:
         warn(f"groove tune: {note.message}")
     if not result.ran_grid:  # as groove's own tune: the reason on stderr, exit 2
-        warn(tune_external.render_no_effective(result))
+        warn(tune_text.render_no_effective(result))
         ctx.exit(result.exit_code)
     if fmt == "json":
-        click.echo(tune_external.render_json(result), nl=False)
+        click.echo(tune_json.render(result), nl=False)
     else:
-        click.echo(tune_external.render_text(result), nl=False)
+        click.echo(tune_text.render(result), nl=False)
 
 
 def register(cli: click.Group) -> None:

@@ -170,6 +170,53 @@ class Scorer:
             columns.append(-1.0 * np.bincount(slot, weights=terms, minlength=len(ids))[kept])
         return ids[kept].astype(np.int64), columns
 
+    def scores_of(
+        self, positive: list[str], weight_sets: Sequence[Weights], rows: np.ndarray
+    ) -> list[np.ndarray]:
+        """The bm25 of ``rows`` (ascending rowids, each a match) under each weight set: the
+        floats ``scores`` gives those rows, found from their postings alone (each row's
+        terms added in phrase order, as there). An explain's grid scores its few contenders
+        so, not every match."""
+        shared = []
+        slots = []
+        for token in positive:
+            docs, tf = self.postings.term(token)
+            if not len(docs):
+                continue
+            at = np.minimum(np.searchsorted(docs, rows), len(docs) - 1)
+            (holding,) = np.nonzero(docs[at] == rows)
+            if not len(holding):
+                continue
+            found = at[holding]
+            shared.append((self._idf(len(docs)), tf[:, found], self.length_term[docs[found]]))
+            slots.append(holding)
+        if not shared:
+            return [np.zeros(len(rows)) for _ in weight_sets]
+        slot = np.concatenate(slots)
+        if not all(_sums_exact(w, self.largest) for w in weight_sets):
+            columns = []
+            for weights in weight_sets:
+                terms = np.concatenate([self._terms(*token, weights) for token in shared])
+                columns.append(-1.0 * np.bincount(slot, weights=terms, minlength=len(rows)))
+            return columns
+        # Every partial sum of f is exact, so one product of the weight matrix with the
+        # counts gives each weight set's f bit for bit, whatever order it adds in; the rest
+        # is _terms' arithmetic element by element, and one bincount per (set, row) bucket
+        # adds the tokens' terms in phrase order, as above.
+        matrix = np.asarray(weight_sets, dtype=np.float64)
+        terms = np.concatenate(
+            [
+                idf * ((f * (K1 + 1.0)) / (f + length_term))
+                for idf, tf, length_term in shared
+                for f in [matrix @ tf.astype(np.float64)]
+            ],
+            axis=1,
+        )
+        size = len(rows)
+        buckets = (np.arange(len(weight_sets))[:, None] * size + slot[None, :]).ravel()
+        sums = np.bincount(buckets, weights=terms.ravel(), minlength=len(weight_sets) * size)
+        return list(-1.0 * sums.reshape(len(weight_sets), size))
+
     def _idf(self, holding: int) -> float:
         p = self.postings
         idf = math.log((p.rows - holding + 0.5) / (holding + 0.5))
@@ -306,6 +353,26 @@ def scored(
         if not state.verified or expected != ids[order].tolist():
             return None
     return ids, np.stack(columns, axis=1).reshape(len(ids), len(weight_sets))
+
+
+def scored_rows(
+    conn: Connection, lexical: LexicalQuery, weight_sets: Sequence[Weights], rows: np.ndarray
+) -> np.ndarray | None:
+    """``scores[i, w]``: the bm25 of ``rows[i]`` (chunks matching ``lexical``) under
+    ``weight_sets[w]``, as ``store.legs.bm25_columns`` reads them restricted to those rows;
+    or None unless the numpy path serves ``lexical`` and was checked on this index state
+    (by ``ranked`` or ``scored``: this call makes no check of its own)."""
+    state = _state(conn, lexical.leg)
+    scorer = _ready(conn, lexical.leg, state) if state is not None else None
+    served = [_served(lexical, w) for w in weight_sets]
+    if state is None or scorer is None or not state.verified or None in served:
+        return None
+    positive = (served[0] or ([], []))[0]
+    ordered = np.sort(np.asarray(rows, dtype=np.int64))
+    columns = scorer.scores_of(positive, weight_sets, ordered)
+    table = np.stack(columns, axis=1).reshape(len(ordered), len(weight_sets))
+    back = np.searchsorted(ordered, rows)  # in the caller's order
+    return table[back]
 
 
 def prepare(conn: Connection, table: LexicalTable = PORTER) -> bool:

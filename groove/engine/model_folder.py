@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ PREPARED_FILES = (
 )
 
 
-def _read_manifest(folder: Path) -> dict[str, Any] | None:
+def read_manifest(folder: Path) -> dict[str, Any] | None:
     try:
         data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -39,7 +40,7 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
 
 def is_prepared(folder: Path, expected: dict[str, Any] | None) -> bool:
     """All files present and the manifest ``expected`` (or any, if None) of this format."""
-    manifest = _read_manifest(folder)
+    manifest = read_manifest(folder)
     if manifest is None or not all((folder / name).is_file() for name in PREPARED_FILES):
         return False
     if manifest.get("format") != PREPARE_FORMAT:
@@ -78,6 +79,41 @@ def prepare_folder(
     A file lock serialises concurrent runs; while holding it, temp folders left by runs that
     died (``.<name>.tmp-*``) are removed.
     """
+    return _prepare(
+        target, manifest, force, lambda tmp: _write_folder(source, tmp, manifest, max_length)
+    )
+
+
+def prepare_quantized(
+    source: Path, target: Path, manifest: dict[str, Any], force: bool = False
+) -> Path:
+    """Write ``target`` as an int8 copy of the prepared folder ``source`` (onnxruntime's
+    dynamic quantisation of the weights of every MatMul; the activations stay float and are
+    quantised per call), unless it already holds ``manifest``; as ``prepare_folder``."""
+    return _prepare(target, manifest, force, lambda tmp: _write_quantized(source, tmp, manifest))
+
+
+def _write_quantized(source: Path, dest: Path, manifest: dict[str, Any]) -> None:
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # its advice to pre-process the graph is not for the user
+    try:
+        quantize_dynamic(source / "model.onnx", dest / "model.onnx", weight_type=QuantType.QInt8)
+    finally:
+        root.setLevel(level)
+    for name in PREPARED_FILES:
+        if name != "model.onnx":
+            shutil.copyfile(source / name, dest / name)
+    _write_json(dest / MANIFEST, {**manifest, "format": PREPARE_FORMAT})
+
+
+def _prepare(
+    target: Path, manifest: dict[str, Any], force: bool, write: Callable[[Path], None]
+) -> Path:
     from filelock import FileLock
 
     if not force and is_prepared(target, manifest):
@@ -91,7 +127,7 @@ def prepare_folder(
             shutil.rmtree(stale, ignore_errors=True)
         tmp = temp_folder(target)
         try:
-            _write_folder(source, tmp, manifest, max_length)
+            write(tmp)
             replace_folder(tmp, target)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

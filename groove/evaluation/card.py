@@ -7,6 +7,8 @@ from groove.cards import BAD, INFO, OK, WARN, Card
 from groove.evaluation.result import EvalRun
 from groove.history.card import metric_lines
 from groove.history.change import Change, classify
+from groove.runs.described import label as run_label
+from groove.runs.described import record_changes
 
 
 def eval_run_card(run: EvalRun) -> Card:
@@ -35,6 +37,9 @@ def eval_run_card(run: EvalRun) -> Card:
             step = "nothing to fix; the misses, if any, are in the per-query table"
     elif run.diff_note is not None:
         verdict, level = f"not compared: {run.diff_note}", WARN
+        changes = record_changes(run.previous, record) if run.previous is not None else ()
+        if changes:  # name the settings, as the history's `changed` column does
+            verdict += f" ({'; '.join(changes)})"
         step = "this run is the baseline the next compatible run is compared with"
     else:
         verdict, level = "first run: no previous compatible run to compare with", INFO
@@ -42,10 +47,12 @@ def eval_run_card(run: EvalRun) -> Card:
     rows = metric_lines(record, run.previous if compared else None)
     rows.append(("misses", f"{misses} of {n} queries found nothing expected"))
     if compared and run.previous is not None:
-        against = f"{run.previous.timestamp} · {run.previous.id}"
+        against = f"{run.previous.timestamp} · {run_label(run.previous)}"
         if run.baseline_stated and run.baseline is not None and run.baseline.why:
             against += f", {run.baseline.why}"  # pinned, or not the newest run: say so
         rows.append(("compared with", against))
+    if record.name is not None:
+        rows.insert(0, ("run", f"{record.name} · {record.id}"))
     where = f" on {run.kb_path}" if run.kb_path is not None else ""
     details = [
         ("run.per_query_frame()", "one row per query"),

@@ -35,8 +35,9 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
         now = metric_values(q.metrics)
         before = previous.get(q.id, {}) if previous is not None else {}
         row: dict[str, Any] = {"id": q.id, "query": q.query, **now}
-        row.update({f"{m}_previous": before.get(m, NAN) for m in now})
-        row.update({f"{m}_delta": v - before.get(m, NAN) for m, v in now.items()})
+        if previous is not None:
+            row.update({f"{m}_previous": before.get(m, NAN) for m in now})
+            row.update({f"{m}_delta": v - before.get(m, NAN) for m, v in now.items()})
         row["miss"] = q.is_miss
         fell = row.get(f"recall@{k_max}_delta", NAN)
         row["regressed"] = not math.isnan(fell) and classify(fell, run.threshold) is Change.DOWN
@@ -45,9 +46,53 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
         timing = run.query_timings.get(q.id)
         row["latency_ms"] = timing.total * 1000.0 if timing is not None else NAN
         rows.append(row)
-    columns = ["id", "query", *_triples(metric_values(run.record.aggregate))]
-    tail = ["miss", "regressed", "answers", "found", "latency_ms"]
-    return pd.DataFrame(rows, columns=[*columns, *tail])
+    metrics = metric_values(run.record.aggregate)
+    # Without a compared run the _previous / _delta columns would be empty: left out, so
+    # the columns worth reading come first.
+    shown = _triples(metrics) if previous is not None else list(metrics)
+    columns = ["id", "query", *shown, "miss", "regressed", "answers", "found", "latency_ms"]
+    if run.slices:  # only with tags (or folders): the seed's columns otherwise
+        member = {q.id: [s.name for s in run.slices if q.id in s.query_ids] for q in run.per_query}
+        for row in rows:
+            row["slices"] = member.get(row["id"], [])
+        columns.append("slices")
+    return pd.DataFrame(rows, columns=columns)
+
+
+#: The columns of ``slice_frame``.
+SLICE_COLUMNS = [
+    "slice", "kind", "queries", "metric", "value", "previous", "delta", "ci_low", "ci_high",
+    "p_drop",
+]  # fmt: skip
+
+
+def slice_frame(run: EvalRun) -> pd.DataFrame:
+    """One row per slice and aggregate metric (groove.stats.slices): ``slice``, ``kind``
+    (tag or folder), ``queries``, ``metric``, ``value``, and against the compared run
+    ``previous``, ``delta``, the paired 95% interval (``ci_low``, ``ci_high``) and
+    ``p_drop`` (NaN without a comparison); empty without slices."""
+    import pandas as pd
+
+    rows = []
+    for s in run.slices:
+        for metric, value in metric_values(s.aggregate).items():
+            row: dict[str, Any] = {"slice": s.name, "kind": s.kind, "queries": s.query_count}
+            row.update({"metric": metric, "value": value})
+            d = s.delta(_label(metric))
+            test = d.test if d is not None else None
+            row["previous"] = d.previous if d is not None else NAN
+            row["delta"] = d.delta if d is not None else NAN
+            row["ci_low"], row["ci_high"] = test.ci if test is not None else (NAN, NAN)
+            row["p_drop"] = test.p_drop if test is not None else NAN
+            rows.append(row)
+    return pd.DataFrame(rows, columns=SLICE_COLUMNS)
+
+
+def _label(metric: str) -> str:
+    """``mrr`` -> ``MRR``, ``ndcg@10`` -> ``nDCG@10``: a frame column as the diff labels it."""
+    if metric == "mrr":
+        return "MRR"
+    return metric.replace("ndcg@", "nDCG@")
 
 
 def worst_first(run: EvalRun) -> pd.DataFrame:
@@ -119,3 +164,28 @@ def describe_baseline(run: EvalRun) -> str:
     if baseline is None or baseline.run is None:
         return ""
     return f"baseline: {baseline.run.timestamp} · {baseline.run.id}, {baseline.why}"
+
+
+def describe_floor(run: EvalRun) -> str:
+    """``accepted baseline: 2026-12-01T10:00:00+00:00 · 3f2a9c01d2, first run of this
+    configuration; 4 runs since, each passed``: the floor, as the reports name it."""
+    floor = run.floor
+    if floor is None or floor.run is None:
+        return f"accepted baseline: {floor.reason}" if floor is not None and floor.reason else ""
+    text = f"accepted baseline: {floor.run.timestamp} · {floor.run.id}, {floor.source}"
+    if floor.runs_since:
+        text += f"; {floor.runs_since} run{'s' if floor.runs_since > 1 else ''} since"
+        text += ", each passed" if floor.runs_since > 1 else ", passed"
+    return text
+
+
+def floor_lines(run: EvalRun) -> list[tuple[str, str]]:
+    """(``nDCG@10 ↓ 0.250 ...``, verdict) for each metric that fell beyond the threshold
+    below the accepted baseline: a regression when the gate failed the run for it."""
+    lines = []
+    for m in run.floor_falls:
+        verdict = "regression" if m.label in run.floor_fell else m.verdict()
+        if verdict == "regression":
+            verdict = "regression since the accepted baseline"
+        lines.append((m.describe(), verdict))
+    return lines

@@ -20,6 +20,7 @@ from groove.golden.findings import AnyFinding
 from groove.golden.proposals import Proposal
 from groove.history.baseline import Baseline
 from groove.history.change import Change, classify
+from groove.history.floor import Floor
 from groove.notes import Level, Note
 from groove.retrievers.ann import AnnRecall
 from groove.retrievers.identity import retriever_change_note
@@ -29,7 +30,7 @@ from groove.runs.judged import JudgedSummary
 from groove.runs.latency import Latency, QueryTiming
 from groove.runs.record import QueryResult, RunRecord, metric_pairs
 from groove.settings import DEFAULT_LIMIT as DEFAULT_LIMIT  # declared with the limit
-from groove.stats.gate import GateDecision
+from groove.stats.gate import GateDecision, GatedMetric
 from groove.stats.significance import Significance
 from groove.stats.slices import GatedSlice, Slice, SliceGate
 
@@ -95,6 +96,11 @@ class EvalRun(Introduces):
     answers: AnswerUpdate | None = field(default=None, repr=False, compare=False)
     # The doctor's proposal for each expected entry the index cannot match (golden rot).
     rot: tuple[Proposal, ...] = ()
+    # the accepted baseline (groove.history.floor), the gate's view against it when it is
+    # another run than ``previous``, and the metrics that fell beyond the threshold below it
+    floor: Floor | None = None
+    floor_gate: GateDecision | None = None
+    floor_fell: tuple[str, ...] = ()
     # the golden queries' tags (and folders) measured on their own (groove.stats.slices):
     # empty without tags; ``slice_gate`` when --gate-slices asked for it
     slices: tuple[Slice, ...] = ()
@@ -322,19 +328,49 @@ class EvalRun(Introduces):
         if threshold_gate is not None:  # beside a significant gate that could not judge
             out["threshold_gate"] = threshold_gate
         out["baseline"] = self.baseline.to_dict() if self.baseline is not None else None
+        if self.floor_stated and self.floor is not None:
+            floor = self.floor.to_dict() or {"reason": self.floor.reason}
+            gate = self.floor_gate
+            floor["regressed"] = bool(self.floor_fell)
+            floor["metrics"] = [m.to_dict() for m in gate.metrics] if gate is not None else []
+            out["floor"] = floor
         if self.slice_gate is not None:
             out["slices"] = self.slice_gate.to_dict()
         return out
 
+    @property
+    def floor_falls(self) -> tuple[GatedMetric, ...]:
+        """The metrics that fell beyond the threshold below the accepted baseline (whether
+        the gate was asked for or not; ``floor_fell`` are those it failed the run for)."""
+        return self.floor_gate.fell if self.floor_gate is not None else ()
+
+    @property
+    def floor_stated(self) -> bool:
+        """Must the reports name the accepted baseline? When it was chosen by a decision (a
+        file, an accept, a pin) and is not simply the compared run, or when the run fell
+        below it; a history where no run fell below its first run reads as the seed's."""
+        floor = self.floor
+        if floor is None:
+            return False
+        if self.floor_falls or floor.reason is not None:
+            return True
+        compared = self.previous.id if self.diff_enabled and self.previous else None
+        return floor.explicit and floor.run is not None and floor.run.id != compared
+
     def per_query_frame(self) -> pd.DataFrame:
         """One row per golden query: ``id``, ``query``, ``recall@k`` / ``mrr`` / ``ndcg@k``,
-        the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (NaN without
-        a compatible previous run), ``miss``. Columns: docs/api.md."""
+        the compared run's values (``<metric>_previous``) and ``<metric>_delta`` (left out
+        without a compatible previous run), ``miss``. Columns: docs/api.md."""
         return view(self, "per_query_frame")
 
     def aggregate_frame(self) -> pd.DataFrame:
         """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
         return view(self, "aggregate_frame")
+
+    def slice_frame(self) -> pd.DataFrame:
+        """One row per slice (tag or folder) and aggregate metric, with its delta, interval
+        and p(drop) against the compared run; empty without slices. Columns: docs/api.md."""
+        return view(self, "slice_frame")
 
     def attribution_frame(self) -> pd.DataFrame:
         """One row per expected answer of each query not fully found within the largest k:

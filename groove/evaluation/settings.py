@@ -53,6 +53,8 @@ class EvalSettings:
     latency: bool = False  # the text report's latency line for groove's engine (--latency)
     exclude_dirs: tuple[str, ...] | None = None  # the index's, to say why a path is absent
     baseline: str | None = None  # compare with the run pinned under this name
+    # the committed accepted baseline (groove.history.baseline_file); used when it exists
+    baseline_file: Path | None = None
     # "gate not applied" is a failure (exit 4)
     require_baseline: bool = EVAL["require_baseline"].default
     # the slices reported and whether the gate also judges each slice of at least
@@ -60,6 +62,7 @@ class EvalSettings:
     slice_by: str = EVAL["slice_by"].default
     gate_slices: bool = EVAL["gate_slices"].default
     slice_min_queries: int = EVAL["slice_min_queries"].default
+    name: str | None = None  # what the run is called wherever runs are listed
     junit: Path | None = None  # also write the run as a JUnit XML report (groove.report.junit)
 
     @property
@@ -139,9 +142,18 @@ def resolve_settings(
             "retriever": spec,
             "exclude_dirs": config.exclude_dirs,
             "baseline": _pin_name(values["baseline"]),
+            "baseline_file": baseline_file_for(values["baseline_file"], golden_path),
             "notes": tuple(notes),
         }
     )
+
+
+def baseline_file_for(given: Path | None, golden: Path) -> Path:
+    """The ``baseline_file`` setting (given, else ``[eval].baseline_file``), else
+    ``<golden stem>.baseline.json`` beside the golden file (eval and baseline accept)."""
+    from groove.history.baseline_file import default_path
+
+    return given.expanduser() if given is not None else default_path(golden)
 
 
 def lower_to_the_retrieval_cap(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:

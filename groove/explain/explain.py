@@ -83,7 +83,7 @@ class Explainer:
     _prepared: bool = False  # the numpy bm25 scorer's postings were asked for (_numpy_scores)
 
     @cached_property
-    def vectors(self) -> ranks.StoredVectors:
+    def vectors(self) -> ranks.StoredVectors | ranks.CopiedVectors:
         return ranks.stored_vectors(self.conn, self.dim)
 
     @cached_property
@@ -303,7 +303,7 @@ class LegOrders:
     fts_ids: np.ndarray  # FTS order, best first
     fts_lowest: np.ndarray  # bm25 at the lowest grid weights (worst score), same order
     fts_highest: np.ndarray  # bm25 at the highest grid weights (best score), same order
-    vector_order: np.ndarray  # every stored vector's chunk, nearest first (exclusions out)
+    vector_order: ranks.VectorPlaces  # every stored vector's chunk (exclusions out)
     vector: np.ndarray
     leg_vector_ids: list[int]  # the real vector leg, the eval's pool long
     fused_rank: dict[int, int]
@@ -312,14 +312,15 @@ class LegOrders:
     table: LexicalTable  # the FTS table the query was routed to
     conn: Connection
     context_free: bool = False  # no chunk has a context (Explainer.context_free)
+    lexical: LexicalQuery | None = None  # the compiled query (the grid scores it in numpy)
 
     @cached_property
     def fts_rank(self) -> dict[int, int]:
         return _positions(self.fts_ids.tolist())
 
-    @cached_property
-    def vector_rank(self) -> dict[int, int]:
-        return _positions(self.vector_order.tolist())
+    @property
+    def vector_rank(self) -> Mapping[int, int]:
+        return self.vector_order
 
     @property
     def fts_matches(self) -> int:
@@ -347,7 +348,7 @@ class LegOrders:
             fts_ids=read.fts_ids,
             fts_lowest=read.fts_lowest,
             fts_highest=read.fts_highest,
-            vector_order=ex.vectors.order(vector, read.excluded),
+            vector_order=ex.vectors.places(vector, read.excluded),
             vector=vector,
             leg_vector_ids=read.vector_ids,
             fused_rank=_positions([chunk_id for chunk_id, _ in fused]),
@@ -356,6 +357,7 @@ class LegOrders:
             table=compiled.leg,
             conn=ex.conn,
             context_free=ex.grid is not None and ex.context_free,
+            lexical=compiled,
         )
 
     @staticmethod

@@ -6,8 +6,9 @@ history, one sketch per expected path: the heading and body digest of each of it
 (groove.store.digests), in chunk order. A path's sketch is renewed only by a run in which
 every expected heading of that path was found in it (the eval records them:
 groove.runs.corpus_scan); otherwise the previous sketch stays:
-the one from the last run that found the answers. Sketches of paths the golden file no
-longer expects are dropped, so the memory stays the size of the golden set.
+the one from the last run that found the answers. Sketches of paths this golden file does
+not expect are kept (another golden file of the same KB may expect them), the most recently
+seen ``KEEP_OTHERS`` of them, so the memory stays bounded.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from typing import Any
 
 from groove.golden.queries import GoldenQuery
 from groove.metrics import normalise_heading
+
+#: How many sketches of paths the evaluated golden file does not expect are kept.
+KEEP_OTHERS = 5000
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,9 @@ class AnswerUpdate:
         return cls(fresh, {p: tuple(h) for p, h in headings.items()})
 
     def merged(self, stored: Mapping[str, AnswerSketch]) -> dict[str, AnswerSketch]:
-        """The sketches to keep: per expected path (sorted), the fresh one when it holds
-        every heading the golden file expects there, else the stored one, else the fresh."""
+        """The sketches to keep, by path: for each expected path the fresh one when it holds
+        every heading the golden file expects there, else the stored one, else the fresh;
+        the stored ones of other paths (the ``KEEP_OTHERS`` most recently seen)."""
         out: dict[str, AnswerSketch] = {}
         for path in sorted(self.expected):
             fresh, old = self.fresh.get(path), stored.get(path)
@@ -87,7 +92,13 @@ class AnswerUpdate:
                 out[path] = old
             elif fresh is not None:
                 out[path] = fresh
-        return out
+        others = sorted(
+            (sk for p, sk in stored.items() if p not in self.expected),
+            key=lambda sk: (sk.seen, sk.path),
+            reverse=True,
+        )
+        out.update((sk.path, sk) for sk in others[:KEEP_OTHERS])
+        return dict(sorted(out.items()))
 
     def to_dict(self) -> dict[str, Any]:
         return {

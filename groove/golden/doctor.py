@@ -163,7 +163,9 @@ class _Doctor:
 
         sketch = self.sketches.get(entry.path)
         guess = self._file(entry.path, sketch)
-        if guess.path is None:
+        if guess.path is None and sketch is None:
+            # No memory of the old file: the newest run's ranks are the best hint left. With
+            # a sketch whose bodies are gone everywhere, the answer was deleted or rewritten.
             guess = self._by_rank(entry, query.id) or guess
         if entry.heading is None:
             if guess.path is None:

@@ -210,5 +210,24 @@ def accept(
     return chosen[0], saved
 
 
+def accept_into_file(
+    path: Path, ref: str | None, file: Path, name: str | None, history_size: int
+) -> tuple[RunRecord, bool]:
+    """Write the run ``ref`` (default: the newest) of the history at ``path`` into the
+    baseline file ``file`` (groove.history.baseline_file), the floor a pull request
+    reviews; the history itself is only read (with ``name``, the run is pinned there too).
+    Returns the run and whether the file changed."""
+    from groove.history.baseline_file import write_baseline_file
+
+    if name is not None:
+        check_name(name)
+    history = load_history(path)
+    run = find_run(history, ref, path)
+    changed = write_baseline_file(file, run)
+    if name is not None:
+        pin(path, name, run.id, history_size)
+    return run, changed
+
+
 def listing(path: Path) -> History:
     return load_history(path)

@@ -34,10 +34,16 @@ def metric_values(metrics: AggregateMetrics | QueryMetrics) -> dict[str, float]:
 
 
 def history_frame(history: History) -> pd.DataFrame:
-    """One row per stored run, oldest first (see docs/api.md for the columns)."""
+    """One row per stored run, oldest first (see docs/api.md for the columns): what the
+    run was (id, name, outcome, the run it was compared with, what changed since the run
+    before it and one column per setting that differs between the runs), then its metrics."""
     import pandas as pd
 
+    from groove.runs.described import differing_settings, record_changes, run_settings
+
     runs = list(reversed(history.runs))  # the file keeps the newest first
+    settings = [run_settings(record) for record in runs]
+    shown = [name for name in differing_settings(settings) if name not in ("model",)]
     metric_names: dict[str, None] = {}
     rows = []
     for i, record in enumerate(runs):
@@ -46,8 +52,13 @@ def history_frame(history: History) -> pd.DataFrame:
         metric_names.update(dict.fromkeys(values))
         rows.append(
             {
+                "id": record.id,
+                "name": record.name,
                 "timestamp": record.timestamp,
+                "outcome": record.outcome,
+                "baseline_id": record.baseline_id,
                 "model": record.fingerprint.model,
+                **{name: settings[i].get(name) for name in shown},
                 "queries": record.aggregate.query_count,
                 **values,
                 "fingerprint_changed": (
@@ -55,21 +66,30 @@ def history_frame(history: History) -> pd.DataFrame:
                     if before is None
                     else not record.fingerprint.compatible_with(before.fingerprint)
                 ),
+                "changed": "; ".join(record_changes(before, record)) or None if before else None,
                 "corpus_changed": _corpus_changed(record, before),
             }
         )
     columns = [
+        "id",
+        "name",
         "timestamp",
+        "outcome",
+        "baseline_id",
         "model",
+        *shown,
         "queries",
         *_ordered(metric_names),
         "fingerprint_changed",
+        "changed",
         "corpus_changed",
     ]
     frame = pd.DataFrame(rows, columns=columns)
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
     for flag in ("fingerprint_changed", "corpus_changed"):
         frame[flag] = frame[flag].astype("boolean")
+    for text in ("id", "name", "outcome", "baseline_id", "changed", *shown):
+        frame[text] = frame[text].astype("string")  # missing values are <NA>, not NaN
     return frame
 
 

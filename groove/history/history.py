@@ -17,14 +17,13 @@ silently would let a regression through. Hence:
 Besides the runs, the file holds the named baselines (``"baselines": {"main": "<run id>"}``,
 set by ``groove baseline set``). Trimming to ``history_size`` never drops a pinned run, nor
 the run that is the current baseline of a configuration still in the history
-(groove.history.baseline): a burst of experiments or of failed runs must not push the
-baseline out of the file.
+(groove.history.baseline), nor its accepted baseline (groove.history.floor): a burst of
+experiments or of failed runs must not push either out of the file.
 """
 
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,6 +36,7 @@ from groove.cards import Introduces, view
 from groove.errors import FileRefusedError, HistoryError, literal
 from groove.fileguard import is_present, read_checked
 from groove.golden.answers import AnswerSketch, AnswerUpdate, sketches_from_list
+from groove.history.floor import history_floor
 from groove.notes import Level, Note
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord, content_id
@@ -86,15 +86,6 @@ class History(Introduces):
         aggregate metrics, ``fingerprint_changed`` and ``corpus_changed`` against the run
         before (NA for the oldest). Columns: docs/api.md."""
         return view(self, "runs_frame")
-
-    def frame(self) -> pd.DataFrame:
-        """Deprecated name of ``runs_frame()`` (docs/api.md, "One vocabulary")."""
-        warnings.warn(
-            "History.frame() is deprecated; use History.runs_frame()",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.runs_frame()
 
     def previous_compatible(self, fingerprint: Fingerprint) -> RunRecord | None:
         """The newest run, only if it is comparable with ``fingerprint`` (never an older one)."""
@@ -260,8 +251,9 @@ def _document(
 
 
 def kept_runs(runs: Sequence[RunRecord], newest: int, pins: Mapping[str, str]) -> list[RunRecord]:
-    """The ``newest`` newest runs, plus every older run that is pinned or is the baseline
-    the default rule picks for a configuration among them (in history order)."""
+    """The ``newest`` newest runs, plus every older run that is pinned, is the baseline the
+    default rule picks for a configuration among them, or is that configuration's accepted
+    baseline (groove.history.floor), in history order."""
     window = list(runs[:newest])
     protected = set(pins.values())
     for run in window:
@@ -271,6 +263,9 @@ def kept_runs(runs: Sequence[RunRecord], newest: int, pins: Mapping[str, str]) -
         )
         if base is not None:
             protected.add(base.id)
+        floor = history_floor(runs, run.fingerprint)
+        if floor is not None:
+            protected.add(floor.id)
     kept = {r.id for r in window}
     return window + [r for r in runs[newest:] if r.id in protected and r.id not in kept]
 

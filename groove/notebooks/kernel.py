@@ -30,7 +30,6 @@ from groove.settings import EVAL, TUNE, Setting
 if TYPE_CHECKING:
     from groove.config import Config
     from groove.evaluation.result import EvalRun
-    from groove.tuning.external_result import ExternalTune
     from groove.tuning.result import TuneResult
 
 NOTE_REGRESSION = "regression"
@@ -57,12 +56,14 @@ def eval_report(
     history: Any = True,
     fail_on_regression: Any = False,
     baseline: Any = None,
+    baseline_file: Any = None,
     require_baseline: Any = None,
     regression_gate: Any = None,
     slice_by: Any = None,
     gate_slices: Any = None,
     slice_min_queries: Any = None,
     explain: Any = False,
+    name: Any = None,
     config: Any = None,
     result_path: Any = RESULT_FILE,
     retriever: Any = None,
@@ -156,19 +157,19 @@ def tune_explorer(
     family: Any = "rrf",
     engine: Any = None,
     window: Any = None,
-) -> Outcome[TuneResult | ExternalTune]:
+) -> Outcome[TuneResult]:
     """Run ``groove tune`` (or load ``tune_json``, a saved result); result.json = the saved
     form of groove.tuning.export (report, queries, full table) plus ``exit_code``, so it can
     be loaded back as ``tune_json``. With ``retriever`` it tunes that engine's fusion over
     its legs (``groove tune --retriever``; ``family``, ``engine``, ``window``), and
-    result.json is the same saved form with the engine's keys (tuning.external_document)."""
-    from groove.report import tune_external, tune_text
-    from groove.tuning import export, external_document, external_result
+    result.json is the same saved form with the engine's keys (tuning.document)."""
+    from groove.report import tune_text
+    from groove.tuning import export
     from groove.tuning import run as tune
     from groove.tuning.settings import resolve_settings as tune_settings
 
     plots.preload()
-    result: TuneResult | ExternalTune
+    result: TuneResult
     try:
         given = _parameters(TUNE, _declared(TUNE, locals()))
         saved, config = given.pop("tune_json"), given.pop("config")
@@ -176,7 +177,7 @@ def tune_explorer(
             result, source = _tune_retriever(_config(config), given, saved)
         elif saved is not None:
             _only_with_retriever(given)
-            result, source = external_document.load_saved(saved), f"loaded from {saved}"
+            result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
             _only_with_retriever(given)
             result = tune.run(tune_settings(_config(config), **given))
@@ -184,12 +185,8 @@ def tune_explorer(
     except GrooveError as exc:
         return _refused(exc, result_path)
     error = None
-    if isinstance(result, external_result.ExternalTune):
-        document = external_document.to_document(result)
-        why = (tune_external.no_effective_message(result), tune_external.NO_EFFECTIVE_HINT)
-    else:
-        document = export.to_document(result)  # tune's decision is its own field, "decision"
-        why = (tune_text.no_effective_message(result), tune_text.NO_EFFECTIVE_HINT)
+    document = export.to_document(result)  # tune's decision is its own field, "decision"
+    why = tune_text.no_effective(result)
     document["verdict"] = "passed"  # the same type and meaning as the eval report's
     if not result.ran_grid:
         error = GrooveError(why[0], _runner_syntax(why[1]))
@@ -197,10 +194,7 @@ def tune_explorer(
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
     if result.ran_grid:  # the text report, for a CI page (as eval-report's summary.md)
-        if isinstance(result, external_result.ExternalTune):
-            report = tune_external.render_text(result)
-        else:
-            report = tune_text.render(result, color=False)
+        report = tune_text.render(result, color=False)
         summary = f"## groove tune\n\n```text\n{report}```\n"
         write_file(summary_path(Path(result_path)), summary)
     return Outcome(result, result.exit_code, error, result.notes, source)
@@ -216,9 +210,9 @@ def _only_with_retriever(given: Mapping[str, Any]) -> None:
 
 def _tune_retriever(
     config: Config, given: dict[str, Any], saved: Path | None
-) -> tuple[ExternalTune, str]:
+) -> tuple[TuneResult, str]:
     from groove.retrievers.spec import spec_from_mapping
-    from groove.tuning.external_settings import refuse_index_settings, run_retriever
+    from groove.tuning.retriever import refuse_index_settings, run_retriever
 
     refuse_index_settings({**given, "tune_json": saved})
     spec = spec_from_mapping(

@@ -6,8 +6,10 @@ import json
 import math
 from typing import Any
 
+from groove.history.change import arrow
 from groove.stats.compare import Comparison, MetricComparison, RunComparison
 from groove.stats.significance import format_p
+from groove.stats.slices import Slice
 
 
 def _change(m: MetricComparison, is_baseline: bool = False) -> str:
@@ -56,7 +58,38 @@ def render_text(comparison: Comparison) -> str:
                 change = "n/a: the baseline did not measure it"
             lines.append(f"  {m.label:<11}{value}" + (f"  ({change})" if change else ""))
         lines += _judged(r)
+        lines += _slices(r)
     return "\n".join(lines) + "\n"
+
+
+def _slice_change(s: Slice, label: str) -> str:
+    d = s.delta(label)
+    if d is None or d.test is None:
+        return ""
+    if not d.test.moved:
+        return " —"
+    return f" {arrow(d.delta)} {d.test.compact()}"
+
+
+def _slices(r: RunComparison) -> list[str]:
+    """One line per slice: its queries, nDCG at the largest k (or MRR) and its change on
+    the slice's queries against the baseline, with the interval and p."""
+    if not r.slices:
+        return []
+    label = _slice_label(r)
+    width = max(len(s.name) for s in r.slices) + 2
+    lines = [f"  slices ({label}):"]
+    for s in r.slices:
+        lines.append(
+            f"    {s.name:<{width}}{s.query_count:>4} queries  {s.value(label):.3f}"
+            + _slice_change(s, label)
+        )
+    return lines
+
+
+def _slice_label(r: RunComparison) -> str:
+    ndcg = [m.label for m in r.metrics if m.label.startswith("nDCG@") and m.value is not None]
+    return max(ndcg, key=lambda x: int(x.partition("@")[2])) if ndcg else "MRR"
 
 
 def _judged(r: RunComparison) -> list[str]:
@@ -98,6 +131,15 @@ def render_markdown(comparison: Comparison) -> str:
     unpaired = [r.run.label for r in comparison.runs if not r.is_baseline and not r.paired_queries]
     if unpaired:
         lines += ["", f"0 paired queries for {', '.join(unpaired)}: {UNPAIRED}."]
+    sliced = [r for r in comparison.runs if r.slices]
+    if sliced:
+        label = _slice_label(sliced[0])
+        lines += ["", f"Slices ({label}; change on the slice's queries against the baseline):", ""]
+        lines += ["| run | slice | queries | " + label + " |", "|---|---|---:|---|"]
+        for r in sliced:
+            for x in r.slices:
+                cell = f"{x.value(label):.3f}{_slice_change(x, label)}"
+                lines.append(f"| {r.run.label} | {x.name} | {x.query_count} | {cell} |")
     notes = [(r, line) for r in comparison.runs for line in _judged(r)]
     if notes:
         lines.append("")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groove.evaluation.frames import describe_baseline, metric_rows
+from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
 from groove.evaluation.result import (
     DEFAULT_LIMIT,
     NOTE_CORPUS_CHANGED,
@@ -43,6 +43,7 @@ def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
     lines += eval_explain.markdown_lines(run, full=full, where=where)
     lines += _findings(run, full, where)
     lines += _gate(run)
+    lines += _floor(run)
     lines += _unindexed(run, full, where)
     lines += _other_findings(run)
     if run.verdict == VERDICT_REGRESSION:
@@ -76,6 +77,18 @@ def _gate(run: EvalRun) -> list[str]:
         )
     lines = ["", rule, ""]
     lines += [f"- {_cell(m.describe())}: {m.verdict()}" for m in gate.listed]
+    return lines
+
+
+def _floor(run: EvalRun) -> list[str]:
+    """The accepted baseline and what fell below it (nothing unless it must be named)."""
+    if not run.floor_stated:
+        return []
+    lines = ["", f"Floor: {_cell(describe_floor(run))}."]
+    falls = floor_lines(run)
+    if falls:
+        lines.append("")
+        lines += [f"- {_cell(metric)}: {verdict}" for metric, verdict in falls]
     return lines
 
 

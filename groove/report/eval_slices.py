@@ -13,6 +13,8 @@ since the compared run, and the interval and p(drop) of the metric that fell the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from groove.evaluation.result import EvalRun
 from groove.history.change import arrow
 from groove.stats.significance import format_interval, format_p
@@ -27,15 +29,6 @@ def headline_labels(run: EvalRun) -> list[str]:
     if agg.ndcg_at_k:
         labels.append(f"nDCG@{max(agg.ndcg_at_k)}")
     return labels
-
-
-def value_of(s: Slice, label: str) -> float:
-    agg = s.aggregate
-    if label == "MRR":
-        return agg.mrr
-    name, _, k = label.partition("@")
-    values = agg.recall_at_k if name == "recall" else agg.ndcg_at_k
-    return values.get(int(k), 0.0)
 
 
 def largest_fall(s: Slice) -> SliceDelta | None:
@@ -53,7 +46,7 @@ def fall_text(d: SliceDelta) -> str:
 
 
 def _cell(s: Slice, label: str) -> str:
-    text = f"{value_of(s, label):.3f}"
+    text = f"{s.value(label):.3f}"
     d = s.delta(label)
     return f"{text} {arrow(d.delta)}" if d is not None else text
 
@@ -77,7 +70,16 @@ def text_lines(run: EvalRun) -> list[str]:
         if fall is not None:
             row += fall_text(fall)
         lines.append(row.rstrip())
-    return lines + gate_lines(run.slice_gate)
+    return lines + judged_lines(run.slices) + gate_lines(run.slice_gate)
+
+
+def judged_lines(slices: Sequence[Slice]) -> list[str]:
+    """``judged@10 per slice (least judged first): ja 0.40, en 0.93``, with judgements."""
+    rated = sorted((top[1], s.name, top[0]) for s in slices if (top := s.judged_top) is not None)
+    if not rated:
+        return []
+    listed = ", ".join(f"{name} {share:.2f}" for share, name, _ in rated)
+    return [f"judged@{rated[0][2]} per slice (least judged first): {listed}"]
 
 
 def gate_lines(gate: SliceGate | None) -> list[str]:

@@ -16,7 +16,7 @@ groove.history.change); colour only when asked for (a terminal, and no ``--no-co
 
 from __future__ import annotations
 
-from groove.evaluation.frames import describe_baseline, metric_rows
+from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.history.change import Change, arrow, classify
 from groove.report import eval_explain, eval_slices, judged
@@ -88,6 +88,17 @@ def _aggregate(run: EvalRun, color: bool) -> list[str]:
         lines.append(f"  {row.label:<11}{row.value:.3f}{suffix}")
     lines += judged.text_lines(run)
     lines += _gate(run)
+    lines += _floor(run)
+    return lines
+
+
+def _floor(run: EvalRun) -> list[str]:
+    """The accepted baseline, when the reports must name it (``EvalRun.floor_stated``), and
+    each metric that fell beyond the threshold below it; nothing otherwise, as in the seed."""
+    if not run.floor_stated:
+        return []
+    lines = [f"Floor ({describe_floor(run)})"]
+    lines += [f"  {metric}: {verdict}" for metric, verdict in floor_lines(run)]
     return lines
 
 

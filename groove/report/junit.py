@@ -100,8 +100,8 @@ def render(run: EvalRun) -> str:
     cases = []
     failures = skipped = 0
     for q in run.per_query:
-        tags = getattr(q, "tags", ())  # kept with the run once slices exist (groove.stats)
-        head = f"    <testcase name={_attr(q.id)} classname={_attr(tags[0] if tags else classname)}"
+        group = q.tags[0] if q.tags else classname
+        head = f"    <testcase name={_attr(q.id)} classname={_attr(group)}"
         if not q.expected:
             skipped += 1
             cases.append(f'{head}>\n      <skipped message="no expected answer: not scored"/>')

@@ -9,6 +9,7 @@ and the per-query detail of the effective-query count is indented under it.
 from __future__ import annotations
 
 from groove.evaluation.result import EvalRun
+from groove.history.floor import fall_sentence
 from groove.notes import Level, Note
 from groove.progress import Progress
 from groove.tuning.result import (
@@ -71,6 +72,10 @@ def regression_message(run: EvalRun, *, switch: str = "fail_on_regression=True")
     if gate is not None and any(m.regressed for m in gate.metrics):
         listed = "; ".join(m.describe() for m in gate.metrics if m.regressed)
         details = f" Regressed: {listed}."
+    if run.floor_fell and run.floor is not None:
+        passed = gate is None or not gate.regressed
+        sentence = fall_sentence(run.record, run.floor, run.floor_fell, passed_previous=passed)
+        details += f" {sentence}."
     sliced = run.regressed_slices
     if sliced:
         rule += ", in the aggregate or in a slice" if run.regressed_metrics else ", in a slice"

@@ -21,13 +21,15 @@ import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from groove.history.change import SAME_TOLERANCE, direction
 from groove.runs.record import RunRecord
 from groove.stats.significance import Significance, format_p, p_text
+from groove.stats.slices import Slice
+from groove.tuning.columns import Column
 from groove.tuning.gates import ADOPT_MIN_MEAN_DELTA, ADOPT_SE_MULTIPLIER, STABILITY_MIN
 from groove.tuning.grid import (
     BM25_WEIGHT_GRID,
@@ -37,6 +39,7 @@ from groove.tuning.grid import (
     RRF_K_GRID,
     Condition,
 )
+from groove.tuning.loo import LooResult
 from groove.tuning.select import condition_means
 from groove.tuning.stats import sample_sd
 from groove.tuning.table import MetricTable
@@ -46,38 +49,9 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.image import AxesImage
 
-    from groove.tuning.stats import SignTest
 
-
-class Column(Protocol):
-    """A column of a tune table as the plots name it: a seed grid ``Condition`` or a
-    family grid's ``GridPick`` (groove tune --retriever)."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def label(self) -> str: ...
-
-
-class Loo(Protocol):
-    """What the leave-one-query-out plots read (``LooResult`` or ``LabelledLoo``)."""
-
-    @property
-    def rows(self) -> tuple[int, ...]: ...
-    @property
-    def refit(self) -> Column: ...
-    @property
-    def folds(self) -> Sequence[Column]: ...
-    @property
-    def held_out_diffs(self) -> tuple[float, ...]: ...
-    @property
-    def mean_delta(self) -> float: ...
-    @property
-    def paired_se(self) -> float: ...
-    @property
-    def stability(self) -> float: ...
-    @property
-    def sign_test(self) -> SignTest: ...
+#: What the leave-one-query-out plots read: either grid's (groove.tuning.loo).
+Loo = LooResult[Any]
 
 
 BASE_FONT = "DejaVu Sans"
@@ -160,6 +134,19 @@ def _distribution_axes(fig: Figure) -> tuple[Axes, Axes]:
     named = fig.add_axes((0.64, 0.13, 0.16, 0.74))
     named.yaxis.tick_right()  # the names take the right margin, away from the curve
     return curve, named
+
+
+def _distribution_figure(
+    title: str, count: int, noun: str, ylabel: str
+) -> tuple[Figure, Axes, Axes]:
+    """A sorted distribution of ``count`` ``noun`` (folds, queries) and its named extremes."""
+    fig = _figure(10, 4.4, layout=None)
+    ax, named = _distribution_axes(fig)
+    fig.suptitle(title)
+    ax.set_title(f"all {count} {noun}, sorted", fontsize="medium")
+    ax.set_xlabel(f"{noun}, from most improved to most degraded (count)")
+    ax.set_ylabel(ylabel)
+    return fig, ax, named
 
 
 def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
@@ -275,6 +262,53 @@ def significance_intervals(
     return fig
 
 
+def slice_intervals(slices: Sequence[Slice], label: str, *, threshold: float) -> Figure:
+    """One row per slice (groove.stats.slices): with a comparison, the change of ``label``
+    on its queries (dot) and its 95% paired interval (bar, coloured as in
+    ``significance_intervals``), labelled with its query count and p(drop); without one,
+    the slice's value of ``label`` as a bar. Dashed lines mark the regression threshold."""
+    rows = list(reversed(slices))  # the first slice on top
+    fig = _figure(9, 1.6 + 0.42 * max(len(rows), 1))
+    ax = fig.add_subplot()
+    if not rows:
+        _empty(ax, "no slices: the golden file has no tags")
+        return fig
+    tests = [s.delta(label) for s in rows]
+    y = np.arange(len(rows))
+    names = [f"{_short(s.name)} ({s.query_count})" for s in rows]
+    if all(d is None for d in tests):
+        values = [s.value(label) for s in rows]
+        ax.barh(y, values, color=FLAT)
+        ax.set_title(f"{label} per slice (queries in brackets)")
+        ax.set_xlabel(label)
+        ax.set_xlim(0.0, 1.0)
+        ax.set_yticks(y, names)
+        return fig
+    ax.set_title(f"Change of {label} per slice: mean delta with its 95% interval")
+    ax.set_xlabel("delta over the slice's paired queries (now − previous)")
+    reach = threshold * 1.5
+    labels = []
+    for i, (name, d) in enumerate(zip(names, tests, strict=True)):
+        test = d.test if d is not None else None
+        if test is None:
+            labels.append(f"{name}  (not compared)")
+            continue
+        colour = DOWN if test.ci_high < 0 else UP if test.ci_low > 0 else FLAT
+        ax.plot(
+            [test.ci_low, test.ci_high], [i, i], color=colour, linewidth=6, solid_capstyle="butt"
+        )
+        ax.plot([test.delta], [i], marker="o", color="black")
+        labels.append(f"{name}  p(drop) {format_p(test.p_drop)}")
+        reach = max(reach, abs(test.ci_low), abs(test.ci_high))
+    ax.set_yticks(y, labels)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    for edge in (-threshold, threshold):
+        ax.axvline(edge, color=FLAT, linestyle="--", linewidth=1)
+    ax.set_xlim(-reach * 1.1, reach * 1.1)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    return fig
+
+
 # ---------------------------------------------------------------- tune
 
 
@@ -366,12 +400,12 @@ def held_out_deltas(
     panel, with the mean, the ``floor`` of gate 2 and ``multiplier`` x paired SE of gate 3
     as lines), and the ``labelled`` most improved and most degraded held-out queries by name
     (right). ``query_ids[row]`` names the table row each fold held out."""
-    fig = _figure(10, 4.4, layout=None)
-    ax, named = _distribution_axes(fig)
-    fig.suptitle(f"Held-out ΔnDCG@{PRIMARY_K} per leave-one-query-out fold")
-    ax.set_title(f"all {len(loo.folds)} folds, sorted", fontsize="medium")
-    ax.set_xlabel("folds, from most improved to most degraded (count)")
-    ax.set_ylabel(f"ΔnDCG@{PRIMARY_K}: fold's pick − default (0–1 scale)")
+    fig, ax, named = _distribution_figure(
+        f"Held-out ΔnDCG@{PRIMARY_K} per leave-one-query-out fold",
+        len(loo.folds),
+        "folds",
+        f"ΔnDCG@{PRIMARY_K}: fold's pick − default (0–1 scale)",
+    )
     diffs = list(loo.held_out_diffs)
     if not diffs:
         _empty(ax, "no folds: no query is effective")
@@ -588,12 +622,12 @@ def per_query_deltas(
     before adopting a better mean. Same size for 10 queries or 10,000. ``default`` and
     ``baseline`` name another baseline column (an engine's family grid)."""
     pairs = condition_deltas(table, condition, rows, default=default)
-    fig = _figure(10, 4.4, layout=None)
-    ax, named = _distribution_axes(fig)
-    fig.suptitle(f"Per-query impact: {condition.label} vs {baseline}")
-    ax.set_title(f"all {len(pairs)} queries, sorted", fontsize="medium")
-    ax.set_xlabel("queries, from most improved to most degraded (count)")
-    ax.set_ylabel(f"ΔnDCG@{PRIMARY_K} (condition − default, 0–1 scale)")
+    fig, ax, named = _distribution_figure(
+        f"Per-query impact: {condition.label} vs {baseline}",
+        len(pairs),
+        "queries",
+        f"ΔnDCG@{PRIMARY_K} (condition − default, 0–1 scale)",
+    )
     if not pairs:
         _empty(ax, "no usable golden query")
         _extremes_panel(named, [], labelled, "queries", "query")

@@ -138,6 +138,10 @@ class RunRecord(Introduces):
     baseline_id: str | None = None
     outcome: str | None = None
     accepted: bool = False  # `groove baseline accept`: may serve as a baseline though it fell
+    # What the run was: the name it was given (--name), and its effective settings as
+    # short strings by setting name (groove.runs.described); None in runs stored before.
+    name: str | None = None
+    settings: Mapping[str, str] | None = None
 
     @property
     def id(self) -> str:
@@ -166,6 +170,10 @@ class RunRecord(Introduces):
             out["outcome"] = self.outcome
         if self.accepted:
             out["accepted"] = True
+        if self.name is not None:
+            out["name"] = self.name
+        if self.settings is not None:
+            out["settings"] = dict(self.settings)
         return out
 
     @classmethod
@@ -184,7 +192,16 @@ class RunRecord(Introduces):
             baseline_id=str(baseline_id) if baseline_id else None,
             outcome=outcome if outcome in OUTCOMES else None,
             accepted=data.get("accepted") is True,
+            name=str(data["name"]) if data.get("name") else None,
+            settings=_settings(data.get("settings")),
         )
+
+
+def _settings(value: Any) -> dict[str, str] | None:
+    """Stored settings read back (strings by name); anything else reads as unknown."""
+    if not isinstance(value, Mapping):
+        return None
+    return {str(k): v if isinstance(v, str) else str(v) for k, v in value.items()}
 
 
 def content_id(record: RunRecord, taken: Collection[str] = ()) -> str:

@@ -44,6 +44,17 @@ BASELINE_PIN = Setting(
     config_key="eval.baseline",
 )
 
+#: Which slices the reports measure (groove.stats.slices); eval and compare take it.
+SLICE_BY_SETTING = Setting(
+    "slice_by",
+    "slice_by",
+    "Slices of the golden queries measured on their own: tags (one per tag) or folder "
+    "(also one per top folder of the expected paths) (default: [eval].slice_by).",
+    flag="--slice-by",
+    config_key="eval.slice_by",
+    default="tags",
+)
+
 # ---------------------------------------------------------------- groove eval
 
 EVAL = table(
@@ -55,6 +66,14 @@ EVAL = table(
     shared.RERANKER,
     shared.LIMIT,
     shared.HISTORY,
+    Setting(
+        "name",
+        "text",
+        "A name for this run, shown wherever runs are listed (groove compare, the history's "
+        "runs, the cards, the history plot) instead of its id.",
+        flag="--name",
+        metavar="NAME",
+    ),
     Setting(
         "save_history",
         "bool",
@@ -92,6 +111,16 @@ EVAL = table(
     ),
     BASELINE_PIN,
     Setting(
+        "baseline_file",
+        "file",
+        "The committed accepted baseline the gate also compares with (groove baseline accept "
+        "--file) (default: [eval].baseline_file, else <golden stem>.baseline.json beside the "
+        "golden file, when it exists).",
+        flag="--baseline-file",
+        metavar="PATH",
+        config_key="eval.baseline_file",
+    ),
+    Setting(
         "require_baseline",
         "bool",
         "Exit 4 when the regression gate cannot be applied (no comparable baseline, "
@@ -114,15 +143,7 @@ EVAL = table(
     HISTORY_SIZE,
     REGRESSION_THRESHOLD,
     ALPHA,
-    Setting(
-        "slice_by",
-        "slice_by",
-        "Slices of the golden queries measured on their own: tags (one per tag) or folder "
-        "(also one per top folder of the expected paths) (default: [eval].slice_by).",
-        flag="--slice-by",
-        config_key="eval.slice_by",
-        default="tags",
-    ),
+    SLICE_BY_SETTING,
     Setting(
         "gate_slices",
         "bool",
@@ -228,6 +249,17 @@ BASELINE_ACCEPT = table(
         flag="--name",
         surfaces=frozenset({"cli"}),
     ),
+    Setting(
+        "file",
+        "file",
+        "Write the accepted run to this baseline file, to commit, instead of marking it in "
+        "the history (without PATH: [eval].baseline_file, else <golden stem>.baseline.json "
+        "beside the golden file).",
+        flag="--file",
+        metavar="[PATH]",
+        bare="",
+        surfaces=frozenset({"cli"}),
+    ),
 )
 
 # ---------------------------------------------------------------- groove compare
@@ -259,6 +291,11 @@ COMPARE = table(
     shared.GOLDEN.but(
         help="Golden YAML whose judgements file gives judged@k (default: [eval].golden, else "
         "<kb>/.groove-eval.yml; none: no judged@k).",
+        surfaces=frozenset({"cli"}),
+    ),
+    SLICE_BY_SETTING.but(
+        help="Slices listed under each run: tags (one per tag of its queries) or folder (also "
+        "one per top folder of the expected paths) (default: [eval].slice_by).",
         surfaces=frozenset({"cli"}),
     ),
     shared.CONFIG,

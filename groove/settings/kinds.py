@@ -243,7 +243,8 @@ def _toml_whole(kind_low: float) -> TomlReader:
     def read(value: Any, setting: Setting, base: Path) -> int:
         lo, hi = _bounds(setting, (kind_low, math.inf))
         if not _is_int(value) or not lo <= value <= hi:
-            raise TomlRule(f"must be a whole number from {_show(lo)} to {_show(hi)}")
+            upto = f" to {_show(hi)}" if math.isfinite(hi) else " or more"
+            raise TomlRule(f"must be a whole number from {_show(lo)}{upto}")
         return int(value)
 
     return read
@@ -330,7 +331,28 @@ def _quoted(values: tuple[str, ...]) -> str:
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
-_WHOLE = _click(lambda click: click.IntRange(min=1))
+def _at_least(low: int) -> KindRule:
+    """A kind of whole numbers from ``low`` up."""
+    return KindRule(
+        f"a whole number >= {low}",
+        _int_between(low),
+        _toml_whole(low),
+        _click(lambda click: click.IntRange(min=low)),
+        ranged="a whole number",
+    )
+
+
+def _choice(values: tuple[str, ...], toml_words: str | None = None) -> KindRule:
+    """A kind whose values are ``values``; groove.toml says ``must be "a", "b" or "c"``
+    unless ``toml_words`` spells them otherwise (the fusion keys: ``a / b / c``)."""
+    return KindRule(
+        _quoted(values),
+        _one_of(values),
+        _toml_choice(values, "must be " + (toml_words or _quoted(values))),
+        _click(lambda click: click.Choice(values)),
+    )
+
+
 _FRACTION = _click(lambda click: click.FloatRange(0, 1))
 
 #: Every kind of setting, by the name a Setting declares it with.
@@ -345,23 +367,9 @@ KINDS: Mapping[str, KindRule] = {
     ),
     # a pinned run's name: text to the faces, worded as what it names in groove.toml
     "pin": KindRule("text", _text, _toml_pin, _no_type),
-    "whole": KindRule(
-        "a whole number >= 1", _int_between(1), _toml_whole(1), _WHOLE, ranged="a whole number"
-    ),
-    "count": KindRule(
-        "a whole number >= 0",
-        _int_between(0),
-        _toml_whole(0),
-        _click(lambda click: click.IntRange(min=0)),
-        ranged="a whole number",
-    ),
-    "several": KindRule(
-        "a whole number >= 2",
-        _int_between(2),
-        _toml_whole(2),
-        _click(lambda click: click.IntRange(min=2)),
-        ranged="a whole number",
-    ),
+    "whole": _at_least(1),
+    "count": _at_least(0),
+    "several": _at_least(2),
     "integer": KindRule("a whole number", _integer, _not_in_toml, _click(lambda click: int)),
     "port": KindRule(
         "a port number from 0 to 65535",
@@ -408,34 +416,9 @@ KINDS: Mapping[str, KindRule] = {
         as_json=lambda words: words,
     ),
     "mapping": KindRule("a mapping (a dict)", _mapping, _not_in_toml, _no_type),
-    "gate": KindRule(
-        _quoted(GATE_MODES),
-        _one_of(GATE_MODES),
-        _toml_choice(GATE_MODES, "must be " + _quoted(GATE_MODES)),
-        _click(lambda click: click.Choice(GATE_MODES)),
-    ),
-    "slice_by": KindRule(
-        _quoted(SLICE_BY),
-        _one_of(SLICE_BY),
-        _toml_choice(SLICE_BY, "must be " + _quoted(SLICE_BY)),
-        _click(lambda click: click.Choice(SLICE_BY)),
-    ),
-    "lexical": KindRule(
-        _quoted(LEXICAL_MODES),
-        _one_of(LEXICAL_MODES),
-        _toml_choice(LEXICAL_MODES, "must be " + _quoted(LEXICAL_MODES)),
-        _click(lambda click: click.Choice(LEXICAL_MODES)),
-    ),
-    "family": KindRule(
-        _quoted(FAMILIES),
-        _one_of(FAMILIES),
-        _toml_choice(FAMILIES, "must be " + " / ".join(FAMILIES)),
-        _click(lambda click: click.Choice(FAMILIES)),
-    ),
-    "normalizer": KindRule(
-        _quoted(NORMALIZERS),
-        _one_of(NORMALIZERS),
-        _toml_choice(NORMALIZERS, "must be " + " / ".join(NORMALIZERS)),
-        _click(lambda click: click.Choice(NORMALIZERS)),
-    ),
+    "gate": _choice(GATE_MODES),
+    "slice_by": _choice(SLICE_BY),
+    "lexical": _choice(LEXICAL_MODES),
+    "family": _choice(FAMILIES, " / ".join(FAMILIES)),
+    "normalizer": _choice(NORMALIZERS, " / ".join(NORMALIZERS)),
 }

@@ -98,6 +98,7 @@ class Setting:
     must be given. ``config_key`` is the groove.toml key a value not given falls back to
     (dotted: ``eval.k_values``); ``capped``: the value (each k of a list) is at most
     LIMIT_MAX (``at_most``). groove.resolve applies both, the same way for every face.
+    ``bare``: the flag's value may be left out, and then is ``bare`` (``--file [PATH]``).
     What the kind means (its parsing, groove.toml reading, click type and wording) is its
     entry in groove.settings.kinds.KINDS.
     """
@@ -117,6 +118,8 @@ class Setting:
     capped: bool = False
     #: Narrower bounds than the kind's (groove.toml and ``parse``), as (lowest, highest).
     bounds: Bounds | None = None
+    #: A flag that may be given without its value (``--file`` alone) takes this one.
+    bare: str | None = None
 
     @property
     def face_default(self) -> Any:

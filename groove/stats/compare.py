@@ -17,7 +17,6 @@ reason (``UNPAIRED_REASONS``).
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from groove.cards import Introduces
 from groove.errors import ConfigError, HistoryError, literal
 from groove.golden.judgements import Judgements
 from groove.progress import Progress, ProgressFn, reporter
+from groove.runs.described import label as run_label
 from groove.runs.judged import JudgedSummary, summarise
 from groove.runs.record import RunRecord
 from groove.settings import COMPARE, command_line
@@ -38,6 +38,7 @@ from groove.stats.significance import (
     paired_test,
     paired_values,
 )
+from groove.stats.slices import DEFAULT_SLICE_BY, Slice, define_slices, measure_slices
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,6 +94,9 @@ class RunComparison:
     # judged@k under the current judgements, and the unjudged newcomers of the queries that
     # fell against the baseline (only when a judgements file is given; docs/judgements.md)
     judged: JudgedSummary | None = None
+    # each slice of the run's queries (their tags, and folders with slice_by "folder")
+    # against the same queries of the baseline (groove.stats.slices); empty without tags
+    slices: tuple[Slice, ...] = ()
 
     @property
     def unpaired_note(self) -> str | None:
@@ -125,6 +129,7 @@ class Comparison(Introduces):
                     "paired_queries": r.paired_queries,
                     "unpaired": dict(r.unpaired or {}),
                     **({"judged": r.judged.to_dict()} if r.judged is not None else {}),
+                    **({"slices": [x.to_dict() for x in r.slices]} if r.slices else {}),
                     "metrics": {
                         m.label: {
                             "value": m.value,
@@ -141,15 +146,6 @@ class Comparison(Introduces):
                 for r in self.runs
             ],
         }
-
-    def to_dataframe(self) -> pd.DataFrame:
-        """Deprecated name of ``metrics_frame()`` (docs/api.md, "One vocabulary")."""
-        warnings.warn(
-            "Comparison.to_dataframe() is deprecated; use Comparison.metrics_frame()",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.metrics_frame()
 
     def metrics_frame(self) -> pd.DataFrame:
         """One row per (run, metric): value, delta, ci_low, ci_high, p, p_holm, mark."""
@@ -200,9 +196,11 @@ def compare_runs(
     alpha: float = DEFAULT_ALPHA,
     judgements: Judgements | None = None,
     progress: ProgressFn | None = None,
+    slice_by: str = DEFAULT_SLICE_BY,
 ) -> Comparison:
     """Every run against ``runs[baseline]``; Holm over each run's metrics; with
-    ``judgements``, each run's judged@k and unjudged newcomers against the baseline.
+    ``judgements``, each run's judged@k and unjudged newcomers against the baseline; each
+    slice of a run's queries (``slice_by``: groove.stats.slices) against the baseline.
     ``progress`` receives a ``Progress`` (task ``compare``, stage ``run``) per run."""
     if not runs:
         raise ConfigError("nothing to compare", _RUNS_HINT, setting="runs")
@@ -249,6 +247,11 @@ def compare_runs(
                 judged=None
                 if judgements is None
                 else summarise(run.record, judgements, None if i == baseline else base.record),
+                slices=measure_slices(
+                    run.record,
+                    None if i == baseline else base.record,
+                    define_slices(run.record.per_query, slice_by),
+                ),
             )
         )
         message = f"compared {run.label} with the baseline {base.label}"
@@ -333,7 +336,7 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
                     f"no run #{position} in the eval history ({len(history)} stored)",
                     "positions count from 1 = the newest run",
                 )
-            out.append(LabelledRun(f"#{position}", history[position - 1]))
+            out.append(LabelledRun(run_label(history[position - 1]), history[position - 1]))
         else:
             matches = [i for i, r in enumerate(history) if r.timestamp.startswith(ref)]
             matches = matches or _id_matches(ref, history)
@@ -344,7 +347,7 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
                     "pass a history position (1 = newest), a unique timestamp, a run id "
                     "(groove baseline list) or a saved file",
                 )
-            out.append(LabelledRun(f"#{matches[0] + 1}", history[matches[0]]))
+            out.append(LabelledRun(run_label(history[matches[0]]), history[matches[0]]))
     return out
 
 
@@ -397,7 +400,7 @@ def default_runs(history: Sequence[RunRecord], last: int = 5) -> list[LabelledRu
     if not history:
         return []
     chain = comparable_chain(history, history[0], last)
-    return [LabelledRun(f"#{i + 1}", r) for i, r in reversed(list(enumerate(chain)))]
+    return [LabelledRun(run_label(r), r) for r in reversed(chain)]
 
 
 def _coerce(run: Any, index: int) -> LabelledRun:
@@ -406,15 +409,15 @@ def _coerce(run: Any, index: int) -> LabelledRun:
     # An EvalRun, known by its record: this layer sits below the run that makes one.
     record = getattr(run, "record", None)
     if isinstance(record, RunRecord):
-        return LabelledRun(record.timestamp, record)
+        return LabelledRun(run_label(record), record)
     if isinstance(run, RunRecord):
-        return LabelledRun(run.timestamp, run)
+        return LabelledRun(run_label(run), run)
     if isinstance(run, str | Path):
         record = load_run_file(Path(run).expanduser())
         return LabelledRun(Path(run).name, record)
     if isinstance(run, Mapping):
         record = record_from_document(run, f"runs[{index}]")
-        return LabelledRun(record.timestamp, record)
+        return LabelledRun(run_label(record), record)
     raise ConfigError(
         f"runs[{index}] is a {type(run).__name__}, not an eval run",
         _RUNS_HINT,

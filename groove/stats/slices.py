@@ -28,13 +28,14 @@ Pure functions over run records: no index, no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from groove.metrics import AggregateMetrics, aggregate
+from groove.runs.judged import JudgedSummary
 from groove.runs.record import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
 from groove.settings import SLICE_BY
 from groove.stats.familywise import max_t_drop
@@ -136,6 +137,25 @@ class Slice:
     aggregate: AggregateMetrics
     deltas: tuple[SliceDelta, ...] | None = None
     paired_queries: int = 0
+    query_ids: tuple[str, ...] = ()  # its queries, in golden order (not in the JSON)
+    # judged@k over its queries (groove.runs.judged), when the golden file has judgements
+    judged: Mapping[int, float] | None = None
+
+    @property
+    def judged_top(self) -> tuple[int, float] | None:
+        """(the largest k, judged@k of its queries), or None without judgements."""
+        if not self.judged:
+            return None
+        k = max(self.judged)
+        return k, self.judged[k]
+
+    def value(self, label: str) -> float:
+        """The slice's aggregate of a diff label (``recall@10``, ``MRR``, ``nDCG@10``)."""
+        agg = self.aggregate
+        if label == "MRR":
+            return agg.mrr
+        name, _, k = label.partition("@")
+        return (agg.recall_at_k if name == "recall" else agg.ndcg_at_k).get(int(k), 0.0)
 
     def delta(self, label: str) -> SliceDelta | None:
         for d in self.deltas or ():
@@ -151,14 +171,19 @@ class Slice:
             "aggregate": aggregate_to_dict(self.aggregate),
             "paired_queries": self.paired_queries,
             "deltas": [d.to_dict() for d in self.deltas] if self.deltas is not None else None,
+            **({"judged_at_k": {str(k): v for k, v in self.judged.items()}} if self.judged else {}),
         }
 
 
 def measure_slices(
-    record: RunRecord, previous: RunRecord | None, defs: Sequence[SliceDef]
+    record: RunRecord,
+    previous: RunRecord | None,
+    defs: Sequence[SliceDef],
+    judged: JudgedSummary | None = None,
 ) -> tuple[Slice, ...]:
     """Each slice of ``defs`` measured on ``record`` and, with ``previous``, compared with
-    the same queries of ``previous`` (paired by id)."""
+    the same queries of ``previous`` (paired by id); with ``judged``, its judged@k (the
+    mean over its queries of their judged@k)."""
     out = []
     for d in defs:
         now = subset(record, d.query_ids)
@@ -172,8 +197,17 @@ def measure_slices(
                 SliceDelta(label, value, prev, significance.get(label))
                 for label, value, prev in metric_pairs(now.aggregate, before.aggregate)
             )
-        out.append(Slice(d.name, d.kind, now.aggregate.query_count, now.aggregate, deltas, paired))
+        count = now.aggregate.query_count
+        share = _judged(judged, [q.id for q in now.per_query if q.expected])
+        out.append(Slice(d.name, d.kind, count, now.aggregate, deltas, paired, d.query_ids, share))
     return tuple(out)
+
+
+def _judged(judged: JudgedSummary | None, ids: Sequence[str]) -> dict[int, float] | None:
+    if judged is None or not ids:
+        return None
+    rows = [judged.per_query.get(i, {}) for i in ids]
+    return {k: sum(r.get(k, 0.0) for r in rows) / len(rows) for k in judged.k_values}
 
 
 # ---------------------------------------------------------------- the slice gate

@@ -9,7 +9,9 @@ The orders here are the legs' own orders, not capped:
   rowid, exactly the ``ORDER BY`` of the FTS leg;
 * vector: every stored vector by L2 distance to the query vector (the metric of the vec0
   KNN), ties to the lower chunk id, chunks a ``-term`` excluded left out as the vector leg
-  leaves them out. The distances are computed in numpy from one read of the vectors.
+  leaves them out. The distances are computed in numpy over the vector copy beside the
+  index (``store.vector_copy``, memory-mapped) when it is valid, else over one read of the
+  vectors; a chunk's place is counted from them when it is looked up.
 
 The SQL is self-contained on purpose: the search module's statements may move without
 this file changing.
@@ -17,11 +19,12 @@ this file changing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from groove.store import vector_copy
 from groove.store.legs import TRIGRAM, LexicalTable
 from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
@@ -101,6 +104,57 @@ def matching(
     return frozenset(chunk_id for (chunk_id,) in found)
 
 
+#: Rows whose distances are computed at a time: bounds the temporary (rows x dim) array.
+_DISTANCE_BLOCK = 8192
+
+
+def l2_distances(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """float32 L2 distance of each row of ``matrix`` to ``vector``, a block of rows at a
+    time (each row's sum is its own, so the blocks do not change a single bit)."""
+    query = np.asarray(vector, dtype=np.float32).reshape(1, -1)
+    out = np.empty(len(matrix), dtype=np.float32)
+    for lo in range(0, len(matrix), _DISTANCE_BLOCK):
+        squares = np.subtract(matrix[lo : lo + _DISTANCE_BLOCK], query)
+        np.square(squares, out=squares)
+        out[lo : lo + len(squares)] = np.sqrt(np.sum(squares, axis=1, dtype=np.float32))
+    return out
+
+
+class VectorPlaces(Mapping[int, int]):
+    """Each chunk's place in the vector order over every stored vector (nearest first,
+    ties to the lower id, excluded chunks left out), found per lookup: a count over the
+    distances, instead of sorting every chunk for the few answers an explain looks up."""
+
+    def __init__(self, ids: np.ndarray, distances: np.ndarray, kept: np.ndarray) -> None:
+        self._ids = ids  # int64, ascending
+        self._distances = distances  # float32, aligned with ids
+        self._kept = kept  # bool, aligned: not excluded
+        self._size = int(np.count_nonzero(kept))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, chunk_id: int) -> int:
+        at = int(np.searchsorted(self._ids, chunk_id))
+        if at >= len(self._ids) or self._ids[at] != chunk_id or not self._kept[at]:
+            raise KeyError(chunk_id)
+        d = self._distances[at]
+        ahead = (self._distances < d) | ((self._distances == d) & (self._ids < chunk_id))
+        return 1 + int(np.count_nonzero(ahead & self._kept))
+
+    def __iter__(self) -> Iterator[int]:
+        """The chunk ids in vector order."""
+        order = np.argsort(self._distances, kind="stable")  # ids ascend: ties to the lower
+        yield from self._ids[order][self._kept[order]].tolist()
+
+
+def _places(ids: np.ndarray, distances: np.ndarray, exclude: frozenset[int]) -> VectorPlaces:
+    kept = np.ones(len(ids), dtype=bool)
+    if exclude:
+        kept &= ~np.isin(ids, np.fromiter(exclude, dtype=np.int64))
+    return VectorPlaces(ids, distances, kept)
+
+
 @dataclass(frozen=True)
 class StoredVectors:
     """Every stored chunk vector, read once and reused for each query's vector order."""
@@ -108,22 +162,33 @@ class StoredVectors:
     ids: np.ndarray  # int64, ascending
     matrix: np.ndarray  # float32, one row per id
 
-    def order(self, vector: np.ndarray, exclude: frozenset[int] = frozenset()) -> np.ndarray:
-        """Chunk ids nearest to ``vector`` first (L2), without ``exclude``."""
-        if not len(self.ids):
-            return self.ids
-        query = np.asarray(vector, dtype=np.float32).reshape(1, -1)
-        squares = np.subtract(self.matrix, query)
-        np.square(squares, out=squares)
-        distances = np.sqrt(np.sum(squares, axis=1, dtype=np.float32))
-        # ids ascend, so a stable sort by distance breaks ties to the lower id.
-        ranked = self.ids[np.argsort(distances, kind="stable")]
-        if exclude:
-            ranked = ranked[~np.isin(ranked, np.fromiter(exclude, dtype=np.int64))]
-        return ranked
+    def places(self, vector: np.ndarray, exclude: frozenset[int] = frozenset()) -> VectorPlaces:
+        """Where each chunk stands by L2 distance to ``vector``, without ``exclude``."""
+        return _places(self.ids, l2_distances(self.matrix, vector), exclude)
 
 
-def stored_vectors(conn: Connection, dim: int) -> StoredVectors:
+@dataclass(frozen=True)
+class CopiedVectors:
+    """The same, over the index's vector copy (``store.vector_copy``), memory-mapped: no read
+    of the vectors and no copy of them in this process."""
+
+    copy: vector_copy.VectorCopy
+
+    def places(self, vector: np.ndarray, exclude: frozenset[int] = frozenset()) -> VectorPlaces:
+        by_id = self.copy.by_id
+        distances = l2_distances(self.copy.matrix, vector)[by_id]
+        return _places(self.copy.ids[by_id], distances, exclude)
+
+
+def stored_vectors(conn: Connection, dim: int) -> StoredVectors | CopiedVectors:
+    """The vectors ``conn`` sees: the vector copy when it holds exactly them, else read."""
+    copy = vector_copy.current(conn)
+    if copy is not None and copy.dim == dim:
+        return CopiedVectors(copy)
+    return read_vectors(conn, dim)
+
+
+def read_vectors(conn: Connection, dim: int) -> StoredVectors:
     rows = conn.execute("SELECT chunk_id, embedding FROM vec_chunks ORDER BY chunk_id").fetchall()
     ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
     matrix = np.zeros((len(rows), dim), dtype=np.float32)

@@ -1,7 +1,7 @@
 """Which grid axes the data cannot move: a weight that changes no query's nDCG@5.
 
 A knowledge base whose chunks have no context text makes the context weight a no-op (the
-pre-flight already says so, ``TuneResult.context_axis_noop``); the same can happen to the
+pre-flight already says so, ``EngineLegs.context_axis_noop``); the same can happen to the
 heading weight (headings that never match) or, rarely, to rrf_k. Such an axis is flat in
 every heatmap and the selection among its values is arbitrary, so a report must say it was
 not measured rather than let a flat panel read as "no effect".

@@ -283,7 +283,7 @@ def calibrated_se(
 ) -> CalibratedSe:
     """The bootstrap SE of the held-out mean, its selection part corrected (module doc).
     ``select`` and ``default``: the selection rule and default column of another grid
-    (an external engine's family grid, groove.tuning.external); the seed's by default."""
+    (an engine's family grid, groove.tuning.families); the seed's by default."""
     rows = np.asarray(effective_rows, dtype=np.intp).reshape(-1)
     outer, inner = second_level
     if rows.size < 2:

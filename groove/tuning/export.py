@@ -15,6 +15,10 @@ saved form adds, next to the keys of that report:
               condition and snippet, or keep_default with the reasons); older files
               call it ``verdict``, a name result.json now keeps for the run's outcome
 
+A retriever's tune is saved the same way, with the keys its document adds
+(groove.tuning.document); on loading, its grid is rebuilt from ``family`` and ``window``
+(and must list the saved conditions), its table is queries x grid width.
+
 The arrays keep every bit, so ``load_tune(save_tune(r))`` gives the same table, and the
 analysis (selection, LOO, gates) is recomputed from it: it is a pure function of the table
 and the effective rows. A saved refit or decision that the recomputation does not reproduce
@@ -40,9 +44,19 @@ from groove.metrics import Expected
 from groove.notes import Note
 from groove.settings import command_line
 from groove.tuning.analysis import analyse
-from groove.tuning.document import to_dict
+from groove.tuning.document import condition_dict, to_dict
+from groove.tuning.families import FamilyGrid, family_grid
 from groove.tuning.grid import N_CONDITIONS
-from groove.tuning.result import QueryDiagnostics, TuneResult
+from groove.tuning.recommend import retriever_legs
+from groove.tuning.result import (
+    Analysis,
+    EngineLegs,
+    LegCounts,
+    QueryDiagnostics,
+    RetrieverLegs,
+    TuneResult,
+)
+from groove.tuning.seed_grid import SEED_GRID, SeedGrid
 from groove.tuning.table import MetricTable
 
 T = TypeVar("T")
@@ -84,7 +98,8 @@ def save_tune(result: TuneResult, path: Path) -> Path:
 
 
 def load_tune(path: Path) -> TuneResult:
-    """Read a file written by ``save_tune`` (extra keys, e.g. ``exit_code``, are ignored)."""
+    """Read a file written by ``save_tune`` or the tune explorer, of either source (extra
+    keys, e.g. ``exit_code``, are ignored)."""
     return load_with(path, from_document)
 
 
@@ -107,6 +122,8 @@ def load_with(path: Path, parse: Callable[[Mapping[str, Any]], T]) -> T:
 
 def from_document(document: Mapping[str, Any]) -> TuneResult:
     """The TuneResult a ``to_document`` dictionary describes (analysis recomputed)."""
+    if "retriever" in document and "family" in document:
+        return _retriever_from_document(document)
     diagnostics = tuple(_diagnostics_from_dict(d) for d in document["diagnostics"])
     effective = [i for i, d in enumerate(diagnostics) if d.effective]
     analysis = None
@@ -114,21 +131,58 @@ def from_document(document: Mapping[str, Any]) -> TuneResult:
         if "table" not in document:
             raise KeyError("table")
         analysis = analyse(table_from_dict(document["table"]), effective)
-        check_reproduced(document, analysis.loo.refit.as_fusion_dict(), analysis.verdict.adopt)
-    return TuneResult(
-        kb_path=Path(document["kb_path"]),
-        golden_path=Path(document["golden_path"]),
+        check_reproduced(document, condition_dict(analysis.loo.refit), analysis.verdict.adopt)
+    source = EngineLegs(
         model=str(document["model"]),
-        limit=int(document["limit"]),
         candidate_pool=int(document["candidate_pool"]),
-        k_values=tuple(int(k) for k in document["k_values"]),
         chunk_total=int(document["chunk_total"]),
         context_axis_noop=bool(document["context_axis_noop"]),
-        queries=tuple(query_from_dict(q) for q in document["queries"]),
         diagnostics=diagnostics,
-        analysis=analysis,
-        notes=tuple(Note.from_dict(n) for n in document.get("notes", [])),
         lexical=str(document.get("lexical", "trigram")),
+    )
+    return _result(document, source, analysis, SEED_GRID)
+
+
+def _retriever_from_document(document: Mapping[str, Any]) -> TuneResult:
+    """A retriever's saved tune: the grid rebuilt from ``family`` and ``window``."""
+    grid = family_grid(document["family"], int(document["window"]))
+    if document.get("grid") and document["grid"]["conditions"] != [
+        c.to_dict() for c in grid.conditions
+    ]:
+        raise ValueError("its grid differs from the family's grid of this version")
+    counts = tuple(
+        LegCounts(str(d["id"]), int(d["fts_candidates"]), int(d["vector_candidates"]),
+                  int(d["vec_fts_overlap"]), bool(d["effective"]))
+        for d in document["diagnostics"]
+    )  # fmt: skip
+    effective = tuple(i for i, d in enumerate(counts) if d.effective)
+    analysis = None
+    if effective:
+        table = table_from_dict(document["table"], grid.width)
+        analysis = analyse(table, effective, grid)
+        check_reproduced(document, condition_dict(analysis.loo.refit), analysis.verdict.adopt)
+    source = retriever_legs(str(document["retriever"]), str(document["engine"]), counts, analysis)
+    return _result(document, source, analysis, grid)
+
+
+def _result(
+    document: Mapping[str, Any],
+    source: EngineLegs | RetrieverLegs,
+    analysis: Analysis | None,
+    grid: SeedGrid | FamilyGrid,
+) -> TuneResult:
+    """What every saved tune holds besides its source and analysis."""
+    kb = document.get("kb_path")
+    return TuneResult(
+        golden_path=Path(document["golden_path"]),
+        limit=int(document["limit"]),
+        k_values=tuple(int(k) for k in document["k_values"]),
+        queries=tuple(query_from_dict(q) for q in document["queries"]),
+        source=source,
+        analysis=analysis,
+        grid=grid,
+        notes=tuple(Note.from_dict(n) for n in document.get("notes", [])),
+        kb_path=Path(kb) if kb else None,
     )
 
 

@@ -18,7 +18,7 @@ plateau's first column. A flat landscape keeps the baseline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,17 +36,50 @@ DEFAULT_COLUMN = 0
 _FAR_BELOW = 2 * PLATEAU_EPS
 
 
+@dataclass(frozen=True, order=True)
+class FamilyColumn:
+    """One column of a family grid: its position and the fusion it stands for."""
+
+    index: int
+    fusion: Fusion = field(compare=False)
+
+    @property
+    def label(self) -> str:
+        return self.fusion.label
+
+
 @dataclass(frozen=True)
 class FamilyGrid:
-    """The columns of the metric table: ``conditions[0]`` is the baseline."""
+    """The columns of the metric table, a tune grid (groove.tuning.columns):
+    ``conditions[0]`` is the baseline."""
 
     family: Family
     conditions: tuple[Fusion, ...]
     window: int  # the deepest window swept: what one retrieval per query must reach
+    default_name: str = "the baseline"
+    default_kept: str = "the baseline (rrf k=60 over the whole window)"
 
     @property
     def width(self) -> int:
         return len(self.conditions)
+
+    @property
+    def default(self) -> FamilyColumn:
+        return self.column(DEFAULT_COLUMN)
+
+    def column(self, index: int) -> FamilyColumn:
+        return FamilyColumn(index, self.conditions[index])
+
+    def select(self, means: np.ndarray) -> FamilyColumn:
+        return self.column(select(means))
+
+    def select_folds(self, means: np.ndarray) -> tuple[FamilyColumn, ...]:
+        if not len(means):
+            return ()
+        return tuple(self.column(int(c)) for c in select_many(means))
+
+    def select_many(self, means: np.ndarray) -> np.ndarray:
+        return select_many(means)
 
 
 def family_grid(family: Family, depth: int, vector_lower_bound: float = -1.0) -> FamilyGrid:

@@ -1,27 +1,31 @@
-"""pandas views of a tune result (``TuneResult.conditions_frame`` ...).
+"""pandas views of a tune result (``TuneResult.conditions_frame`` ...), of either grid.
 
 Metric columns and values use the names of groove.history.frames: ``recall@k``, ``mrr``
-(in the table, a query's reciprocal rank) and ``ndcg@k``. ``condition`` is a condition's
-flat index in the grid (0..383, see grid.py); join the long table on it. Every frame has
-its columns also when the grid did not run (then with no rows). Columns: docs/api.md.
+(in the table, a query's reciprocal rank) and ``ndcg@k``. ``condition`` is a column of the
+grid (the built-in grid's flat index 0..383, see grid.py; a family grid's position, 0 the
+baseline, RRF k = 60 over the whole window); join the long table on it. The built-in
+grid's conditions are described by its four settings, a family grid's by the fusion's own
+parameters (``label``, ``family``, ``k``, ``window``, ``vector_weight``, ``normalizer``; a
+parameter the family does not use is empty). Every frame has its columns also when the
+grid did not run (then with no rows). Columns: docs/api.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from groove.history.change import SAME_TOLERANCE
-from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS, PRIMARY_K, all_conditions
+from groove.tuning.families import FamilyColumn, FamilyGrid
+from groove.tuning.grid import PRIMARY_K, Condition
+from groove.tuning.result import EngineLegs, TuneResult
 from groove.tuning.select import condition_means
+from groove.tuning.table import MetricTable
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from groove.tuning.result import TuneResult
-    from groove.tuning.table import MetricTable
 
 GRID_COLUMNS = (
     "condition",
@@ -30,6 +34,7 @@ GRID_COLUMNS = (
     "bm25_context_weight",
     "bm25_content_weight",
 )
+FUSION_COLUMNS = ("condition", "label", "family", "k", "window", "vector_weight", "normalizer")
 PRIMARY = f"ndcg@{PRIMARY_K}"
 GAIN_COLUMNS = (
     f"{PRIMARY}_delta",
@@ -80,29 +85,51 @@ def primary_gain(
     return dict(zip(GAIN_COLUMNS, (delta, se, improved, degraded), strict=True))
 
 
+def _leading(result: TuneResult) -> tuple[str, ...]:
+    """The columns that describe a condition of ``result``'s grid."""
+    return FUSION_COLUMNS if isinstance(result.grid, FamilyGrid) else GRID_COLUMNS
+
+
+def describe(column: Condition | FamilyColumn) -> dict[str, object]:
+    """A condition's leading columns: the built-in grid's settings, or a fusion's."""
+    if isinstance(column, Condition):
+        return {"condition": column.index, **column.as_fusion_dict()}
+    given = column.fusion.to_dict()
+    return {
+        "condition": column.index,
+        "label": column.label,
+        "family": column.fusion.family,
+        "k": given.get("k"),
+        "window": given.get("window"),
+        "vector_weight": given.get("vector_weight"),
+        "normalizer": given.get("normalizer"),
+    }
+
+
 def conditions_frame(result: TuneResult) -> pd.DataFrame:
-    """One row per grid condition (384), in flat-index order."""
+    """One row per grid condition, in grid order."""
     import pandas as pd
 
-    columns = condition_columns(GRID_COLUMNS, result.k_values)
+    columns = condition_columns(_leading(result), result.k_values)
     analysis = result.analysis
     if analysis is None:
         return pd.DataFrame(columns=columns)
-    table = analysis.table
-    rows = list(range(table.n_queries))
-    data: dict[str, object] = _grid_columns()
-    data["default"] = np.arange(N_CONDITIONS) == DEFAULT_CONDITION.index
-    data["refit"] = np.arange(N_CONDITIONS) == analysis.loo.refit.index
+    grid, table, loo = result.grid, analysis.table, analysis.loo
+    width = grid.width
+    frame = pd.DataFrame([describe(grid.column(j)) for j in range(width)])
+    frame["default"] = np.arange(width) == grid.default.index
+    frame["refit"] = np.arange(width) == loo.refit.index
+    rows = range(table.n_queries)
     for name, array in metric_arrays(table).items():
-        data[name] = condition_means(array, rows)  # over every query, as eval reports them
+        frame[name] = condition_means(array, rows)  # over every query, as eval reports them
     # The primary metric's gain over the default on the effective queries, which is what
     # selection and the gates compare: its mean, paired SE and improved / degraded counts.
-    data.update(primary_gain(table.primary, result.effective_rows, DEFAULT_CONDITION.index))
-    folds = np.zeros(N_CONDITIONS, dtype=np.int64)
-    for chosen in analysis.loo.folds:
-        folds[chosen.index] += 1
-    data["folds"] = folds
-    return pd.DataFrame(data, columns=columns)
+    gain = primary_gain(table.primary, result.effective_rows, grid.default.index)
+    for name, values in gain.items():
+        frame[name] = values
+    chosen = np.asarray([c.index for c in loo.folds], dtype=np.intp)
+    frame["folds"] = np.bincount(chosen, minlength=width).astype(np.int64)
+    return frame[columns]
 
 
 def table_frame(result: TuneResult) -> pd.DataFrame:
@@ -140,41 +167,13 @@ def long_table(ids: Sequence[str], table: MetricTable | None) -> pd.DataFrame:
 def folds_frame(result: TuneResult) -> pd.DataFrame:
     """One row per leave-one-query-out fold: the held-out query, the condition chosen
     without it and that condition's nDCG@5 gain over the default on it."""
-    analysis = result.analysis
-    return fold_rows(
-        [q.id for q in result.queries],
-        None if analysis is None else analysis.loo,
-        GRID_COLUMNS,
-        lambda chosen: {"condition": chosen.index, **chosen.as_fusion_dict()},
-    )
-
-
-class Folds(Protocol):
-    """What fold_rows reads of a leave-one-query-out (groove's grid's or a family grid's)."""
-
-    @property
-    def rows(self) -> tuple[int, ...]: ...
-    @property
-    def refit(self) -> Any: ...
-    @property
-    def folds(self) -> Sequence[Any]: ...
-    @property
-    def held_out_diffs(self) -> tuple[float, ...]: ...
-
-
-def fold_rows(
-    ids: Sequence[str],
-    loo: Folds | None,
-    leading: Sequence[str],
-    describe: Callable[[Any], dict[str, object]],
-) -> pd.DataFrame:
-    """The folds frame of either grid: ``query`` (from ``ids``, by the fold's row), the
-    chosen condition's ``leading`` columns (``describe``), ``held_out_delta``, ``refit``."""
     import pandas as pd
 
-    columns = ["query", *leading, "held_out_delta", "refit"]
-    if loo is None:
+    columns = ["query", *_leading(result), "held_out_delta", "refit"]
+    analysis = result.analysis
+    if analysis is None:
         return pd.DataFrame(columns=columns)
+    loo, ids = analysis.loo, [q.id for q in result.queries]
     rows = [
         {
             "query": ids[row],
@@ -188,20 +187,14 @@ def fold_rows(
 
 
 def diagnostics_frame(result: TuneResult) -> pd.DataFrame:
-    """The pre-flight, one row per usable query: its QueryDiagnostics fields (FTS
-    candidates and matches, overlap with the vector leg, bm25 sensitivity...) and whether
-    it is ``effective`` (two or more FTS candidates: the weights can move it)."""
+    """The pre-flight, one row per usable query, and whether it is ``effective`` (the
+    fusion can move it): groove's engine's QueryDiagnostics fields (FTS candidates and
+    matches, overlap with the vector leg, bm25 sensitivity...; effective: two or more FTS
+    candidates), or what each of a retriever's legs returned and their overlap
+    (effective: both legs hit)."""
     import pandas as pd
 
-    return pd.DataFrame([vars(d) | {"effective": d.effective} for d in result.diagnostics])
-
-
-def _grid_columns() -> dict[str, object]:
-    conditions = all_conditions()
-    return {
-        "condition": np.arange(N_CONDITIONS),
-        "rrf_k": [c.rrf_k for c in conditions],
-        "bm25_heading_weight": [c.heading_weight for c in conditions],
-        "bm25_context_weight": [c.context_weight for c in conditions],
-        "bm25_content_weight": [c.content_weight for c in conditions],
-    }
+    source = result.source
+    if isinstance(source, EngineLegs):
+        return pd.DataFrame([vars(d) | {"effective": d.effective} for d in source.diagnostics])
+    return pd.DataFrame([vars(d) for d in source.legs])

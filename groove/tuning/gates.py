@@ -1,7 +1,8 @@
 """The five adoption gates, and the per-query impact the report shows next to them.
 
 With ``m`` = mean held-out delta and ``se`` = paired SE of the LOO deltas, the refit is
-adopted only if all of these hold (otherwise: keep the built-in defaults):
+adopted only if all of these hold (otherwise: keep the grid's default, the built-in
+defaults or a family grid's baseline; groove.tuning.columns):
 
 1. refit != default
 2. ``m > min_delta`` (0.02)
@@ -18,14 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Generic
 
 import numpy as np
 
 from groove.history.change import direction
 from groove.tuning import stats
-from groove.tuning.grid import DEFAULT_CONDITION, Condition
-from groove.tuning.select import LooResult, Rows
+from groove.tuning.columns import C, Column, Grid
+from groove.tuning.loo import LooResult
+from groove.tuning.seed_grid import SEED_GRID
+from groove.tuning.select import Rows
 from groove.tuning.table import MetricTable
 
 ADOPT_MIN_MEAN_DELTA = 0.02
@@ -33,19 +36,7 @@ ADOPT_SE_MULTIPLIER = 3.0
 STABILITY_MIN = 0.5
 
 
-class HeldOut(Protocol):
-    """What gates 2 to 4 read of a nested leave-one-query-out result (the seed's grid's, or
-    an external engine's family grid's: groove.tuning.external)."""
-
-    @property
-    def mean_delta(self) -> float: ...
-    @property
-    def paired_se(self) -> float: ...
-    @property
-    def stability(self) -> float: ...
-
-
-def se_bound(held_out: HeldOut) -> float:
+def se_bound(held_out: LooResult[C]) -> float:
     """What the held-out mean delta must exceed besides the floor: 3 x its paired SE."""
     return ADOPT_SE_MULTIPLIER * held_out.paired_se
 
@@ -60,20 +51,23 @@ class Gate:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """Adopt ``condition`` (the refit) or keep the defaults; ``reasons`` = failed gates' details."""
+class Verdict(Generic[C]):
+    """Adopt ``condition`` (the refit, a column of the grid) or keep the default;
+    ``reasons`` = failed gates' details."""
 
     adopt: bool
-    condition: Condition | None
+    condition: C | None
     gates: tuple[Gate, ...]
     reasons: tuple[str, ...]
 
 
-def _column_mean(values: np.ndarray, rows: Rows, condition: Condition) -> float:
+def _column_mean(values: np.ndarray, rows: Rows, condition: Column) -> float:
     return stats.mean(np.asarray(values)[np.asarray(rows, dtype=np.intp), condition.index].tolist())
 
 
-def non_degradation(table: MetricTable, all_rows: Rows, refit: Condition) -> tuple[str, ...]:
+def non_degradation(
+    table: MetricTable, all_rows: Rows, refit: Column, default: Column = SEED_GRID.default
+) -> tuple[str, ...]:
     """Secondary metrics of ``refit`` strictly below the default's, as report sentences:
     ``recall@{k} {cand:.4f} < baseline {base:.4f}`` per k, then ``MRR ...``."""
     metrics = [(f"recall@{k}", table.recall[k]) for k in table.k_values]
@@ -81,20 +75,20 @@ def non_degradation(table: MetricTable, all_rows: Rows, refit: Condition) -> tup
     violations = []
     for name, values in metrics:
         cand = _column_mean(values, all_rows, refit)
-        base = _column_mean(values, all_rows, DEFAULT_CONDITION)
+        base = _column_mean(values, all_rows, default)
         if cand < base:
             violations.append(f"{name} {cand:.4f} < baseline {base:.4f}")
     return tuple(violations)
 
 
-def _gate_default(loo: LooResult) -> Gate:
-    name = "refit differs from the built-in defaults"
-    if loo.refit == DEFAULT_CONDITION:
-        return Gate(name, False, "refit selected the built-in defaults")
-    return Gate(name, True, f"refit {loo.refit.label} differs from the built-in defaults")
+def _gate_default(loo: LooResult[C], grid: Grid[C]) -> Gate:
+    name = f"refit differs from {grid.default_name}"
+    if loo.refit == grid.default:
+        return Gate(name, False, f"refit selected {grid.default_kept}")
+    return Gate(name, True, f"refit {loo.refit.label} differs from {grid.default_name}")
 
 
-def _gate_floor(loo: HeldOut, min_delta: float) -> Gate:
+def _gate_floor(loo: LooResult[C], min_delta: float) -> Gate:
     m = loo.mean_delta
     name = f"held-out mean delta > {min_delta:.4f}"
     if m > min_delta:
@@ -102,7 +96,7 @@ def _gate_floor(loo: HeldOut, min_delta: float) -> Gate:
     return Gate(name, False, f"held-out mean delta {m:+.4f} <= threshold {min_delta:.4f}")
 
 
-def _gate_se(loo: HeldOut, multiplier: float) -> Gate:
+def _gate_se(loo: LooResult[C], multiplier: float) -> Gate:
     m, bound = loo.mean_delta, multiplier * loo.paired_se
     name = f"held-out mean delta > {multiplier:.1f} x paired SE"
     # Written as `m > bound` so that an infinite or NaN bound fails the gate.
@@ -112,7 +106,7 @@ def _gate_se(loo: HeldOut, multiplier: float) -> Gate:
     return Gate(name, passed, detail)
 
 
-def _gate_stability(loo: HeldOut) -> Gate:
+def _gate_stability(loo: LooResult[C]) -> Gate:
     s = loo.stability
     name = f"selection stability > {STABILITY_MIN:.2f}"
     if s > STABILITY_MIN:
@@ -129,7 +123,7 @@ def _gate_secondary(violations: Sequence[str]) -> Gate:
 
 
 def held_out_gates(
-    loo: HeldOut,
+    loo: LooResult[C],
     violations: Sequence[str],
     multiplier: float = ADOPT_SE_MULTIPLIER,
     min_delta: float = ADOPT_MIN_MEAN_DELTA,
@@ -144,13 +138,14 @@ def held_out_gates(
 
 
 def decide_from(
-    loo: LooResult,
+    loo: LooResult[C],
     violations: Sequence[str],
     multiplier: float = ADOPT_SE_MULTIPLIER,
     min_delta: float = ADOPT_MIN_MEAN_DELTA,
-) -> Verdict:
+    grid: Grid[C] = SEED_GRID,  # type: ignore[assignment]
+) -> Verdict[C]:
     """The verdict from a LOO result and precomputed non-degradation violations."""
-    gates = (_gate_default(loo), *held_out_gates(loo, violations, multiplier, min_delta))
+    gates = (_gate_default(loo, grid), *held_out_gates(loo, violations, multiplier, min_delta))
     adopt = all(g.passed for g in gates)
     reasons = tuple(g.detail for g in gates if not g.passed)
     return Verdict(
@@ -160,14 +155,15 @@ def decide_from(
 
 def decide(
     table: MetricTable,
-    loo: LooResult,
+    loo: LooResult[C],
     all_rows: Rows,
     multiplier: float = ADOPT_SE_MULTIPLIER,
     min_delta: float = ADOPT_MIN_MEAN_DELTA,
-) -> Verdict:
+    grid: Grid[C] = SEED_GRID,  # type: ignore[assignment]
+) -> Verdict[C]:
     """Run the five gates on ``loo``; gate 5 reads ``table`` over ``all_rows`` (usable queries)."""
-    violations = non_degradation(table, all_rows, loo.refit)
-    return decide_from(loo, violations, multiplier, min_delta)
+    violations = non_degradation(table, all_rows, loo.refit, grid.default)
+    return decide_from(loo, violations, multiplier, min_delta, grid)
 
 
 @dataclass(frozen=True)
@@ -182,14 +178,16 @@ class Impact:
     worst_row: int | None
 
 
-def per_query_impact(table: MetricTable, all_rows: Rows, refit: Condition) -> Impact:
+def per_query_impact(
+    table: MetricTable, all_rows: Rows, refit: Column, default: Column = SEED_GRID.default
+) -> Impact:
     """``d = nDCG@5(refit) - nDCG@5(default)`` for each row of ``all_rows``."""
     rows = np.asarray(all_rows, dtype=np.intp).reshape(-1).tolist()
     primary = table.primary
     improved = degraded = 0
     worst, worst_row = 0.0, None
     for r in rows:
-        d = float(primary[r, refit.index] - primary[r, DEFAULT_CONDITION.index])
+        d = float(primary[r, refit.index] - primary[r, default.index])
         improved += direction(d) > 0
         degraded += direction(d) < 0
         if d < worst:

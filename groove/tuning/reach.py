@@ -110,7 +110,7 @@ def grid_rankings(legs: LegOrders, match: str | None, pool: int) -> list[tuple[i
     if match is None or not len(legs.fts_ids):
         return [()] * len(_WEIGHT_SETS)
     bounds = (legs.fts_ids, legs.fts_lowest, legs.fts_highest)
-    return top_lists(legs.conn, match, legs.table, *bounds, pool, legs.context_free)
+    return top_lists(legs.conn, match, legs.table, *bounds, pool, legs.context_free, legs.lexical)
 
 
 def current_condition(fusion: FusionConfig) -> Condition | None:

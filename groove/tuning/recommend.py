@@ -13,6 +13,9 @@ the two sub-queries the user already has.
 * Qdrant: a query with ``rrf`` (its k is groove's k + 1: zero-based ranks) or ``dbsf``.
 * PostgreSQL: the SQL of groove's own PostgreSQL retriever (retrievers/backends/postgres_sql).
 * LanceDB: a hybrid query with ``RRFReranker(K=k)``.
+
+``retriever_legs`` puts the adopted fusion of a retriever's tune in its source, so
+written (or why the engine cannot fuse so).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 
 from groove.fusion import Fusion
 from groove.retrievers.backends.postgres_sql import Layout, Table, hybrid_sql
+from groove.tuning.result import Analysis, LegCounts, RetrieverLegs
 
 ENGINES = ("groove", "elasticsearch", "opensearch", "qdrant", "postgresql", "lancedb")
 
@@ -173,3 +177,18 @@ def lancedb(f: Fusion) -> str:
         f'table.search(query_type="hybrid").vector(query_vector).text(query_text)'
         f".limit({limit}).rerank(RRFReranker(K={k}))\n"
     )
+
+
+def retriever_legs(
+    name: str, engine: str, counts: tuple[LegCounts, ...], analysis: Analysis | None
+) -> RetrieverLegs:
+    """The source of a retriever's tune, with the adopted fusion in ``engine``'s terms (or
+    why the engine cannot fuse so)."""
+    snippet = why = None
+    adopted = analysis.verdict.condition if analysis is not None else None
+    if adopted is not None:
+        try:
+            snippet = recommend(adopted.fusion, engine)
+        except NotExpressible as exc:
+            why = str(exc)
+    return RetrieverLegs(name, engine, counts, snippet, why)

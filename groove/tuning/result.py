@@ -1,4 +1,5 @@
-"""What one ``groove tune`` returns: per-query diagnostics, the table and its analysis."""
+"""What one ``groove tune`` returns, whichever legs it swept: where they came from (groove's
+own engine or a retriever's legs), the grid, the table and its analysis."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from groove.golden.queries import GoldenQuery
 from groove.metrics import AggregateMetrics
 from groove.notes import Note
 from groove.tuning.calibrated import CalibratedSe
+from groove.tuning.families import FamilyGrid
 from groove.tuning.gates import Impact, Verdict
-from groove.tuning.select import LooResult, PhaseScores
+from groove.tuning.loo import LooResult
+from groove.tuning.seed_grid import SEED_GRID, SeedGrid
+from groove.tuning.select import PhaseScores
 from groove.tuning.table import MetricTable
 
 if TYPE_CHECKING:
@@ -27,23 +31,6 @@ NOTE_CONTEXT_AXIS_NOOP = "context-axis-noop"
 NOTE_EFFECTIVE_QUERIES = "effective-queries"
 NOTE_INSENSITIVE_QUERY = "insensitive-query"
 NOTE_FEW_EFFECTIVE_QUERIES = "few-effective-queries"
-
-
-def __getattr__(name: str) -> Any:
-    """``TuneProgress``: the deprecated name of tune's progress event, now the one
-    ``groove.progress.Progress`` of every task (its ``item`` is the query id)."""
-    if name == "TuneProgress":
-        import warnings
-
-        from groove.progress import Progress
-
-        warnings.warn(
-            "TuneProgress is deprecated; tune's progress events are groove.Progress",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return Progress
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -64,6 +51,53 @@ class QueryDiagnostics:
 
 
 @dataclass(frozen=True)
+class LegCounts:
+    """What one query's legs held in a retriever's answer: the counterpart of the built-in
+    tune's FTS candidates and vector / FTS overlap."""
+
+    id: str
+    lexical: int
+    vector: int
+    overlap: int
+    effective: bool
+
+
+@dataclass(frozen=True)
+class EngineLegs:
+    """The legs came from groove's own engine: what its index held, the pre-flight of each
+    query and the FTS table the sweep ran on (a condition found under one lexical mode
+    says nothing about another, since the bm25 weights act on a different table)."""
+
+    model: str
+    candidate_pool: int
+    chunk_total: int
+    context_axis_noop: bool
+    diagnostics: tuple[QueryDiagnostics, ...]
+    lexical: str = "trigram"
+
+    @property
+    def effective_rows(self) -> tuple[int, ...]:
+        return tuple(i for i, d in enumerate(self.diagnostics) if d.effective)
+
+
+@dataclass(frozen=True)
+class RetrieverLegs:
+    """The legs came in a retriever's answers: its name, the engine whose terms the
+    recommendation is written in (with the adopted fusion so written, or why the engine
+    cannot fuse so) and what each query's legs held."""
+
+    retriever: str
+    engine: str
+    legs: tuple[LegCounts, ...]
+    recommendation: str | None = None
+    not_expressible: str | None = None
+
+    @property
+    def effective_rows(self) -> tuple[int, ...]:
+        return tuple(i for i, d in enumerate(self.legs) if d.effective)
+
+
+@dataclass(frozen=True)
 class Secondary:
     baseline: AggregateMetrics
     refit: AggregateMetrics
@@ -75,36 +109,35 @@ class Analysis:
     """Everything computed from the table once the grid has run."""
 
     table: MetricTable
-    phases: PhaseScores
-    loo: LooResult
+    loo: LooResult[Any]
     secondary: Secondary
     impact: Impact
-    verdict: Verdict
+    verdict: Verdict[Any]
     # Information beside the seed's paired SE (never used by the gates): tune/calibrated.py
     calibrated: CalibratedSe | None = None
+    # What coordinate descent's two phases saw: the built-in grid only
+    phases: PhaseScores | None = None
 
 
 @dataclass(frozen=True, repr=False)
 class TuneResult(Introduces):
-    kb_path: Path
+    """What ``groove tune`` returns for every source of legs: the columns are
+    ``grid.column(i)`` (a ``Condition`` of the built-in grid, a ``FamilyColumn`` of an
+    engine's family grid), measured against ``grid.default``."""
+
     golden_path: Path
-    model: str
     limit: int
-    candidate_pool: int
     k_values: tuple[int, ...]
-    chunk_total: int
-    context_axis_noop: bool
     queries: tuple[GoldenQuery, ...]  # the golden queries, in file order: the table's rows
-    diagnostics: tuple[QueryDiagnostics, ...]
+    source: EngineLegs | RetrieverLegs
     analysis: Analysis | None  # None when no query was effective (grid not run)
+    grid: SeedGrid | FamilyGrid = SEED_GRID
     notes: tuple[Note, ...] = field(default=())
-    # [search] lexical the sweep ran under: a condition found under one mode says nothing
-    # about another, since the bm25 weights act on a different table
-    lexical: str = "trigram"
+    kb_path: Path | None = None  # the knowledge base (a retriever's: if given)
 
     @property
     def effective_rows(self) -> tuple[int, ...]:
-        return tuple(i for i, d in enumerate(self.diagnostics) if d.effective)
+        return self.source.effective_rows
 
     @property
     def ran_grid(self) -> bool:
@@ -117,11 +150,14 @@ class TuneResult(Introduces):
     def to_dict(self) -> dict[str, Any]:
         """The ``groove tune --format json`` document (the caller sorts keys when it
         serialises); ``save_tune`` adds the whole metric table to it."""
-        return view(self, "to_dict")
+        document: dict[str, Any] = view(self, "to_dict")
+        return document
 
     def conditions_frame(self) -> pd.DataFrame:
-        """One row per grid condition (384): ``condition``, ``rrf_k``, the three bm25
-        weights, ``default``, ``refit``, the mean of each metric over the queries,
+        """One row per grid condition, in grid order: ``condition`` (its column), the
+        condition's settings (the built-in grid's ``rrf_k`` and three bm25 weights, or a
+        fusion's ``label``, ``family``, ``k``, ``window``, ``vector_weight``,
+        ``normalizer``), ``default``, ``refit``, the mean of each metric over the queries,
         ``ndcg@5_delta`` / ``ndcg@5_delta_se`` against the default on the effective queries,
         ``folds`` (how many leave-one-query-out folds chose it). Columns: docs/api.md."""
         return view(self, "conditions_frame")

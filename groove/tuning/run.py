@@ -35,6 +35,7 @@ from groove.tuning.result import (
     NOTE_EFFECTIVE_QUERIES,
     NOTE_FEW_EFFECTIVE_QUERIES,
     NOTE_INSENSITIVE_QUERY,
+    EngineLegs,
     QueryDiagnostics,
     TuneResult,
 )
@@ -104,20 +105,23 @@ def run(
             table, diagnostics = _sweep(settings, usable, found, labels, diagnostics, say)
             analysis = analyse(table, [i for i, d in enumerate(diagnostics) if d.effective])
         model_id = engine.embedder.model_id
-    return TuneResult(
-        kb_path=settings.kb_path,
-        golden_path=settings.golden_path,
+    source = EngineLegs(
         model=model_id,
-        limit=settings.limit,
         candidate_pool=settings.candidate_pool,
-        k_values=settings.k_values,
         chunk_total=chunk_total,
         context_axis_noop=noop,
-        queries=usable,
         diagnostics=tuple(diagnostics),
+        lexical=mode,
+    )
+    return TuneResult(
+        golden_path=settings.golden_path,
+        limit=settings.limit,
+        k_values=settings.k_values,
+        queries=usable,
+        source=source,
         analysis=analysis,
         notes=settings.notes + tuple(notes),
-        lexical=mode,
+        kb_path=settings.kb_path,
     )
 
 

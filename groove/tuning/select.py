@@ -1,4 +1,5 @@
-"""Choosing a condition: coordinate descent over the grid and nested leave-one-query-out CV.
+"""Choosing a condition of the built-in grid: coordinate descent (the nested
+leave-one-query-out CV over it is groove.tuning.loo's, as for every grid).
 
 ``mean(c, Q)`` is the mean nDCG@5 of condition c over the query rows Q (0.0 when Q is empty),
 summed sequentially in row order. Selection (coordinate descent, not the full argmax):
@@ -21,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.tuning import stats
 from groove.tuning.grid import (
     DEFAULT_CONDITION,
     DEFAULT_K_INDEX,
@@ -29,7 +29,6 @@ from groove.tuning.grid import (
     Condition,
     all_conditions,
 )
-from groove.tuning.stats import SignTest
 
 PLATEAU_EPS = 1e-9
 _CENTRE_EPS = 1e-12
@@ -138,25 +137,6 @@ def phase_scores(primary: np.ndarray, rows: Rows, refit: Condition | None = None
     return PhaseScores(refit=chosen, weights_at_default_k=weights, rrf_k_sweep=sweep)
 
 
-@dataclass(frozen=True)
-class LooResult:
-    """Nested leave-one-query-out CV over the effective rows.
-
-    ``refit`` = select(all effective rows); fold j holds out row q_j, selects ``folds[j]`` on
-    the rest and scores ``held_out_diffs[j] = nDCG@5(folds[j], q_j) - nDCG@5(default, q_j)``.
-    ``stability`` = share of folds that chose the refit (0.0 with no folds).
-    """
-
-    rows: tuple[int, ...]
-    refit: Condition
-    folds: tuple[Condition, ...]
-    held_out_diffs: tuple[float, ...]
-    mean_delta: float
-    paired_se: float
-    stability: float
-    sign_test: SignTest
-
-
 def fold_means(primary: np.ndarray, rows: Rows) -> np.ndarray:
     """Per-fold condition means, shape (N, 384): row j is the mean over ``rows`` without row j.
 
@@ -170,26 +150,3 @@ def fold_means(primary: np.ndarray, rows: Rows) -> np.ndarray:
         return np.zeros_like(held)
     total = held.sum(axis=0)
     return (total[np.newaxis, :] - held) / (idx.size - 1)
-
-
-def nested_loo(primary: np.ndarray, effective_rows: Rows) -> LooResult:
-    """Refit on all effective rows, then one selection per held-out row (see LooResult)."""
-    idx = _rows(effective_rows)
-    refit = select_condition(primary, idx)
-    folds = tuple(select_from_means(m) for m in fold_means(primary, idx))
-    default = DEFAULT_CONDITION.index
-    diffs = tuple(
-        float(primary[q, sel.index] - primary[q, default])
-        for q, sel in zip(idx.tolist(), folds, strict=True)
-    )
-    agree = sum(1 for sel in folds if sel == refit)
-    return LooResult(
-        rows=tuple(idx.tolist()),
-        refit=refit,
-        folds=folds,
-        held_out_diffs=diffs,
-        mean_delta=stats.mean(diffs),
-        paired_se=stats.paired_se(diffs),
-        stability=agree / len(folds) if folds else 0.0,
-        sign_test=stats.sign_test(diffs),
-    )

@@ -139,14 +139,20 @@ def top_lists(
     highest: np.ndarray,
     pool: int,
     context_free: bool = False,
+    lexical: LexicalQuery | None = None,
 ) -> list[tuple[int, ...]]:
     """The top-``pool`` list of each of the 64 weight sets, given every match's bound
-    scores (``ids``, ``lowest``, ``highest`` aligned)."""
+    scores (``ids``, ``lowest``, ``highest`` aligned); ``lexical``: the compiled query, whose
+    contenders the numpy bm25 scorer then scores when it serves it (else one SQL pass)."""
     if not len(ids):
         return [()] * len(_WEIGHTS)
     keep = contenders(lowest, highest, pool)
-    only = None if keep.all() else ids[keep].tolist()
     sets, columns = _grid(context_free)
+    if lexical is not None:  # the contenders' scores from numpy: the same floats
+        scored = bm25.scored_rows(conn, lexical, sets, ids[keep])
+        if scored is not None:
+            return _tops(ids[keep].astype(np.int64), scored, columns, pool)
+    only = None if keep.all() else ids[keep].tolist()
     found = legs.bm25_columns(conn, match, sets, leg, only)
     table = np.array(found, dtype=np.float64).reshape(len(found), len(sets) + 1)
     return _tops(table[:, 0].astype(np.int64), table[:, 1:], columns, pool)

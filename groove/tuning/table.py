@@ -47,7 +47,7 @@ class MetricTable:
     recall: Mapping[int, np.ndarray]
     rr: np.ndarray
     # Columns: the seed's 384 conditions, or an external engine's family grid
-    # (groove.tuning.external), whose conditions are its own.
+    # (groove.tuning.families), whose conditions are its own.
     width: int = N_CONDITIONS
 
     def __post_init__(self) -> None:

@@ -30,7 +30,7 @@ import numpy as np
 from groove.tuning import stats
 from groove.tuning.gates import decide, decide_from, non_degradation
 from groove.tuning.grid import N_CONDITIONS, Condition
-from groove.tuning.select import nested_loo
+from groove.tuning.loo import nested_loo
 from groove.tuning.table import MetricTable
 
 LCG_MULTIPLIER = 6364136223846793005

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from groove.errors import EXIT_NO_BASELINE
 from groove.evaluation.result import EvalRun
 from groove.notes import Level, Note
 from groove.report.notebook import tables
@@ -44,6 +45,8 @@ def status(outcome: Outcome[Any]) -> Any:
     else:
         passed = outcome.exit_code == 0
         words = "✔ passed" if passed else "✖ regression detected"
+        if outcome.exit_code == EXIT_NO_BASELINE:  # required, and the gate could not judge
+            words = "✖ regression gate not applied"
         text = f"<b>{words}</b> (exit {outcome.exit_code}); {escape(outcome.source)}"
         parts = [box(OK if passed else BAD, text)]
         # a pass with a real fall under the threshold is not a plain pass: say so

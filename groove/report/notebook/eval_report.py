@@ -149,6 +149,33 @@ def significance_plot(outcome: Outcome[EvalRun]) -> Any:
     return image(fig)
 
 
+def slice_plot(outcome: Outcome[EvalRun]) -> Any:
+    """The slices (the golden file's tags, and folders with slice_by="folder"): each
+    slice's change of nDCG at the largest k with its interval, or its value without a
+    diff. Nothing without slices."""
+    from groove.report.eval_slices import headline_labels
+
+    run = _run(outcome)
+    if run is None or not run.slices:
+        return None
+    label = headline_labels(run)[-1]
+    return image(plots.slice_intervals(run.slices, label, threshold=run.threshold))
+
+
+def slice_gate(outcome: Outcome[EvalRun]) -> Any:
+    """The slice gate's verdict on each gated slice and the slices too small to gate
+    (gate_slices=True); nothing otherwise."""
+    from groove.report.eval_slices import gate_lines
+
+    run = _run(outcome)
+    if run is None or run.slice_gate is None:
+        return None
+    title, *verdicts = gate_lines(run.slice_gate)
+    colour = WARN if run.slice_gate.regressed else OK
+    items = "".join(f"<li>{escape(line.strip())}</li>" for line in verdicts)
+    return html_output(box(colour, f"<b>{escape(title)}</b><ul>{items}</ul>"))
+
+
 def history_comparison(outcome: Outcome[EvalRun], last: int = 5) -> Any:
     """The last comparable runs of the history (same fingerprint as this run, newest
     first, up to ``last``), each against the oldest of them: mean, delta, interval, p."""
@@ -256,7 +283,7 @@ def per_query_rows(run: EvalRun) -> list[dict[str, Any]]:
     rows = []
     for position, values in zip(frame.index, frame.to_dict("records"), strict=True):
         q = run.per_query[position]
-        previous = values[f"recall@{k}_previous"]
+        previous = values.get(f"recall@{k}_previous", math.nan)  # absent when nothing compared
         status = "✗ miss" if values["miss"] else "↓ regressed" if values["regressed"] else "ok"
         row = {
             "id": q.id,

@@ -1,25 +1,26 @@
 """The tune explorer notebook's views (notebooks/tune_explorer.ipynb): one function a cell.
 
 Every view takes the ``Outcome`` the run cell returned and returns something a notebook
-displays, or None when the run was refused or the grid did not run. A ``TuneResult``
-(groove's own grid) is shown here; an ``ExternalTune`` (``groove tune --retriever``) is
-handed to the view of the same name in tune_engine.py. The views read the frames of
-groove.tuning.frames and the analysis; they compute nothing the library computes.
+displays, or None when the run was refused or the grid did not run. One view a cell for
+every tune result: groove's own grid and ``groove tune --retriever``'s family grid (an
+engine's legs re-fused) show the same sections, read from the frames of
+groove.tuning.frames and the analysis; they compute nothing the library computes. The
+built-in grid's bm25 heat maps, rrf_k sweep and condition picker have no counterpart in a
+family grid: those sections say so in one line.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from groove.report import plots
-from groove.report.notebook import tables, tune_engine
+from groove.report.notebook import tables
 from groove.report.notebook.common import headline as headline
 from groove.report.notebook.common import status as status
 from groove.report.notebook.common import table_scripts as table_scripts
-from groove.report.notebook.html_parts import escape, facts, image
+from groove.report.notebook.html_parts import MUTED, box, escape, facts, html_output, image
 from groove.report.notebook.picker import condition_rows, picker_or_hint
 from groove.report.notebook.tune_parts import (
     adopt_box,
@@ -29,82 +30,97 @@ from groove.report.notebook.tune_parts import (
     loo_facts,
 )
 from groove.tuning import frames
-from groove.tuning.external_result import ExternalTune
-from groove.tuning.grid import DEFAULT_CONDITION, Condition, toml_snippet
+from groove.tuning.families import FamilyGrid
+from groove.tuning.grid import Condition, toml_snippet
+from groove.tuning.result import Analysis, EngineLegs, RetrieverLegs, TuneResult
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from groove.report.notebook.outcome import Outcome
-    from groove.tuning.result import Analysis, TuneResult
-
-Tuned = Callable[["Outcome[TuneResult | ExternalTune]"], Any]
 
 
-def _engine(outcome: Outcome[Any]) -> ExternalTune | None:
-    """The result of ``groove tune --retriever``, whose views are in tune_engine.py."""
-    value = outcome.value
-    return value if isinstance(value, ExternalTune) else None
+def _result(outcome: Outcome[TuneResult]) -> TuneResult | None:
+    return outcome.value
 
 
-def _tuned(outcome: Outcome[Any]) -> tuple[TuneResult, Analysis] | None:
+def _tuned(outcome: Outcome[TuneResult]) -> tuple[TuneResult, Analysis] | None:
     result = outcome.value
-    if result is None or _engine(outcome) is not None or result.analysis is None:
+    if result is None or result.analysis is None:
         return None
     return result, result.analysis
 
 
-def _or_engine(engine_view: Callable[[ExternalTune], Any]) -> Callable[[Tuned], Tuned]:
-    """The view, or ``engine_view`` when the outcome holds an engine's tune."""
-
-    def wrap(view: Tuned) -> Tuned:
-        @functools.wraps(view)
-        def shown(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
-            engine = _engine(outcome)
-            return view(outcome) if engine is None else engine_view(engine)
-
-        return shown
-
-    return wrap
+def _seed(outcome: Outcome[TuneResult]) -> tuple[TuneResult, Analysis] | None:
+    """The result and its analysis when the built-in grid ran (its own sections)."""
+    got = _tuned(outcome)
+    return None if got is None or isinstance(got[0].grid, FamilyGrid) else got
 
 
-def _not_swept(section: str) -> Callable[[ExternalTune], Any]:
-    return lambda _engine: tune_engine.not_swept(section)
+def _family(outcome: Outcome[TuneResult]) -> bool:
+    result = outcome.value
+    return result is not None and isinstance(result.grid, FamilyGrid)
 
 
 def _ids(result: TuneResult) -> list[str]:
     return [q.id for q in result.queries]
 
 
-def tune_header(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
-    if (engine := _engine(outcome)) is not None:
-        return tune_engine.tune_header(engine, outcome.source)
-    result = cast("TuneResult | None", outcome.value)
+def not_swept(section: str) -> Any:
+    """One line where the built-in grid has a section an engine's family grid has not."""
+    return html_output(
+        box(
+            MUTED,
+            f"{escape(section)}: groove's own grid only; an engine's tune sweeps its fusion "
+            "family (the conditions table lists every condition).",
+        )
+    )
+
+
+def tune_header(outcome: Outcome[TuneResult]) -> Any:
+    result = _result(outcome)
     if result is None:
         return None
     effective = len(result.effective_rows)
+    source, grid = result.source, result.grid
+    if isinstance(source, RetrieverLegs) and isinstance(grid, FamilyGrid):
+        return facts(
+            [
+                ("retriever", source.retriever),
+                ("engine / family", f"{source.engine} / {grid.family}"),
+                ("golden", result.golden_path),
+                ("limit / window swept", f"{result.limit} / up to {grid.window}"),
+                ("conditions", f"{grid.width} (baseline {grid.default.label})"),
+                (
+                    "queries",
+                    f"{len(result.queries)} usable / {effective} effective (both legs hit)",
+                ),
+                ("source", outcome.source),
+            ]
+        )
+    assert isinstance(source, EngineLegs)
     rows: list[tuple[str, object]] = [
         ("knowledge base", result.kb_path),
         ("golden", result.golden_path),
-        ("model", result.model),
-        ("limit / candidate pool", f"{result.limit} / {result.candidate_pool}"),
-        ("chunks in index", result.chunk_total),
+        ("model", source.model),
+        ("limit / candidate pool", f"{result.limit} / {source.candidate_pool}"),
+        ("chunks in index", source.chunk_total),
         ("queries", f"{len(result.queries)} usable / {effective} effective (FTS candidates >= 2)"),
         ("source", outcome.source),
     ]
-    if result.context_axis_noop:
+    if source.context_axis_noop:
         rows.append(("context axis", "⚠ every chunk has an empty context: not measured here"))
     for axis in inert_axes(result):
-        if not (axis == "context weight" and result.context_axis_noop):
+        if not (axis == "context weight" and source.context_axis_noop):
             rows.append((axis, axis_warning(axis)))
     return facts(rows)
 
 
 def inert_axes(result: TuneResult) -> tuple[str, ...]:
-    """The grid axes that move no effective query's nDCG@5 (groove.tuning.axes)."""
+    """The built-in grid's axes that move no effective query's nDCG@5 (groove.tuning.axes)."""
     from groove.tuning.axes import inert_axes as find
 
-    if result.analysis is None:
+    if result.analysis is None or isinstance(result.grid, FamilyGrid):
         return ()
     return find(result.analysis.table, result.effective_rows)
 
@@ -115,14 +131,14 @@ def axis_warning(axis: str) -> str:
     return sentence(axis)
 
 
-@_or_engine(tune_engine.diagnostics_frame)
-def diagnostics_frame(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
-    """The pre-flight per query: FTS candidates, matches, overlap, bm25 sensitivity..."""
-    result = cast("TuneResult | None", outcome.value)
+def diagnostics_frame(outcome: Outcome[TuneResult]) -> Any:
+    """The pre-flight per query: FTS candidates, matches, overlap, bm25 sensitivity... (or
+    what each of a retriever's legs returned)."""
+    result = _result(outcome)
     return None if result is None else frames.diagnostics_frame(result)
 
 
-def diagnostics_table(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+def diagnostics_table(outcome: Outcome[TuneResult]) -> Any:
     """diagnostics_frame as a paged, sortable table (no row index)."""
     frame = diagnostics_frame(outcome)
     if frame is None or frame.empty:
@@ -131,17 +147,15 @@ def diagnostics_table(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     return tables.interactive(frame.map(tables.cell_html), numeric=numeric)
 
 
-@_or_engine(tune_engine.folds_frame)
-def folds_frame(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+def folds_frame(outcome: Outcome[TuneResult]) -> Any:
     """One row per LOO fold: the held-out query, the condition the fold picked, d_j."""
     got = _tuned(outcome)
     if got is None:
         return None
-    folds = frames.folds_frame(got[0])
-    return folds_view(folds, [Condition.from_index(c).label for c in folds["condition"]])
+    return folds_view(frames.folds_frame(got[0]), [c.label for c in got[1].loo.folds])
 
 
-def folds_table(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+def folds_table(outcome: Outcome[TuneResult]) -> Any:
     """folds_frame as a paged, sortable table, most degraded held-out query first."""
     frame = folds_frame(outcome)
     if frame is None or frame.empty:
@@ -151,8 +165,7 @@ def folds_table(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     return tables.interactive(cells, numeric=["d_j (ΔnDCG@5)"])
 
 
-@_or_engine(tune_engine.loo_summary)
-def loo_summary(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+def loo_summary(outcome: Outcome[TuneResult]) -> Any:
     got = _tuned(outcome)
     return None if got is None else loo_facts(got[1].loo, _calibrated(got[1]))
 
@@ -167,75 +180,109 @@ def _calibrated(analysis: Analysis) -> str:
     )
 
 
-def _figure(outcome: Outcome[Any], draw: Callable[[TuneResult, Analysis], Figure]) -> Any:
+def _figure(outcome: Outcome[TuneResult], draw: Callable[[TuneResult, Analysis], Figure]) -> Any:
     got = _tuned(outcome)
     return None if got is None else image(draw(*got))
 
 
-@_or_engine(tune_engine.held_out_plot)
-def held_out_plot(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+def held_out_plot(outcome: Outcome[TuneResult]) -> Any:
     return _figure(outcome, lambda r, a: plots.held_out_deltas(a.loo, _ids(r)))
 
 
-@_or_engine(tune_engine.stability_plot)
-def stability_plot(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+def stability_plot(outcome: Outcome[TuneResult]) -> Any:
     return _figure(outcome, lambda r, a: plots.selection_stability(a.loo))
 
 
-@_or_engine(_not_swept("bm25 weight grid"))
-def heatmaps(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
-    return _figure(
-        outcome,
-        lambda r, a: plots.bm25_heatmaps(a.table, r.effective_rows, inert=inert_axes(r)),
+def heatmaps(outcome: Outcome[TuneResult]) -> Any:
+    if _family(outcome):
+        return not_swept("bm25 weight grid")
+    got = _seed(outcome)
+    return (
+        None
+        if got is None
+        else image(
+            plots.bm25_heatmaps(got[1].table, got[0].effective_rows, inert=inert_axes(got[0]))
+        )
     )
 
 
-@_or_engine(_not_swept("rrf_k sweep"))
-def rrf_k_plot(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
-    return _figure(outcome, lambda r, a: plots.rrf_k_sweep(a.table, r.effective_rows, a.loo.refit))
+def rrf_k_plot(outcome: Outcome[TuneResult]) -> Any:
+    if _family(outcome):
+        return not_swept("rrf_k sweep")
+    got = _seed(outcome)
+    if got is None:
+        return None
+    result, analysis = got
+    return image(plots.rrf_k_sweep(analysis.table, result.effective_rows, analysis.loo.refit))
 
 
-@_or_engine(tune_engine.impact_plot)
-def impact_plot(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
-    return _figure(outcome, lambda r, a: plots.per_query_deltas(a.table, _ids(r), a.loo.refit))
+def impact_plot(outcome: Outcome[TuneResult]) -> Any:
+    def draw(result: TuneResult, analysis: Analysis) -> Figure:
+        family = isinstance(result.grid, FamilyGrid)
+        return plots.per_query_deltas(
+            analysis.table, _ids(result), analysis.loo.refit, default=result.grid.default.index,
+            baseline="the baseline" if family else "the default",
+        )  # fmt: skip
+
+    return _figure(outcome, draw)
 
 
-@_or_engine(tune_engine.gates)
-def gates(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+def gates(outcome: Outcome[TuneResult]) -> Any:
     """The five adoption gates as a checklist, each with the sentence that explains it."""
     got = _tuned(outcome)
     return None if got is None else gates_checklist(got[1].verdict.gates)
 
 
-@_or_engine(tune_engine.verdict)
-def verdict(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
-    """Adopt (with the paste-ready snippet) or keep the defaults (with the failed gates)."""
+def verdict(outcome: Outcome[TuneResult]) -> Any:
+    """Adopt (with the paste-ready snippet, or the engine's own configuration) or keep the
+    default (with the failed gates)."""
     got = _tuned(outcome)
     if got is None:
         return None
-    decision = got[1].verdict
+    result, analysis = got
+    decision, source = analysis.verdict, result.source
+    default = escape(result.grid.default.label)
     if decision.adopt and decision.condition is not None:
+        if isinstance(source, RetrieverLegs):
+            return adopt_box(decision.condition.label, _engine_terms(source))
+        assert isinstance(decision.condition, Condition)
         how = (
             "Paste this into groove.toml, then re-run <code>groove eval</code> with your "
             "reranker against the same run without it:"
             f"<pre>{escape(toml_snippet(decision.condition))}</pre>"
         )
         return adopt_box(decision.condition.label, how)
-    defaults = f"the built-in defaults ({escape(DEFAULT_CONDITION.label)})"
+    if isinstance(source, RetrieverLegs):
+        return keep_box(f"the engine's fusion ({default})", decision.reasons)
     return keep_box(
-        defaults, decision.reasons, "This is the normal outcome: RRF needs little tuning."
+        f"the built-in defaults ({default})",
+        decision.reasons,
+        "This is the normal outcome: RRF needs little tuning.",
     )
 
 
-@_or_engine(tune_engine.conditions_table)
-def conditions_table(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
-    """The 384 conditions as a paged table, best mean delta first; sort by any column
+def _engine_terms(source: RetrieverLegs) -> str:
+    """How to adopt a retriever's refit: the engine's own configuration, or why it has none."""
+    if source.recommendation is None:
+        return f"{escape(source.engine)} cannot fuse this way: {escape(source.not_expressible)}"
+    return (
+        f"In {escape(source.engine)}'s terms:"
+        f"<pre>{escape(source.recommendation)}</pre>Then "
+        "re-run the eval of this retriever (the eval report's "
+        "<code>retriever</code>) against the run before it."
+    )
+
+
+def conditions_table(outcome: Outcome[TuneResult]) -> Any:
+    """The grid's conditions as a paged table, best mean delta first; sort by any column
     (fold picks, degraded...), filter with the search box (e.g. "k=60", "refit")."""
     import pandas as pd
 
     got = _tuned(outcome)
     if got is None:
         return None
+    if isinstance(got[0].grid, FamilyGrid):
+        return _family_conditions(got[0])
     rows = condition_rows(got[0])
     frame = pd.DataFrame([{k: v for k, v in row.items() if k != "index"} for row in rows])
     cells = frame.map(tables.cell_html)
@@ -246,9 +293,20 @@ def conditions_table(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
     return tables.interactive(cells, numeric=[*numeric, "fold picks"])
 
 
-@_or_engine(_not_swept("condition picker"))
-def condition_picker(outcome: Outcome[TuneResult | ExternalTune]) -> Any:
+def _family_conditions(result: TuneResult) -> Any:
+    frame = frames.conditions_frame(result)
+    shown = frame[["label", "default", "refit", "ndcg@5", "ndcg@5_delta", "folds"]].rename(
+        columns={"label": "condition", "ndcg@5_delta": "mean ΔnDCG@5", "folds": "fold picks"}
+    )
+    shown = shown.sort_values(["mean ΔnDCG@5", "fold picks"], ascending=False, kind="stable")
+    cells = shown.map(lambda v: tables.cell_html(v, 4))
+    return tables.interactive(cells, numeric=["ndcg@5", "mean ΔnDCG@5", "fold picks"])
+
+
+def condition_picker(outcome: Outcome[TuneResult]) -> Any:
     """The picker widget; under the headless runner (no front end to draw or use it) its
     one-line text form instead, so no widget traffic runs for nothing."""
-    got = _tuned(outcome)
+    if _family(outcome):
+        return not_swept("condition picker")
+    got = _seed(outcome)
     return None if got is None else picker_or_hint(*got)

@@ -1,6 +1,6 @@
 """groove's own engine as a source of legs: each query's vector and lexical legs with their
 raw scores (cosine similarity, -bm25) and chunk ids, in the contract's ``QueryLegs``, so
-that ``groove.tuning.external.tune_legs`` sweeps the engines' fusion families on groove's
+that ``groove.tuning.retriever.tune_legs`` sweeps the engines' fusion families on groove's
 legs exactly as it does on another engine's (bench/engines.py)."""
 
 from __future__ import annotations

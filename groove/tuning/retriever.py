@@ -1,4 +1,4 @@
-"""``groove tune --retriever``: sweep an engine's fusion client-side over its own legs.
+"""``groove tune --retriever``: the legs of the sweep come from a retriever's answers.
 
 One retrieval per golden query, with a ``limit`` of the deepest window swept; the retriever
 must answer with ``legs`` (docs/retrievers.md). Each cell of the metric table is then the
@@ -6,21 +6,27 @@ chosen family's fusion of that query's legs (groove.fusion), cut to ``limit`` an
 scored with eval's hit rule. The analysis is the seed's: nested leave-one-query-out on
 nDCG@5, paired and calibrated SE, stability and the five gates, with the family grid's
 plateau rule (groove.tuning.families) in place of the seed's coordinate descent and the
-baseline (RRF k = 60 over the whole window) in place of the built-in defaults; it lives in
-groove.tuning.external_analysis (a pure function of the table, so a saved result reloads).
+baseline (RRF k = 60 over the whole window) in place of the built-in defaults: the one
+analysis of every tune (groove.tuning.analysis, a pure function of the table, so a saved
+result reloads). The result is the one ``TuneResult``, its source ``RetrieverLegs``.
 
-``sweep_legs`` fills the table; ``refuse_without_legs`` says which queries came back
-without legs (a retriever that sends none cannot be tuned).
+``run_retriever`` checks and resolves the inputs (before any retrieval, so a bad family,
+engine, window or golden file is an input error, exit 2, and nothing runs);
+``retrieve_legs`` refuses a retriever that answers without legs; ``sweep_legs`` fills the
+table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from groove.errors import RetrieverError
+from groove.config import FUSION_FAMILIES, Config
+from groove.errors import ConfigError, RetrieverError, literal
+from groove.evaluation.settings import golden_file
 from groove.fusion import Family, Fusion
 from groove.golden.queries import GoldenQuery, load_golden
 from groove.metrics import (
@@ -30,15 +36,18 @@ from groove.metrics import (
 )
 from groove.notes import Note
 from groove.progress import Progress
+from groove.resolve import resolve
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.provenance import corpus_to_record, read_local
 from groove.retrievers.spec import RetrieverSpec
-from groove.settings import at_most
-from groove.tuning.external_analysis import analysed
-from groove.tuning.external_result import ExternalTune, LegCounts
+from groove.settings import DEFAULT_LIMIT, TUNE, at_most
+from groove.tuning.analysis import analyse
 from groove.tuning.families import FamilyGrid, family_grid
+from groove.tuning.grid import PRIMARY_K
+from groove.tuning.recommend import ENGINES, retriever_legs
+from groove.tuning.result import LegCounts, TuneResult
 from groove.tuning.table import MetricTable
 
 LEGS_HINT = (
@@ -121,38 +130,26 @@ def leg_counts(queries: Sequence[GoldenQuery], legs: Sequence[QueryLegs]) -> tup
     return tuple(out)
 
 
-def effective_rows(legs: Sequence[QueryLegs]) -> tuple[int, ...]:
-    """Queries fusion can move: both legs found something and together at least two hits."""
-    out = []
-    for i, leg in enumerate(legs):
-        keys = {key for key, _ in leg.scored("vector")} | {k for k, _ in leg.scored("lexical")}
-        if leg.lexical and leg.vector and len(keys) >= 2:
-            out.append(i)
-    return tuple(out)
-
-
-def run_external(
+def run(
     spec: RetrieverSpec,
     golden_path: Path,
     *,
     family: Family = "rrf",
-    engine: str = "groove",
-    limit: int = 10,
-    k_values: tuple[int, ...] = (1, 5, 10),
     depth: int = 100,
-    vector_lower_bound: float = -1.0,
-    calibrate: bool = True,
     progress: Callable[[Progress], None] | None = None,
     kb_path: Path | None = None,
-) -> ExternalTune:
-    """Retrieve once, sweep ``family``'s grid over the legs, analyse (module doc).
+    **sweep: Any,
+) -> TuneResult:
+    """Retrieve once, sweep ``family``'s grid over the legs, analyse (module doc); ``sweep``
+    is the rest of ``tune_legs``'s keywords. ``kb_path``: the knowledge base an engine's
+    copy of the index must match (and the one the result names).
 
     ``limit``, each k and ``depth`` (the window) follow the one limit rule (refused above
     groove.settings.LIMIT_MAX); ``progress`` gets a Progress (task ``tune``) at each stage."""
     say = progress or (lambda _event: None)
-    for k in k_values:
+    for k in sweep.get("k_values", ()):
         at_most("k_values", k)
-    at_most("limit", limit)
+    at_most("limit", sweep.get("limit", DEFAULT_LIMIT))
     at_most("window", depth)
     queries = load_golden(golden_path).queries
     message = f"one retrieval per query from {spec.name} ({depth} hits with legs)"
@@ -162,10 +159,8 @@ def run_external(
     message = f"sweeping the {family} grid over the legs"
     say(Progress("tune", "sweep_legs", message=message, data={"family": family}))
     return tune_legs(
-        spec.name, golden_path, queries, legs, family=family, engine=engine, limit=limit,
-        k_values=k_values, depth=depth, vector_lower_bound=vector_lower_bound,
-        calibrate=calibrate, kb_path=kb_path,
-    )  # fmt: skip
+        spec.name, golden_path, queries, legs, family=family, depth=depth, kb_path=kb_path, **sweep
+    )
 
 
 def tune_legs(
@@ -182,28 +177,96 @@ def tune_legs(
     vector_lower_bound: float = -1.0,
     calibrate: bool = True,
     kb_path: Path | None = None,
-) -> ExternalTune:
+) -> TuneResult:
     """The sweep and analysis of legs already in hand (one ``QueryLegs`` per query)."""
     queries = tuple(queries)
     counts = leg_counts(queries, legs)
     grid = family_grid(family, depth, vector_lower_bound)
-    effective = effective_rows(legs)
-    notes: list[Note] = [
+    effective = tuple(i for i, c in enumerate(counts) if c.effective)
+    notes = (
         Note(
             "effective-queries",
             f"{len(effective)} of {len(queries)} golden queries are effective (both legs "
             "found something, two hits or more in all)",
             data={"effective": len(effective), "usable": len(queries)},
+        ),
+    )
+    analysis = None
+    if effective:
+        table = sweep_legs(legs, queries, grid, limit, k_values)
+        analysis = analyse(table, effective, grid, calibrate=calibrate)
+    source = retriever_legs(name, engine, counts, analysis)
+    return TuneResult(golden_path, limit, k_values, queries, source, analysis, grid, notes, kb_path)
+
+
+#: The settings of groove's own index (and the tune explorer's saved result).
+INDEX_ONLY = ("model", "model_path", "lexical", "db_path", "tune_json")
+DEFAULT_WINDOW = 100
+
+
+def refuse_index_settings(given: Mapping[str, Any]) -> None:
+    """The settings of groove's own index (model, lexical, the database, a saved result)
+    mean nothing for an engine's legs: given with a retriever, they are an input error
+    (named as each face spells them)."""
+    for name in INDEX_ONLY:
+        if given.get(name) is not None:
+            raise ConfigError(
+                "{setting} does not apply with {retriever} (the engine has its own index)",
+                "leave {setting} out, or tune groove's own engine without {retriever}",
+                setting=name,
+            )
+
+
+def run_retriever(
+    config: Config,
+    spec: RetrieverSpec,
+    *,
+    progress: Callable[[Progress], None] | None = None,
+    **given: Any,
+) -> TuneResult:
+    """Resolve the TUNE settings ``given`` (by name, None: not given) over groove.toml over
+    the declared defaults (groove.resolve), then tune ``spec``'s legs.
+
+    ``engine`` defaults to the retriever's kind when it is an engine groove writes for
+    (postgresql, lancedb), else groove; ``golden`` to ``[eval].golden``, else the golden
+    file of ``kb_path`` (given or groove.toml's)."""
+    values = resolve(TUNE, config, given)
+    family = values["family"]
+    if family not in FUSION_FAMILIES:
+        raise ConfigError(
+            "{setting} " + literal(repr(family)),
+            f"use one of {', '.join(FUSION_FAMILIES)}",
+            setting="family",
         )
-    ]
-    if not effective:
-        return ExternalTune(
-            name, golden_path, engine, limit, k_values, grid, queries, effective,
-            None, None, None, None, (), None, None, None, tuple(notes), legs=counts,
-            kb_path=kb_path,
-        )  # fmt: skip
-    table = sweep_legs(legs, queries, grid, limit, k_values)
-    return analysed(
-        name, golden_path, engine, limit, k_values, grid, queries, effective, table,
-        tuple(notes), counts, kb_path, calibrate=calibrate,
-    )  # fmt: skip
+    chosen = values["engine"] or (spec.kind if spec.kind in ENGINES else "groove")
+    if chosen not in ENGINES:
+        raise ConfigError(
+            "{setting} " + literal(repr(chosen)),
+            f"use one of {', '.join(ENGINES)}",
+            setting="engine",
+        )
+    window = values["window"]
+    if window is not None and window < 1:
+        raise ConfigError(
+            f"{{setting}} {window}", "give the deepest window swept, 1 or more", setting="window"
+        )
+    kb = values["kb_path"]
+    golden_path = golden_file(values["golden"], kb)
+    if golden_path is None:
+        raise ConfigError(
+            "{setting} is required with {retriever}",
+            "pass {give:FILE} (or {give_kb_path:KB})",
+            setting="golden",
+        )
+    ks = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
+    return run(
+        spec,
+        golden_path,
+        family=family,
+        engine=chosen,
+        limit=max(values["limit"] or DEFAULT_LIMIT, max(ks)),
+        k_values=ks,
+        depth=window or DEFAULT_WINDOW,
+        progress=progress,
+        kb_path=kb,
+    )

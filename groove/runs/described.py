@@ -1,0 +1,132 @@
+"""What a run was, in the words the CLI uses: its settings, and how two runs differ.
+
+Every run stores its effective settings (``RunRecord.settings``) as short strings keyed by
+the setting's name (``limit``: ``"10"``, ``lexical``: ``"auto"``, ``mmr``: ``"off"``). A run
+stored before groove kept them is described from its fingerprint, which holds every
+setting that changes what is measured; the gate's own settings are then unknown.
+
+``setting_changes`` words a difference as ``groove eval`` prints it (``lexical auto ->
+trigram``), and ``differing_settings`` names the settings that tell a list of runs apart:
+the columns ``History.runs_frame`` shows beside each run's id and name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from groove.runs.fingerprint import Fingerprint
+    from groove.runs.record import RunRecord
+
+# The order settings are listed in: what is measured first, then the gate's own.
+ORDER = (
+    "retriever",
+    "model",
+    "reranker",
+    "limit",
+    "k",
+    "lexical",
+    "mmr",
+    "mmr_lambda",
+    "mmr_same_doc_penalty",
+    "parent_retriever",
+    "rrf_k",
+    "bm25_weights",
+    "context",
+    "golden",
+    "regression_gate",
+    "regression_threshold",
+    "alpha",
+)
+GOLDEN_HASH_SHOWN = 8  # characters of the golden file's hash that name its version
+
+
+def number(value: float | int) -> str:
+    """A setting's number as a person writes it: 60, 0.7, 0.05 (no float noise)."""
+    return format(float(value), ".6g") if isinstance(value, float) else str(value)
+
+
+def fingerprint_settings(fingerprint: Fingerprint) -> dict[str, str]:
+    """The settings a fingerprint records, each as a short string."""
+    out: dict[str, str] = {}
+    if fingerprint.retriever is not None:
+        out["retriever"] = str(fingerprint.retriever.get("name", "?"))
+    out["model"] = fingerprint.model
+    out["reranker"] = fingerprint.reranker or "none"
+    out["limit"] = str(fingerprint.limit)
+    out["k"] = ",".join(str(k) for k in fingerprint.k_values)
+    out["lexical"] = fingerprint.lexical or "none"
+    mmr = fingerprint.mmr
+    out["mmr"] = "on" if mmr is not None else "off"
+    if mmr is not None:
+        out["mmr_lambda"] = number(mmr["lambda"])
+        out["mmr_same_doc_penalty"] = number(mmr["same_doc_penalty"])
+    out["parent_retriever"] = "on" if fingerprint.parent_retriever is not None else "off"
+    fusion = fingerprint.fusion
+    if fusion is not None:
+        if "rrf_k" in fusion:
+            out["rrf_k"] = plain(fusion["rrf_k"])
+        weights = ("bm25_heading_weight", "bm25_context_weight", "bm25_content_weight")
+        if all(name in fusion for name in weights):
+            out["bm25_weights"] = ",".join(plain(fusion[name]) for name in weights)
+    if fingerprint.context is not None:
+        out["context"] = str(fingerprint.context.get("mode", "?"))
+    out["golden"] = fingerprint.golden_hash[:GOLDEN_HASH_SHOWN]
+    return out
+
+
+def gate_settings(gate: str, threshold: float, alpha: float) -> dict[str, str]:
+    """The regression gate's settings of a run (not part of its fingerprint)."""
+    return {
+        "regression_gate": gate,
+        "regression_threshold": number(threshold),
+        "alpha": number(alpha),
+    }
+
+
+def run_settings(record: RunRecord) -> dict[str, str]:
+    """The run's settings: the stored ones, else those its fingerprint records."""
+    stored = record.settings
+    described = dict(stored) if stored else fingerprint_settings(record.fingerprint)
+    return {name: described[name] for name in _ordered(described)}
+
+
+def setting_changes(before: Mapping[str, str], now: Mapping[str, str]) -> tuple[str, ...]:
+    """Each setting that differs, worded as the CLI words it: ``lexical auto -> trigram``;
+    ``golden changed`` for another golden file. A setting only one side knows (the gate's,
+    for a run stored before groove kept them) is not a change."""
+    changes = []
+    for name in _ordered({*before, *now}):
+        if name not in before or name not in now or before[name] == now[name]:
+            continue
+        if name == "golden":
+            changes.append("golden changed")
+        else:
+            changes.append(f"{name} {before[name]} -> {now[name]}")
+    return tuple(changes)
+
+
+def record_changes(before: RunRecord, now: RunRecord) -> tuple[str, ...]:
+    return setting_changes(run_settings(before), run_settings(now))
+
+
+def differing_settings(runs: Sequence[Mapping[str, str]]) -> tuple[str, ...]:
+    """The settings whose value is not the same in every run (a missing value counts)."""
+    names = _ordered({name for settings in runs for name in settings})
+    return tuple(name for name in names if len({s.get(name) for s in runs}) > 1)
+
+
+def label(record: RunRecord) -> str:
+    """What a run is called wherever runs are listed: its name, else its id."""
+    return record.name or record.id
+
+
+def _ordered(names: Iterable[str]) -> list[str]:
+    rank = {name: i for i, name in enumerate(ORDER)}
+    return sorted(names, key=lambda name: (rank.get(name, len(ORDER)), name))
+
+
+def plain(value: Any) -> str:
+    """A stored setting read back as the string it was written as."""
+    return value if isinstance(value, str) else number(value)

@@ -1,0 +1,149 @@
+"""Every run says what it was: its name and its settings, in every listing (issue 29).
+
+A sequence as an analyst makes it on one knowledge base: a named baseline, then an
+experiment that changes a setting, then the same experiment again; the history's frame,
+groove compare, the JSON report and the card must tell which run was which and what
+changed, in the CLI's words.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import groove
+from groove.cli import cli
+from groove.history.history import HISTORY_FILE_NAME, load_history
+from groove.runs.described import (
+    differing_settings,
+    fingerprint_settings,
+    run_settings,
+    setting_changes,
+)
+from groove.runs.fingerprint import Fingerprint
+from groove.runs.record import RunRecord
+
+pytestmark = pytest.mark.model
+
+
+def _eval(kb: Path, golden: Path, *extra: str) -> dict[str, Any]:
+    args = ["eval", "--kb-path", str(kb), "--golden", str(golden), "--format", "json", *extra]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.stderr
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+def test_named_runs_say_what_they_were_in_the_frame_compare_and_json(
+    indexed_kb: Any, golden_en: Path
+) -> None:
+    kb = indexed_kb("kb_en")
+    base = _eval(kb, golden_en, "--name", "baseline")
+    trigram = _eval(kb, golden_en, "--name", "trigram", "--lexical", "trigram")
+    again = _eval(kb, golden_en, "--name", "trigram-2", "--lexical", "trigram")
+    assert (base["name"], trigram["name"], again["name"]) == ("baseline", "trigram", "trigram-2")
+    assert trigram["settings"]["lexical"] == "trigram"
+    assert base["settings"]["lexical"] != "trigram"
+    assert base["settings"]["limit"] == "10" and base["settings"]["k"] == "1,5,10"
+    assert base["settings"]["regression_gate"] == "threshold"
+
+    history = load_history(kb / HISTORY_FILE_NAME)
+    assert [r.name for r in history.runs] == ["trigram-2", "trigram", "baseline"]
+    frame = history.runs_frame()
+    assert list(frame.columns[:5]) == ["id", "name", "timestamp", "outcome", "baseline_id"]
+    assert list(frame["name"]) == ["baseline", "trigram", "trigram-2"]
+    assert list(frame["id"]) == [base["id"], trigram["id"], again["id"]]
+    assert list(frame["outcome"]) == ["no-baseline", "no-baseline", "passed"]
+    assert frame["baseline_id"].iloc[2] == trigram["id"]
+    # one column per setting that differs between the runs shown, and only those
+    assert list(frame["lexical"]) == [base["settings"]["lexical"], "trigram", "trigram"]
+    assert "limit" not in frame.columns and "mmr" not in frame.columns
+    lexical_before = base["settings"]["lexical"]
+    assert frame["changed"].iloc[1] == f"lexical {lexical_before} -> trigram"
+    assert frame["changed"].isna().tolist() == [True, False, True]  # the oldest; nothing
+
+    compared = CliRunner().invoke(cli, ["compare", "--kb-path", str(kb), "--format", "json"])
+    assert compared.exit_code == 0, compared.stderr
+    labels = [r["label"] for r in json.loads(compared.stdout)["runs"]]
+    assert labels == ["trigram", "trigram-2"]  # the comparable runs, by name
+    text = CliRunner().invoke(cli, ["compare", "--kb-path", str(kb)])
+    assert text.stdout.startswith("groove compare — baseline trigram (")
+
+
+def test_an_unnamed_run_is_listed_by_its_id_and_the_card_names_the_change(
+    indexed_kb: Any, golden_en: Path
+) -> None:
+    kb = indexed_kb("kb_en")
+    first = groove.evaluate(kb, golden_en, save_history=True)
+    assert first.record.name is None
+    second = groove.evaluate(kb, golden_en, save_history=True, limit=20, name="deeper")
+    card = repr(second)
+    assert "not compared: config or metric version changed since last run" in card
+    assert "limit 10 -> 20" in card  # the setting, as the CLI words it
+    assert f"deeper · {second.record.id}" in card
+    frame = groove.load_history(kb).runs_frame()
+    assert frame["name"].isna().iloc[0] and frame["name"].iloc[1] == "deeper"
+    assert list(frame["limit"]) == ["10", "20"]
+    assert frame["changed"].iloc[1] == "limit 10 -> 20"
+
+
+def test_a_run_stored_before_settings_were_kept_is_described_by_its_fingerprint() -> None:
+    fingerprint = Fingerprint(
+        model="m",
+        reranker=None,
+        limit=10,
+        k_values=(1, 5, 10),
+        golden_hash="abcdef0123456789",
+        metric_version=2,
+        fts_query_version=2,
+        mmr={"lambda": 0.7, "same_doc_penalty": 0.1},
+        fusion={
+            "rrf_k": 30.0,
+            "bm25_heading_weight": 2.0,
+            "bm25_context_weight": 1.0,
+            "bm25_content_weight": 0.5,
+        },
+        lexical="porter",
+    )
+    described = fingerprint_settings(fingerprint)
+    assert described == {
+        "model": "m",
+        "reranker": "none",
+        "limit": "10",
+        "k": "1,5,10",
+        "lexical": "porter",
+        "mmr": "on",
+        "mmr_lambda": "0.7",
+        "mmr_same_doc_penalty": "0.1",
+        "parent_retriever": "off",
+        "rrf_k": "30",
+        "bm25_weights": "2,1,0.5",
+        "golden": "abcdef01",
+    }
+    old = RunRecord.from_dict(
+        {
+            "timestamp": "2026-01-01T00:00:00+00:00",
+            "fingerprint": fingerprint.to_dict(),
+            "per_query": [],
+            "aggregate": {},
+        }
+    )
+    assert old.settings is None and run_settings(old) == described
+    assert RunRecord.from_dict({**old.to_dict(), "name": "x"}).name == "x"
+
+
+def test_changes_are_worded_as_the_cli_words_them() -> None:
+    before = {"limit": "10", "lexical": "auto", "golden": "aaaa", "alpha": "0.05"}
+    now = {"limit": "20", "lexical": "trigram", "golden": "bbbb"}
+    assert setting_changes(before, now) == (
+        "limit 10 -> 20",
+        "lexical auto -> trigram",
+        "golden changed",
+    )  # alpha: unknown on one side, not a change
+    assert setting_changes(before, before) == ()
+    assert differing_settings([before, now]) == ("limit", "lexical", "golden", "alpha")
+    assert differing_settings([before, before]) == ()
