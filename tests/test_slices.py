@@ -251,3 +251,15 @@ def test_the_pool_counts_unjudged_hits_per_tag(tmp_path) -> None:  # type: ignor
         "unjudged hits per slice (least judged first): ja 3 over 2 queries, en 1 over 1 queries"
     )
     assert pool.to_dict()["slices"][0] == {"name": "ja", "queries": 2, "unjudged": 3}
+
+
+def test_a_slice_fall_on_too_few_moved_queries_is_said_unjudged() -> None:
+    before = [_query(f"q{i}", ["a.md"], 1, ("t",)) for i in range(10)]
+    now = [_query(f"q{i}", ["a.md"], None if i < 3 else 1, ("t",)) for i in range(10)]
+    new, old = _record(now, "2026-01-02T00:00:00+00:00"), _record(before)
+    defs = define_slices(now)
+    gate = decide_slices(new, old, defs, mode="significant", threshold=0.2, alpha=0.05)
+    (t,) = gate.gated
+    assert t.moved == 3 and t.unjudged and not t.regressed  # the smallest p(drop) is 1/8
+    threshold = decide_slices(new, old, defs, mode="threshold", threshold=0.2, alpha=0.05)
+    assert threshold.gated[0].regressed and not threshold.gated[0].unjudged

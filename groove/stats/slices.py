@@ -38,9 +38,9 @@ from groove.metrics import AggregateMetrics, aggregate
 from groove.runs.judged import JudgedSummary
 from groove.runs.record import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
 from groove.settings import SLICE_BY
-from groove.stats.familywise import max_t_drop
+from groove.stats.familywise import max_t_drop, smallest_drop_p
 from groove.stats.gate import GATE_MODES, GatedMetric
-from groove.stats.significance import PairedTest, compare_records, paired_values
+from groove.stats.significance import ZERO_EPS, PairedTest, compare_records, paired_values
 
 DEFAULT_SLICE_BY = "tags"
 DEFAULT_SLICE_MIN_QUERIES = 10
@@ -221,6 +221,10 @@ class GatedSlice:
     name: str
     query_count: int
     metrics: tuple[GatedMetric, ...]
+    # significant mode: a metric fell beyond the threshold, but too few of the slice's
+    # queries moved for any p(drop) to get below alpha (reported, it cannot fail the gate)
+    unjudged: bool = False
+    moved: int = 0
 
     @property
     def regressed(self) -> bool:
@@ -243,6 +247,8 @@ class GatedSlice:
         return {
             "name": self.name,
             "query_count": self.query_count,
+            "moved": self.moved,
+            "unjudged": self.unjudged,
             "regressed": self.regressed,
             "metrics": [m.to_dict() for m in self.metrics],
         }
@@ -334,8 +340,24 @@ def decide_slices(
                     p_adjusted=p_adj,
                 )
             )
-        gated.append(GatedSlice(d.name, sub_now.aggregate.query_count, tuple(metrics)))
+        moved = _moved(sub_now, sub_before, [m.label for m in metrics])
+        unjudged = (
+            mode == "significant"
+            and any(m.fell for m in metrics)
+            and smallest_drop_p(moved) >= alpha
+        )
+        count = sub_now.aggregate.query_count
+        gated.append(GatedSlice(d.name, count, tuple(metrics), unjudged, moved))
     return SliceGate(mode, threshold, alpha, min_queries, tuple(gated), tuple(small))
+
+
+def _moved(now: RunRecord, previous: RunRecord, labels: Sequence[str]) -> int:
+    """How many paired queries moved in at least one of ``labels``."""
+    moved: set[str] = set()
+    for label in labels:
+        ids, a, b = paired_values(now.per_query, previous.per_query, label)
+        moved.update(i for i, x in zip(ids, np.abs(a - b) > ZERO_EPS, strict=True) if x)
+    return len(moved)
 
 
 def _adjusted(
