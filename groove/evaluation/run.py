@@ -16,6 +16,7 @@ history read, baseline choice, regression check; the history write comes last, i
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -43,6 +44,7 @@ from groove.progress import Progress, ProgressFn, reporter
 from groove.retrievers.base import Retriever
 from groove.runs.corpus_scan import AnswerRecorder, ChunkRowFn, snapshot
 from groove.runs.fingerprint import Fingerprint, search_parts
+from groove.runs.latency import QueryTiming, summarise
 from groove.runs.record import RunRecord
 from groove.store.db import read_snapshot
 from groove.store.digests import chunk_digests
@@ -114,6 +116,7 @@ def prepare(
                     grid=grid,
                 )
             results = []
+            timings: dict[str, QueryTiming] = {}
             total = len(golden.queries)
             attribution: dict[str, tuple[Attribution, ...]] | None = None
             if explainer is not None:
@@ -129,7 +132,9 @@ def prepare(
                             lexical_query(q.query, lexical, compiled[i]), vectors[i]
                         )
                     fed = read.candidates if read is not None else None
+                    start = time.perf_counter()
                     hits = search(conn, q.query, vectors[i], options, reranker, compiled[i], fed)
+                    timings[q.id] = QueryTiming(time.perf_counter() - start)
                     results.append(hits)
                     if explainer is not None and attribution is not None:
                         leg = hits.lexical.leg if hits.lexical is not None else None
@@ -163,7 +168,16 @@ def prepare(
     if view is not None:
         stored = load_history(result.history_path).answers if result.history_path else {}
         rot = diagnose(golden.queries, view, answers.merged(stored))
-    return replace(result, answers=answers, rot=rot)
+    order = [q.id for q in golden.queries]
+    latency = summarise(timings, order)
+    return replace(
+        result,
+        answers=answers,
+        rot=rot,
+        latency=latency,
+        query_timings=timings,
+        show_latency=settings.latency,
+    )
 
 
 def _both(first: ChunkRowFn, second: ChunkRowFn) -> ChunkRowFn:
