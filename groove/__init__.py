@@ -107,8 +107,6 @@ _LAZY_TYPES = {
     "EvalRun": "groove.evaluation.result",
     "TuneResult": "groove.tuning.result",
     "Progress": "groove.progress",
-    # deprecated: tune's progress events are Progress (not in __all__; warns on access)
-    "TuneProgress": "groove.tuning.result",
     # a function, loaded like the types: it needs numpy (groove.stats.significance)
     "compare": "groove.stats.compare",
 }

@@ -68,10 +68,9 @@ def index(
 
     Only new and changed files are embedded. ``progress`` receives a ``Progress`` (task
     ``index``, stage ``embed``) as chunks are embedded (by default a bar is drawn where a
-    person watches: in Jupyter, on a terminal; ``progress=False`` draws none); a function
-    of ``(done, total)`` still works, with a DeprecationWarning. ``lexical`` records that
-    mode in the index (``--lexical``); without it the recorded mode is kept, ``force``
-    included. Returns what
+    person watches: in Jupyter, on a terminal; ``progress=False`` draws none). ``lexical``
+    records that mode in the index (``--lexical``); without it the recorded mode is kept,
+    ``force`` included. Returns what
     the build did; its ``line()`` is the CLI's summary line and its ``notes`` what the CLI
     prints on stderr.
     """

@@ -5,15 +5,10 @@ the form (``groove index`` and ``groove eval`` draw a tqdm bar on a terminal, ``
 tune`` prints a stderr line, a notebook may draw a widget). ``message`` is one sentence
 for a reader, without any command prefix; ``item`` names what is being worked on (a query
 id, a run); ``data`` holds the values behind the message, as a ``Note``'s does.
-
-``index`` took a function of ``(done, total)`` before: ``accepting`` still takes one, with
-a DeprecationWarning, so that old callers keep working.
 """
 
 from __future__ import annotations
 
-import inspect
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -53,39 +48,6 @@ def silent(_event: Progress) -> None:
 def reporter(progress: ProgressFn | None) -> ProgressFn:
     """``progress``, or a function that ignores every event."""
     return progress if progress is not None else silent
-
-
-def takes_two_numbers(function: Callable[..., Any]) -> bool:
-    """Whether ``function`` is an old-style ``progress(done, total)`` callback."""
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):  # a builtin without a signature: take it as new
-        return False
-    positional = [
-        p
-        for p in parameters
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-    ]
-    return len(positional) >= 2
-
-
-def accepting(progress: Callable[..., Any] | None, task: Task) -> ProgressFn | None:
-    """``progress`` as a function of one ``Progress``; an old ``(done, total)`` callback is
-    wrapped (with a DeprecationWarning) and receives each event's ``done`` and ``total``."""
-    if progress is None or not takes_two_numbers(progress):
-        return progress
-    warnings.warn(
-        f"a {task} progress callback of (done, total) is deprecated; "
-        "pass a function of one groove.Progress (its .done and .total)",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    old = progress
-
-    def adapted(event: Progress) -> None:
-        old(event.done, event.total)
-
-    return adapted
 
 
 # ---------------------------------------------------------------- bars where a person watches
@@ -154,13 +116,13 @@ class Bars:
 def watched(progress: Shown, task: Task) -> tuple[ProgressFn | None, Callable[[], None]]:
     """The progress function an API call passes down, and what to call when it ends.
 
-    A function is used as it is (an old ``(done, total)`` one adapted); False draws
+    A function is used as it is; False draws
     nothing; None draws bars where a person is watching (Jupyter, or a terminal) and
     nothing elsewhere (a script piped to a file, CI); True draws them anywhere."""
     if progress is False:
         return None, _nothing
     if progress is not None and progress is not True:
-        return accepting(progress, task), _nothing
+        return progress, _nothing
     notebook = in_jupyter()
     if progress is None and not notebook and not _stderr_is_terminal():
         return None, _nothing

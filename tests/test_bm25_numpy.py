@@ -303,15 +303,20 @@ def test_scores_of_some_matching_rows_equal_sqls_restricted_pass(  # type: ignor
     assert lq.match is not None
     phrases = bm25._served(lq, (1.0, 1.0, 1.0))
     assert phrases is not None
-    sets = weight_sets()[::4]
-    matching = [int(r[0]) for r in bm25_columns(conn, lq.match, sets[:1], "porter")]
+    grid = weight_sets()[::4]
+    matching = [int(r[0]) for r in bm25_columns(conn, lq.match, grid[:1], "porter")]
     rng = np.random.default_rng(seed)
     some = [r for r in matching if rng.random() < share]
     rng.shuffle(some)
-    expected = {int(r[0]): r[1:] for r in bm25_columns(conn, lq.match, sets, "porter", some)}
     scorer = bm25.Scorer.of(read_postings(conn, "porter"))
     ordered = np.sort(np.asarray(some, dtype=np.int64))
-    columns = scorer.scores_of(phrases[0], sets, ordered)
-    found = {int(r): tuple(float(c[i]) for c in columns) for i, r in enumerate(ordered.tolist())}
-    assert found == expected
+    assert all(bm25._sums_exact(w, scorer.largest) for w in grid)
+    # the grid's sums are exact (one matrix product); a set whose sums round is not
+    for sets in (grid, [*grid, (0.3, 1.7, 0.9)]):
+        expected = {int(r[0]): r[1:] for r in bm25_columns(conn, lq.match, sets, "porter", some)}
+        columns = scorer.scores_of(phrases[0], sets, ordered)
+        found = {
+            int(r): tuple(float(c[i]) for c in columns) for i, r in enumerate(ordered.tolist())
+        }
+        assert found == expected
     conn.close()

@@ -24,7 +24,6 @@ import pytest
 
 import groove
 from groove.fusion import Fusion
-from groove.history.history import History
 from groove.judging.pool import Pool
 from groove.notes import Note
 from groove.progress import Progress
@@ -37,12 +36,6 @@ API_PAGE = ROOT / "docs" / "api.md"
 RETURNED = {"Comparison": Comparison, "Pool": Pool}
 # Public classes that are not results: the errors and the progress event itself.
 NOT_RESULTS = {"Progress"}
-# The old names of the frames: each warns and returns the frame of its new name.
-DEPRECATED_FRAMES = {
-    (History, "frame"): "runs_frame",
-    (Pool, "frame"): "candidates_frame",
-    (Comparison, "to_dataframe"): "metrics_frame",
-}
 
 
 def _public_result_classes() -> dict[str, type]:
@@ -63,7 +56,7 @@ def _vocabulary_section() -> str:
 def test_the_vocabulary_section_names_every_public_result() -> None:
     """The rules' table in docs/api.md names each public result class, and nothing else."""
     named = set(re.findall(r"`([A-Z][A-Za-z]+)(?:[.(`])", _vocabulary_section()))
-    named -= NOT_RESULTS | {"Note", "DeprecationWarning"}
+    named -= NOT_RESULTS | {"Note"}
     assert named == set(_public_result_classes())
 
 
@@ -72,7 +65,7 @@ def test_no_frame_view_outside_the_naming_rule() -> None:
         for name, _ in inspect.getmembers(cls, inspect.isfunction):
             if name.startswith("_") or "frame" not in name:
                 continue
-            assert name.endswith("_frame") or (cls, name) in DEPRECATED_FRAMES, (cls, name)
+            assert name.endswith("_frame"), (cls, name)
 
 
 # ---------------------------------------------------------------- real results
@@ -158,14 +151,6 @@ def test_every_frame_view_is_a_dataframe(results: dict[str, Any]) -> None:
     assert checked >= 10
 
 
-def test_the_old_frame_names_warn_and_give_the_same_frame(results: dict[str, Any]) -> None:
-    instances = {type(v): v for v in results["instances"].values()}
-    for (cls, old), new in DEPRECATED_FRAMES.items():
-        with pytest.warns(DeprecationWarning, match=new):
-            frame = getattr(instances[cls], old)()
-        assert frame.equals(getattr(instances[cls], new)())
-
-
 def test_every_result_has_a_json_ready_to_dict(results: dict[str, Any]) -> None:
     for name, value in _checked(results).items():
         document = value.to_dict()
@@ -223,19 +208,6 @@ def test_the_four_entry_points_send_progress(results: dict[str, Any]) -> None:
     assert [e.item for e in events["compare"]] == runs
     assert [e.stage for e in results["engine_events"]] == ["retrieve", "sweep_legs"]
     assert all(e.message for sent in events.values() for e in sent)
-
-
-def test_an_old_two_number_index_callback_still_works(results: dict[str, Any]) -> None:
-    seen: list[tuple[int, int]] = []
-    with pytest.warns(DeprecationWarning, match=r"\(done, total\) is deprecated"):
-        groove.index(results["kb"], progress=lambda done, total: seen.append((done, total)))
-    assert seen == [(0, 0)]  # nothing changed: nothing to embed
-
-
-def test_tune_progress_is_a_deprecated_name_of_progress() -> None:
-    with pytest.warns(DeprecationWarning, match="TuneProgress is deprecated"):
-        assert groove.TuneProgress is Progress  # type: ignore[attr-defined]
-    assert "TuneProgress" not in groove.__all__
 
 
 def test_the_verdict_is_the_one_field_every_face_reads(results: dict[str, Any]) -> None:

@@ -193,11 +193,29 @@ class Scorer:
         if not shared:
             return [np.zeros(len(rows)) for _ in weight_sets]
         slot = np.concatenate(slots)
-        columns = []
-        for weights in weight_sets:
-            terms = np.concatenate([self._terms(*token, weights) for token in shared])
-            columns.append(-1.0 * np.bincount(slot, weights=terms, minlength=len(rows)))
-        return columns
+        if not all(_sums_exact(w, self.largest) for w in weight_sets):
+            columns = []
+            for weights in weight_sets:
+                terms = np.concatenate([self._terms(*token, weights) for token in shared])
+                columns.append(-1.0 * np.bincount(slot, weights=terms, minlength=len(rows)))
+            return columns
+        # Every partial sum of f is exact, so one product of the weight matrix with the
+        # counts gives each weight set's f bit for bit, whatever order it adds in; the rest
+        # is _terms' arithmetic element by element, and one bincount per (set, row) bucket
+        # adds the tokens' terms in phrase order, as above.
+        matrix = np.asarray(weight_sets, dtype=np.float64)
+        terms = np.concatenate(
+            [
+                idf * ((f * (K1 + 1.0)) / (f + length_term))
+                for idf, tf, length_term in shared
+                for f in [matrix @ tf.astype(np.float64)]
+            ],
+            axis=1,
+        )
+        size = len(rows)
+        buckets = (np.arange(len(weight_sets))[:, None] * size + slot[None, :]).ravel()
+        sums = np.bincount(buckets, weights=terms.ravel(), minlength=len(weight_sets) * size)
+        return list(-1.0 * sums.reshape(len(weight_sets), size))
 
     def _idf(self, holding: int) -> float:
         p = self.postings

@@ -46,6 +46,8 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
         if run.judged is not None:  # only with a judgements file beside the golden file
             judged = run.judged.per_query.get(q.id, {})
             row.update({f"judged@{k}": judged.get(k, NAN) for k in run.judged.k_values})
+        timing = run.query_timings.get(q.id)
+        row["latency_ms"] = timing.total * 1000.0 if timing is not None else NAN
         rows.append(row)
     metrics = metric_values(run.record.aggregate)
     # Without a compared run the _previous / _delta columns would be empty: left out, so
@@ -54,6 +56,7 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
     columns = ["id", "query", *shown, "miss", "regressed", "answers", "found"]
     if run.judged is not None:
         columns += [f"judged@{k}" for k in run.judged.k_values]
+    columns.append("latency_ms")
     if run.slices:  # only with tags (or folders): the seed's columns otherwise
         member = {q.id: [s.name for s in run.slices if q.id in s.query_ids] for q in run.per_query}
         for row in rows:

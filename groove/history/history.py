@@ -24,7 +24,6 @@ experiments or of failed runs must not push either out of the file.
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -87,15 +86,6 @@ class History(Introduces):
         aggregate metrics, ``fingerprint_changed`` and ``corpus_changed`` against the run
         before (NA for the oldest). Columns: docs/api.md."""
         return view(self, "runs_frame")
-
-    def frame(self) -> pd.DataFrame:
-        """Deprecated name of ``runs_frame()`` (docs/api.md, "One vocabulary")."""
-        warnings.warn(
-            "History.frame() is deprecated; use History.runs_frame()",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.runs_frame()
 
     def previous_compatible(self, fingerprint: Fingerprint) -> RunRecord | None:
         """The newest run, only if it is comparable with ``fingerprint`` (never an older one)."""

@@ -16,6 +16,8 @@ groove.history.change); colour only when asked for (a terminal, and no ``--no-co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.history.change import Change, arrow, classify
@@ -61,6 +63,10 @@ def _header(run: EvalRun) -> list[str]:
         if change is not None:
             lines.append(f"    ⚠️ corpus changed since {run.since} ({change})")
             lines.append("       a delta below may reflect that, not retrieval")
+    if run.show_latency and run.latency is not None:
+        lines.append(f"  {run.latency.line()}")
+    if run.ann_recall is not None:
+        lines.append(f"  {run.ann_recall.line()}")
     return lines
 
 
@@ -141,7 +147,8 @@ def _per_query(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[
 
 
 def listed_first(
-    shown: list[tuple[QueryResult, float | None]], flagged: list[tuple[QueryResult, float | None]]
+    shown: Sequence[tuple[QueryResult, float | None]],
+    flagged: Sequence[tuple[QueryResult, float | None]],
 ) -> str:
     """What a cut list shows first: the largest falls, or, with nothing compared (a first
     run, the diff disabled: only misses, each a fall from 1), the first in golden order."""

@@ -331,6 +331,17 @@ def _quoted(values: tuple[str, ...]) -> str:
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
+def _at_least(low: int) -> KindRule:
+    """A kind of whole numbers from ``low`` up."""
+    return KindRule(
+        f"a whole number >= {low}",
+        _int_between(low),
+        _toml_whole(low),
+        _click(lambda click: click.IntRange(min=low)),
+        ranged="a whole number",
+    )
+
+
 def _choice(values: tuple[str, ...], toml_words: str | None = None) -> KindRule:
     """A kind whose values are ``values``; groove.toml says ``must be "a", "b" or "c"``
     unless ``toml_words`` spells them otherwise (the fusion keys: ``a / b / c``)."""
@@ -342,7 +353,6 @@ def _choice(values: tuple[str, ...], toml_words: str | None = None) -> KindRule:
     )
 
 
-_WHOLE = _click(lambda click: click.IntRange(min=1))
 _FRACTION = _click(lambda click: click.FloatRange(0, 1))
 
 #: Every kind of setting, by the name a Setting declares it with.
@@ -357,23 +367,9 @@ KINDS: Mapping[str, KindRule] = {
     ),
     # a pinned run's name: text to the faces, worded as what it names in groove.toml
     "pin": KindRule("text", _text, _toml_pin, _no_type),
-    "whole": KindRule(
-        "a whole number >= 1", _int_between(1), _toml_whole(1), _WHOLE, ranged="a whole number"
-    ),
-    "count": KindRule(
-        "a whole number >= 0",
-        _int_between(0),
-        _toml_whole(0),
-        _click(lambda click: click.IntRange(min=0)),
-        ranged="a whole number",
-    ),
-    "several": KindRule(
-        "a whole number >= 2",
-        _int_between(2),
-        _toml_whole(2),
-        _click(lambda click: click.IntRange(min=2)),
-        ranged="a whole number",
-    ),
+    "whole": _at_least(1),
+    "count": _at_least(0),
+    "several": _at_least(2),
     "integer": KindRule("a whole number", _integer, _not_in_toml, _click(lambda click: int)),
     "port": KindRule(
         "a port number from 0 to 65535",

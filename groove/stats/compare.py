@@ -17,7 +17,6 @@ reason (``UNPAIRED_REASONS``).
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,15 +147,6 @@ class Comparison(Introduces):
                 for r in self.runs
             ],
         }
-
-    def to_dataframe(self) -> pd.DataFrame:
-        """Deprecated name of ``metrics_frame()`` (docs/api.md, "One vocabulary")."""
-        warnings.warn(
-            "Comparison.to_dataframe() is deprecated; use Comparison.metrics_frame()",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.metrics_frame()
 
     def metrics_frame(self) -> pd.DataFrame:
         """One row per (run, metric): value, delta, ci_low, ci_high, p, p_holm, mark."""

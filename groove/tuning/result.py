@@ -13,7 +13,7 @@ from groove.metrics import AggregateMetrics
 from groove.notes import Note
 from groove.tuning.calibrated import CalibratedSe
 from groove.tuning.families import FamilyGrid
-from groove.tuning.gates import Impact, Verdict
+from groove.tuning.gates import Impact, SliceImpact, Verdict, slice_impact
 from groove.tuning.loo import LooResult
 from groove.tuning.seed_grid import SEED_GRID, SeedGrid
 from groove.tuning.select import PhaseScores
@@ -31,23 +31,6 @@ NOTE_CONTEXT_AXIS_NOOP = "context-axis-noop"
 NOTE_EFFECTIVE_QUERIES = "effective-queries"
 NOTE_INSENSITIVE_QUERY = "insensitive-query"
 NOTE_FEW_EFFECTIVE_QUERIES = "few-effective-queries"
-
-
-def __getattr__(name: str) -> Any:
-    """``TuneProgress``: the deprecated name of tune's progress event, now the one
-    ``groove.progress.Progress`` of every task (its ``item`` is the query id)."""
-    if name == "TuneProgress":
-        import warnings
-
-        from groove.progress import Progress
-
-        warnings.warn(
-            "TuneProgress is deprecated; tune's progress events are groove.Progress",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return Progress
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -151,6 +134,16 @@ class TuneResult(Introduces):
     grid: SeedGrid | FamilyGrid = SEED_GRID
     notes: tuple[Note, ...] = field(default=())
     kb_path: Path | None = None  # the knowledge base (a retriever's: if given)
+
+    @property
+    def slice_impact(self) -> tuple[SliceImpact, ...]:
+        """The recommended (refit) condition against the default on each tag of the golden
+        queries (groove.stats.slices): which slice it helps or hurts; empty without tags
+        or without a grid."""
+        if self.analysis is None:
+            return ()
+        tags = [q.tags for q in self.queries]
+        return slice_impact(self.analysis.table, tags, self.analysis.loo.refit, self.grid.default)
 
     @property
     def effective_rows(self) -> tuple[int, ...]:

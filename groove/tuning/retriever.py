@@ -42,7 +42,7 @@ from groove.retrievers.legs import QueryLegs
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.provenance import corpus_to_record, read_local
 from groove.retrievers.spec import RetrieverSpec
-from groove.settings import TUNE, at_most
+from groove.settings import DEFAULT_LIMIT, TUNE, at_most
 from groove.tuning.analysis import analyse
 from groove.tuning.families import FamilyGrid, family_grid
 from groove.tuning.grid import PRIMARY_K
@@ -202,7 +202,6 @@ def tune_legs(
 #: The settings of groove's own index (and the tune explorer's saved result).
 INDEX_ONLY = ("model", "model_path", "lexical", "db_path", "tune_json")
 DEFAULT_WINDOW = 100
-DEFAULT_LIMIT = 10
 
 
 def refuse_index_settings(given: Mapping[str, Any]) -> None:
