@@ -94,6 +94,13 @@ BAD_CALLS: dict[str, list[Callable[[], Any]]] = {
         lambda: groove.unset_baseline(5, "main"),
         lambda: groove.unset_baseline("kb", "main"),
     ],
+    "golden_doctor": [
+        lambda: groove.golden_doctor(None),
+        lambda: groove.golden_doctor(123),  # type: ignore[arg-type]
+        lambda: groove.golden_doctor("kb", apply="yes"),  # type: ignore[arg-type]
+        lambda: groove.golden_doctor("kb", accept_likely=True),  # likely needs apply
+        lambda: groove.golden_doctor("missing"),
+    ],
     "pool": [
         lambda: groove.pool(5),
         lambda: groove.pool("kb", "missing.yml"),

@@ -58,8 +58,12 @@ def saved_numbers(folder: Path) -> list[int]:
 
 
 def runs_up_to(newest: int, history_size: int) -> tuple[RunRecord, ...]:
-    """The history after runs 0..newest were appended in order: newest first, trimmed."""
-    return tuple(make_record(n) for n in range(newest, max(-1, newest - history_size), -1))
+    """The history after runs 0..newest were appended in order: newest first, trimmed to
+    ``history_size``, but for run 0: the configuration's first passing run is its accepted
+    baseline (groove.history.floor), which trimming keeps."""
+    kept = tuple(make_record(n) for n in range(newest, max(-1, newest - history_size), -1))
+    trimmed_the_first = newest - history_size >= 0
+    return (*kept, make_record(0)) if trimmed_the_first else kept
 
 
 def temp_files(folder: Path) -> list[str]:

@@ -207,3 +207,59 @@ def test_subset_keeps_golden_order_and_recomputes() -> None:
     assert [q.id for q in part.per_query] == ["q1", "q2", "q5"]
     assert part.aggregate.query_count == 3
     assert part.aggregate.mrr == pytest.approx(2 / 3)
+
+
+def test_judged_at_k_per_slice_names_the_least_judged() -> None:
+    from pathlib import Path
+
+    from groove.report.eval_slices import judged_lines
+    from groove.runs.judged import JudgedSummary
+
+    queries = [_query(f"q{i}", ["a.md"], 1, ("ja" if i < 2 else "en",)) for i in range(5)]
+    per_query = {f"q{i}": {1: 1.0, 10: 0.3 if i < 2 else 0.9} for i in range(5)}
+    summary = JudgedSummary(Path("j.yml"), 3, (1, 10), per_query, {1: 1.0, 10: 0.66}, None, None)
+    slices = measure_slices(_record(queries), None, define_slices(queries), summary)
+    assert {s.name: s.judged_top for s in slices} == {"en": (10, 0.9), "ja": (10, 0.3)}
+    assert judged_lines(slices) == ["judged@10 per slice (least judged first): ja 0.30, en 0.90"]
+    assert slices[1].to_dict()["judged_at_k"] == {"1": 1.0, "10": 0.3}
+    assert (
+        "judged_at_k"
+        not in measure_slices(_record(queries), None, define_slices(queries))[0].to_dict()
+    )
+
+
+def test_the_pool_counts_unjudged_hits_per_tag(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from groove.golden.judgements import Judgements
+    from groove.golden.queries import GoldenQuery, GoldenSet
+    from groove.judging.pool import SourceLists, build_pool
+
+    queries = (
+        GoldenQuery("a", "a?", (Expected("x.md"),), ("en",), 1),
+        GoldenQuery("b", "b?", (Expected("y.md"),), ("ja",), 5),
+        GoldenQuery("c", "c?", (Expected("z.md"),), ("ja",), 9),
+    )
+    golden = GoldenSet(tmp_path / "g.yml", queries, "h")
+    tops = {
+        "a": [("x.md", None, 1, 1.0), ("o1.md", None, 2, 1.0)],
+        "b": [("o2.md", None, 1, 1.0), ("o3.md", None, 2, 1.0)],
+        "c": [("o4.md", None, 1, 1.0), ("z.md", None, 2, 1.0)],
+    }
+    judgements = Judgements(tmp_path / "g.judgements.yml", ())
+    pool = build_pool(golden, judgements, [SourceLists("#1", tops)], depth=10)
+    assert pool.slices == (("ja", 2, 3), ("en", 1, 1))
+    assert pool.slice_summary() == (
+        "unjudged hits per slice (least judged first): ja 3 over 2 queries, en 1 over 1 queries"
+    )
+    assert pool.to_dict()["slices"][0] == {"name": "ja", "queries": 2, "unjudged": 3}
+
+
+def test_a_slice_fall_on_too_few_moved_queries_is_said_unjudged() -> None:
+    before = [_query(f"q{i}", ["a.md"], 1, ("t",)) for i in range(10)]
+    now = [_query(f"q{i}", ["a.md"], None if i < 3 else 1, ("t",)) for i in range(10)]
+    new, old = _record(now, "2026-01-02T00:00:00+00:00"), _record(before)
+    defs = define_slices(now)
+    gate = decide_slices(new, old, defs, mode="significant", threshold=0.2, alpha=0.05)
+    (t,) = gate.gated
+    assert t.moved == 3 and t.unjudged and not t.regressed  # the smallest p(drop) is 1/8
+    threshold = decide_slices(new, old, defs, mode="threshold", threshold=0.2, alpha=0.05)
+    assert threshold.gated[0].regressed and not threshold.gated[0].unjudged

@@ -127,3 +127,37 @@ def test_without_tags_no_face_shows_slices(indexed_kb, golden_en: Path) -> None:
     assert view.slice_plot(Outcome(run, 0, None, ())) is None
     folders = groove.evaluate(kb, golden_en, history=False, slice_by="folder")
     assert [s.name for s in folders.slices] == ["data/", "ops/", "search/", "team/"]
+
+
+def test_tune_breaks_the_impact_down_by_slice(indexed_kb, golden_en: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from groove.report import tune_text
+    from groove.tuning.gates import slice_impact
+
+    # the computation: refit (column 1) vs default (column 0), rows tagged en / ja
+    table = SimpleNamespace(primary=np.array([[0.5, 0.7], [0.5, 0.5], [0.9, 0.1], [0.8, 0.6]]))
+    tags = [("en",), ("en",), ("ja",), ("ja", "hard")]
+    rows = slice_impact(table, tags, SimpleNamespace(index=1), SimpleNamespace(index=0))  # type: ignore[arg-type]
+    assert [(r.name, r.queries, r.improved, r.degraded, r.verdict) for r in rows] == [
+        ("en", 2, 1, 0, "helps"),
+        ("hard", 1, 0, 1, "hurts"),
+        ("ja", 2, 0, 2, "hurts"),
+    ]
+    assert rows[2].mean_delta == pytest.approx(-0.5)
+    # the wiring, on a real tune of the tagged golden set
+    kb = indexed_kb("kb_en")
+    result = groove.tune(kb, _tagged(golden_en, tmp_path))
+    assert [s.name for s in result.slice_impact] == ["data", "ops", "search", "team"]
+    assert sum(s.queries for s in result.slice_impact) == len(result.queries)
+    assert "  by slice (nDCG@5, refit vs default):" in tune_text.render(result)
+    assert [s["name"] for s in result.to_dict()["slice_impact"]] == [
+        "data",
+        "ops",
+        "search",
+        "team",
+    ]
+    plain = groove.tune(kb, golden_en)
+    assert plain.slice_impact == () and "slice_impact" not in plain.to_dict()

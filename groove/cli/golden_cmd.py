@@ -81,6 +81,7 @@ def doctor_cmd(
     fmt: str,
 ) -> None:
     """Find expected entries the index lost (moved, renamed, split, deleted) and fix them."""
+    from groove.cli.words import DOCTOR_SWITCHES
     from groove.evaluation.doctor import resolve_doctor, run_doctor
     from groove.report.doctor_text import render
 
@@ -98,7 +99,10 @@ def doctor_cmd(
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
-        click.echo(render(report, apply=apply, accept_likely=accept_likely), nl=False)
+        switches = DOCTOR_SWITCHES
+        click.echo(
+            render(report, apply=apply, accept_likely=accept_likely, switches=switches), nl=False
+        )
     if report.written:
         warn("groove golden doctor: the next eval notes that the golden set changed (no diff)")
 

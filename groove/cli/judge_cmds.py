@@ -60,6 +60,9 @@ def pool_cmd(
     for note in result.notes:
         warn(cli_line("golden pool", note))
     warn(f"groove golden pool: {result.summary()}")
+    by_slice = result.slice_summary()
+    if by_slice is not None:
+        warn(f"groove golden pool: {by_slice}")
     if out is not None:
         export_pool(result, out)
         warn(f"groove golden pool: wrote {out}")

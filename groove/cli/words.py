@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 EVAL_WHERE = "`groove eval --full` lists them all, `--format json` has every row"
 #: where the findings' left-out entries on stderr are (groove.report.findings_text)
 FINDINGS_WHERE = "--full lists them all, --format json has every one"
+#: how `groove golden doctor` names its switches (groove.report.doctor_text)
+DOCTOR_SWITCHES = ("--apply", "--accept-likely")
 #: where the tune text report's left-out diagnostics rows are
 TUNE_WHERE = "under `diagnostics` in `groove tune --format json` and in the tune-explorer notebook"
 

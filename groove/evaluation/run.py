@@ -16,6 +16,7 @@ history read, baseline choice, regression check; the history write comes last, i
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -42,6 +43,7 @@ from groove.progress import Progress, ProgressFn, reporter
 from groove.retrievers.base import Retriever
 from groove.runs.corpus_scan import AnswerRecorder, ChunkRowFn, snapshot
 from groove.runs.fingerprint import Fingerprint, search_parts
+from groove.runs.latency import QueryTiming, summarise
 from groove.runs.record import RunRecord
 from groove.store.db import read_snapshot
 from groove.store.digests import chunk_digests
@@ -120,11 +122,14 @@ def prepare(
                     for i, q in enumerate(golden.queries)
                 ]
             results = []
+            timings: dict[str, QueryTiming] = {}
             total = len(golden.queries)
             with batch_vector_legs(conn, vectors, depth):  # one product for many queries
                 for i, q in enumerate(golden.queries):
                     read = reads[i].candidates if reads is not None else None
+                    start = time.perf_counter()
                     hits = search(conn, q.query, vectors[i], options, reranker, compiled[i], read)
+                    timings[q.id] = QueryTiming(time.perf_counter() - start)
                     results.append(hits)
                     message = f"searched query {q.id} ({i + 1} of {total})"
                     say(Progress("evaluate", "search", i + 1, total, message, q.id))
@@ -157,7 +162,16 @@ def prepare(
     if view is not None:
         stored = load_history(result.history_path).answers if result.history_path else {}
         rot = diagnose(golden.queries, view, answers.merged(stored))
-    return replace(result, answers=answers, rot=rot)
+    order = [q.id for q in golden.queries]
+    latency = summarise(timings, order)
+    return replace(
+        result,
+        answers=answers,
+        rot=rot,
+        latency=latency,
+        query_timings=timings,
+        show_latency=settings.latency,
+    )
 
 
 def _both(first: ChunkRowFn, second: ChunkRowFn) -> ChunkRowFn:

@@ -187,7 +187,7 @@ def compare(
         floor=floor if settings.diff else None,
         floor_gate=floor_gate,
         floor_fell=floor_fell,
-        slices=measure_slices(record, compared, slice_defs),
+        slices=measure_slices(record, compared, slice_defs, judged),
         slice_gate=slice_gate,
     )
 

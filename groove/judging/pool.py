@@ -110,6 +110,16 @@ class Pool(Introduces):
     covered: int  # distinct hits the sources brought that expected or a judgement covers
     judged: int = 0  # of those, the ones only a judgement covers (judging progress)
     notes: tuple[Note, ...] = ()
+    # per tag of the golden queries (a slice, groove.stats.slices): (tag, its queries, its
+    # unjudged candidates), the most unjudged per query first; empty without tags
+    slices: tuple[tuple[str, int, int], ...] = ()
+
+    def slice_summary(self) -> str | None:
+        """``unjudged hits per slice (least judged first): ja 23 over 10 queries, ...``."""
+        if not self.slices:
+            return None
+        listed = ", ".join(f"{name} {hits} over {n} queries" for name, n, hits in self.slices)
+        return f"unjudged hits per slice (least judged first): {listed}"
 
     def summary(self) -> str:
         queries = len({c.query_id for c in self.candidates})
@@ -131,6 +141,11 @@ class Pool(Introduces):
             "judged": self.judged,
             "candidates": [c.to_dict() for c in self.candidates],
             "notes": [note.to_dict() for note in self.notes],
+            **(
+                {"slices": [{"name": t, "queries": n, "unjudged": h} for t, n, h in self.slices]}
+                if self.slices
+                else {}
+            ),
         }
 
     def candidates_frame(self) -> pd.DataFrame:
@@ -242,7 +257,19 @@ def build_pool(
         covered=len(covered),
         judged=len(judged),
         notes=tuple(notes),
+        slices=_by_tag(golden, candidates),
     )
+
+
+def _by_tag(golden: GoldenSet, candidates: Sequence[Candidate]) -> tuple[tuple[str, int, int], ...]:
+    """(tag, queries, unjudged candidates) per tag, the most unjudged per query first."""
+    queries: dict[str, set[str]] = {}
+    for q in golden.queries:
+        for tag in q.tags:
+            queries.setdefault(tag, set()).add(q.id)
+    unjudged = {tag: sum(c.query_id in ids for c in candidates) for tag, ids in queries.items()}
+    rows = [(tag, len(queries[tag]), unjudged[tag]) for tag in sorted(queries)]
+    return tuple(sorted(rows, key=lambda r: -r[2] / r[1]))
 
 
 def _covered(

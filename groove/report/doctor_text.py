@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from groove.golden.proposals import CERTAIN, LIKELY, DoctorReport, Proposal
 
+#: how a face names the two switches (the CLI passes its flags: groove/cli/words.py)
+SWITCHES = ("apply=True", "accept_likely=True")
 
-def render(report: DoctorReport, *, apply: bool = False, accept_likely: bool = False) -> str:
+
+def render(
+    report: DoctorReport,
+    *,
+    apply: bool = False,
+    accept_likely: bool = False,
+    switches: tuple[str, str] = SWITCHES,
+) -> str:
     lines = [_summary(report)]
     if report.memory is None and report.proposals:
         lines.append(
@@ -17,7 +26,7 @@ def render(report: DoctorReport, *, apply: bool = False, accept_likely: bool = F
     if report.checks:
         lines.append(f"{len(report.checks)} problem(s) of the golden set itself:")
         lines += [f"  {c.describe()}" for c in report.checks]
-    lines += _applied(report, apply, accept_likely)
+    lines += _applied(report, apply, accept_likely, switches)
     return "\n".join(lines) + "\n"
 
 
@@ -42,16 +51,20 @@ def _proposal(p: Proposal) -> list[str]:
     return [head, f"      {p.kind}, {p.confidence}: {p.evidence}"]
 
 
-def _applied(report: DoctorReport, apply: bool, accept_likely: bool) -> list[str]:
+def _applied(
+    report: DoctorReport, apply: bool, accept_likely: bool, switches: tuple[str, str]
+) -> list[str]:
+    apply_switch, likely_switch = switches
     if not report.proposals:
         return []
     if not apply:
         certain = len(report.certain)
         hint = []
         if certain:
-            hint.append(f"--apply rewrites the {certain} certain one(s)")
+            hint.append(f"{apply_switch} rewrites the {certain} certain one(s)")
         if report.likely:
-            hint.append(f"--apply --accept-likely the {len(report.likely)} likely one(s) too")
+            likely = len(report.likely)
+            hint.append(f"{apply_switch} {likely_switch} the {likely} likely one(s) too")
         return [f"Nothing changed ({'; '.join(hint)})."] if hint else []
     if not report.written:
         return [
@@ -64,5 +77,5 @@ def _applied(report: DoctorReport, apply: bool, accept_likely: bool) -> list[str
     left = [p for p in report.proposals if p not in report.applied]
     kept = [p for p in left if p.confidence in (CERTAIN, LIKELY)]
     if kept:
-        out.append(f"Left as they were: {len(kept)} (pass --accept-likely to take the likely ones)")
+        out.append(f"Left as they were: {len(kept)} (pass {likely_switch} to take the likely ones)")
     return out

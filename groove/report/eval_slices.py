@@ -13,10 +13,12 @@ since the compared run, and the interval and p(drop) of the metric that fell the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from groove.evaluation.result import EvalRun
 from groove.history.change import arrow
 from groove.stats.significance import format_interval, format_p
-from groove.stats.slices import Slice, SliceDelta, SliceGate
+from groove.stats.slices import GatedSlice, Slice, SliceDelta, SliceGate
 
 
 def headline_labels(run: EvalRun) -> list[str]:
@@ -68,7 +70,16 @@ def text_lines(run: EvalRun) -> list[str]:
         if fall is not None:
             row += fall_text(fall)
         lines.append(row.rstrip())
-    return lines + gate_lines(run.slice_gate)
+    return lines + judged_lines(run.slices) + gate_lines(run.slice_gate)
+
+
+def judged_lines(slices: Sequence[Slice]) -> list[str]:
+    """``judged@10 per slice (least judged first): ja 0.40, en 0.93``, with judgements."""
+    rated = sorted((top[1], s.name, top[0]) for s in slices if (top := s.judged_top) is not None)
+    if not rated:
+        return []
+    listed = ", ".join(f"{name} {share:.2f}" for share, name, _ in rated)
+    return [f"judged@{rated[0][2]} per slice (least judged first): {listed}"]
 
 
 def gate_lines(gate: SliceGate | None) -> list[str]:
@@ -77,12 +88,22 @@ def gate_lines(gate: SliceGate | None) -> list[str]:
         return []
     lines = [f"Slice gate ({gate.mode}, slices of at least {gate.min_queries} queries)"]
     for s in gate.gated:
-        verdict = s.describe() + ": regression" if s.regressed else f"slice {s.name}: passed"
-        lines.append(f"  {verdict}")
+        lines.append(f"  {_verdict(s)}")
     untested = gate.not_gated_text()
     if untested is not None:
         lines.append(f"  {untested}")
     return lines
+
+
+def _verdict(s: GatedSlice) -> str:
+    if s.regressed:
+        return s.describe() + ": regression"
+    if s.unjudged:
+        return (
+            f"slice {s.name}: fell beyond the threshold, but only {s.moved} of its queries "
+            "moved: too few for the significant gate to judge (not a pass)"
+        )
+    return f"slice {s.name}: passed"
 
 
 def markdown_lines(run: EvalRun) -> list[str]:
@@ -105,8 +126,7 @@ def markdown_lines(run: EvalRun) -> list[str]:
             f"Slice gate `{gate.mode}`, slices of at least {gate.min_queries} queries:",
             "",
         ]
-        for g in gate.gated:
-            lines.append(f"- {g.describe()}: regression" if g.regressed else f"- {g.name}: passed")
+        lines += [f"- {_verdict(g)}" for g in gate.gated]
         untested = gate.not_gated_text()
         if untested is not None:
             lines.append(f"- {untested}")

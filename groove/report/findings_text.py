@@ -26,7 +26,7 @@ from groove.golden.hit_paths import HitPathFinding
 from groove.report.cap import TOP_STDERR, first
 
 #: where the left-out entries are, when the face names nothing of its own
-ALL_ENTRIES = "--full lists them all, the JSON report has every one"
+ALL_ENTRIES = "the full report lists them all, the JSON report has every one"
 
 
 def warning_texts(
@@ -44,7 +44,7 @@ def warning_texts(
 
 
 def _more(rest: int, noun: str, where: str, indent: str = "  ") -> list[str]:
-    """``  ... and 140 more paths (--full lists them all, ...)``, or nothing."""
+    """``  ... and 140 more paths (<where>)``, or nothing."""
     return [f"{indent}... and {rest:,} more {noun} ({where})"] if rest else []
 
 

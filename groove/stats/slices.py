@@ -28,18 +28,19 @@ Pure functions over run records: no index, no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from groove.metrics import AggregateMetrics, aggregate
+from groove.runs.judged import JudgedSummary
 from groove.runs.record import QueryResult, RunRecord, aggregate_to_dict, metric_pairs
 from groove.settings import SLICE_BY
-from groove.stats.familywise import max_t_drop
+from groove.stats.familywise import max_t_drop, smallest_drop_p
 from groove.stats.gate import GATE_MODES, GatedMetric
-from groove.stats.significance import PairedTest, compare_records, paired_values
+from groove.stats.significance import ZERO_EPS, PairedTest, compare_records, paired_values
 
 DEFAULT_SLICE_BY = "tags"
 DEFAULT_SLICE_MIN_QUERIES = 10
@@ -137,6 +138,16 @@ class Slice:
     deltas: tuple[SliceDelta, ...] | None = None
     paired_queries: int = 0
     query_ids: tuple[str, ...] = ()  # its queries, in golden order (not in the JSON)
+    # judged@k over its queries (groove.runs.judged), when the golden file has judgements
+    judged: Mapping[int, float] | None = None
+
+    @property
+    def judged_top(self) -> tuple[int, float] | None:
+        """(the largest k, judged@k of its queries), or None without judgements."""
+        if not self.judged:
+            return None
+        k = max(self.judged)
+        return k, self.judged[k]
 
     def value(self, label: str) -> float:
         """The slice's aggregate of a diff label (``recall@10``, ``MRR``, ``nDCG@10``)."""
@@ -160,14 +171,19 @@ class Slice:
             "aggregate": aggregate_to_dict(self.aggregate),
             "paired_queries": self.paired_queries,
             "deltas": [d.to_dict() for d in self.deltas] if self.deltas is not None else None,
+            **({"judged_at_k": {str(k): v for k, v in self.judged.items()}} if self.judged else {}),
         }
 
 
 def measure_slices(
-    record: RunRecord, previous: RunRecord | None, defs: Sequence[SliceDef]
+    record: RunRecord,
+    previous: RunRecord | None,
+    defs: Sequence[SliceDef],
+    judged: JudgedSummary | None = None,
 ) -> tuple[Slice, ...]:
     """Each slice of ``defs`` measured on ``record`` and, with ``previous``, compared with
-    the same queries of ``previous`` (paired by id)."""
+    the same queries of ``previous`` (paired by id); with ``judged``, its judged@k (the
+    mean over its queries of their judged@k)."""
     out = []
     for d in defs:
         now = subset(record, d.query_ids)
@@ -182,8 +198,16 @@ def measure_slices(
                 for label, value, prev in metric_pairs(now.aggregate, before.aggregate)
             )
         count = now.aggregate.query_count
-        out.append(Slice(d.name, d.kind, count, now.aggregate, deltas, paired, d.query_ids))
+        share = _judged(judged, [q.id for q in now.per_query if q.expected])
+        out.append(Slice(d.name, d.kind, count, now.aggregate, deltas, paired, d.query_ids, share))
     return tuple(out)
+
+
+def _judged(judged: JudgedSummary | None, ids: Sequence[str]) -> dict[int, float] | None:
+    if judged is None or not ids:
+        return None
+    rows = [judged.per_query.get(i, {}) for i in ids]
+    return {k: sum(r.get(k, 0.0) for r in rows) / len(rows) for k in judged.k_values}
 
 
 # ---------------------------------------------------------------- the slice gate
@@ -197,6 +221,10 @@ class GatedSlice:
     name: str
     query_count: int
     metrics: tuple[GatedMetric, ...]
+    # significant mode: a metric fell beyond the threshold, but too few of the slice's
+    # queries moved for any p(drop) to get below alpha (reported, it cannot fail the gate)
+    unjudged: bool = False
+    moved: int = 0
 
     @property
     def regressed(self) -> bool:
@@ -219,6 +247,8 @@ class GatedSlice:
         return {
             "name": self.name,
             "query_count": self.query_count,
+            "moved": self.moved,
+            "unjudged": self.unjudged,
             "regressed": self.regressed,
             "metrics": [m.to_dict() for m in self.metrics],
         }
@@ -310,8 +340,24 @@ def decide_slices(
                     p_adjusted=p_adj,
                 )
             )
-        gated.append(GatedSlice(d.name, sub_now.aggregate.query_count, tuple(metrics)))
+        moved = _moved(sub_now, sub_before, [m.label for m in metrics])
+        unjudged = (
+            mode == "significant"
+            and any(m.fell for m in metrics)
+            and smallest_drop_p(moved) >= alpha
+        )
+        count = sub_now.aggregate.query_count
+        gated.append(GatedSlice(d.name, count, tuple(metrics), unjudged, moved))
     return SliceGate(mode, threshold, alpha, min_queries, tuple(gated), tuple(small))
+
+
+def _moved(now: RunRecord, previous: RunRecord, labels: Sequence[str]) -> int:
+    """How many paired queries moved in at least one of ``labels``."""
+    moved: set[str] = set()
+    for label in labels:
+        ids, a, b = paired_values(now.per_query, previous.per_query, label)
+        moved.update(i for i, x in zip(ids, np.abs(a - b) > ZERO_EPS, strict=True) if x)
+    return len(moved)
 
 
 def _adjusted(

@@ -40,6 +40,9 @@ def to_dict(result: TuneResult) -> dict[str, Any]:
     )
     if result.analysis is not None:
         out.update(_analysis(result, result.analysis))
+        sliced = result.slice_impact
+        if sliced:  # absent without tags: the seed's document unchanged
+            out["slice_impact"] = [s.to_dict() for s in sliced]
     return out
 
 

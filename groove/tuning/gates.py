@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic
+from typing import Any, Generic
 
 import numpy as np
 
@@ -176,6 +176,61 @@ class Impact:
     degraded: int
     worst_delta: float
     worst_row: int | None
+
+
+@dataclass(frozen=True)
+class SliceImpact:
+    """Refit vs default on the queries of one tag (a slice, groove.stats.slices): how many
+    improved / degraded and the mean delta of the primary metric."""
+
+    name: str
+    queries: int
+    improved: int
+    degraded: int
+    mean_delta: float
+
+    @property
+    def verdict(self) -> str:
+        """``helps``, ``hurts`` or ``neutral``: the sign of the mean delta."""
+        return {1: "helps", -1: "hurts"}.get(direction(self.mean_delta), "neutral")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "queries": self.queries,
+            "improved": self.improved,
+            "degraded": self.degraded,
+            "mean_delta": self.mean_delta,
+            "verdict": self.verdict,
+        }
+
+
+def slice_impact(
+    table: MetricTable,
+    tags: Sequence[Sequence[str]],
+    refit: Column,
+    default: Column = SEED_GRID.default,
+) -> tuple[SliceImpact, ...]:
+    """Per tag (``tags[row]``: the tags of the table's row), refit vs default on its rows,
+    tags by name; empty without tags."""
+    rows_of: dict[str, list[int]] = {}
+    for row, row_tags in enumerate(tags):
+        for tag in dict.fromkeys(row_tags):
+            rows_of.setdefault(tag, []).append(row)
+    primary = table.primary
+    out = []
+    for name in sorted(rows_of):
+        deltas = [float(primary[r, refit.index] - primary[r, default.index]) for r in rows_of[name]]
+        out.append(
+            SliceImpact(
+                name=name,
+                queries=len(deltas),
+                improved=sum(direction(d) > 0 for d in deltas),
+                degraded=sum(direction(d) < 0 for d in deltas),
+                mean_delta=sum(deltas) / len(deltas),
+            )
+        )
+    return tuple(out)
 
 
 def per_query_impact(

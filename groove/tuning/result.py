@@ -12,7 +12,7 @@ from groove.golden.queries import GoldenQuery
 from groove.metrics import AggregateMetrics
 from groove.notes import Note
 from groove.tuning.families import FamilyGrid
-from groove.tuning.gates import Impact, Verdict
+from groove.tuning.gates import Impact, SliceImpact, Verdict, slice_impact
 from groove.tuning.loo import LooResult
 from groove.tuning.seed_grid import SEED_GRID, SeedGrid
 from groove.tuning.select import PhaseScores
@@ -131,6 +131,16 @@ class TuneResult(Introduces):
     grid: SeedGrid | FamilyGrid = SEED_GRID
     notes: tuple[Note, ...] = field(default=())
     kb_path: Path | None = None  # the knowledge base (a retriever's: if given)
+
+    @property
+    def slice_impact(self) -> tuple[SliceImpact, ...]:
+        """The recommended (refit) condition against the default on each tag of the golden
+        queries (groove.stats.slices): which slice it helps or hurts; empty without tags
+        or without a grid."""
+        if self.analysis is None:
+            return ()
+        tags = [q.tags for q in self.queries]
+        return slice_impact(self.analysis.table, tags, self.analysis.loo.refit, self.grid.default)
 
     @property
     def effective_rows(self) -> tuple[int, ...]:
