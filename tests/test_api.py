@@ -262,7 +262,10 @@ def test_per_query_frame_without_a_previous_run(kb: Path) -> None:
     run = _evaluate(kb)
     frame = run.per_query_frame()
     # a first run: no empty _previous / _delta columns in front of the useful ones
-    assert list(frame.columns) == ["id", "query", *METRICS, "miss", "regressed", "answers", "found"]
+    assert list(frame.columns) == [
+        "id", "query", *METRICS, "miss", "regressed", "answers", "found", "latency_ms"
+    ]  # fmt: skip
+    assert (frame["latency_ms"] > 0).all()
     assert list(frame["id"]) == [q.id for q in run.per_query]
     assert not frame["regressed"].any()  # nothing to have fallen from
     assert list(frame["answers"]) == [len(q.expected) for q in run.per_query]

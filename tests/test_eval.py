@@ -223,6 +223,7 @@ def test_json_document_has_the_spec_keys_sorted(kb: Path, golden: Path) -> None:
         "fingerprint",
         "gate",
         "id",
+        "latency",
         "outcome",
         "per_query",
         "previous",
@@ -230,6 +231,10 @@ def test_json_document_has_the_spec_keys_sorted(kb: Path, golden: Path) -> None:
         "significance",
         "timestamp",
     ]
+    # every run says how long its retrievals took (docs/engines.md#latency-and-ann-recall)
+    assert set(document["latency"]) == {"queries", "p50_ms", "p95_ms", "max_ms", "legs"}
+    assert document["latency"]["max_ms"] >= document["latency"]["p50_ms"] > 0
+    assert all(q["latency_ms"] > 0 for q in document["per_query"])
     # The gate's view of the run: its id, the run it was compared with, the outcome.
     assert document["baseline_id"] == document["previous"]["id"]
     assert document["outcome"] == "passed"

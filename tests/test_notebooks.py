@@ -60,8 +60,13 @@ def _degrade(kb: Path, embedder: Any) -> None:
 
 
 def _without_stamps(document: dict[str, Any]) -> dict[str, Any]:
-    stamped = ("timestamp", "id", "verdict", "exit_code")  # the id is derived from the time
-    return {k: v for k, v in document.items() if k not in stamped}
+    # the id is derived from the time; latency is a measurement of it
+    stamped = ("timestamp", "id", "verdict", "exit_code", "latency")
+    out = {k: v for k, v in document.items() if k not in stamped}
+    out["per_query"] = [
+        {k: v for k, v in q.items() if k != "latency_ms"} for q in out.get("per_query", [])
+    ]
+    return out
 
 
 # ---------------------------------------------------------------- run cells and views

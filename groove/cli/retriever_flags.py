@@ -17,6 +17,7 @@ RETRIEVER_FLAGS = (
     "retriever_headers",
     "retriever_timeout",
     "retriever_allow_stale_copy",
+    "retriever_ann_recall",
     "retriever_concurrency",
     "retriever_retries",
     "retriever_body",
@@ -31,6 +32,7 @@ def spec_from_flags(
     retriever_headers: tuple[str, ...],
     retriever_timeout: float | None,
     retriever_allow_stale_copy: bool | None,
+    retriever_ann_recall: bool | None,
     retriever_concurrency: int | None,
     retriever_retries: int | None,
     retriever_body: str | None,
@@ -46,6 +48,7 @@ def spec_from_flags(
             retriever_headers or None,
             retriever_timeout,
             retriever_allow_stale_copy or None,
+            retriever_ann_recall or None,
             retriever_concurrency,
             retriever_retries,
             retriever_body,
@@ -69,5 +72,6 @@ def spec_from_flags(
         body=retriever_body,
         fields=field_map(retriever_hits, retriever_fields),
         allow_stale_copy=bool(retriever_allow_stale_copy),
+        ann_recall=bool(retriever_ann_recall),
     )
     return parse_spec(retriever, name=retriever_name, options=options)

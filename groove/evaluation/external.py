@@ -23,11 +23,13 @@ from groove.golden.hit_paths import hit_path_findings
 from groove.golden.queries import GoldenSet, load_golden
 from groove.metrics import METRIC_VERSION, RankedHit, aggregate
 from groove.notes import Note
+from groove.retrievers.ann import AnnRecall
 from groove.retrievers.base import ProgressFn, Retriever, RetrieverQuery
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.provenance import LocalIndex, corpus_to_record
 from groove.runs.corpus_scan import snapshot
 from groove.runs.fingerprint import Fingerprint
+from groove.runs.latency import summarise
 from groove.runs.record import RunRecord
 
 NOTE_INDEX_CHECKS = "retriever-index-checks-unavailable"
@@ -93,7 +95,13 @@ def run_external(
 
         k = max(settings.k_values, default=settings.limit)
         attribution = explain_from_legs(per_query, getattr(retriever, "legs", {}), k)
-    return compare(replace(settings, notes=(*settings.notes, *notes)), record, attribution)
+    result = compare(replace(settings, notes=(*settings.notes, *notes)), record, attribution)
+    timings = dict(getattr(retriever, "timings", {}))
+    latency = summarise(timings, [q.id for q in golden.queries])
+    ann = AnnRecall.of(getattr(retriever, "ann", {}))
+    return replace(
+        result, latency=latency, query_timings=timings, show_latency=True, ann_recall=ann
+    )
 
 
 def _index_checks(

@@ -43,12 +43,14 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
         row["regressed"] = not math.isnan(fell) and classify(fell, run.threshold) is Change.DOWN
         row["answers"] = len(q.expected)
         row["found"] = sum(rank is not None for rank in best_ranks(q.expected, q.top_k))
+        timing = run.query_timings.get(q.id)
+        row["latency_ms"] = timing.total * 1000.0 if timing is not None else NAN
         rows.append(row)
     metrics = metric_values(run.record.aggregate)
     # Without a compared run the _previous / _delta columns would be empty: left out, so
     # the columns worth reading come first.
     shown = _triples(metrics) if previous is not None else list(metrics)
-    columns = ["id", "query", *shown, "miss", "regressed", "answers", "found"]
+    columns = ["id", "query", *shown, "miss", "regressed", "answers", "found", "latency_ms"]
     if run.slices:  # only with tags (or folders): the seed's columns otherwise
         member = {q.id: [s.name for s in run.slices if q.id in s.query_ids] for q in run.per_query}
         for row in rows:

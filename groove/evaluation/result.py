@@ -6,6 +6,7 @@ the index: a result type carries data and answers questions about it, nothing mo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -21,10 +22,12 @@ from groove.history.baseline import Baseline
 from groove.history.change import Change, classify
 from groove.history.floor import Floor
 from groove.notes import Level, Note
+from groove.retrievers.ann import AnnRecall
 from groove.retrievers.identity import retriever_change_note
 from groove.runs.corpus import CorpusSnapshot, describe_change
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.judged import JudgedSummary
+from groove.runs.latency import Latency, QueryTiming
 from groove.runs.record import QueryResult, RunRecord, metric_pairs
 from groove.settings import DEFAULT_LIMIT as DEFAULT_LIMIT  # declared with the limit
 from groove.stats.gate import GateDecision, GatedMetric
@@ -102,6 +105,12 @@ class EvalRun(Introduces):
     # empty without tags; ``slice_gate`` when --gate-slices asked for it
     slices: tuple[Slice, ...] = ()
     slice_gate: SliceGate | None = None
+    # how long each query's retrieval took (groove.runs.latency); None: nothing timed (a
+    # run file). ``show_latency``: the text report says it (a retriever's run, --latency)
+    latency: Latency | None = None
+    query_timings: Mapping[str, QueryTiming] = field(default_factory=dict, repr=False)
+    show_latency: bool = False
+    ann_recall: AnnRecall | None = None  # --ann-recall: each ANN leg against exact search
 
     @property
     def regressed_slices(self) -> tuple[GatedSlice, ...]:
@@ -283,6 +292,13 @@ class EvalRun(Introduces):
             else None
         )
         out["gate"] = self.gate_dict()
+        if self.latency is not None:
+            out["latency"] = self.latency.to_dict()
+            for query in out["per_query"]:
+                timing = self.query_timings.get(query["id"])
+                query["latency_ms"] = timing.total * 1000.0 if timing is not None else None
+        if self.ann_recall is not None:
+            out["ann_recall"] = self.ann_recall.to_dict()
         if self.judged is not None:  # absent, not null, without judgements: seed output kept
             out["judged"] = self.judged.to_dict()
         if self.slices:  # absent without tags (or folders): the seed's document unchanged

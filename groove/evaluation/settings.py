@@ -50,6 +50,7 @@ class EvalSettings:
     notes: tuple[Note, ...] = ()
     retriever: RetrieverSpec | None = None
     explain: bool = False  # attribute every miss to a cause (groove eval --explain)
+    latency: bool = False  # the text report's latency line for groove's engine (--latency)
     exclude_dirs: tuple[str, ...] | None = None  # the index's, to say why a path is absent
     baseline: str | None = None  # compare with the run pinned under this name
     # the committed accepted baseline (groove.history.baseline_file); used when it exists

@@ -61,6 +61,10 @@ def _header(run: EvalRun) -> list[str]:
         if change is not None:
             lines.append(f"    ⚠️ corpus changed since {run.since} ({change})")
             lines.append("       a delta below may reflect that, not retrieval")
+    if run.show_latency and run.latency is not None:
+        lines.append(f"  {run.latency.line()}")
+    if run.ann_recall is not None:
+        lines.append(f"  {run.ann_recall.line()}")
     return lines
 
 

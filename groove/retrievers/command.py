@@ -13,6 +13,7 @@ import queue
 import shlex
 import subprocess
 import threading
+import time
 from collections.abc import Sequence
 from typing import IO, Any
 
@@ -27,6 +28,7 @@ from groove.retrievers.base import (
 )
 from groove.retrievers.legs import QueryLegs, parse_legs
 from groove.retrievers.spec import RetrieverSpec
+from groove.runs.latency import QueryTiming
 from groove.settings import cli_flag, command_line
 
 EXIT_GRACE_SECONDS = 5.0
@@ -42,6 +44,7 @@ class CommandRetriever:
         self.timeout = spec.options.timeout
         self.notes: list[Note] = []
         self.legs: dict[str, QueryLegs] = {}  # query id -> the answer's legs, when it has them
+        self.timings: dict[str, QueryTiming] = {}  # query id -> request to answer line
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes] = queue.Queue()
         self._reader: threading.Thread | None = None
@@ -54,8 +57,10 @@ class CommandRetriever:
         out = []
         for done, q in enumerate(queries, start=1):
             request = {"id": q.id, "query": q.query, "limit": q.limit}
+            start = time.perf_counter()
             self._send(proc.stdin, json.dumps(request, ensure_ascii=False), q.id)
             answer = self._answer(q.id)
+            self.timings[q.id] = QueryTiming(time.perf_counter() - start)
             out.append(parse_hits(answer, q.id, q.limit))
             legs = parse_legs(answer, q.id)
             if legs is not None:

@@ -28,6 +28,7 @@ from groove.retrievers.base import (
 )
 from groove.retrievers.legs import QueryLegs, parse_legs
 from groove.retrievers.spec import RetrieverSpec
+from groove.runs.latency import QueryTiming
 
 if TYPE_CHECKING:
     import httpx
@@ -86,6 +87,7 @@ class HttpRetriever:
         self.template = json.loads(spec.options.body) if spec.options.body else None
         self.notes: list[Note] = []
         self.legs: dict[str, QueryLegs] = {}  # query id -> the answer's legs, when it has them
+        self.timings: dict[str, QueryTiming] = {}  # query id -> the answered request's time
 
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
@@ -138,7 +140,9 @@ class HttpRetriever:
             if attempt:
                 time.sleep(min(BACKOFF_FIRST_SECONDS * 2 ** (attempt - 1), BACKOFF_MAX_SECONDS))
             try:
+                start = time.perf_counter()
                 response = client.post(self.url, json=body)
+                took = time.perf_counter() - start
             except httpx.ConnectTimeout:
                 problem = f"no connection within {self.options.timeout:g}s"
                 continue
@@ -179,6 +183,7 @@ class HttpRetriever:
             legs = parse_legs(answer, q.id) if isinstance(answer, dict) else None
             if legs is not None:
                 self.legs[q.id] = legs  # one key per query: safe across the pool's threads
+            self.timings[q.id] = QueryTiming(took)
             return hits
         raise RetrieverError(
             literal(

@@ -23,11 +23,13 @@ def open_retriever(spec: RetrieverSpec) -> Retriever:
     if spec.kind == "postgresql":
         from groove.retrievers.backends.postgres import PostgresRetriever
 
-        return PostgresRetriever(spec.target, spec.name, spec.options.timeout)
+        return PostgresRetriever(
+            spec.target, spec.name, spec.options.timeout, ann_recall=spec.options.ann_recall
+        )
     if spec.kind == "lancedb":
         from groove.retrievers.backends.lance import LanceRetriever
 
-        return LanceRetriever(spec.target, spec.name)
+        return LanceRetriever(spec.target, spec.name, ann_recall=spec.options.ann_recall)
     from groove.retrievers.runfile import RunFileRetriever
 
     return RunFileRetriever(spec)

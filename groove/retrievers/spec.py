@@ -44,6 +44,8 @@ class RetrieverOptions:
     # an engine's copy of the index that differs from the local index is measured anyway
     # (groove.retrievers.provenance); the run records the copy's corpus
     allow_stale_copy: bool = False
+    # an engine also runs each vector leg with exact search (groove.retrievers.ann)
+    ann_recall: bool = False
 
 
 #: The shortest per-query timeout: PostgreSQL's statement_timeout counts whole
@@ -184,7 +186,7 @@ def options_from_mapping(data: Mapping[str, Any] | None) -> tuple[str | None, Re
         return None, RetrieverOptions()
     known = {
         "name", "headers", "timeout", "concurrency", "retries", "body", "hits", "fields",
-        "allow_stale_copy",
+        "allow_stale_copy", "ann_recall",
     }  # fmt: skip
     unknown = sorted(set(data) - known)
     if unknown:
@@ -207,6 +209,7 @@ def options_from_mapping(data: Mapping[str, Any] | None) -> tuple[str | None, Re
         body=body,
         fields=field_map(data.get("hits"), data.get("fields") or {}),
         allow_stale_copy=bool(data.get("allow_stale_copy", False)),
+        ann_recall=bool(data.get("ann_recall", False)),
     )
 
 
@@ -220,8 +223,8 @@ def spec_from_mapping(
     """``retriever``, ``retriever_options`` and ``retriever_name`` of the notebook and of
     ``groove.evaluate``: the spec as ``--retriever`` takes it, the options as a mapping with
     ``name``, ``headers``, ``timeout``, ``concurrency``, ``retries``, ``body``, ``hits``,
-    ``fields``, ``allow_stale_copy``; ``name`` as ``--retriever-name`` (the same as the
-    options' ``name``)."""
+    ``fields``, ``allow_stale_copy``, ``ann_recall``; ``name`` as ``--retriever-name`` (the
+    same as the options' ``name``)."""
     if spec is None:
         if options:
             raise ConfigError(f"{source} retriever_options needs retriever", None)

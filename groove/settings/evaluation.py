@@ -173,6 +173,16 @@ EVAL = table(
         switch=True,
         default=False,
     ),
+    Setting(
+        "latency",
+        "bool",
+        "Add the retrieval latency line (p50 / p95 / max per query) to the text report; "
+        "a retriever's report always has it, JSON always carries it.",
+        flag="--latency",
+        switch=True,
+        default=False,
+        surfaces=frozenset({"cli"}),
+    ),
     *shared.PIPELINE_SETTINGS,
     shared.DB_PATH,
     shared.CONFIG,

@@ -195,6 +195,17 @@ RETRIEVER_ALLOW_STALE_COPY = Setting(
     default=False,
     surfaces=frozenset({"cli"}),
 )
+RETRIEVER_ANN_RECALL = Setting(
+    "retriever_ann_recall",
+    "bool",
+    "Also run each query's vector leg with exact search on PostgreSQL or LanceDB and report "
+    "the approximate leg's recall@k against it (docs/engines.md).",
+    flag="--ann-recall",
+    dest="retriever_ann_recall",
+    switch=True,
+    default=False,
+    surfaces=frozenset({"cli"}),
+)
 #: How eval (and the pool, which reads runs the same way) reaches a retriever.
 RETRIEVER_SETTINGS = (
     RETRIEVER,
@@ -211,6 +222,7 @@ RETRIEVER_SETTINGS = (
     ),
     RETRIEVER_TIMEOUT,
     RETRIEVER_ALLOW_STALE_COPY,
+    RETRIEVER_ANN_RECALL,
     Setting(
         "retriever_concurrency",
         "whole",

@@ -26,6 +26,7 @@ from groove.errors import ConfigError, RetrieverError, literal
 from groove.install import install_command
 from groove.metrics import RankedHit
 from groove.notes import Note
+from groove.retrievers.ann import leg_recall
 from groove.retrievers.backends.common import (
     BackendOptions,
     ExportMeta,
@@ -34,11 +35,12 @@ from groove.retrievers.backends.common import (
     engine_error,
     first_line,
     parse_options,
+    whole_option,
 )
 from groove.retrievers.base import ProgressFn, RetrieverQuery
-from groove.retrievers.latency import QueryTiming
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.provenance import EngineCopy
+from groove.runs.latency import QueryTiming
 from groove.settings import command_line
 
 INSTALL_HINT = f"install the extra: {install_command('lancedb')}"
@@ -61,7 +63,9 @@ def split_url(url: str) -> tuple[Path, BackendOptions]:
     path, _, query = rest.partition("?")
     if not path:
         raise ConfigError(f"{url!r} names no folder", "write it like lancedb:///srv/kb.lance")
-    options = parse_options(query, "lancedb URL")
+    options = parse_options(query, "lancedb URL", ("nprobes", "refine_factor"))
+    for key in ("nprobes", "refine_factor"):
+        whole_option(options, key, "lancedb URL")
     if not TABLE_NAME.match(options.table):
         raise ConfigError(
             f"{options.table!r} is not a LanceDB table name",
@@ -188,10 +192,15 @@ class LanceRetriever:
 
     kind = "lancedb"
 
-    def __init__(self, url: str, name: str, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, url: str, name: str, embedder: Embedder | None = None, *, ann_recall: bool = False
+    ) -> None:
         self.url = url
         self.name = name
         self.folder, self.options = split_url(url)
+        self.ann_recall = ann_recall
+        # query id -> leg -> k -> recall of the vector leg against exact search
+        self.ann: dict[str, dict[str, dict[int, float]]] = {}
         self.legs: dict[str, QueryLegs] = {}
         self.timings: dict[str, QueryTiming] = {}
         self.notes: list[Note] = []
@@ -215,12 +224,7 @@ class LanceRetriever:
             for done, (q, vector) in enumerate(zip(queries, vectors, strict=True), 1):
                 window = max(self.options.window, q.limit)
                 start = time.perf_counter()
-                vec = (
-                    table.search(vector, query_type="vector")
-                    .distance_type("cosine")
-                    .limit(window)
-                    .to_list()
-                )
+                vec = self._vector_leg(table, vector, window).to_list()
                 after_vector = time.perf_counter()
                 fts = table.search(q.query, query_type="fts").limit(window).to_list()
                 after_lexical = time.perf_counter()
@@ -242,6 +246,11 @@ class LanceRetriever:
                     .to_list()
                 )
                 end = time.perf_counter()
+                if self.ann_recall:
+                    exact = self._vector_leg(table, vector, window).bypass_vector_index()
+                    ids = [str(r["id"]) for r in exact.to_list()]
+                    at = leg_recall([str(r["id"]) for r in vec], ids, (q.limit, window))
+                    self.ann[q.id] = {"vector": at}
                 self.timings[q.id] = QueryTiming(
                     end - start,
                     {
@@ -264,6 +273,18 @@ class LanceRetriever:
 
     def close(self) -> None:
         """An embedded database holds nothing open between runs."""
+
+    def _vector_leg(self, table: Any, vector: np.ndarray, window: int) -> Any:
+        """The vector leg's query; ``nprobes`` / ``refine_factor`` from the URL apply when
+        the table has a vector index (without one LanceDB searches exactly)."""
+        query = table.search(vector, query_type="vector").distance_type("cosine").limit(window)
+        nprobes = whole_option(self.options, "nprobes", "lancedb URL")
+        refine = whole_option(self.options, "refine_factor", "lancedb URL")
+        if nprobes is not None:
+            query = query.nprobes(nprobes)
+        if refine is not None:
+            query = query.refine_factor(refine)
+        return query
 
     def _open(self) -> Any:
         lancedb = _lancedb()

@@ -29,6 +29,7 @@ from groove.errors import ConfigError, RetrieverError, literal
 from groove.install import install_command
 from groove.metrics import RankedHit
 from groove.notes import Note
+from groove.retrievers.ann import leg_recall
 from groove.retrievers.backends import postgres_sql as sql
 from groove.retrievers.backends.common import (
     ExportMeta,
@@ -46,9 +47,9 @@ from groove.retrievers.backends.postgres_url import (
     redacted,
 )
 from groove.retrievers.base import ProgressFn, RetrieverQuery
-from groove.retrievers.latency import QueryTiming
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.provenance import EngineCopy
+from groove.runs.latency import QueryTiming
 from groove.settings import command_line
 
 if TYPE_CHECKING:
@@ -249,9 +250,18 @@ class PostgresRetriever:
     kind = "postgresql"
 
     def __init__(
-        self, url: str, name: str, timeout: float = 30.0, embedder: Embedder | None = None
+        self,
+        url: str,
+        name: str,
+        timeout: float = 30.0,
+        embedder: Embedder | None = None,
+        *,
+        ann_recall: bool = False,
     ) -> None:
         self.url = url
+        self.ann_recall = ann_recall
+        # query id -> leg -> k -> recall of the HNSW leg against exact search (--ann-recall)
+        self.ann: dict[str, dict[str, dict[int, float]]] = {}
         self.name = name
         self.timeout = timeout
         self.target = parse_target(url)
@@ -297,6 +307,10 @@ class PostgresRetriever:
                 )
                 end = time.perf_counter()
                 self.legs[q.id] = legs
+                if self.ann_recall:
+                    exact = _exact_ids(cur, vector, params)
+                    at = leg_recall(legs.vector_ids, exact, (q.limit, window))  # type: ignore[arg-type]
+                    self.ann[q.id] = {"vector": at}
                 self.timings[q.id] = QueryTiming(
                     end - start,
                     {
@@ -333,6 +347,16 @@ class PostgresRetriever:
         cur.execute(f"SELECT vector_dims({e}) FROM {table.sql} WHERE {e} IS NOT NULL LIMIT 1")
         row = cur.fetchone()
         return ExportMeta(self.target.model, None, int(row[0]) if row else 0)
+
+
+def _exact_ids(cur: Any, vector: str, params: dict[str, Any]) -> list[str]:
+    """The vector leg's ids by exact search: no index scan, every distance computed (the
+    planner's settings put back after, since SET LOCAL would last the whole transaction)."""
+    cur.execute("SET enable_indexscan = off")
+    try:
+        return [str(row[0]) for row in cur.execute(vector, params).fetchall()]
+    finally:
+        cur.execute("RESET enable_indexscan")
 
 
 def _legs(lexical: Sequence[tuple[Any, ...]], vector: Sequence[tuple[Any, ...]]) -> QueryLegs:
