@@ -53,6 +53,9 @@ bench: model
 	$(BIN)/python bench/index_search.py
 	$(BIN)/python bench/eval.py
 	$(BIN)/python bench/explain.py
+	$(BIN)/python bench/cold_start.py
+	$(BIN)/python bench/first_query.py
+	$(BIN)/python bench/int8.py
 	$(BIN)/python bench/lexical.py
 	$(BIN)/python bench/tune.py
 	$(BIN)/python bench/retriever_http.py

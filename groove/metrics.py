@@ -33,6 +33,21 @@ from dataclasses import dataclass
 
 METRIC_VERSION = 2
 
+
+def metric_name(label: str) -> str:
+    """A metric as data spells it (frame columns, ``metric`` values, compare's JSON keys):
+    ``recall@10``, ``mrr``, ``ndcg@10``, ``judged@10``; the text reports and cards keep the
+    display labels ``MRR`` and ``nDCG@10`` (docs/api.md, "One vocabulary")."""
+    return label.lower()
+
+
+def metric_label(name: str) -> str:
+    """The display label of a metric's data name: ``mrr`` -> ``MRR``, ``ndcg@10`` -> ``nDCG@10``."""
+    if name == "mrr":
+        return "MRR"
+    return name.replace("ndcg@", "nDCG@")
+
+
 # Discounts and ideal DCG prefixes for the ranks a search can return (its limit is capped
 # at 1000); larger ranks fall back to computing the discount on the fly.
 _TABLE_SIZE = 1024

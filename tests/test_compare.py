@@ -68,7 +68,7 @@ def test_compare_frame_has_a_row_per_run_and_metric_with_paired_statistics() -> 
     assert len(frame) == 3 * 7
     base_rows = frame[frame["baseline"]]
     assert base_rows["delta"].isna().all() and (base_rows["mark"] == "").all()
-    mrr = frame[frame["metric"] == "MRR"].set_index("timestamp")
+    mrr = frame[frame["metric"] == "mrr"].set_index("timestamp")
     expected = paired_test(np.array(BROAD_DOWN) - np.array(BASE))
     broad = mrr.loc["2026-01-03T00:00:00+00:00"]
     assert broad["delta"] == pytest.approx(expected.delta)
@@ -196,7 +196,7 @@ def test_cli_compare_history_positions_in_text_markdown_and_json(tmp_path: Path)
     doc = json.loads(as_json.stdout)
     assert doc["baseline"] == ids[2]
     assert [r["label"] for r in doc["runs"]] == [ids[2], ids[1], ids[0]]
-    assert doc["runs"][2]["metrics"]["MRR"]["significant"] is True
+    assert doc["runs"][2]["metrics"]["mrr"]["significant"] is True
     missing = runner.invoke(cli, ["compare", "9", "--kb-path", str(kb)])
     assert missing.exit_code == 2 and "no run #9 in the eval history" in missing.stderr
 
@@ -225,7 +225,7 @@ def test_the_notebook_comparison_table_puts_the_interval_in_one_cell() -> None:
     ]
     frame = compare(runs, baseline=0)
     table = _comparison_table(frame).data
-    broad = frame[(frame["metric"] == "MRR") & ~frame["baseline"]].iloc[0]
+    broad = frame[(frame["metric"] == "mrr") & ~frame["baseline"]].iloc[0]
     assert "groove-table" in table  # paged and sortable, not a 14-row pandas repr
     assert format_interval(broad["ci_low"], broad["ci_high"]) in table  # as the text reports
     assert '"nan"' not in table and ">nan<" not in table  # missing values show as dashes

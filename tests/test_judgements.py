@@ -331,3 +331,52 @@ def test_the_pool_weighs_the_newest_run_and_its_stored_baseline_double() -> None
         "#1": GATE_WEIGHT,
         "#2": GATE_WEIGHT,
     }
+
+
+def test_judged_at_k_is_in_the_frames_and_the_card_with_a_short_repr(
+    tmp_path: Path, indexed_kb, golden_en: Path, real_embedder
+) -> None:
+    """Two runs in a row with a judgements file: the second's frames carry judged@k beside
+    the metrics (and the first run's under the same judgements as ``previous``), the card
+    names it, and ``run.judged`` prints one line; without the file none of it appears."""
+    from groove.config import Config
+    from groove.evaluation.run import run
+    from groove.evaluation.settings import resolve_settings
+
+    kb = indexed_kb("kb_en")
+    golden = _copy_golden(tmp_path, golden_en)
+    settings = resolve_settings(Config(), kb_path=kb, golden=golden)
+    plain = run(settings, embedder=real_embedder)
+    assert not any(c.startswith("judged@") for c in plain.per_query_frame().columns)
+    assert not plain.aggregate_frame()["metric"].str.startswith("judged@").any()
+    assert "judged@" not in repr(plain)
+
+    first = plain.per_query[0]
+    wrong = [h for h in first.top_k if h.path != first.expected[0].path][:3]
+    save_judgements(
+        judgements_path(golden), [stamped(first.id, h.path, h.heading, False, "t") for h in wrong]
+    )
+    second = run(settings, embedder=real_embedder)
+    judged = second.judged
+    assert judged is not None and second.previous is not None
+    frame = second.per_query_frame().set_index("id")
+    ks = second.fingerprint.k_values
+    assert [c for c in frame.columns if c.startswith("judged@")] == [f"judged@{k}" for k in ks]
+    for q in second.per_query:
+        for k in ks:
+            assert frame.loc[q.id, f"judged@{k}"] == pytest.approx(judged.per_query[q.id][k])
+
+    rows = second.aggregate_frame().set_index("metric")
+    assert rows.loc["judged@10", "value"] == pytest.approx(judged.aggregate[10])
+    assert judged.previous is not None  # the first run, judged now
+    assert rows.loc["judged@10", "previous"] == pytest.approx(judged.previous[10])
+    assert rows.index[: len(rows) - len(ks)].tolist() == list(plain.aggregate_frame()["metric"])
+
+    card = repr(second)
+    line_of = {ln.split()[0]: ln for ln in card.splitlines() if ln.strip()}
+    assert f"{judged.aggregate[10]:.3f} of the top 10 judged" in line_of["judged@10"]
+    assert "3 judgements in golden.judgements" in card
+    line = repr(judged)
+    assert "\n" not in line and len(line) < 200
+    assert f"judged@10 {judged.aggregate[10]:.3f}" in line
+    assert f"over {len(second.per_query)} queries, 3 judgements" in line

@@ -3,6 +3,7 @@ it claims to draw; Japanese labels render without missing glyphs when a CJK font
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import warnings
@@ -74,7 +75,7 @@ def _horizontal_lines(ax) -> dict[str, float]:  # type: ignore[no-untyped-def]
 
 
 def test_history_trend_draws_each_metric_oldest_first_with_change_markers() -> None:
-    oldest = _record("2026-01-01T00:00:00+00:00", 0.5)
+    oldest = dataclasses.replace(_record("2026-01-01T00:00:00+00:00", 0.5), name="first try")
     corpus_moved = _record("2026-01-02T00:00:00+00:00", 0.6, docs=10)
     config_moved = _record("2026-01-03T00:00:00+00:00", 0.7, limit=20, docs=10)
     fig = plots.history_trend([config_moved, corpus_moved, oldest])  # newest first
@@ -89,11 +90,14 @@ def test_history_trend_draws_each_metric_oldest_first_with_change_markers() -> N
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "corpus changed" in legend
     assert "config or golden changed (not comparable)" in legend
+    # each run by its name, else its id, over its time; the dashed line says what changed
     assert [t.get_text() for t in ax.get_xticklabels()] == [
-        "2026-01-01 00:00:00",
-        "2026-01-02 00:00:00",
-        "2026-01-03 00:00:00",
+        "first try\n2026-01-01 00:00",
+        f"{corpus_moved.id}\n2026-01-02 00:00",
+        f"{config_moved.id}\n2026-01-03 00:00",
     ]
+    assert [(t.get_position()[0], t.get_text()) for t in ax.texts] == [(2.5, "limit 10 -> 20")]
+    assert plots.change_text(corpus_moved, config_moved) == "limit 10 -> 20"
 
 
 def test_history_trend_without_runs_says_so() -> None:
@@ -305,7 +309,7 @@ def test_history_trend_names_at_most_a_dozen_runs() -> None:
     fig = plots.history_trend(runs)
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert len(labels) <= plots.MAX_TIME_LABELS
-    assert labels[-1] == "2026-01-28 00:00:00"  # the newest run is always named
+    assert labels[-1] == f"{runs[0].id}\n2026-01-28 00:00"  # the newest run is always named
 
 
 def test_png_bytes_is_a_png() -> None:

@@ -93,3 +93,25 @@ def test_tune_text_puts_the_verdict_before_the_diagnostics(runs) -> None:  # typ
     assert verdict < lines.index("## Query diagnostics")
     assert len(lines) < 100, len(lines)
     assert lines[-2].startswith(f"  … and {len(result.queries) - tune_text.DIAGNOSTIC_ROWS} more")
+
+
+def test_with_the_diff_disabled_the_cut_list_is_in_golden_order_and_says_so(runs) -> None:  # type: ignore[no-untyped-def]
+    """Without a compared run only misses are listed, each a fall from 1: the reports must
+    not claim the largest falls come first, and they list the first misses of the file."""
+    import dataclasses
+
+    _, second = runs
+    alone = dataclasses.replace(second, diff_enabled=False)
+    flagged = alone.flagged_queries()
+    assert len(flagged) > TOP_FLAGGED and all(previous is None for _, previous in flagged)
+    summary = eval_markdown.render(alone, where=NOTEBOOK_WHERE)
+    text = eval_text.render(alone)
+    for report in (summary, text):
+        assert "largest falls" not in report
+        assert f"{len(flagged)} of 1000; the first {TOP_FLAGGED} in golden order)" in report
+    listed = [
+        line.split(" | ")[0].strip("| `")
+        for line in summary.splitlines()
+        if line.startswith("| gen-")
+    ]
+    assert listed == [q.id for q, _ in flagged[:TOP_FLAGGED]]

@@ -224,3 +224,24 @@ def test_the_verdict_is_the_one_field_every_face_reads(results: dict[str, Any]) 
         )
     assert (refused.verdict, refused.exit_code) == ("not-applied", 4)
     assert verdict(refused) == "not-applied"
+
+
+def test_every_frame_and_json_document_spells_a_metric_the_same_way(
+    results: dict[str, Any],
+) -> None:
+    """``recall@10``, ``mrr``, ``ndcg@10`` in every frame's columns and ``metric`` values and
+    in compare's JSON keys, so filters and joins between them line up (the text reports
+    and cards keep the display labels MRR and nDCG@10)."""
+    run = results["second"]
+    names = list(run.aggregate_frame()["metric"])
+    assert names == [c for c in run.per_query_frame().columns if c in names]
+    comparison = results["instances"]["Comparison"]
+    compared = comparison.metrics_frame()
+    assert set(compared["metric"]) == set(names)
+    for document_run in comparison.to_dict()["runs"]:
+        assert list(document_run["metrics"]) == names
+    joined = compared.merge(run.aggregate_frame(), on="metric", suffixes=("", "_eval"))
+    assert len(joined) == len(compared)
+    newest = joined[~joined["baseline"]]
+    assert (newest["value"] - newest["value_eval"]).abs().max() < 1e-12
+    assert set(names) <= set(results["instances"]["History"].runs_frame().columns)

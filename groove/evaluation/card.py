@@ -46,6 +46,15 @@ def eval_run_card(run: EvalRun) -> Card:
         step = "this run is the baseline: change something and run again to see the effect"
     rows = metric_lines(record, run.previous if compared else None)
     rows.append(("misses", f"{misses} of {n} queries found nothing expected"))
+    if run.judged is not None and run.judged.aggregate:  # only with a judgements file
+        k = max(run.judged.aggregate)
+        rows.append(
+            (
+                f"judged@{k}",
+                f"{run.judged.aggregate[k]:.3f} of the top {k} judged "
+                f"({run.judged.judgements} judgements in {run.judged.path.name})",
+            )
+        )
     if compared and run.previous is not None:
         against = f"{run.previous.timestamp} · {run_label(run.previous)}"
         if run.baseline_stated and run.baseline is not None and run.baseline.why:

@@ -8,13 +8,13 @@ pandas is imported inside the functions: importing groove must not pay for it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from groove.evaluation.result import EvalRun
 from groove.history.change import Change, MetricRow, classify, shown_metrics
 from groove.history.frames import NAN, metric_values
-from groove.metrics import best_ranks
+from groove.metrics import best_ranks, metric_label
 from groove.settings import DEFAULT_LIMIT
 
 if TYPE_CHECKING:
@@ -43,6 +43,9 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
         row["regressed"] = not math.isnan(fell) and classify(fell, run.threshold) is Change.DOWN
         row["answers"] = len(q.expected)
         row["found"] = sum(rank is not None for rank in best_ranks(q.expected, q.top_k))
+        if run.judged is not None:  # only with a judgements file beside the golden file
+            judged = run.judged.per_query.get(q.id, {})
+            row.update({f"judged@{k}": judged.get(k, NAN) for k in run.judged.k_values})
         timing = run.query_timings.get(q.id)
         row["latency_ms"] = timing.total * 1000.0 if timing is not None else NAN
         rows.append(row)
@@ -50,7 +53,10 @@ def per_query_frame(run: EvalRun) -> pd.DataFrame:
     # Without a compared run the _previous / _delta columns would be empty: left out, so
     # the columns worth reading come first.
     shown = _triples(metrics) if previous is not None else list(metrics)
-    columns = ["id", "query", *shown, "miss", "regressed", "answers", "found", "latency_ms"]
+    columns = ["id", "query", *shown, "miss", "regressed", "answers", "found"]
+    if run.judged is not None:
+        columns += [f"judged@{k}" for k in run.judged.k_values]
+    columns.append("latency_ms")
     if run.slices:  # only with tags (or folders): the seed's columns otherwise
         member = {q.id: [s.name for s in run.slices if q.id in s.query_ids] for q in run.per_query}
         for row in rows:
@@ -78,7 +84,7 @@ def slice_frame(run: EvalRun) -> pd.DataFrame:
         for metric, value in metric_values(s.aggregate).items():
             row: dict[str, Any] = {"slice": s.name, "kind": s.kind, "queries": s.query_count}
             row.update({"metric": metric, "value": value})
-            d = s.delta(_label(metric))
+            d = s.delta(metric_label(metric))
             test = d.test if d is not None else None
             row["previous"] = d.previous if d is not None else NAN
             row["delta"] = d.delta if d is not None else NAN
@@ -86,13 +92,6 @@ def slice_frame(run: EvalRun) -> pd.DataFrame:
             row["p_drop"] = test.p_drop if test is not None else NAN
             rows.append(row)
     return pd.DataFrame(rows, columns=SLICE_COLUMNS)
-
-
-def _label(metric: str) -> str:
-    """``mrr`` -> ``MRR``, ``ndcg@10`` -> ``nDCG@10``: a frame column as the diff labels it."""
-    if metric == "mrr":
-        return "MRR"
-    return metric.replace("ndcg@", "nDCG@")
 
 
 def worst_first(run: EvalRun) -> pd.DataFrame:
@@ -114,13 +113,20 @@ def largest_k(run: EvalRun) -> int:
 
 
 def aggregate_frame(run: EvalRun) -> pd.DataFrame:
-    """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``."""
+    """One row per aggregate metric: ``metric``, ``value``, ``previous``, ``delta``; with a
+    judgements file, a ``judged@k`` row per k after them (the compared run's under the
+    same judgements as ``previous``)."""
     import pandas as pd
 
     now = metric_values(run.record.aggregate)
-    before: Mapping[str, float] = {}
-    if run.diff_enabled and run.previous is not None:
+    before: dict[str, float] = {}
+    compared = run.diff_enabled and run.previous is not None
+    if compared and run.previous is not None:
         before = metric_values(run.previous.aggregate)
+    if run.judged is not None:
+        now.update({f"judged@{k}": v for k, v in run.judged.aggregate.items()})
+        if compared and run.judged.previous is not None:
+            before.update({f"judged@{k}": v for k, v in run.judged.previous.items()})
     rows = [
         {"metric": m, "value": v, "previous": before.get(m, NAN), "delta": v - before.get(m, NAN)}
         for m, v in now.items()

@@ -29,8 +29,9 @@ from groove.engine.search import search, vector_depth
 from groove.engine.session import open_engine_for
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
-from groove.evaluation.verdict import compare, score
-from groove.explain.explain import Explainer, GridProbe, explain_all
+from groove.evaluation.verdict import compare, score, score_one
+from groove.explain.attribution import Attribution
+from groove.explain.explain import Explainer, GridProbe, LegReads, explain_into
 from groove.golden.answers import AnswerUpdate
 from groove.golden.doctor import IndexView, diagnose
 from groove.golden.findings import QuoteScanner, duplicate_id_findings
@@ -114,23 +115,32 @@ def prepare(
                     doctor=doctor,
                     grid=grid,
                 )
-            reads = None
-            if explainer is not None:
-                # --explain reads each query's legs once, whole; its search fuses their heads.
-                reads = [
-                    explainer.read(lexical_query(q.query, lexical, compiled[i]), vectors[i])
-                    for i, q in enumerate(golden.queries)
-                ]
             results = []
             timings: dict[str, QueryTiming] = {}
             total = len(golden.queries)
+            attribution: dict[str, tuple[Attribution, ...]] | None = None
+            if explainer is not None:
+                attribution = {}
             with batch_vector_legs(conn, vectors, depth):  # one product for many queries
                 for i, q in enumerate(golden.queries):
-                    read = reads[i].candidates if reads is not None else None
+                    read: LegReads | None = None
+                    if explainer is not None:
+                        # --explain reads the query's legs once, whole; its search fuses
+                        # their heads, and the query is explained at once: no query's whole
+                        # leg orders are held past it (at 100,000 chunks, megabytes each)
+                        read = explainer.read(
+                            lexical_query(q.query, lexical, compiled[i]), vectors[i]
+                        )
+                    fed = read.candidates if read is not None else None
                     start = time.perf_counter()
-                    hits = search(conn, q.query, vectors[i], options, reranker, compiled[i], read)
+                    hits = search(conn, q.query, vectors[i], options, reranker, compiled[i], fed)
                     timings[q.id] = QueryTiming(time.perf_counter() - start)
                     results.append(hits)
+                    if explainer is not None and attribution is not None:
+                        leg = hits.lexical.leg if hits.lexical is not None else None
+                        scored = score_one(q, hits.hits, settings.k_values, leg)
+                        routed = hits.lexical or lexical_query(hits.query, lexical, hits.compiled)
+                        explain_into(attribution, explainer, scored, routed, vectors[i], read)
                     message = f"searched query {q.id} ({i + 1} of {total})"
                     say(Progress("evaluate", "search", i + 1, total, message, q.id))
             corpus = snapshot(conn, _both(scanner.visit, recorder.visit))
@@ -139,10 +149,6 @@ def prepare(
             legs = [r.lexical.leg if r.lexical is not None else None for r in results]
             per_query = score(golden, tops, settings.k_values, legs)
             unindexed = path_findings(golden.queries, doctor)
-            attribution = None
-            if explainer is not None:
-                routed = [r.lexical or lexical_query(r.query, lexical, r.compiled) for r in results]
-                attribution = explain_all(explainer, per_query, routed, vectors, reads)
         context_static = engine.meta.context_static
         model_id = engine.embedder.model_id
     timestamp = datetime.now(UTC).replace(microsecond=0).isoformat()

@@ -22,7 +22,7 @@ from groove.evaluation.gate_status import (
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.explain.attribution import Attributions
-from groove.golden.queries import GoldenSet
+from groove.golden.queries import GoldenQuery, GoldenSet
 from groove.history.baseline import Baseline, choose, difference
 from groove.history.baseline_file import read_baseline_file
 from groove.history.change import regressed_metrics
@@ -65,12 +65,19 @@ def score(
     k_values: Sequence[int],
     legs: Sequence[str | None],
 ) -> tuple[QueryResult, ...]:
-    results = []
-    for q, hits, leg in zip(golden.queries, tops, legs, strict=True):
-        ranked = tuple(RankedHit(h.rank, h.path, h.heading, h.score) for h in hits)
-        metrics = query_metrics(q.expected, ranked, k_values)
-        results.append(QueryResult(q.id, q.query, q.expected, ranked, metrics, leg, q.tags))
-    return tuple(results)
+    return tuple(
+        score_one(q, hits, k_values, leg)
+        for q, hits, leg in zip(golden.queries, tops, legs, strict=True)
+    )
+
+
+def score_one(
+    q: GoldenQuery, hits: Sequence[Any], k_values: Sequence[int], leg: str | None
+) -> QueryResult:
+    """One golden query's result from its hits (``score``'s rule, query by query)."""
+    ranked = tuple(RankedHit(h.rank, h.path, h.heading, h.score) for h in hits)
+    metrics = query_metrics(q.expected, ranked, k_values)
+    return QueryResult(q.id, q.query, q.expected, ranked, metrics, leg, q.tags)
 
 
 def described(settings: EvalSettings, record: RunRecord) -> dict[str, str]:
@@ -263,11 +270,11 @@ def _status(
     reason = None
     threshold_fell = None
     if not settings.diff:
-        reason = setting_reason(REASON_NO_DIFF)
+        reason = setting_reason(REASON_NO_DIFF, settings.face)
     elif floor.reason is not None:
         reason = floor.reason
     elif not settings.history and not floor.from_file:
-        reason = setting_reason(REASON_NO_HISTORY)
+        reason = setting_reason(REASON_NO_HISTORY, settings.face)
     elif base is None or gate is None:
         reason = no_baseline
     else:

@@ -396,22 +396,21 @@ def _closest_heading(heading: str, chunks: Sequence[ranks.ChunkHeading]) -> str 
     return by_norm[scored[0]]
 
 
-def explain_all(
+def explain_into(
+    out: dict[str, tuple[Attribution, ...]],
     explainer: Explainer,
-    per_query: Sequence[QueryResult],
-    compiled: Sequence[LexicalQuery],
-    vectors: np.ndarray,
-    reads: Sequence[LegReads] | None = None,
-) -> dict[str, tuple[Attribution, ...]]:
-    """Query id -> attributions, for every query not fully found within k (golden order;
-    a repeated id keeps its first query, as the history's per-query lookups do).
-    ``reads``: each query's leg statements, when its search was given them."""
-    out: dict[str, tuple[Attribution, ...]] = {}
-    for i, result in enumerate(per_query):
-        if result.id in out:
-            continue
-        read = reads[i] if reads is not None else None
-        found = explainer.explain(result, compiled[i], vectors[i], read)
-        if found is not None:
-            out[result.id] = found
-    return out
+    result: QueryResult,
+    compiled: LexicalQuery,
+    vector: np.ndarray,
+    read: LegReads | None = None,
+) -> None:
+    """Add query ``result``'s attributions to ``out`` (query id -> attributions) when it was
+    not fully found within k; called in golden order, a repeated id keeps its first query
+    (as the history's per-query lookups do). An eval explains each query right after its
+    search (``read``: the leg statements that search was given), so that no query's whole
+    leg orders outlive it."""
+    if result.id in out:
+        return
+    found = explainer.explain(result, compiled, vector, read)
+    if found is not None:
+        out[result.id] = found

@@ -21,7 +21,7 @@ from groove.report.cap import (
     first,
     rest_line,
 )
-from groove.report.eval_text import worst_first
+from groove.report.eval_text import listed_first, worst_first
 
 
 def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
@@ -131,7 +131,7 @@ def _flagged(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[st
     k_max = max(run.fingerprint.k_values, default=DEFAULT_LIMIT)
     shown, rest = first(worst_first(flagged, k_max, TOP_FLAGGED, full), TOP_FLAGGED, full)
     title = f"### Regressions and misses ({len(flagged)} of {len(run.per_query)}"
-    title += f"; the {len(shown)} largest falls first)" if rest else ")"
+    title += f"; {listed_first(shown, flagged)})" if rest else ")"
     lines = ["", title, ""]
     lines += [f"| query | recall@{k_max} | expected | top hit |", "|---|---:|---|---|"]
     for q, previous in shown:

@@ -16,6 +16,8 @@ groove.history.change); colour only when asked for (a terminal, and no ``--no-co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
 from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
 from groove.history.change import Change, arrow, classify
@@ -137,11 +139,22 @@ def _per_query(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[
     k_max = max(run.fingerprint.k_values, default=DEFAULT_LIMIT)
     shown, rest = first(worst_first(flagged, k_max, TOP_FLAGGED, full), TOP_FLAGGED, full)
     title = f"Per-query (regressions and misses, {len(flagged)} of {len(run.per_query)}"
-    lines = [title + (f"; the {len(shown)} largest falls first)" if rest else ")")]
+    lines = [title + (f"; {listed_first(shown, flagged)})" if rest else ")")]
     lines += [f"  {per_query_line(q, previous, k_max)}" for q, previous in shown]
     if rest:
         lines.append(f"  {rest_line(rest, 'queries', where)}")
     return lines
+
+
+def listed_first(
+    shown: Sequence[tuple[QueryResult, float | None]],
+    flagged: Sequence[tuple[QueryResult, float | None]],
+) -> str:
+    """What a cut list shows first: the largest falls, or, with nothing compared (a first
+    run, the diff disabled: only misses, each a fall from 1), the first in golden order."""
+    if all(previous is None for _, previous in flagged):
+        return f"the first {len(shown)} in golden order"
+    return f"the {len(shown)} largest falls first"
 
 
 def per_query_line(q: QueryResult, previous: float | None, k_max: int, width: int = 24) -> str:

@@ -25,7 +25,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from groove.cards import clip
 from groove.history.change import SAME_TOLERANCE, direction
+from groove.runs.described import label as run_label
+from groove.runs.described import record_changes
 from groove.runs.record import RunRecord
 from groove.stats.significance import Significance, format_p, p_text
 from groove.stats.slices import Slice
@@ -180,12 +183,14 @@ def _metric_value(run: RunRecord, label: str) -> float:
 
 def history_trend(runs: Sequence[RunRecord]) -> Figure:
     """Every aggregate metric across the stored runs (given newest first, as the history
-    holds them; drawn oldest to newest), with a dashed line where the fingerprint changed
-    (runs on either side are not comparable) and a dotted one where the corpus changed."""
+    holds them; drawn oldest to newest), each run named by its name else its id, with a
+    dashed line where the fingerprint changed (runs on either side are not comparable),
+    labelled with the settings that changed in the CLI's words (``lexical auto ->
+    trigram``), and a dotted one where the corpus changed."""
     fig = _figure(10, 4.5)
     ax = fig.add_subplot()
     ax.set_title("Eval history: aggregate metrics across the stored runs")
-    ax.set_xlabel("eval run, oldest to newest (UTC time)")
+    ax.set_xlabel("eval run, oldest to newest (name, else id; UTC time)")
     ax.set_ylabel("score (0–1, higher is better)")
     ordered = list(reversed(runs))
     if not ordered:
@@ -197,13 +202,23 @@ def history_trend(runs: Sequence[RunRecord]) -> Figure:
     _change_markers(ax, ordered)
     step = math.ceil(len(ordered) / MAX_TIME_LABELS)  # every run drawn, a readable few named
     named = x[::-1][::step][::-1]  # the newest run is always named
-    ax.set_xticks(named, [ordered[i - 1].timestamp[:19].replace("T", " ") for i in named])
+    ax.set_xticks(named, [_run_tick(ordered[i - 1]) for i in named])
     ax.tick_params(axis="x", labelrotation=30)
     ax.set_xlim(0.5, len(ordered) + 0.5)
     ax.set_ylim(-0.02, 1.05)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
     return fig
+
+
+def _run_tick(record: RunRecord) -> str:
+    return f"{clip(run_label(record), 24)}\n{record.timestamp[:16].replace('T', ' ')}"
+
+
+def change_text(before: RunRecord, now: RunRecord) -> str:
+    """What a dashed line says: the settings that changed, as the history's ``changed``
+    column words them, else that the golden file or the metric version did."""
+    return "; ".join(record_changes(before, now)) or "golden file or metric version changed"
 
 
 def _change_markers(ax: Axes, ordered: Sequence[RunRecord]) -> None:
@@ -215,6 +230,16 @@ def _change_markers(ax: Axes, ordered: Sequence[RunRecord]) -> None:
         if not now.fingerprint.compatible_with(before.fingerprint):
             ax.axvline(edge, color=DOWN, linestyle="--", label=config_label)
             config_label = "_"  # one legend entry per kind of marker
+            ax.text(
+                edge,
+                1.03,
+                clip(change_text(before, now), 60),
+                rotation=90,
+                ha="right",
+                va="top",
+                fontsize="x-small",
+                color=DOWN,
+            )
         if now.corpus is not None and before.corpus is not None and now.corpus != before.corpus:
             ax.axvline(edge, color=FLAT, linestyle=":", linewidth=2, label=corpus_label)
             corpus_label = "_"

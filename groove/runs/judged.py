@@ -86,9 +86,12 @@ class DropCheck:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class JudgedSummary:
-    """judged@k of a run (and of the run it is compared with) under the current judgements."""
+    """judged@k of a run (and of the run it is compared with) under the current judgements.
+
+    Its ``repr`` is one line (the mean judged@k per k); ``per_query`` holds every query's,
+    which ``EvalRun.per_query_frame()`` shows as its ``judged@k`` columns."""
 
     path: Path
     judgements: int
@@ -97,6 +100,15 @@ class JudgedSummary:
     aggregate: Mapping[int, float]
     previous: Mapping[int, float] | None
     drop: DropCheck | None
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"judged@{k} {v:.3f}" for k, v in self.aggregate.items())
+        queries = len(self.per_query)
+        return (
+            f"<JudgedSummary: {means or 'no cut-off'} over {queries} "
+            f"quer{'y' if queries == 1 else 'ies'}, {self.judgements} judgement"
+            f"{'' if self.judgements == 1 else 's'} in {self.path.name}>"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         def k_map(values: Mapping[int, float]) -> dict[str, float]:

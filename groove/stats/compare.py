@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from groove.cards import Introduces
 from groove.errors import ConfigError, HistoryError, literal
 from groove.golden.judgements import Judgements
+from groove.metrics import metric_name
 from groove.progress import Progress, ProgressFn, reporter
 from groove.runs.described import label as run_label
 from groove.runs.judged import JudgedSummary, summarise
@@ -131,7 +132,7 @@ class Comparison(Introduces):
                     **({"judged": r.judged.to_dict()} if r.judged is not None else {}),
                     **({"slices": [x.to_dict() for x in r.slices]} if r.slices else {}),
                     "metrics": {
-                        m.label: {
+                        metric_name(m.label): {
                             "value": m.value,
                             "delta": m.test.delta if m.test else None,
                             "ci": list(m.test.ci) if m.test else None,
@@ -161,7 +162,7 @@ class Comparison(Introduces):
                         "timestamp": r.run.record.timestamp,
                         "baseline": r.is_baseline,
                         "same config": r.same_config,
-                        "metric": m.label,
+                        "metric": metric_name(m.label),
                         "value": m.value,
                         "delta": t.delta if t else None,
                         "ci_low": t.ci_low if t else None,

@@ -78,9 +78,6 @@ class FamilyGrid:
             return ()
         return tuple(self.column(int(c)) for c in select_many(means))
 
-    def select_many(self, means: np.ndarray) -> np.ndarray:
-        return select_many(means)
-
 
 def family_grid(
     family: Family,

@@ -4,7 +4,7 @@ One retrieval per golden query, with a ``limit`` of the deepest window swept; th
 must answer with ``legs`` (docs/retrievers.md). Each cell of the metric table is then the
 chosen family's fusion of that query's legs (groove.fusion), cut to ``limit`` and
 scored with eval's hit rule. The analysis is the seed's: nested leave-one-query-out on
-nDCG@5, paired and calibrated SE, stability and the five gates, with the family grid's
+nDCG@5, paired SE, stability and the five gates, with the family grid's
 plateau rule (groove.tuning.families) in place of the seed's coordinate descent and the
 baseline (RRF k = 60 over the whole window) in place of the built-in defaults: the one
 analysis of every tune (groove.tuning.analysis, a pure function of the table, so a saved
@@ -192,7 +192,6 @@ def tune_legs(
     k_values: tuple[int, ...] = (1, 5, 10),
     depth: int = 100,
     vector_lower_bound: float = -1.0,
-    calibrate: bool = True,
     kb_path: Path | None = None,
     baseline: Fusion | None = None,
     target: str | None = None,
@@ -215,7 +214,7 @@ def tune_legs(
     analysis = None
     if effective:
         table = sweep_legs(legs, queries, grid, limit, k_values)
-        analysis = analyse(table, effective, grid, calibrate=calibrate)
+        analysis = analyse(table, effective, grid)
     source = retriever_legs(name, engine, counts, analysis, target, limit)
     return TuneResult(golden_path, limit, k_values, queries, source, analysis, grid, notes, kb_path)
 
