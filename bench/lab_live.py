@@ -7,7 +7,11 @@ with an indexed copy of the English test fixture and:
    cell output must be the card (its height is measured, a screenshot is taken);
 2. the eval-report copy ``groove notebook open`` writes, run in the live kernel: the
    verdict card's position on the first screen (1,400 x 900) is measured, a click on the
-   text of a table header must sort the table, and screenshots are taken.
+   text of a table header must sort the table, and screenshots are taken; then, with the
+   file browser open, whether the per-query table scrolls inside its box, key columns first;
+3. a notebook of two named runs (``name="bm25-default"``, then ``name="mmr-0.3"``): both
+   names must show in the second run's card, in ``runs_frame()`` and in ``compare``'s
+   card, and each ``evaluate`` cell's progress bar must be drawn and reach its total.
 
     python bench/lab_live.py [--out DIR] [--chromium /usr/bin/chromium]
 
@@ -60,6 +64,94 @@ def _probe_notebook(path: Path, kb: Path, golden: Path) -> None:
     path.write_text(json.dumps(notebook), encoding="utf-8")
 
 
+NAMES = ("bm25-default", "mmr-0.3")
+SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in front
+
+
+def _named_runs_notebook(path: Path, kb: Path, golden: Path) -> None:
+    """Two named runs in a row, the history frame and the comparison, one cell each."""
+    first, second = NAMES
+    cells = [
+        f"import groove\nkb, golden = {str(kb)!r}, {str(golden)!r}\n"
+        f"a = groove.evaluate(kb, golden, save_history=True, name={first!r})",
+        f"b = groove.evaluate(kb, golden, save_history=True, name={second!r}, mmr=True, "
+        "mmr_lambda=0.3)\nb",
+        'groove.load_history(kb).runs_frame()[["id", "name", "outcome", "changed", "queries", '
+        '"ndcg@10"]]',
+        "groove.compare([a, b])",
+    ]
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": f"c{i}",
+                "metadata": {},
+                "outputs": [],
+                "source": source,
+            }
+            for i, source in enumerate(cells)
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+
+
+def _named_runs(page, out: Path) -> None:  # type: ignore[no-untyped-def]
+    """Measure the named-runs notebook: the names in each output, the progress bars."""
+    outputs = page.locator(f"{SHOWN} .jp-Cell .jp-OutputArea")
+    texts = [outputs.nth(i).inner_text() for i in range(outputs.count())]
+    labels = ("evaluate a", "card of b", "runs_frame()", "compare")
+    for label, text in zip(labels, texts, strict=False):
+        shown = [name for name in NAMES if name in text]
+        print(f"named runs: {label}: names shown {shown}")
+    bars = page.locator(".jp-OutputArea-output .widget-hprogress, .jp-OutputArea-output progress")
+    done = page.evaluate(
+        "() => [...document.querySelectorAll('.jp-OutputArea-output .widget-html-content')]"
+        ".map(e => e.textContent).filter(t => t.includes('/'))"
+    )
+    print(f"named runs: {bars.count()} progress bar(s); their counters: {done[:6]}")
+    page.screenshot(path=str(out / "lab-named-runs.png"), full_page=True)
+    for i, label in enumerate(("card", "frame", "compare"), start=1):
+        box = outputs.nth(i).bounding_box() if i < outputs.count() else None
+        if box is not None:
+            outputs.nth(i).screenshot(path=str(out / f"lab-named-{label}.png"))
+            print(f"named runs: the {label} output is {box['width']:.0f} x {box['height']:.0f} px")
+
+
+def _table_fit(page, out: Path) -> None:  # type: ignore[no-untyped-def]
+    """With the file browser open: does the per-query table scroll inside its box?"""
+    side = page.locator("#jp-left-stack")
+    if not side.is_visible():  # open the left sidebar on the file browser
+        page.locator('.jp-SideBar.jp-mod-left [data-id="filebrowser"]').first.click()
+        page.wait_for_timeout(1200)
+    table = page.locator("table.dataTable").first
+    table.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    fit = page.evaluate(
+        """() => {
+          const t = document.querySelector('table.dataTable');
+          const out = t.closest('.jp-OutputArea-output');
+          let box = t.parentElement;
+          while (box && box !== out && !(box.scrollWidth > box.clientWidth + 1
+                 && getComputedStyle(box).overflowX !== 'visible')) box = box.parentElement;
+          const o = out.getBoundingClientRect();
+          const side = document.querySelector('#jp-left-stack');
+          const heads = [...t.querySelectorAll('thead th')].map(h => h.textContent.trim());
+          return {sidebar: side ? side.getBoundingClientRect().width : 0,
+                  output_right: o.right, window: innerWidth,
+                  table_width: t.getBoundingClientRect().width,
+                  scroller: box && box !== out ? box.className : null,
+                  scroll: box ? [box.scrollWidth, box.clientWidth] : null,
+                  first_columns: heads.slice(0, 5)};
+        }"""
+    )
+    page.screenshot(path=str(out / "lab-eval-table-sidebar.png"))
+    print(f"per-query table with the file browser open: {fit}")
+
+
 def _run_all(page, timeout_ms: int = 240_000) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
     page.wait_for_timeout(3000)  # the kernel starts
@@ -97,6 +189,10 @@ def main() -> None:
         env=env, check=True, capture_output=True,
     )  # fmt: skip
     _probe_notebook(work / "probe.ipynb", kb, golden)
+    named_kb = work / "named" / "kb"
+    shutil.copytree(kb, named_kb)  # its own history: the two named runs only
+    subprocess.run([*groove, "index", "--kb-path", str(named_kb)], env=env, check=True)
+    _named_runs_notebook(work / "named.ipynb", named_kb, golden)
     port, token = _free_port(), secrets.token_hex(16)
     lab = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", f"--ServerApp.port={port}",
@@ -153,6 +249,13 @@ def main() -> None:
             print(f"header text click: {header.get_attribute('class')}; "
                   f"sorted: {after == sorted(after) and after != before}")  # fmt: skip
             print(f"before: {before[:4]} after: {after[:4]}")
+            _table_fit(page, out)
+
+            page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+            # its own workspace, reset: only this notebook open (no tab of the others)
+            page.goto(f"{base}/lab/workspaces/named/tree/named.ipynb?reset&token={token}")
+            _run_all(page)
+            _named_runs(page, out)
             browser.close()
     finally:
         lab.terminate()

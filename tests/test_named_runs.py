@@ -83,12 +83,15 @@ def test_an_unnamed_run_is_listed_by_its_id_and_the_card_names_the_change(
     second = groove.evaluate(kb, golden_en, save_history=True, limit=20, name="deeper")
     card = repr(second)
     assert "not compared: config or metric version changed since last run" in card
-    assert "limit 10 -> 20" in card  # the setting, as the CLI words it
+    assert f"(limit 10 -> 20 since {first.record.id})" in card  # the setting, as the CLI words it
+    third = groove.evaluate(kb, golden_en, save_history=True, mmr=True, name="diverse")
+    assert "limit 20 -> 10; mmr off -> on since deeper)" in repr(third)  # the run before, named
     assert f"deeper · {second.record.id}" in card
     frame = groove.load_history(kb).runs_frame()
     assert frame["name"].isna().iloc[0] and frame["name"].iloc[1] == "deeper"
-    assert list(frame["limit"]) == ["10", "20"]
+    assert list(frame["limit"]) == ["10", "20", "10"]
     assert frame["changed"].iloc[1] == "limit 10 -> 20"
+    assert frame["changed"].iloc[2] == "limit 20 -> 10; mmr off -> on"
 
 
 def test_a_run_stored_before_settings_were_kept_is_described_by_its_fingerprint() -> None:

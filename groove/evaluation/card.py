@@ -38,8 +38,9 @@ def eval_run_card(run: EvalRun) -> Card:
     elif run.diff_note is not None:
         verdict, level = f"not compared: {run.diff_note}", WARN
         changes = record_changes(run.previous, record) if run.previous is not None else ()
-        if changes:  # name the settings, as the history's `changed` column does
-            verdict += f" ({'; '.join(changes)})"
+        if changes and run.previous is not None:
+            # name the settings, as the history's `changed` column does, and the run before
+            verdict += f" ({'; '.join(changes)} since {run_label(run.previous)})"
         step = "this run is the baseline the next compatible run is compared with"
     else:
         verdict, level = "first run: no previous compatible run to compare with", INFO
