@@ -25,10 +25,8 @@ from helpers.tune_simulation import (
     AU16_REPS,
     AU68_REPS,
     HEADLINE_FLOOR,
-    SETTINGS,
     SettingRun,
     au16_row,
-    calibration_row,
     headline,
     percent,
     run_all,
@@ -99,44 +97,10 @@ def headline_lines(runs: Sequence[SettingRun]) -> list[str]:
     return lines
 
 
-def calibration_lines(reps: int, resamples: int) -> list[str]:
-    lines = [
-        f"## SE calibration: first {reps} replications, {resamples} bootstrap resamples of"
-        " selection + nested LOO per SE",
-        "",
-        "| setting | true SD of the mean delta | paired SE / true SD"
-        " | plain bootstrap SE / true SD | calibrated SE / true SD |",
-        "|---|---|---|---|---|",
-    ]
-    for setting in SETTINGS:
-        row = calibration_row(setting, reps, resamples)
-        lines.append(
-            f"| {setting.label} ({setting.role}) | {row.true_sd:.4f} | {row.paired_ratio:.3f}"
-            f" | {row.bootstrap_ratio:.3f} | {row.calibrated_ratio:.3f} |"
-        )
-    return lines
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=AU68_REPS, help="replications per setting")
-    parser.add_argument(
-        "--calibration",
-        type=int,
-        default=0,
-        metavar="REPS",
-        help="only the SE calibration table, over the first REPS replications (2000: the true"
-        " spread to about ±1.6%%; 300: ±4%%)",
-    )
-    parser.add_argument(
-        "--resamples", type=int, default=200, help="bootstrap resamples per calibrated SE"
-    )
     args = parser.parse_args()
-    if args.calibration:
-        start = time.perf_counter()
-        print("\n".join(calibration_lines(args.calibration, args.resamples)))
-        print(f"wall time: {time.perf_counter() - start:.1f} s")
-        return
     start = time.perf_counter()
     runs = run_all(args.reps)
     elapsed = time.perf_counter() - start

@@ -27,9 +27,6 @@ flag (``--kb-path``), the API as a keyword (``kb_path=``), a notebook as a param
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any, Literal, Protocol
 
 EXIT_OK = 0
@@ -136,27 +133,10 @@ class _Fill(dict[str, Any]):
         return _speller[0].name(key, self.face)
 
 
-# The face a command runs under: text the library words while it runs (a note, the gate's
-# reason) names settings as this face does. The API is the default; the CLI and the
-# notebook kernel say which face they are (``speaking``).
-_speaking: ContextVar[Face] = ContextVar("groove_face", default="api")
-
-
-@contextmanager
-def speaking(face: Face) -> Iterator[None]:
-    """Within it (a ``with`` block or a decorated function), ``spell`` words for ``face``."""
-    token = _speaking.set(face)
-    try:
-        yield
-    finally:
-        _speaking.reset(token)
-
-
-def spell(template: str, face: Face | None = None, *, kb_path: object = None) -> str:
-    """A template that names settings (as a GrooveError's message is) spelled for ``face``
-    (default: the face speaking now): for a note the library words once and each face
-    prints in its own words."""
-    face = _speaking.get() if face is None else face
+def spell(template: str, face: Face, *, kb_path: object = None) -> str:
+    """A template that names settings (as a GrooveError's message is) spelled for ``face``:
+    text the library words while a face runs it (a note, the gate's reason) names settings
+    as the face it was given says them (``EvalSettings.face``, ``run_notebook(face=)``)."""
     return template.format_map(_Fill(None, face, None if kb_path is None else str(kb_path)))
 
 
@@ -177,12 +157,17 @@ class GrooveError(Exception):
         *,
         setting: str | None = None,
         kb_path: object = None,
+        expected: str | None = None,
+        given: object = None,
     ):
         self.setting = setting
+        # What the setting takes and what it was given, as data beside the words: a face
+        # (or a caller) that wants its own wording reads these, not the message.
+        self.expected = expected
+        self.given = given
         self._kb_path = None if kb_path is None else str(kb_path)
         self._message = message
         self._hint = hint
-        self._face: Face = "api"
         super().__init__(self.message)
 
     def spelled(self, face: Face) -> tuple[str, str | None]:
@@ -193,32 +178,16 @@ class GrooveError(Exception):
         hint = self._hint.format_map(fill) if self._hint is not None else None
         return self._message.format_map(fill), hint
 
-    def respell(self, face: Face) -> GrooveError:
-        """This error, its ``message`` and ``hint`` now spelled for ``face`` (returns self)."""
-        self._face = face
-        self.args = (self.message,)
-        return self
-
     @property
     def message(self) -> str:
-        return self.spelled(self._face)[0]
+        return self.spelled("api")[0]
 
     @property
     def hint(self) -> str | None:
-        return self.spelled(self._face)[1]
-
-    @hint.setter
-    def hint(self, value: str | None) -> None:
-        """A face rewording the hint (already spelled for it)."""
-        plain = self.setting is None and self._kb_path is None
-        self._hint = value if plain else _escape(value)
+        return self.spelled("api")[1]
 
     def __str__(self) -> str:
         return self.message
-
-
-def _escape(text: str | None) -> str | None:
-    return None if text is None else literal(text)
 
 
 def literal(text: str) -> str:

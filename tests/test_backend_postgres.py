@@ -99,7 +99,7 @@ def test_tune_over_postgresql_legs_equals_postgresql_refusing_each_condition(
 ) -> None:
     _, url = exported
     queries = load_golden(golden_en).queries
-    result = tune_legs_of(parse_spec(url), golden_en, family="rrf", depth=20, calibrate=False)
+    result = tune_legs_of(parse_spec(url), golden_en, family="rrf", depth=20)
     assert result.analysis is not None
     grid = family_grid("rrf", 20)
     assert result.grid == grid

@@ -436,23 +436,6 @@ def test_widget_outputs_export_as_their_text(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- messages and result.json
 
 
-@pytest.mark.parametrize(
-    ("hint", "expected"),
-    [
-        ("pass --golden or create <kb>/.groove-eval.yml", "pass -p golden PATH or create "
-         "<kb>/.groove-eval.yml"),
-        ("run with --no-history", "run with -p history false"),
-        ("pass --model NAME", "pass -p model NAME"),
-        ("pass --kb-path or set kb_path", "pass --kb-path or set kb_path"),  # the runner's own
-        ("use --format json", "use --format json"),  # no such parameter: left alone
-    ],
-)  # fmt: skip
-def test_hints_use_the_runners_syntax(hint: str, expected: str) -> None:
-    from groove.notebooks.kernel import _runner_syntax
-
-    assert _runner_syntax(hint) == expected
-
-
 def test_result_schema_accepts_each_kind_and_refuses_the_old_tune_verdict() -> None:
     from helpers.result_schema import problems
 

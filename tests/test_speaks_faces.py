@@ -14,12 +14,12 @@ from click.testing import CliRunner
 
 import groove
 from groove.cli import cli
-from groove.errors import ConfigError, GrooveError, HistoryError, speaking, spell
+from groove.errors import ConfigError, GrooveError, HistoryError, spell
 from groove.evaluation.gate_status import REASON_NO_DIFF, REASON_NO_HISTORY
 from groove.golden.hit_paths import hit_path_findings
 from groove.golden.qrels import golden_from_qrels
 from groove.metrics import RankedHit
-from groove.notebooks import lab, runner
+from groove.notebooks import kernel, lab, runner
 from groove.retrievers.backends import lance, postgres
 from groove.retrievers.backends.common import engine_error
 from groove.retrievers.spec import RetrieverOptions, field_map, parse_spec
@@ -164,6 +164,13 @@ def test_a_command_that_exits_says_to_rerun_it_in_a_terminal(golden: Path, run_j
     hint = "so run groove eval with the same --retriever in a terminal"
     assert info.value.hint is not None and info.value.hint.endswith(hint)
     assert info.value.spelled("cli")[1] == info.value.hint
+    # The notebook words it once at its boundary and keeps the terminal command as it is.
+    result = golden.parent / "result.json"
+    outcome = kernel.eval_report(golden=str(golden), retriever=spec, result_path=str(result))
+    assert outcome.exit_code == 2 and outcome.error is not None
+    assert outcome.error.hint == info.value.hint
+    saved = json.loads(result.read_text(encoding="utf-8"))
+    assert (saved["error"], saved["hint"]) == (outcome.error.message, outcome.error.hint)
 
 
 def test_the_missing_index_note_names_the_settings_per_face(golden: Path, run_jsonl: Path) -> None:
@@ -185,8 +192,7 @@ def test_the_missing_index_note_names_the_settings_per_face(golden: Path, run_js
 
 def test_the_hit_path_advice_names_the_field_option_per_face() -> None:
     tops = [[RankedHit(1, "elsewhere/x.md", None, 1.0)], [RankedHit(1, "other/y.md", None, 1.0)]]
-    with speaking("cli"):
-        [on_cli] = hit_path_findings(tops, ["ops/a.md"], ["ops/a.md"])
+    [on_cli] = hit_path_findings(tops, ["ops/a.md"], ["ops/a.md"], "cli")
     [on_api] = hit_path_findings(tops, ["ops/a.md"], ["ops/a.md"])
     assert on_cli.hint.endswith("check the path field (--retriever-field path=...)")
     assert on_api.hint.endswith('check the path field (retriever_options={"fields": ["path=..."]})')
@@ -196,13 +202,11 @@ def test_the_hit_path_advice_names_the_field_option_per_face() -> None:
 
 
 def test_the_gate_reasons_name_the_switch_per_face() -> None:
-    with speaking("cli"):
-        assert spell(REASON_NO_HISTORY).startswith("--no-history: no history was read")
-        assert spell(REASON_NO_DIFF) == "--no-diff: the comparison was switched off"
-    assert spell(REASON_NO_HISTORY).startswith("history=False: no history was read")
-    assert spell(REASON_NO_DIFF) == "diff=False: the comparison was switched off"
-    with speaking("notebook"):
-        assert spell(REASON_NO_HISTORY).startswith("-p history false: no history was read")
+    assert spell(REASON_NO_HISTORY, "cli").startswith("--no-history: no history was read")
+    assert spell(REASON_NO_DIFF, "cli") == "--no-diff: the comparison was switched off"
+    assert spell(REASON_NO_HISTORY, "api").startswith("history=False: no history was read")
+    assert spell(REASON_NO_DIFF, "api") == "diff=False: the comparison was switched off"
+    assert spell(REASON_NO_HISTORY, "notebook").startswith("-p history false: no history was read")
 
 
 @pytest.mark.slow
@@ -276,9 +280,12 @@ def test_the_runner_names_its_options_per_face(
     missing = faces(raised(runner.resolve_notebook, "eval-report", None))
     assert missing["cli"][0].endswith("; pass --notebook PATH")
     assert missing["api"][0].endswith("; pass notebook=PATH")
-    with speaking("cli"):
-        assert runner.timeout_hint(2) == "raise it with --cell-timeout SECONDS (now 2; 0: no limit)"
-    assert runner.timeout_hint(2) == "raise it with cell_timeout=SECONDS (now 2; 0: no limit)"
+    assert runner.timeout_hint(2, "cli") == (
+        "raise it with --cell-timeout SECONDS (now 2; 0: no limit)"
+    )
+    assert runner.timeout_hint(2, "api") == (
+        "raise it with cell_timeout=SECONDS (now 2; 0: no limit)"
+    )
 
 
 def test_an_existing_lab_copy_names_overwrite_per_face(tmp_path: Path) -> None:

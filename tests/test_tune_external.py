@@ -47,7 +47,6 @@ def test_the_swept_table_equals_a_per_condition_refusion(made_up: tuple[Path, Pa
     baseline = Fusion("rrf", 60.0, window=50)
     result = run(
         parse_spec(_adapter(legs_path, baseline)), golden_path, family="rrf", depth=50,
-        calibrate=False,
     )  # fmt: skip
     assert result.analysis is not None
     legs = _legs(legs_path, queries)

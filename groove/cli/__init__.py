@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from groove import __version__, settings
-from groove.errors import GrooveError, speaking
+from groove.errors import GrooveError
 
 
 def print_error(exc: GrooveError) -> None:
@@ -44,8 +44,7 @@ class _GrooveGroup(click.Group):
         logger.addHandler(notices)  # for this command only: the library itself prints nothing
         logger.setLevel(logging.INFO)
         try:
-            with speaking("cli"):  # what the library words names settings as flags
-                return super().invoke(ctx)
+            return super().invoke(ctx)
         except GrooveError as exc:
             print_error(exc)
             ctx.exit(exc.exit_code)

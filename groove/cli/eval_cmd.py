@@ -52,7 +52,7 @@ def eval_cmd(
 
     config = config_from(ctx)
     retriever = spec_from_flags(**{name: params.pop(name) for name in RETRIEVER_FLAGS})
-    settings = resolve_settings(config, retriever=retriever, **cli_given(EVAL, params))
+    settings = resolve_settings(config, retriever=retriever, face="cli", **cli_given(EVAL, params))
     if settings.junit is not None:
         junit.forget(settings.junit)
     bar = ProgressBar()

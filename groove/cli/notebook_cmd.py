@@ -63,6 +63,7 @@ def run_cmd(
         notebook=notebook_path,
         config=Path(config_path) if config_path else None,
         cell_timeout=cell_timeout,
+        face="cli",
     )
     line = notebook_line(report)
     if report.ok:

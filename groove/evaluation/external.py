@@ -66,9 +66,9 @@ def run_external(
     notes += copy_notes
     golden_paths = {e.path for q in golden.queries for e in q.expected}
     findings += duplicate_id_findings(golden.queries)
-    findings += hit_path_findings(tops, golden_paths, indexed)
+    findings += hit_path_findings(tops, golden_paths, indexed, settings.face)
     if why is not None:
-        text = spell(NOT_AVAILABLE.replace("{why}", literal(why)))
+        text = spell(NOT_AVAILABLE.replace("{why}", literal(why)), settings.face)
         notes.append(Note(NOTE_INDEX_CHECKS, text, data={"why": why}))
     per_query = score(golden, tops, settings.k_values, [None] * len(tops))
     record = RunRecord(
@@ -114,7 +114,7 @@ def _index_checks(
     from groove.store.ranks import indexed_paths
 
     if settings.kb_path is None:
-        return None, (), None, spell(NO_KB_PATH)
+        return None, (), None, spell(NO_KB_PATH, settings.face)
     db = settings.db_path or default_db_path(settings.kb_path)
     try:
         conn = open_existing(db, settings.kb_path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from groove.errors import spell
+from groove.errors import Face, spell
 
 NOTE_GATE_NOT_APPLIED = "gate-not-applied"
 
@@ -21,9 +21,9 @@ REASON_NO_HISTORY = "{give_history:}: no history was read, so there is nothing t
 REASON_NO_DIFF = "{give_diff:}: the comparison was switched off"
 
 
-def setting_reason(template: str) -> str:
+def setting_reason(template: str, face: Face) -> str:
     """A reason above, worded for the face running the eval."""
-    return spell(template)
+    return spell(template, face)
 
 
 @dataclass(frozen=True)

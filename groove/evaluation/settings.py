@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from groove.config import Config
 from groove.engine.search import SearchOptions, build_options
 from groove.engine.session import check_kb_path
-from groove.errors import ConfigError, GoldenError, literal
+from groove.errors import ConfigError, Face, GoldenError, literal
 from groove.notes import Note
 from groove.resolve import Rule, limit_from_k, resolve
 from groove.settings import DEFAULT_LIMIT, EVAL, EVAL_RETRIEVAL_CAP, PIPELINE, Setting
@@ -64,6 +64,7 @@ class EvalSettings:
     slice_min_queries: int = EVAL["slice_min_queries"].default
     name: str | None = None  # what the run is called wherever runs are listed
     junit: Path | None = None  # also write the run as a JUnit XML report (groove.report.junit)
+    face: Face = "api"  # who runs it: the text it words (a note, the gate's reason) says so
 
     @property
     def depth(self) -> int:
@@ -90,6 +91,7 @@ def resolve_settings(
     *,
     retriever: RetrieverSpec | str | None = None,
     source: str = "parameter",
+    face: Face = "api",
     **given: Any,
 ) -> EvalSettings:
     """The EVAL settings ``given`` by a face (by name, None: not given) over groove.toml
@@ -144,6 +146,7 @@ def resolve_settings(
             "baseline": _pin_name(values["baseline"]),
             "baseline_file": baseline_file_for(values["baseline_file"], golden_path),
             "notes": tuple(notes),
+            "face": face,
         }
     )
 

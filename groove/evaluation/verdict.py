@@ -270,11 +270,11 @@ def _status(
     reason = None
     threshold_fell = None
     if not settings.diff:
-        reason = setting_reason(REASON_NO_DIFF)
+        reason = setting_reason(REASON_NO_DIFF, settings.face)
     elif floor.reason is not None:
         reason = floor.reason
     elif not settings.history and not floor.from_file:
-        reason = setting_reason(REASON_NO_HISTORY)
+        reason = setting_reason(REASON_NO_HISTORY, settings.face)
     elif base is None or gate is None:
         reason = no_baseline
     else:

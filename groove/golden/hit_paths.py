@@ -23,7 +23,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from groove.errors import spell
+from groove.errors import Face, spell
 from groove.metrics import RankedHit
 
 CHECK_HIT_PATHS = "retriever-paths-implausible"
@@ -80,10 +80,12 @@ def hit_path_findings(
     tops: Sequence[Sequence[RankedHit]],
     golden_paths: Collection[str],
     indexed: Collection[str] | None,
+    face: Face = "api",
 ) -> tuple[HitPathFinding, ...]:
     """The finding for the run whose hits are ``tops``, or () when most hits are plausible.
 
-    ``indexed``: the index's paths (None: no index, judge by ``golden_paths``' shape)."""
+    ``indexed``: the index's paths (None: no index, judge by ``golden_paths``' shape);
+    ``face``: who runs the eval, as whose option the hint names the path field."""
     paths = [hit.path for hits in tops for hit in hits]
     known = frozenset(indexed) if indexed is not None else frozenset(golden_paths)
     fixes = {p: _fix(p, known) for p in set(paths)}
@@ -97,7 +99,7 @@ def hit_path_findings(
     pattern, prefix = Counter(fixes[p] for p in bad).most_common(1)[0][0]
     sample = min(known) if known else "ops/rollback.md"
     against = "index" if indexed is not None else "golden"
-    hint = _hint(pattern, prefix, sample, against)
+    hint = _hint(pattern, prefix, sample, against, face)
     return (
         HitPathFinding(CHECK_HIT_PATHS, against, len(paths), len(bad), pattern, examples, hint),
     )
@@ -129,7 +131,7 @@ def _stripped_prefix(path: str, known: frozenset[str]) -> str:
     return ""
 
 
-def _hint(pattern: str, prefix: str, sample: str, against: str) -> str:
+def _hint(pattern: str, prefix: str, sample: str, against: str, face: Face) -> str:
     target = "the index holds them" if against == "index" else "the golden file writes them"
     relative = f"return paths relative to the KB folder, as {target} (e.g. {sample})"
     if pattern == "absolute":
@@ -147,5 +149,5 @@ def _hint(pattern: str, prefix: str, sample: str, against: str) -> str:
         return f"the paths are rooted above the KB folder: strip {prefix!r} (e.g. {sample})"
     if pattern == "case":
         return f"the paths differ in case only: keep the file names' case (e.g. {sample})"
-    field = spell("{give_retriever_fields:path=...}")  # as the face running the eval says it
+    field = spell("{give_retriever_fields:path=...}", face)
     return f"{relative}; check the path field ({field})"

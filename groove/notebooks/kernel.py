@@ -10,21 +10,19 @@ the notebook ends cleanly; anything else raises, and the runner reports exit cod
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
-from groove.errors import ConfigError, GrooveError, speaking
+from groove.errors import ConfigError, GrooveError
 from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, error_document, summary_path, write_result
 from groove.notes import Level, Note
 from groove.report import plots
-from groove.report.notebook.outcome import Outcome
+from groove.report.notebook.outcome import Outcome, Refusal
 from groove.settings import EVAL, TUNE, Setting
 
 if TYPE_CHECKING:
@@ -39,7 +37,6 @@ NOTE_GOLDEN_ROT = "golden-rot"  # falls from expected answers the index lost (re
 # ---------------------------------------------------------------- run cells
 
 
-@speaking("notebook")  # what the library words names settings as parameters (-p history)
 def eval_report(
     *,
     kb_path: Any = None,
@@ -91,7 +88,7 @@ def eval_report(
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
         given = _parameters(EVAL, _declared(EVAL, locals()))
-        settings = resolve_settings(_config(given.pop("config")), **given)
+        settings = resolve_settings(_config(given.pop("config")), face="notebook", **given)
         if settings.junit is not None:
             junit_report.forget(settings.junit)
         run = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
@@ -139,7 +136,6 @@ def eval_report(
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
-@speaking("notebook")
 def tune_explorer(
     *,
     kb_path: Any = None,
@@ -189,7 +185,7 @@ def tune_explorer(
     why = tune_text.no_effective(result)
     document["verdict"] = "passed"  # the same type and meaning as the eval report's
     if not result.ran_grid:
-        error = GrooveError(why[0], _runner_syntax(why[1]))
+        error = Refusal(why[0], why[1], result.exit_code)
         document.update(error_document(result.exit_code, error.message, error.hint))
     document["exit_code"] = result.exit_code
     write_file(Path(result_path), export.dumps(document))
@@ -232,10 +228,6 @@ def verdict(run: EvalRun) -> str:
 REGRESSION_SWITCH = "-p fail_on_regression true"
 # What a reader of the eval report's result.json needs of the compared run.
 PREVIOUS_KEYS = ("id", "timestamp", "fingerprint", "aggregate")
-# CLI options in groove's hints, as the runner spells them (-p NAME VALUE).
-_CLI_OPTION = re.compile(r"--(no-)?([a-z][a-z-]*)( [A-Z][A-Z_]*\b)?")
-_PATH_PARAMETERS = frozenset({"golden", "config", "tune_json"})
-_RUNNER_OPTIONS = frozenset({"kb_path"})  # the runner has --kb-path itself
 
 
 def previous_summary(previous: Any) -> dict[str, Any] | None:
@@ -246,36 +238,12 @@ def previous_summary(previous: Any) -> dict[str, Any] | None:
     return {key: previous[key] for key in PREVIOUS_KEYS if key in previous}
 
 
-def _parameter_names() -> frozenset[str]:
-    names = set(inspect.signature(eval_report).parameters)
-    names |= set(inspect.signature(tune_explorer).parameters)
-    return frozenset(names - {"result_path"})
-
-
-def _runner_syntax(text: str | None) -> str | None:
-    """A hint written for the CLI (``--golden``) in the notebook runner's own syntax
-    (``-p golden PATH``); options that are no parameter are left as they are."""
-    if text is None:
-        return None
-    names = _parameter_names()
-
-    def swap(match: re.Match[str]) -> str:
-        negated, name = match.group(1), match.group(2).replace("-", "_")
-        if name in _RUNNER_OPTIONS or name not in names:
-            return match.group(0)
-        if negated:
-            return f"-p {name} false"
-        placeholder = (match.group(3) or "").strip()
-        return f"-p {name} {placeholder or ('PATH' if name in _PATH_PARAMETERS else 'VALUE')}"
-
-    return _CLI_OPTION.sub(swap, text)
-
-
 def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
-    exc.respell("notebook")  # a setting it names is a parameter here (-p limit)
-    exc.hint = _runner_syntax(exc.hint)
-    write_result(Path(result_path), error_document(exc.exit_code, exc.message, exc.hint))
-    return Outcome(None, exc.exit_code, exc)
+    """The notebook's boundary: the error worded once as a notebook says it (``-p limit``),
+    for result.json and the status cell alike."""
+    message, hint = exc.spelled("notebook")
+    write_result(Path(result_path), error_document(exc.exit_code, message, hint))
+    return Outcome(None, exc.exit_code, Refusal(message, hint, exc.exit_code, exc))
 
 
 def _config(path: Path | None) -> Config:

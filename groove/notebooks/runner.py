@@ -49,6 +49,7 @@ from groove.errors import (
     EXIT_NOTEBOOK_FAILED,
     EXIT_OK,
     EXIT_REGRESSION,
+    Face,
     GrooveError,
     NotebookError,
     literal,
@@ -339,13 +340,15 @@ def run_notebook(
     config: Path | None = None,
     cwd: Path | None = None,
     cell_timeout: int | None = None,
+    face: Face = "api",
 ) -> RunReport:
     """Execute the notebook, export HTML, and read the exit code from result.json.
 
     Refusals before execution raise NotebookError (exit 2). Relative paths in parameters
     resolve against ``cwd`` (default: the current directory), where the kernel runs.
     ``cell_timeout``: seconds one cell may run (None: the declared default, 0: no limit);
-    a cell that runs longer stops the run with exit code 3.
+    a cell that runs longer stops the run with exit code 3. ``face``: who runs it, as whose
+    setting a hint names ``cell_timeout``.
     """
     started = time.perf_counter()
     label, source = resolve_notebook(name, notebook)
@@ -371,7 +374,7 @@ def run_notebook(
     exporter = _HtmlExporter()  # loads nbconvert while the kernel works
     if cell_timeout is None:
         cell_timeout = NOTEBOOK_RUN["cell_timeout"].default
-    failure = _execute(source, executed, given, cwd or Path.cwd(), timings, cell_timeout)
+    failure = _execute(source, executed, given, cwd or Path.cwd(), timings, cell_timeout, face)
     document = _settle(result_path, failure)
     html_made = exporter.export(source, executed, html, timings)
     document = _commit(pending, result_path, document, html_made)
@@ -396,6 +399,7 @@ def _execute(
     cwd: Path,
     timings: dict,
     cell_timeout: int,
+    face: Face,
 ) -> _Failure | None:
     import papermill
     from nbclient.exceptions import CellTimeoutError
@@ -426,7 +430,7 @@ def _execute(
             # (its iopub_timeout): only an execution past cell_timeout is reported as one.
             if not cell_timeout or _EXECUTION_TIMED_OUT not in str(exc):
                 return _stopped(source, executed, exc, kernel_log)
-            return _timed_out(source, executed, cell_timeout)
+            return _timed_out(source, executed, cell_timeout, face)
         except Exception as exc:  # the kernel died or never started: the interface is exit 3
             return _stopped(source, executed, exc, kernel_log)
         finally:
@@ -446,7 +450,7 @@ def _stopped(source: Path, executed: Path, exc: Exception, kernel_log: IO[bytes]
     return _Failure(message, running, _tail(kernel_log))
 
 
-def _timed_out(source: Path, executed: Path, seconds: int) -> _Failure:
+def _timed_out(source: Path, executed: Path, seconds: int, face: Face) -> _Failure:
     """The cell that was running when the timeout stopped it (papermill saved the notebook
     with that cell started and none after it)."""
     running = _running_cell(source, executed)
@@ -455,13 +459,13 @@ def _timed_out(source: Path, executed: Path, seconds: int) -> _Failure:
         evalue = f"no result after {seconds} s"
         cell = {**running, "ename": "CellTimeoutError", "evalue": evalue}
     what = _cell_name(cell) if cell is not None else "a cell"
-    return _Failure(f"{what} timed out after {seconds} s", cell, hint=timeout_hint(seconds))
+    return _Failure(f"{what} timed out after {seconds} s", cell, hint=timeout_hint(seconds, face))
 
 
-def timeout_hint(seconds: int) -> str:
+def timeout_hint(seconds: int, face: Face) -> str:
     """How to give a cell more time, as the face running the notebook names the setting
     (``groove notebook run``: ``--cell-timeout SECONDS``)."""
-    return spell(f"raise it with {{give_cell_timeout:SECONDS}} (now {seconds}; 0: no limit)")
+    return spell(f"raise it with {{give_cell_timeout:SECONDS}} (now {seconds}; 0: no limit)", face)
 
 
 def _tail(log: IO[bytes], lines: int = 20) -> list[str]:

@@ -236,18 +236,13 @@ def _retriever_report(result: TuneResult, source: RetrieverLegs) -> str:
     lines.append(f"    {'baseline ' + grid.default.label:<46} nDCG@5 {means[0]:.4f}")
     for j in order:
         lines.append(f"    {grid.conditions[j].label:<46} nDCG@5 {means[j]:.4f}")
-    loo, calibrated = analysis.loo, analysis.calibrated
+    loo = analysis.loo
     se = f"{loo.paired_se:.4f}" if math.isfinite(loo.paired_se) else "n/a"
     lines += [
         "",
         "## Nested leave-one-query-out",
         f"  refit (all effective queries): {loo.refit.label}",
-        f"  held-out mean delta vs baseline: {loo.mean_delta:+.4f}   paired SE: {se}"
-        + (
-            f"   calibrated SE: {calibrated.se:.4f}"
-            if calibrated is not None and math.isfinite(calibrated.se)
-            else ""
-        ),
+        f"  held-out mean delta vs baseline: {loo.mean_delta:+.4f}   paired SE: {se}",
         f"  selection stability: {loo.stability:.2f}   sign test: "
         f"{loo.sign_test.improved} up / {loo.sign_test.degraded} down / {loo.sign_test.tied} "
         f"tied, p = {loo.sign_test.p_value:.3f}",

@@ -13,7 +13,6 @@ import numpy as np
 
 from groove.metrics import AggregateMetrics
 from groove.tuning import stats
-from groove.tuning.calibrated import calibrated_se
 from groove.tuning.columns import Column
 from groove.tuning.families import FamilyGrid
 from groove.tuning.gates import decide_from, non_degradation, per_query_impact
@@ -28,11 +27,8 @@ def analyse(
     table: MetricTable,
     effective_rows: Sequence[int],
     grid: SeedGrid | FamilyGrid = SEED_GRID,
-    *,
-    calibrate: bool = True,
 ) -> Analysis:
-    """Selection, nested LOO, gates and impact on a filled table (all rows are usable);
-    ``calibrate``: also the calibrated SE (information only, a bootstrap: it takes time)."""
+    """Selection, nested LOO, gates and impact on a filled table (all rows are usable)."""
     all_rows = list(range(table.n_queries))
     rows = tuple(effective_rows)
     loo = nested_loo(table.primary, rows, grid)
@@ -42,11 +38,6 @@ def analyse(
         baseline=table_aggregate(table, all_rows, default),
         refit=table_aggregate(table, all_rows, loo.refit),
         violations=violations,
-    )
-    calibrated = (
-        calibrated_se(table.primary, rows, select=grid.select_many, default=default.index)
-        if calibrate
-        else None
     )
     phases = None
     if isinstance(grid, SeedGrid):
@@ -58,7 +49,6 @@ def analyse(
         secondary=secondary,
         impact=per_query_impact(table, all_rows, loo.refit, default),
         verdict=decide_from(loo, violations, grid=grid),
-        calibrated=calibrated,
         phases=phases,
     )
 

@@ -54,6 +54,3 @@ class Grid(Protocol[C_co]):
 
     def select_folds(self, means: np.ndarray) -> tuple[C_co, ...]:
         """``select`` for each row of ``means`` (folds x width)."""
-
-    def select_many(self, means: np.ndarray) -> np.ndarray:
-        """The chosen column index of each row of ``means``, vectorised (the bootstrap)."""

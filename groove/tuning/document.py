@@ -22,7 +22,6 @@ import math
 from typing import Any
 
 from groove.runs.record import aggregate_to_dict
-from groove.tuning.calibrated import CalibratedSe
 from groove.tuning.families import FamilyColumn, FamilyGrid
 from groove.tuning.grid import BM25_WEIGHT_GRID, PRIMARY_K, RRF_K_GRID, Condition, toml_snippet
 from groove.tuning.loo import LooResult
@@ -134,7 +133,7 @@ def _analysis(result: TuneResult, analysis: Analysis) -> dict[str, Any]:
         decision = {"decision": "keep_default", "reasons": list(verdict.reasons)}
     return {
         "grid": _grid(result, analysis),
-        "loo": _loo(analysis.loo, analysis.calibrated),
+        "loo": _loo(analysis.loo),
         "gates": [{"name": g.name, "passed": g.passed, "detail": g.detail} for g in verdict.gates],
         "secondary_metrics": {
             "baseline": aggregate_to_dict(analysis.secondary.baseline),
@@ -219,7 +218,7 @@ def effective_means(result: TuneResult, analysis: Analysis) -> list[float]:
     return [float(primary[rows, j].mean()) if rows else 0.0 for j in range(result.grid.width)]
 
 
-def _loo(loo: LooResult[Any], calibrated: CalibratedSe | None) -> dict[str, Any]:
+def _loo(loo: LooResult[Any]) -> dict[str, Any]:
     """The JSON ``loo`` block: the refit and each fold's pick as ``condition_dict`` writes
     them, the held-out deltas and their statistics."""
     return {
@@ -229,7 +228,6 @@ def _loo(loo: LooResult[Any], calibrated: CalibratedSe | None) -> dict[str, Any]
         "held_out_diffs": list(loo.held_out_diffs),
         "mean_delta": loo.mean_delta,
         "paired_se": loo.paired_se if math.isfinite(loo.paired_se) else None,
-        "calibrated_se": calibrated.to_dict() if calibrated is not None else None,
         "selection_stability": loo.stability,
         "sign_test": {
             "improved": loo.sign_test.improved,

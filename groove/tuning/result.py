@@ -11,7 +11,6 @@ from groove.cards import Introduces, view
 from groove.golden.queries import GoldenQuery
 from groove.metrics import AggregateMetrics
 from groove.notes import Note
-from groove.tuning.calibrated import CalibratedSe
 from groove.tuning.families import FamilyGrid
 from groove.tuning.gates import Impact, SliceImpact, Verdict, slice_impact
 from groove.tuning.loo import LooResult
@@ -113,8 +112,6 @@ class Analysis:
     secondary: Secondary
     impact: Impact
     verdict: Verdict[Any]
-    # Information beside the seed's paired SE (never used by the gates): tune/calibrated.py
-    calibrated: CalibratedSe | None = None
     # What coordinate descent's two phases saw: the built-in grid only
     phases: PhaseScores | None = None
 

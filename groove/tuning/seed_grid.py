@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.tuning import calibrated
 from groove.tuning.grid import DEFAULT_CONDITION, N_CONDITIONS, Condition, all_conditions
 from groove.tuning.select import PhaseScores, phase_scores, select_from_means
 
@@ -34,9 +33,6 @@ class SeedGrid:
 
     def select_folds(self, means: np.ndarray) -> tuple[Condition, ...]:
         return tuple(select_from_means(m) for m in means)
-
-    def select_many(self, means: np.ndarray) -> np.ndarray:
-        return calibrated.select_many(means)
 
     def phases(self, primary: np.ndarray, rows: tuple[int, ...], refit: Condition) -> PhaseScores:
         """What coordinate descent's two phases saw (the report's grid section)."""

@@ -16,6 +16,20 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """What groove refused, worded once as a notebook says it (``-p limit``): the message,
+    the hint and the exit code, beside the error they were worded from (its data)."""
+
+    message: str
+    hint: str | None
+    exit_code: int
+    error: GrooveError | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
 class Outcome(Generic[T]):
     """What the run cell got: the value (None when groove refused the input), the exit code
     written to result.json, the refusal, the run's notes (and the regression, as a note), and
@@ -23,7 +37,7 @@ class Outcome(Generic[T]):
 
     value: T | None
     exit_code: int
-    error: GrooveError | None = None
+    error: Refusal | None = None
     notes: tuple[Note, ...] = ()
     source: str = "measured now, on this knowledge base"
 

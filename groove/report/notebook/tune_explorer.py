@@ -11,7 +11,6 @@ family grid: those sections say so in one line.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -167,17 +166,7 @@ def folds_table(outcome: Outcome[TuneResult]) -> Any:
 
 def loo_summary(outcome: Outcome[TuneResult]) -> Any:
     got = _tuned(outcome)
-    return None if got is None else loo_facts(got[1].loo, _calibrated(got[1]))
-
-
-def _calibrated(analysis: Analysis) -> str:
-    cal = analysis.calibrated
-    if cal is None or not math.isfinite(cal.se):
-        return "undefined (fewer than 2 effective queries)"
-    return (
-        f"{cal.se:.4f} (±{100 * cal.relative_precision:.0f}%, {cal.replicates} resamples; "
-        f"plain bootstrap {cal.bootstrap_se:.4f}; information only, the gates use the paired SE)"
-    )
+    return None if got is None else loo_facts(got[1].loo)
 
 
 def _figure(outcome: Outcome[TuneResult], draw: Callable[[TuneResult, Analysis], Figure]) -> Any:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from groove.report.plots import Loo
 
 
-def loo_facts(loo: Loo, calibrated: str) -> Any:
+def loo_facts(loo: Loo) -> Any:
     """The refit, the held-out mean delta, its SEs, the sign test and the stability."""
     sign = loo.sign_test
     return facts(
@@ -28,7 +28,6 @@ def loo_facts(loo: Loo, calibrated: str) -> Any:
             ("refit (all effective queries)", loo.refit.label),
             ("mean held-out delta", f"{loo.mean_delta:+.4f} (floor {ADOPT_MIN_MEAN_DELTA:.2f})"),
             ("paired SE (SD / sqrt(N))", f"{loo.paired_se:.4f}; 3 x SE = {se_bound(loo):.4f}"),
-            ("calibrated SE (bootstrap of selection + LOO)", calibrated),
             (
                 "sign test",
                 f"{sign.improved} improved / {sign.degraded} degraded / {sign.tied} tied, "
