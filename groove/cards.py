@@ -16,9 +16,10 @@ type), which is the one place that names them all.
 from __future__ import annotations
 
 import html
+import re
 from abc import ABC
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import import_module
 from typing import Any
 
@@ -48,6 +49,21 @@ class Card:
     details: tuple[tuple[str, str], ...] = ()  # (method or attribute, what it gives)
     more: str = ""  # e.g. "and 12 more runs": what the rows left out
     next: str = ""  # what to do next, in a sentence
+
+    def naming(self, expression: str) -> Card:
+        """The same card with its details and next step written on ``expression`` (the
+        notebooks' ``outcome.value``) instead of the variable they assume (``run.``,
+        ``result.``): a reader can paste what the card suggests where no ``run`` exists."""
+        subjects = {m.split(".", 1)[0] for m, _ in self.details if "." in m}
+        if len(subjects) != 1:
+            return self
+        old = f"{subjects.pop()}."
+        new = f"{expression}."
+        return replace(
+            self,
+            details=tuple((m.replace(old, new, 1), what) for m, what in self.details),
+            next=re.sub(rf"(?<![\w.]){re.escape(old)}", new, self.next),
+        )
 
     def _rows(self) -> list[tuple[str, str]]:
         return [(clip(k, 40), clip(v)) for k, v in self.rows[:MAX_ROWS]]

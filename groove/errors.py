@@ -157,8 +157,14 @@ class GrooveError(Exception):
         *,
         setting: str | None = None,
         kb_path: object = None,
+        expected: str | None = None,
+        given: object = None,
     ):
         self.setting = setting
+        # What the setting takes and what it was given, as data beside the words: a face
+        # (or a caller) that wants its own wording reads these, not the message.
+        self.expected = expected
+        self.given = given
         self._kb_path = None if kb_path is None else str(kb_path)
         self._message = message
         self._hint = hint

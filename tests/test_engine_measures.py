@@ -174,3 +174,65 @@ def test_ann_recall_equals_a_hand_computation(
               "--ann-recall"],
     )  # fmt: skip
     assert "ANN vs exact search: vector leg recall@10 " in text.stdout
+
+
+def test_tunes_baseline_is_the_urls_fusion(exported: tuple[Path, str], golden_en: Path) -> None:
+    kb, url = exported
+    out = CliRunner().invoke(
+        cli, ["tune", "--kb-path", str(kb), "--golden", str(golden_en), "--retriever",
+              f"{url}&k=5&window=20", "--family", "rrf", "--window", "50", "--format", "json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert doc["grid"]["baseline"] == 0
+    first = doc["grid"]["conditions"][0]
+    assert (first["family"], first["k"], first["window"]) == ("rrf", 5.0, 20)
+    text = CliRunner().invoke(
+        cli, ["tune", "--kb-path", str(kb), "--golden", str(golden_en), "--retriever",
+              f"{url}&k=5&window=20", "--family", "rrf", "--window", "50"],
+    )  # fmt: skip
+    assert "rrf k=60 window=50" not in text.stdout.split("\n\n")[0]
+    assert "k=5 window=20" in text.stdout, text.stdout
+
+
+def test_the_printed_sql_run_in_psql_gives_the_hits_of_the_url_form(
+    exported: tuple[Path, str], golden_en: Path, real_embedder: object
+) -> None:
+    import subprocess
+    from pathlib import Path as P
+
+    import pgserver
+
+    from groove.fusion import Fusion
+    from groove.tuning.recommend import recommend
+
+    _, url = exported
+    psql = P(pgserver.__file__).parent / "pginstall" / "bin" / "psql"
+    data = url.split("host=")[1]
+    for fusion in (
+        Fusion("weighted_rrf", 10.0, 100, 0.9),
+        Fusion("convex", window=50, vector_weight=0.7, normalizer="minmax"),
+        Fusion("rrf", 5.0, window=20),
+    ):
+        text = recommend(fusion, "postgresql", url, limit=10)
+        first, _, sql = text.partition("\n\n")
+        assert first.startswith("URL: postgresql://") and "%(" not in sql
+        assert "FROM groove_chunks c" in sql and "0.09999999999999998" not in sql
+        form = first.removeprefix("URL: ")
+        retriever = PostgresRetriever(form, "form", embedder=real_embedder)  # type: ignore[arg-type]
+        queries = load_golden(golden_en).queries[:5]
+        hits = retriever.retrieve([RetrieverQuery(q.id, q.query, 10) for q in queries])
+        vectors = real_embedder.embed([q.query for q in queries])  # type: ignore[attr-defined]
+        for q, v, engine in zip(queries, vectors, hits, strict=True):
+            done = subprocess.run(
+                [str(psql), "-X", "-q", "-A", "-t", "-F", "\t", "-h", data, "-U", "postgres",
+                 "-d", "postgres", "-v", f"query={q.query}", "-v", f"vector={vector_literal(v)}",
+                 "-v", "ON_ERROR_STOP=1"],
+                input=sql, capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            rows = [line.split("\t") for line in done.stdout.splitlines() if line]
+            assert [(r[1], r[2] or None) for r in rows] == [(h.path, h.heading) for h in engine], (
+                fusion.label,
+                q.id,
+            )

@@ -102,6 +102,24 @@ def test_eval_cell_writes_the_cli_json_plus_verdict_and_exit_code(
     assert set(written) == set(on_cli) | {"verdict", "exit_code"}
 
 
+def test_the_report_card_suggests_what_the_notebook_can_run(
+    kb: Path, golden_en: Path, tmp_path: Path
+) -> None:
+    """The notebook has ``outcome``, not ``run``: the headline card names its details on
+    ``outcome.value``, and each one it suggests runs there (the plain repr keeps ``run.``)."""
+    outcome = notebook_run.eval_report(
+        kb_path=kb, golden=golden_en, result_path=tmp_path / "r.json"
+    )
+    assert outcome.value is not None
+    card = eval_views.headline(outcome).data
+    suggested = re.findall(r"<code>([^<]+)</code>", card)
+    assert suggested and all(s.startswith("outcome.value.") for s in suggested)
+    assert "run." not in re.sub(r"outcome\.value\.", "", card.split("details:")[-1])
+    for expression in suggested:
+        eval(expression, {"outcome": outcome})  # the card's own suggestions
+    assert "details: run.per_query_frame()" in repr(outcome.value)
+
+
 def test_eval_views_show_the_run(kb: Path, golden_en: Path, tmp_path: Path) -> None:
     outcome = notebook_run.eval_report(
         kb_path=kb, golden=golden_en, result_path=tmp_path / "r.json"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import groove
 from groove.cli import cli
 from groove.config import Config
 from groove.errors import GoldenError
@@ -207,3 +208,39 @@ def test_pool_from_a_saved_run_file_and_a_history_position(
     assert pool.sources == ("run.json", stored.record.id)
     assert {s.source for c in pool.candidates for s in c.seen} == {"run.json", stored.record.id}
     assert all(s.rank <= 2 for c in pool.candidates for s in c.seen)
+
+
+def test_a_titled_document_is_shown_by_its_title_not_as_text_before_a_heading(
+    tmp_path: Path, real_embedder
+) -> None:
+    """A Cranfield-like file opens with a ``# title`` line the chunker keeps as text: its
+    candidate names that title, and only a file without one says the text comes before
+    its first heading."""
+    from groove.notebooks.judge import _card
+
+    kb = tmp_path / "kb"
+    (kb / "docs").mkdir(parents=True)
+    (kb / "docs" / "a.md").write_text(
+        "# wing in a slipstream\n\nthe lift increase of a wing in a propeller slipstream.\n"
+    )
+    (kb / "docs" / "b.md").write_text(
+        "# lift of a wing near the ground\n\nhow the ground changes the lift of a wing.\n"
+    )
+    (kb / "docs" / "c.md").write_text("the lift of a thin wing at small angles of attack.\n")
+    golden = tmp_path / "golden.yml"
+    golden.write_text(
+        "queries:\n  - id: lift\n    query: lift of a wing\n    expected:\n"
+        '      - path: "docs/a.md"\n'
+    )
+    groove.index(kb, progress=False)
+    _eval(kb, golden, real_embedder, save_history=True)
+    pool = collect(_settings(kb, golden), PoolSources(history=True), depth=10)
+    by_path = {c.path: c for c in pool.candidates}
+    assert set(by_path) == {"docs/b.md", "docs/c.md"}
+    titled, plain = by_path["docs/b.md"], by_path["docs/c.md"]
+    assert titled.heading is None and titled.lead_title == "lift of a wing near the ground"
+    assert titled.snippet.startswith("# lift of a wing near the ground")
+    assert "titled “lift of a wing near the ground”" in _card(titled)
+    assert "before its first heading" not in _card(titled)
+    assert plain.lead_title is None
+    assert "(the text before its first heading)" in _card(plain)

@@ -80,6 +80,9 @@ class Candidate:
     seen: tuple[Sighting, ...]
     priority: float
     expected: tuple[Expected, ...] = ()
+    # a heading-less hit whose text opens with a ``# `` line (a title the chunker keeps as
+    # text: only ## and ### open sections): that title, so the judge sees what it is
+    lead_title: str | None = None
 
     @property
     def sources(self) -> str:
@@ -243,9 +246,20 @@ def build_pool(
         path, heading = labels[key]
         seen = tuple(sorted(sightings.values(), key=lambda s: (s.rank, s.source)))
         priority = sum(weights[s.source] * s.share / s.rank for s in seen)
-        text = _snippet(snippets, path, heading) if snippets is not None else ""
+        content = _content(snippets, path, heading) if snippets is not None else ""
+        title = lead_title(content) if heading is None else None
         candidates.append(
-            Candidate(query.id, query.query, path, heading, text, seen, priority, query.expected)
+            Candidate(
+                query.id,
+                query.query,
+                path,
+                heading,
+                _shorten(content),
+                seen,
+                priority,
+                query.expected,
+                title,
+            )
         )
     candidates.sort(key=lambda c: (-c.priority, order[c.query_id], c.path, c.heading or ""))
     return Pool(
@@ -282,7 +296,7 @@ def _covered(
     return "judged" if judgements.find(query.id, path, heading) is not None else None
 
 
-def _snippet(
+def _content(
     snippets: Mapping[str, Sequence[tuple[str | None, str]]], path: str, heading: str | None
 ) -> str:
     chunks = snippets.get(path, ())
@@ -290,8 +304,17 @@ def _snippet(
     for chunk_heading, content in chunks:
         have = None if chunk_heading is None else normalise_heading(chunk_heading)
         if have == want:
-            return _shorten(content)
-    return _shorten(chunks[0][1]) if chunks else ""
+            return content
+    return chunks[0][1] if chunks else ""
+
+
+def lead_title(content: str) -> str | None:
+    """``# Title`` opening a lead chunk's text -> ``Title``; None without such a line."""
+    for line in content.splitlines():
+        if line.strip():
+            text = line.strip()
+            return text[2:].strip() or None if text.startswith("# ") else None
+    return None
 
 
 def _shorten(text: str) -> str:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from groove.cards import clip
 from groove.errors import GrooveError, NotebookError
 from groove.evaluation.settings import EvalSettings
 from groove.golden.judgements import (
@@ -221,7 +222,11 @@ def _card(c: Candidate) -> str:
         for e in c.expected
     )
     label = html.escape(location_label(c.path, c.heading))
-    if c.heading is None:
+    if c.heading is None and c.lead_title:
+        label += (
+            f" <small>(its opening text, titled “{html.escape(clip(c.lead_title, 80))}”)</small>"
+        )
+    elif c.heading is None:
         label += " <small>(the text before its first heading)</small>"
     return (
         "<div class='groove-judge-card' style='border:1px solid #ccc;padding:8px;"

@@ -18,7 +18,7 @@ plateau's first column. A flat landscape keeps the baseline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -79,12 +79,22 @@ class FamilyGrid:
         return tuple(self.column(int(c)) for c in select_many(means))
 
 
-def family_grid(family: Family, depth: int, vector_lower_bound: float = -1.0) -> FamilyGrid:
+def family_grid(
+    family: Family,
+    depth: int,
+    vector_lower_bound: float = -1.0,
+    baseline: Fusion | None = None,
+) -> FamilyGrid:
     """The grid of ``family`` for legs ``depth`` deep (windows above it are left out; a
-    depth below the smallest window sweeps that depth alone)."""
+    depth below the smallest window sweeps that depth alone). Column 0 is ``baseline``,
+    the fusion the engine runs now (its window cut to ``depth``), else RRF k = 60 over the
+    whole window."""
     windows = tuple(w for w in WINDOWS if w <= depth) or (depth,)
     full = windows[-1]
-    baseline = Fusion("rrf", BASELINE_K, window=full)
+    if baseline is None:
+        baseline = Fusion("rrf", BASELINE_K, window=full)
+    elif baseline.window is None or baseline.window > depth:
+        baseline = replace(baseline, window=min(baseline.window or depth, depth))
     rest: list[Fusion] = []
     if family == "rrf":
         rest = [Fusion("rrf", k, window=w) for w in windows for k in RRF_KS]

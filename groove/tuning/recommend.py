@@ -33,8 +33,14 @@ class NotExpressible(ValueError):
     """The engine has no way to fuse like this (the message says what it lacks)."""
 
 
-def recommend(fusion: Fusion, engine: str) -> str:
-    """The snippet for ``engine``; NotExpressible when the engine cannot fuse so."""
+def recommend(fusion: Fusion, engine: str, target: str | None = None, limit: int = 10) -> str:
+    """The snippet for ``engine``; NotExpressible when the engine cannot fuse so. With
+    ``target``, the URL of groove's PostgreSQL or LanceDB retriever, the snippet starts
+    with that URL's options changed to the fusion, and the SQL names its table."""
+    if engine == "postgresql" and target is not None and target.startswith("postgres"):
+        return postgresql_for(fusion, target, limit)
+    if engine == "lancedb" and target is not None and target.startswith("lancedb://"):
+        return f"{url_form(fusion, target)}\n\n{lancedb(fusion)}"
     writer = {
         "groove": groove_toml,
         "elasticsearch": elasticsearch,
@@ -161,7 +167,65 @@ def qdrant(f: Fusion) -> str:
 
 
 def postgresql(f: Fusion) -> str:
-    return hybrid_sql(f, Layout(Table("groove_chunks"))) + "\n"
+    return hybrid_sql(f, Layout(Table("groove_chunks")), digits=PRINT_DIGITS) + "\n"
+
+
+#: Decimal places of the numbers a recommendation prints (JSON keeps the exact fusion).
+PRINT_DIGITS = 6
+
+
+def _shown(value: float) -> str:
+    """A number as a person would write it: 0.1, not 0.09999999999999998; 60, not 60.0."""
+    rounded = round(float(value), PRINT_DIGITS)
+    return str(int(rounded)) if rounded.is_integer() else repr(rounded)
+
+
+def fusion_options(f: Fusion) -> list[tuple[str, str]]:
+    """The URL options of groove's engine retrievers that make them fuse as ``f``."""
+    out: list[tuple[str, str]] = [("family", str(f.family))]
+    if f.family != "convex":
+        out.append(("k", _shown(f.k)))
+    if f.window is not None:
+        out.append(("window", str(f.window)))
+    if f.family != "rrf":
+        out.append(("vector_weight", _shown(f.vector_weight)))
+    if f.family == "convex":
+        out.append(("normalizer", str(f.normalizer)))
+    return out
+
+
+def url_form(f: Fusion, target: str) -> str:
+    """``target`` with its fusion options replaced by ``f``'s (its password left out)."""
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    parts = urlsplit(target)
+    fusion_keys = {"family", "k", "window", "vector_weight", "normalizer"}
+    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if k not in fusion_keys]  # fmt: skip
+    query = "&".join(f"{k}={v}" for k, v in [*kept, *fusion_options(f)])
+    netloc = parts.netloc
+    if parts.password is not None:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.split(':', 1)[0]}@{host}"
+    return "URL: " + urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def postgresql_for(f: Fusion, target: str, limit: int) -> str:
+    """The URL form, then the SQL for psql over the URL's table: the fusion, the window
+    and the limit as literals, the query and its embedding as psql variables."""
+    from groove.retrievers.backends.postgres_url import parse_target
+
+    layout = parse_target(target).layout
+    window = f.window if f.window is not None else 100
+    sql = hybrid_sql(
+        f, layout, query=":'query'", vector=":'vector'", window=str(window), limit=str(limit),
+        digits=PRINT_DIGITS,
+    )  # fmt: skip
+    return (
+        f"{url_form(f, target)}\n\n"
+        "-- psql: \\set query 'the question'  and  \\set vector '[...]' (its embedding)\n"
+        f"{sql};\n"
+    )
 
 
 def lancedb(f: Fusion) -> str:
@@ -180,15 +244,20 @@ def lancedb(f: Fusion) -> str:
 
 
 def retriever_legs(
-    name: str, engine: str, counts: tuple[LegCounts, ...], analysis: Analysis | None
+    name: str,
+    engine: str,
+    counts: tuple[LegCounts, ...],
+    analysis: Analysis | None,
+    target: str | None = None,
+    limit: int = 10,
 ) -> RetrieverLegs:
     """The source of a retriever's tune, with the adopted fusion in ``engine``'s terms (or
-    why the engine cannot fuse so)."""
+    why the engine cannot fuse so); ``target``: the engine's URL (recommend)."""
     snippet = why = None
     adopted = analysis.verdict.condition if analysis is not None else None
     if adopted is not None:
         try:
-            snippet = recommend(adopted.fusion, engine)
+            snippet = recommend(adopted.fusion, engine, target, limit)
         except NotExpressible as exc:
             why = str(exc)
     return RetrieverLegs(name, engine, counts, snippet, why)

@@ -158,9 +158,26 @@ def run(
     legs = retrieve_legs(spec, queries, depth, kb_path)
     message = f"sweeping the {family} grid over the legs"
     say(Progress("tune", "sweep_legs", message=message, data={"family": family}))
+    engine_fusion = url_fusion(spec)  # an engine's URL says the fusion it runs now
     return tune_legs(
-        spec.name, golden_path, queries, legs, family=family, depth=depth, kb_path=kb_path, **sweep
-    )
+        spec.name, golden_path, queries, legs, family=family, depth=depth, kb_path=kb_path,
+        baseline=engine_fusion, target=spec.target if engine_fusion is not None else None,
+        **sweep,
+    )  # fmt: skip
+
+
+def url_fusion(spec: RetrieverSpec) -> Fusion | None:
+    """The fusion a built-in engine's URL configures (PostgreSQL, LanceDB); None for other
+    retrievers, whose fusion groove cannot read."""
+    if spec.kind == "postgresql":
+        from groove.retrievers.backends.postgres_url import parse_target
+
+        return parse_target(spec.target).options.fusion
+    if spec.kind == "lancedb":
+        from groove.retrievers.backends.lance import split_url
+
+        return split_url(spec.target)[1].fusion
+    return None
 
 
 def tune_legs(
@@ -176,11 +193,15 @@ def tune_legs(
     depth: int = 100,
     vector_lower_bound: float = -1.0,
     kb_path: Path | None = None,
+    baseline: Fusion | None = None,
+    target: str | None = None,
 ) -> TuneResult:
-    """The sweep and analysis of legs already in hand (one ``QueryLegs`` per query)."""
+    """The sweep and analysis of legs already in hand (one ``QueryLegs`` per query).
+    ``baseline``: the engine's current fusion (column 0; default RRF k = 60 over the
+    window); ``target``: the engine's URL, whose table the recommendation names."""
     queries = tuple(queries)
     counts = leg_counts(queries, legs)
-    grid = family_grid(family, depth, vector_lower_bound)
+    grid = family_grid(family, depth, vector_lower_bound, baseline)
     effective = tuple(i for i, c in enumerate(counts) if c.effective)
     notes = (
         Note(
@@ -194,7 +215,7 @@ def tune_legs(
     if effective:
         table = sweep_legs(legs, queries, grid, limit, k_values)
         analysis = analyse(table, effective, grid)
-    source = retriever_legs(name, engine, counts, analysis)
+    source = retriever_legs(name, engine, counts, analysis, target, limit)
     return TuneResult(golden_path, limit, k_values, queries, source, analysis, grid, notes, kb_path)
 
 

@@ -28,11 +28,16 @@ def table_scripts() -> None:
     tables.scripts()
 
 
+#: What the notebooks call their result: the card's suggestions are written on it.
+RESULT_EXPRESSION = "outcome.value"
+
+
 def headline(outcome: Outcome[Any]) -> Any:
-    """The result's card; nothing when groove refused (the status box says why)."""
+    """The result's card, its details named on ``outcome.value`` (the notebook has no
+    ``run``); nothing when groove refused (the status box says why)."""
     if not outcome.ok or outcome.value is None:
         return None
-    return html_output(outcome.value.card().html())
+    return html_output(outcome.value.card().naming(RESULT_EXPRESSION).html())
 
 
 def status(outcome: Outcome[Any]) -> Any:

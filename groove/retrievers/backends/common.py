@@ -5,17 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TypeVar
 from urllib.parse import parse_qs
 
 import numpy as np
 
 from groove.config import FUSION_FAMILIES, FUSION_NORMALIZERS
-from groove.engine.embed import Embedder, load_embedder
 from groove.errors import ConfigError, RetrieverError, literal
 from groove.fusion import Fusion
-from groove.retrievers.provenance import EngineCopy
 from groove.runs.corpus import CorpusSnapshot
 
 DEFAULT_TABLE = "groove_chunks"
@@ -76,10 +73,6 @@ class ExportMeta:
             raise KeyError("model")
         return cls(model, values.get("model_path") or None, int(values["dim"] or ""), corpus)
 
-    @property
-    def copy(self) -> EngineCopy:
-        return EngineCopy(self.model, self.corpus)
-
 
 @dataclass(frozen=True)
 class BackendOptions:
@@ -131,20 +124,6 @@ def whole_option(options: BackendOptions, key: str, spec: str, low: int = 1) -> 
     if value < low:
         raise ConfigError(f"{spec}: bad option ({key} must be a whole number >= {low})", URL_HINT)
     return value
-
-
-def embedder_for(meta: ExportMeta, embedder: Embedder | None) -> Embedder:
-    """``embedder`` if given, else the model the export recorded; it must match the dim."""
-    found = embedder or load_embedder(
-        meta.model, Path(meta.model_path) if meta.model_path else None
-    )
-    if found.dim != meta.dim:
-        raise RetrieverError(
-            f"the exported embeddings have {meta.dim} dimensions, the model {found.model_id} "
-            f"gives {found.dim}",
-            "export again with the model the retriever uses",
-        )
-    return found
 
 
 def engine_error(

@@ -31,12 +31,12 @@ from groove.retrievers.backends.common import (
     BackendOptions,
     ExportMeta,
     ExportRow,
-    embedder_for,
     engine_error,
     first_line,
     parse_options,
     whole_option,
 )
+from groove.retrievers.backends.embedding import embedder_for
 from groove.retrievers.base import ProgressFn, RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.provenance import EngineCopy
@@ -214,7 +214,7 @@ class LanceRetriever:
 
         table = self._open()
         meta = _meta(table, self.name)
-        self.copy = meta.copy
+        self.copy = EngineCopy(meta.model, meta.corpus)
         embedder = embedder_for(meta, self._embedder)
         texts = [q.query for q in queries]
         vectors = embedder.embed(texts) if texts else np.zeros((0, meta.dim))

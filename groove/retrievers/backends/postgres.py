@@ -35,10 +35,10 @@ from groove.retrievers.backends.common import (
     ExportMeta,
     ExportRow,
     batched,
-    embedder_for,
     engine_error,
     first_line,
 )
+from groove.retrievers.backends.embedding import embedder_for
 from groove.retrievers.backends.postgres_url import (
     MAX_EF_SEARCH,
     Target,
@@ -332,7 +332,7 @@ class PostgresRetriever:
         table = self.target.layout.table
         found = _groove_meta(conn, cur, table)
         if found is not None:
-            self.copy = found.copy
+            self.copy = EngineCopy(found.model, found.corpus)
             return found
         cur.execute("SELECT to_regclass(%s) IS NOT NULL", (table.meta.sql,))
         has_meta = cur.fetchone()[0]

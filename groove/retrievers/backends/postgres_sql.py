@@ -183,23 +183,28 @@ def _normalised(leg: str, normalizer: str, lower: float) -> str:
     raise ValueError(f"unknown normalizer {normalizer!r}")
 
 
-def _joined(fusion: Fusion) -> str:
+def _joined(fusion: Fusion, digits: int | None = None) -> str:
     """The ``joined`` CTE: each id of either leg with its two gains (over CTEs ``lexical``
-    and ``vector`` of ``id, score, rank``)."""
+    and ``vector`` of ``id, score, rank``); ``digits``: the weights and k rounded to that
+    many decimals, for a person to read (else exact)."""
+
+    def n(x: float) -> str:
+        return repr(round(float(x), digits) if digits is not None else float(x))
+
     if fusion.family == "convex":
         w_vec, w_lex = fusion.vector_weight, 1.0 - fusion.vector_weight
         v = _normalised("vector", fusion.normalizer, fusion.vector_lower_bound)
         lx = _normalised("lexical", fusion.normalizer, fusion.lexical_lower_bound)
-        gain_v, gain_l = f"{w_vec!r}::float8 * ({v})", f"{w_lex!r}::float8 * ({lx})"
+        gain_v, gain_l = f"{n(w_vec)}::float8 * ({v})", f"{n(w_lex)}::float8 * ({lx})"
     else:
         w_vec, w_lex = (
             (fusion.vector_weight, 1.0 - fusion.vector_weight)
             if fusion.family == "weighted_rrf"
             else (1.0, 1.0)
         )
-        k = f"{float(fusion.k)!r}::float8"
-        gain_v = f"{w_vec!r}::float8 / ({k} + vector.rank)"
-        gain_l = f"{w_lex!r}::float8 / ({k} + lexical.rank)"
+        k = f"{n(fusion.k)}::float8"
+        gain_v = f"{n(w_vec)}::float8 / ({k} + vector.rank)"
+        gain_l = f"{n(w_lex)}::float8 / ({k} + lexical.rank)"
     return f"""joined AS (
     SELECT coalesce(vector.id, lexical.id) AS id,
            CASE WHEN vector.id IS NOT NULL THEN {gain_v} END AS gain_v,
@@ -245,6 +250,7 @@ def hybrid_sql(
     vector: str = "%(vector)s",
     window: str = "%(window)s",
     limit: str = "%(limit)s",
+    digits: int | None = None,
 ) -> str:
     """The legs read from the table and fused in one statement: ``id, path, heading,
     score`` best first; the values are placeholders unless given as SQL (psql's
@@ -261,7 +267,7 @@ def hybrid_sql(
 )"""
         for leg, sql in ranked.items()
     )
-    return f"""WITH {legs}, {_joined(fusion)}
+    return f"""WITH {legs}, {_joined(fusion, digits)}
 SELECT j.id, coalesce(vector.path, lexical.path) AS path,
        coalesce(vector.heading, lexical.heading) AS heading, {_SCORE}
 FROM joined j LEFT JOIN vector USING (id) LEFT JOIN lexical USING (id)
