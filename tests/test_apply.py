@@ -73,7 +73,7 @@ def test_a_commented_golden_file_keeps_every_byte_but_the_added_entries(tmp_path
             "      - path: 'policies/change.md'   # single-quoted on purpose\n",
             "      - path: 'policies/change.md'   # single-quoted on purpose\n"
             "      - path: 'runbooks/freeze: faq.md'\n"
-            "        heading: Who decides?\n",
+            '        heading: "Who decides?"\n',  # the file double-quotes its one heading
         )
         .replace(
             "    -   path: runbooks/canary.ja.md\n",
@@ -81,7 +81,7 @@ def test_a_commented_golden_file_keeps_every_byte_but_the_added_entries(tmp_path
         )
         .replace(
             "[{path: data/backup.md}]",
-            "[{path: data/backup.md}, {path: data/restore.md, heading: Point-in-time}]",
+            '[{path: data/backup.md}, {path: data/restore.md, heading: "Point-in-time"}]',
         )
     )
     assert golden.read_text(encoding="utf-8") == expected_text
@@ -130,3 +130,38 @@ def test_unusual_layouts_still_get_a_valid_entry(tmp_path: Path, block: str) -> 
     loaded = {q.id: q.expected for q in load_golden(golden).queries}
     assert loaded["a"][-1] == Expected("new.md") and len(loaded["a"]) == 2
     assert loaded["b"] == (Expected("z.md"),)
+
+
+@pytest.mark.parametrize(
+    ("quote", "heading_quote"),
+    [('"', '"'), ("'", "'"), ("", "")],
+)
+def test_added_entries_quote_their_values_as_the_file_does(
+    tmp_path: Path, quote: str, heading_quote: str
+) -> None:
+    """A file that quotes every path (as ``groove golden from-qrels`` and many hand-written
+    sets do) gets quoted paths, twice in a row; a plain file stays plain."""
+    golden = tmp_path / "g.yml"
+    q, h = quote, heading_quote
+    text = (
+        "queries:\n"
+        f"  - id: a\n    query: q\n    expected:\n      - path: {q}docs/1.md{q}\n"
+        f"        heading: {h}Intro{h}\n"
+        f"  - id: b\n    query: r\n    expected:\n      - path: {q}docs/2.md{q}\n"
+    )
+    golden.write_text(text)
+    apply(golden, Judgements(tmp_path / "j", (_j("a", "docs/491.md", "Results"),)))
+    apply(golden, Judgements(tmp_path / "j", (_j("b", "docs/7.md"),)))
+    after = golden.read_text()
+    assert f"      - path: {q}docs/491.md{q}\n        heading: {h}Results{h}\n" in after
+    assert after.endswith(f"      - path: {q}docs/2.md{q}\n      - path: {q}docs/7.md{q}\n")
+    loaded = {x.id: x.expected for x in load_golden(golden).queries}
+    assert Expected("docs/491.md", "Results") in loaded["a"]
+    assert Expected("docs/7.md", None) in loaded["b"]
+
+
+def test_a_quoted_flow_list_gets_quoted_entries(tmp_path: Path) -> None:
+    golden = tmp_path / "g.yml"
+    golden.write_text('queries:\n  - id: a\n    query: q\n    expected: [{path: "a.md"}]\n')
+    apply(golden, Judgements(tmp_path / "j", (_j("a", "b.md"),)))
+    assert golden.read_text().endswith('expected: [{path: "a.md"}, {path: "b.md"}]\n')

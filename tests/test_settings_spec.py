@@ -42,7 +42,9 @@ from groove.settings import (
     SERVE,
     TUNE,
     Setting,
+    at_most,
     on,
+    parse_k_list,
 )
 from groove.tuning.settings import TuneSettings
 from groove.tuning.settings import resolve_settings as tune_settings
@@ -324,7 +326,7 @@ def probe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 def _names(call: Any) -> set[str]:
     with pytest.raises(_Reached) as info:
         call()
-    return set(info.value.given) - {"source"}
+    return set(info.value.given) - {"source", "face"}  # who asks, not what is set
 
 
 def test_evaluate_hands_every_keyword_to_the_resolver(probe: Path) -> None:
@@ -356,7 +358,8 @@ def test_the_cli_hands_every_option_to_the_resolver(
 ) -> None:
     result = CliRunner().invoke(cli, [command, "--kb-path", str(probe)])
     assert isinstance(result.exception, _Reached), result.output
-    assert set(result.exception.given) == set(on(table, "cli")) - {"config"} - own
+    given = set(result.exception.given) - {"face"}  # who asks, not what is set
+    assert given == set(on(table, "cli")) - {"config"} - own
 
 
 @pytest.mark.parametrize(
@@ -397,3 +400,32 @@ def test_a_key_no_section_has_a_field_for_is_read_through_its_declaration(
         ConfigError, match=r"eval\.probe = -1: must be a whole number from 0 or more$"
     ):
         parse_config("[eval]\nprobe = -1\n", tmp_path / "groove.toml")
+
+
+def test_a_refused_value_carries_the_setting_what_it_takes_and_what_it_got() -> None:
+    """The words are one face's; the data beside them is every face's."""
+    with pytest.raises(ConfigError) as info:
+        EVAL["limit"].parse("ten", source="keyword")
+    refused = info.value
+    assert (refused.setting, refused.expected, refused.given) == (
+        "limit",
+        "a whole number >= 1",
+        "ten",
+    )
+    assert refused.message == "keyword limit must be a whole number >= 1, got 'ten'"
+    assert refused.spelled("cli") == (refused.message, refused.hint)  # worded once, kept
+    with pytest.raises(ConfigError) as braces:
+        EVAL["limit"].parse("{x}", source="parameter")
+    assert braces.value.message == "parameter limit must be a whole number >= 1, got '{x}'"
+    assert braces.value.given == "{x}"
+    with pytest.raises(ConfigError) as over:
+        at_most("limit", LIMIT_MAX + 1)
+    assert (over.value.setting, over.value.given) == ("limit", LIMIT_MAX + 1)
+    assert over.value.expected == f"at most {LIMIT_MAX}"
+    with pytest.raises(ConfigError) as k:
+        parse_k_list("0,5")
+    assert (k.value.setting, k.value.expected, k.value.given) == (
+        "k_values",
+        "a list of whole numbers >= 1",
+        "0,5",
+    )

@@ -17,12 +17,13 @@ lists relevant answers only, and they stay in the judgements file for judged@k.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from groove import fileguard
 from groove.atomic import write_file
@@ -124,10 +125,11 @@ def insert_entries(text: str, queries: Sequence[GoldenQuery], added: Sequence[Ad
     """``text`` with each added entry inserted at the end of its query's ``expected``."""
     nodes = _expected_nodes(text, queries)
     newline = "\r\n" if "\r\n" in text else "\n"
+    quoting = _quoting(nodes.values())
     inserts: list[tuple[int, str]] = []
     for query_id in dict.fromkeys(a.query_id for a in added):
         entries = [a.entry for a in added if a.query_id == query_id]
-        inserts.append(_insertion(text, nodes[query_id], entries, newline))
+        inserts.append(_insertion(text, nodes[query_id], entries, newline, quoting))
     for index, piece in sorted(inserts, key=lambda x: x[0], reverse=True):
         if index == len(text) and text and not text.endswith("\n"):
             piece = newline + piece
@@ -151,13 +153,37 @@ def _expected_nodes(text: str, queries: Sequence[GoldenQuery]) -> dict[str, Sequ
     return out
 
 
+#: A field's quoting in the file: None (plain), ``'`` or ``"`` (PyYAML's scalar styles).
+Quoting = dict[str, str | None]
+
+
+def _quoting(expected_lists: Iterable[SequenceNode]) -> Quoting:
+    """How the file writes ``path`` and ``heading`` values: the style most of its entries
+    use (plain when it has none), so an added entry reads like its neighbours."""
+    seen: dict[str, Counter[str | None]] = {"path": Counter(), "heading": Counter()}
+    for expected in expected_lists:
+        for entry in expected.value:
+            if not isinstance(entry, MappingNode):
+                continue
+            for key, value in entry.value:
+                if str(key.value) in seen and isinstance(value, ScalarNode):
+                    style = value.style if value.style in ("'", '"') else None
+                    seen[str(key.value)][style] += 1
+    return {field: c.most_common(1)[0][0] if c else None for field, c in seen.items()}
+
+
 def _insertion(
-    text: str, expected: SequenceNode, entries: Sequence[Expected], newline: str
+    text: str,
+    expected: SequenceNode,
+    entries: Sequence[Expected],
+    newline: str,
+    quoting: Quoting | None = None,
 ) -> tuple[int, str]:
+    quoting = quoting or {}
     if expected.flow_style:
         # `expected: [{path: a.md}]`: the new entries go before the closing bracket.
         close = text.rindex("]", 0, expected.end_mark.index)
-        pieces = "".join(", " + _flow_entry(e) for e in entries)
+        pieces = "".join(", " + _flow_entry(e, quoting) for e in entries)
         return close, pieces
     last = expected.value[-1]
     dash = text.rindex("-", 0, last.start_mark.index)  # the dash may sit on a line of its own
@@ -170,9 +196,10 @@ def _insertion(
         body = prefix + "  "
     lines = []
     for e in entries:
-        lines.append(f"{prefix}- path: {_scalar(e.path)}{newline}")
+        lines.append(f"{prefix}- path: {_scalar(e.path, quoting.get('path'))}{newline}")
         if e.heading is not None:
-            lines.append(f"{body}heading: {_scalar(e.heading)}{newline}")
+            heading = _scalar(e.heading, quoting.get("heading"))
+            lines.append(f"{body}heading: {heading}{newline}")
     return _after(text, last), "".join(lines)
 
 
@@ -192,15 +219,20 @@ def _last_scalar(node: Node) -> Node:
     return node
 
 
-def _scalar(value: str) -> str:
-    """``value`` as a YAML scalar: plain when that reads back as the same string."""
-    dumped = yaml.safe_dump(value, allow_unicode=True, width=10**9, default_flow_style=True)
+def _scalar(value: str, style: str | None = None) -> str:
+    """``value`` as a YAML scalar in ``style`` (``'`` or ``"``); without one, plain when
+    that reads back as the same string."""
+    dumped = yaml.safe_dump(
+        value, allow_unicode=True, width=10**9, default_flow_style=True, default_style=style
+    )
     return dumped.removesuffix("\n...\n").rstrip("\n")
 
 
-def _flow_entry(e: Expected) -> str:
-    heading = "" if e.heading is None else f", heading: {_scalar(e.heading)}"
-    return f"{{path: {_scalar(e.path)}{heading}}}"
+def _flow_entry(e: Expected, quoting: Quoting) -> str:
+    heading = (
+        "" if e.heading is None else f", heading: {_scalar(e.heading, quoting.get('heading'))}"
+    )
+    return f"{{path: {_scalar(e.path, quoting.get('path'))}{heading}}}"
 
 
 def _check(golden_path: Path, data: bytes, golden: GoldenSet, added: Sequence[Added]) -> None:

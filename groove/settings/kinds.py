@@ -201,6 +201,8 @@ def parse_k_list(text: str) -> tuple[int, ...]:
             f"{{setting}} {text!r} is not a list of whole numbers >= 1",
             "write it like {give:1,5,10}",
             setting="k_values",
+            expected="a list of whole numbers >= 1",
+            given=text,
         )
     return values
 

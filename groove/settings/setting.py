@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from groove.errors import ConfigError
+from groove.errors import ConfigError, literal
 from groove.settings.kinds import (  # the kinds' constants, re-exported with Setting
     GATE_MODES,
     KINDS,
@@ -151,7 +151,11 @@ class Setting:
                 else f"pass {self.name}= as {kind.wanted}, or leave it out"
             )
             raise ConfigError(
-                f"{source} {self.name} must be {bad.wanted}, got {bad.value!r}", hint
+                literal(f"{source} {self.name} must be {bad.wanted}, got {bad.value!r}"),
+                literal(hint),
+                setting=self.name,
+                expected=bad.wanted,
+                given=bad.value,
             ) from None
 
     def but(self, **changes: Any) -> Setting:
@@ -179,5 +183,7 @@ def at_most(name: str, value: int) -> int:
             f"{{setting}} {value} exceeds the supported maximum {LIMIT_MAX}",
             f"pass {{give:N}} with N from 1 to {LIMIT_MAX}",
             setting=name,
+            expected=f"at most {LIMIT_MAX}",
+            given=value,
         )
     return value
