@@ -6,8 +6,9 @@
 # 1 regression, 2 bad input, 3 the notebook failed, 4 the gate could not be applied: no
 # baseline file and no history, or a file of another configuration). require_baseline is
 # on: a gate that compared nothing fails. The report lands in OUT: eval-report.html,
-# eval-report.ipynb, result.json and summary.md; when $GITHUB_STEP_SUMMARY is set the
-# Markdown summary is appended to it.
+# eval-report.ipynb, result.json, summary.md and junit.xml (one test case per golden
+# query, for the CI's test report); when $GITHUB_STEP_SUMMARY is set the Markdown summary
+# is appended to it.
 #
 #   ci/gate.sh KB [OUT] [-p NAME VALUE]...
 #
@@ -33,7 +34,7 @@ python="${PYTHON:-python3}"
 
 "$groove" index --kb-path "$kb"
 
-gate=(-p fail_on_regression true -p require_baseline true)
+gate=(-p fail_on_regression true -p require_baseline true -p junit "$out/junit.xml")
 if [ -n "${GROOVE_BASELINE_FILE:-}" ]; then
   gate+=(-p baseline_file "$GROOVE_BASELINE_FILE")
 fi

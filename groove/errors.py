@@ -22,7 +22,10 @@ An error about one input names it with ``setting`` (the declared name in groove.
 e.g. ``"kb_path"``) and writes ``{setting}`` / ``{give}`` where the name belongs in its
 message and hint. Each face spells the input its own way (``spelled``): the CLI as its
 flag (``--kb-path``), the API as a keyword (``kb_path=``), a notebook as a parameter
-(``-p kb_path``). The library itself never writes a face's spelling.
+(``-p kb_path``). The library itself never writes a face's spelling. Each face words an
+error once, at its boundary (the CLI's ``print_error``, the notebook kernel's ``_refused``,
+``serve``'s answer); ``message`` / ``hint`` are the API's words. A refused value also
+carries its data: ``setting``, ``expected`` (what the setting takes) and ``given``.
 """
 
 from __future__ import annotations

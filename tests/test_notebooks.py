@@ -424,9 +424,11 @@ def test_ci_gate_script_gates_against_the_committed_file_and_appends_the_summary
     assert "If this drop is intended, accept it in review: commit " in text
     proposed = tmp_path / "report" / "proposed.baseline.json"
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [
-        "eval-report.html", "eval-report.ipynb", "proposed.baseline.json", "result.json",
-        "summary.md",
+        "eval-report.html", "eval-report.ipynb", "junit.xml", "proposed.baseline.json",
+        "result.json", "summary.md",
     ]  # fmt: skip
+    failures = (tmp_path / "report" / "junit.xml").read_text(encoding="utf-8").count("<failure")
+    assert failures == 2  # the two queries that regressed, as the summary lists them
     # Committing the proposal is the decision: the next job passes against it.
     shutil.copy(proposed, committed)
     history.unlink()
