@@ -17,6 +17,7 @@ from groove.engine import bm25
 from groove.engine.index import build
 from groove.engine.lexical import lexical_query
 from groove.store import postings_file
+from groove.store.beside import meta_token
 from groove.store.db import connect, default_db_path
 from groove.store.leg_scores import bm25_scored
 from groove.store.postings import read_postings
@@ -152,7 +153,7 @@ def test_index_runs_in_a_row_keep_the_file_in_step(indexed_kb, real_embedder) ->
         mapped = postings_file.load(conn, "porter")
         assert mapped is not None and mapped.checked, step
         assert _equal_to_sql(conn, mapped.postings), step
-        tokens.append(postings_file._token(conn))
+        tokens.append(meta_token(conn, postings_file.KEY_POSTINGS_TOKEN))
         conn.close()
         if step.startswith("no-op"):
             assert path.stat().st_mtime_ns == before, "an unchanged index rewrote its file"
@@ -179,7 +180,10 @@ def test_a_write_that_dies_half_way_leaves_the_old_file_and_no_token(
     assert path.read_bytes() == old  # never half-written
     assert not [p for p in path.parent.iterdir() if p.name.startswith(f"{path.name}.")]
     conn = connect(db)
-    assert postings_file._token(conn) is None and postings_file.load(conn, "porter") is None
+    assert (
+        meta_token(conn, postings_file.KEY_POSTINGS_TOKEN) is None
+        and postings_file.load(conn, "porter") is None
+    )
     lq = lexical_query("crash note", "porter")
     assert lq.match is not None
     expected = [i for i, _ in bm25_scored(conn, lq.match, WEIGHTS, 50, "porter")]

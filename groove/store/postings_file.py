@@ -45,6 +45,8 @@ from typing import BinaryIO
 import numpy as np
 
 from groove.atomic import remove_stale_temps, write_stream
+from groove.store.beside import db_file, meta_token
+from groove.store.beside import signature as file_signature
 from groove.store.db import transaction
 from groove.store.postings import Postings, index_key, read_postings
 from groove.store.schema import FTS_TABLES
@@ -141,15 +143,15 @@ def forget_open_files() -> None:
 def load(conn: Connection, table: str) -> Loaded | None:
     """``table``'s postings from the file when it holds exactly what ``conn`` sees, with
     ``key`` the current ``index_key``; else None (read them through SQL)."""
-    token = _token(conn)
-    db = _db_file(conn)
+    token = meta_token(conn, KEY_POSTINGS_TOKEN)
+    db = db_file(conn)
     if token is None or not db:
         return None
     where = (db, token, table)
     found = _OPENED.get(where)
     if found is None:
         path = file_path(Path(db))
-        signature = _signature(path)
+        signature = file_signature(path)
         if where in _MISSED and _MISSED[where] == signature:
             return None  # looked at already, and the file has not changed since
         found = _open(path, token, table) if signature is not None else None
@@ -163,28 +165,6 @@ def load(conn: Connection, table: str) -> Loaded | None:
     if key[2] != found.postings.key[2]:
         return None  # FTS5's counts moved although the token stayed: not this state
     return replace(found, postings=replace(found.postings, key=key))
-
-
-def _token(conn: Connection) -> str | None:
-    found = conn.execute(
-        "SELECT value FROM index_meta WHERE key = ?", (KEY_POSTINGS_TOKEN,)
-    ).fetchone()
-    return None if found is None else str(found[0])
-
-
-def _db_file(conn: Connection) -> str:
-    for _, name, file in conn.execute("PRAGMA database_list").fetchall():
-        if name == "main":
-            return str(file or "")
-    return ""
-
-
-def _signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _open(path: Path, token: str, table: str) -> Loaded | None:
@@ -261,7 +241,7 @@ def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postin
     (engine.bm25): it is recorded, so that readers in the same environment need not redo it.
     For ``groove index``, under its build lock; OSError (a full disk) propagates.
     """
-    path = file_path(Path(_db_file(conn) or db_path))
+    path = file_path(Path(db_file(conn) or db_path))
     remove_stale_temps(path)
     name = FTS_TABLES[table]
     exists = conn.execute(
@@ -273,7 +253,7 @@ def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postin
     with transaction(conn):  # the write lock: the postings cannot change while being read
         for trigger in _TRIGGERS:
             conn.execute(trigger)
-        token = _token(conn)
+        token = meta_token(conn, KEY_POSTINGS_TOKEN)
         if token is not None and _file_token(path) == token:
             return True
         postings = read_postings(conn, table)

@@ -43,6 +43,8 @@ from typing import BinaryIO
 import numpy as np
 
 from groove.atomic import remove_stale_temps, write_stream
+from groove.store.beside import db_file, meta_token
+from groove.store.beside import signature as file_signature
 from groove.store.db import transaction
 from groove.store.knn import exact_distances, top_k
 from groove.store.schema import has_vector_table
@@ -133,10 +135,10 @@ def current(conn: Connection) -> VectorCopy | None:
     """The copy that holds exactly the vectors ``conn`` sees now, or None (use SQL)."""
     if _SQL_ONLY[0]:
         return None
-    token = _token(conn)
+    token = meta_token(conn, KEY_VECTORS_TOKEN)
     if token is None:
         return None
-    db = _db_file(conn)
+    db = db_file(conn)
     if not db:
         return None
     key = (db, token)
@@ -144,7 +146,7 @@ def current(conn: Connection) -> VectorCopy | None:
     if found is not None:
         return found
     path = copy_path(Path(db))
-    signature = _signature(path)
+    signature = file_signature(path)
     if key in _MISSED and _MISSED[key] == signature:
         return None  # looked at already, and the file has not changed since
     opened = _open(conn, path, token) if signature is not None else None
@@ -227,28 +229,6 @@ def vectors_of(conn: Connection, chunk_ids: list[int], dim: int) -> np.ndarray |
     present = rows >= 0
     out[present] = copy.matrix[rows[present]]
     return out
-
-
-def _token(conn: Connection) -> str | None:
-    found = conn.execute(
-        "SELECT value FROM index_meta WHERE key = ?", (KEY_VECTORS_TOKEN,)
-    ).fetchone()
-    return None if found is None else str(found[0])
-
-
-def _db_file(conn: Connection) -> str:
-    for _, name, file in conn.execute("PRAGMA database_list").fetchall():
-        if name == "main":
-            return str(file or "")
-    return ""
-
-
-def _signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _sqlite_vec_version(conn: Connection) -> str:
@@ -341,7 +321,7 @@ def refresh(conn: Connection, db_path: Path) -> bool:
     OSError (a full disk, a read-only folder) propagates; the index itself is untouched.
     """
     # the name readers derive from the connection (SQLite resolves symlinks in it)
-    path = copy_path(Path(_db_file(conn) or db_path))
+    path = copy_path(Path(db_file(conn) or db_path))
     remove_stale_temps(path)
     version = _sqlite_vec_version(conn)
     if not has_vector_table(conn) or version not in VERIFIED_SQLITE_VEC:
@@ -350,7 +330,7 @@ def refresh(conn: Connection, db_path: Path) -> bool:
     with transaction(conn):  # the write lock: the vectors cannot change while being read
         for trigger in _TRIGGERS:
             conn.execute(trigger)
-        token = _token(conn)
+        token = meta_token(conn, KEY_VECTORS_TOKEN)
         if token is not None and _file_token(path) == token:
             return True
         if token is None:
