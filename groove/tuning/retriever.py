@@ -45,9 +45,9 @@ from groove.retrievers.spec import RetrieverSpec
 from groove.settings import DEFAULT_LIMIT, TUNE, at_most
 from groove.tuning.analysis import analyse
 from groove.tuning.families import FamilyGrid, family_grid
-from groove.tuning.grid import PRIMARY_K
 from groove.tuning.recommend import ENGINES, retriever_legs
 from groove.tuning.result import LegCounts, TuneResult
+from groove.tuning.settings import RETRIEVER_RULES
 from groove.tuning.table import MetricTable
 
 LEGS_HINT = (
@@ -221,7 +221,6 @@ def tune_legs(
 
 #: The settings of groove's own index (and the tune explorer's saved result).
 INDEX_ONLY = ("model", "model_path", "lexical", "db_path", "tune_json")
-DEFAULT_WINDOW = 100
 
 
 def refuse_index_settings(given: Mapping[str, Any]) -> None:
@@ -250,7 +249,7 @@ def run_retriever(
     ``engine`` defaults to the retriever's kind when it is an engine groove writes for
     (postgresql, lancedb), else groove; ``golden`` to ``[eval].golden``, else the golden
     file of ``kb_path`` (given or groove.toml's)."""
-    values = resolve(TUNE, config, given)
+    values = resolve(TUNE, config, given, RETRIEVER_RULES)
     family = values["family"]
     if family not in FUSION_FAMILIES:
         raise ConfigError(
@@ -265,11 +264,6 @@ def run_retriever(
             f"use one of {', '.join(ENGINES)}",
             setting="engine",
         )
-    window = values["window"]
-    if window is not None and window < 1:
-        raise ConfigError(
-            f"{{setting}} {window}", "give the deepest window swept, 1 or more", setting="window"
-        )
     kb = values["kb_path"]
     golden_path = golden_file(values["golden"], kb)
     if golden_path is None:
@@ -278,15 +272,14 @@ def run_retriever(
             "pass {give:FILE} (or {give_kb_path:KB})",
             setting="golden",
         )
-    ks = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
     return run(
         spec,
         golden_path,
         family=family,
         engine=chosen,
-        limit=max(values["limit"] or DEFAULT_LIMIT, max(ks)),
-        k_values=ks,
-        depth=window or DEFAULT_WINDOW,
+        limit=values["limit"],
+        k_values=values["k_values"],
+        depth=values["window"],
         progress=progress,
         kb_path=kb,
     )
