@@ -72,11 +72,6 @@ class EvalSettings:
         return max(max(self.k_values, default=DEFAULT_LIMIT), self.limit)
 
 
-def golden_path_for(config: Config, kb: Path, golden: Path | None) -> Path:
-    """``--golden``, else ``[eval].golden``, else ``<kb>/.groove-eval.yml`` (eval and tune)."""
-    return golden or config.eval.golden or kb / GOLDEN_FILE_NAME
-
-
 def golden_file(golden: Path | None, kb: Path | None) -> Path | None:
     """The resolved ``golden`` setting (given, else ``[eval].golden``), else the KB's
     ``.groove-eval.yml``; None with neither (a retriever measured without a KB)."""
