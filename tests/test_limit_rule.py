@@ -108,7 +108,7 @@ def test_tune_with_a_retriever_takes_its_limit_and_window_from_its_rules() -> No
     is lowered."""
     from groove.resolve import resolve
     from groove.settings import TUNE
-    from groove.tuning.settings import RETRIEVER_RULES
+    from groove.tuning.retriever import RETRIEVER_RULES
 
     def chosen(**given: object) -> tuple[object, ...]:
         values = resolve(TUNE, Config(), given, RETRIEVER_RULES)

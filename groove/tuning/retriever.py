@@ -36,18 +36,18 @@ from groove.metrics import (
 )
 from groove.notes import Note
 from groove.progress import Progress
-from groove.resolve import resolve
+from groove.resolve import Rule, resolve
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.provenance import corpus_to_record, read_local
 from groove.retrievers.spec import RetrieverSpec
-from groove.settings import DEFAULT_LIMIT, TUNE, at_most
+from groove.settings import DEFAULT_LIMIT, TUNE, Setting, at_most
 from groove.tuning.analysis import analyse
 from groove.tuning.families import FamilyGrid, family_grid
+from groove.tuning.grid import with_primary_k
 from groove.tuning.recommend import ENGINES, retriever_legs
 from groove.tuning.result import LegCounts, TuneResult
-from groove.tuning.settings import RETRIEVER_RULES
 from groove.tuning.table import MetricTable
 
 LEGS_HINT = (
@@ -217,6 +217,31 @@ def tune_legs(
         analysis = analyse(table, effective, grid)
     source = retriever_legs(name, engine, counts, analysis, target, limit)
     return TuneResult(golden_path, limit, k_values, queries, source, analysis, grid, notes, kb_path)
+
+
+#: The deepest window swept when none is given (the retrieval's limit).
+DEFAULT_WINDOW = 100
+
+
+def limit_from_the_default(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
+    """A limit not given is DEFAULT_LIMIT (the retrieval is the window's; the limit only
+    cuts the fused list), and it is at least the largest k."""
+    values["limit"] = max(values["limit"] or DEFAULT_LIMIT, max(values["k_values"], default=0))
+    return []
+
+
+def window_from_the_default(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
+    values["window"] = values["window"] or DEFAULT_WINDOW
+    return []
+
+
+#: tune --retriever's rules after the bound (groove.resolve): k with the primary k, the
+#: limit from DEFAULT_LIMIT and the k, the window from DEFAULT_WINDOW.
+RETRIEVER_RULES: tuple[Rule, ...] = (
+    with_primary_k,
+    limit_from_the_default,
+    window_from_the_default,
+)
 
 
 #: The settings of groove's own index (and the tune explorer's saved result).

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -14,13 +13,11 @@ from groove.engine.session import check_kb_path
 from groove.evaluation.settings import GOLDEN_FILE_NAME
 from groove.notes import Note
 from groove.resolve import Rule, limit_covers_k, resolve
-from groove.settings import DEFAULT_LIMIT, TUNE, Setting
-from groove.tuning.grid import PRIMARY_K
+from groove.settings import DEFAULT_LIMIT, TUNE
+from groove.tuning.grid import with_primary_k
 from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
 SMALL_N_WARN = 50
-#: The deepest window tune --retriever sweeps when none is given (the retrieval's limit).
-DEFAULT_WINDOW = 100
 
 
 @dataclass(frozen=True)
@@ -41,36 +38,9 @@ class TuneSettings:
         return candidate_pool(self.limit)
 
 
-def with_primary_k(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
-    """k always includes the primary k (5), sorted, without repeats (the reference's
-    normalisation: ``--k 1,10`` is 1, 5, 10)."""
-    values["k_values"] = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
-    return []
-
-
-def limit_from_the_default(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
-    """tune --retriever: a limit not given is DEFAULT_LIMIT (its retrieval is the window's,
-    so the limit only cuts the fused list), and at least the largest k."""
-    values["limit"] = max(values["limit"] or DEFAULT_LIMIT, max(values["k_values"], default=0))
-    return []
-
-
-def window_from_the_default(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
-    """tune --retriever: a window not given is DEFAULT_WINDOW."""
-    values["window"] = values["window"] or DEFAULT_WINDOW
-    return []
-
-
 #: tune's rules after the bound (groove.resolve): k with the primary k, the limit at
 #: least the largest k. Up to LIMIT_MAX, nothing is lowered.
 TUNE_RULES: tuple[Rule, ...] = (with_primary_k, limit_covers_k)
-#: tune --retriever's: k with the primary k, the limit from DEFAULT_LIMIT and the k, the
-#: window from its default.
-RETRIEVER_RULES: tuple[Rule, ...] = (
-    with_primary_k,
-    limit_from_the_default,
-    window_from_the_default,
-)
 
 
 def resolve_settings(config: Config, /, **given: Any) -> TuneSettings:
