@@ -121,7 +121,7 @@ def unset_cmd(ctx: click.Context, name: str, kb_path: Path | None, golden: Path 
 @command_options(BASELINE)
 @click.pass_context
 def list_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> None:
-    """The stored runs, newest first: id, time, the gate's outcome, its baseline, pins."""
+    """The stored runs, newest first: id, name, time, the gate's outcome, its baseline, pins."""
     from groove.history.history import load_history
     from groove.report.notes import cli_line
 
@@ -135,13 +135,21 @@ def list_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> N
     if not history.runs:
         click.echo(f"no runs in {path}")
         return
-    click.echo(f"{'id':<10}  {'timestamp':<25}  {'outcome':<11}  {'against':<10}  configuration")
+    # the run's own name (groove eval --name) beside its id; pins stay in brackets at the end
+    width = max([len("name"), *(len(run.name or "-") for run in history.runs)])
+    click.echo(
+        f"{'id':<10}  {'name':<{width}}  {'timestamp':<25}  {'outcome':<11}  {'against':<10}  "
+        "configuration"
+    )
     for run in history.runs:
         outcome = "accepted" if run.accepted else (run.outcome or "passed")
         against = run.baseline_id or "-"
         pins = names.get(run.id)
         tail = f"  [{', '.join(sorted(pins))}]" if pins else ""
-        line = f"{run.id:<10}  {run.timestamp:<25}  {outcome:<11}  {against:<10}"
+        line = (
+            f"{run.id:<10}  {run.name or '-':<{width}}  {run.timestamp:<25}  {outcome:<11}  "
+            f"{against:<10}"
+        )
         click.echo(f"{line}  {_configuration(run)}{tail}")
 
 
