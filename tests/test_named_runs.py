@@ -116,6 +116,14 @@ def test_runs_are_referred_to_by_name_and_compare_says_what_differs(
     ]
     accepted = run("baseline", "accept", "--run", "mmr").stdout
     assert accepted.startswith(f"accepted {mmr['id']} ({mmr['timestamp']})")
+    _eval(kb, golden_en, "--name", "mmr-2", "--mmr", "true", "--mmr-lambda", "0.5")
+    alone = CliRunner().invoke(cli, ["compare", "--kb-path", str(kb)])
+    assert (alone.exit_code, alone.stderr) == (
+        2,
+        "Error: 1 run(s) to compare: need at least two\n"
+        "hint: the newest run is the only stored run of its configuration; to compare "
+        "configurations pass REFS (run names, ids or positions): groove compare base mmr-2\n",
+    )
     missing = CliRunner().invoke(cli, ["compare", "base", "nope", "--kb-path", str(kb)])
     assert (missing.exit_code, missing.stderr) == (
         2,
