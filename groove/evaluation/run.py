@@ -151,6 +151,8 @@ def prepare(
             unindexed = path_findings(golden.queries, doctor)
         context_static = engine.meta.context_static
         model_id = engine.embedder.model_id
+    order = [q.id for q in golden.queries]
+    latency = summarise(timings, order)
     timestamp = datetime.now(UTC).replace(microsecond=0).isoformat()
     record = RunRecord(
         timestamp=timestamp,
@@ -161,6 +163,7 @@ def prepare(
         findings=scanner.findings([[h.path for h in hits] for hits in tops])
         + unindexed
         + duplicate_id_findings(golden.queries),
+        latency=latency,
     )
     result = compare(settings, record, attribution)
     answers = AnswerUpdate.of(recorder.sketches(timestamp), golden.queries)
@@ -168,8 +171,6 @@ def prepare(
     if view is not None:
         stored = load_history(result.history_path).answers if result.history_path else {}
         rot = diagnose(golden.queries, view, answers.merged(stored))
-    order = [q.id for q in golden.queries]
-    latency = summarise(timings, order)
     return replace(
         result,
         answers=answers,

@@ -35,7 +35,8 @@ from groove.atomic import remove_stale_temps, write_file
 from groove.cards import Introduces, view
 from groove.errors import FileRefusedError, HistoryError, literal
 from groove.fileguard import is_present, read_checked
-from groove.golden.answers import AnswerSketch, AnswerUpdate, sketches_from_list
+from groove.golden.answers import AnswerSketch, AnswerUpdate
+from groove.history import stored
 from groove.history.floor import history_floor
 from groove.notes import Level, Note
 from groove.runs.fingerprint import Fingerprint
@@ -126,7 +127,7 @@ def load_history(path: Path) -> History:
     try:
         runs, pins, answers = _parse(raw)
         return History(runs=runs, pins=pins, answers=answers)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         corrupted = Note(
             NOTE_HISTORY_CORRUPTED,
@@ -152,19 +153,7 @@ def stored_runs(path: Path | None, current: RunRecord) -> tuple[RunRecord, ...]:
 def _parse(
     raw: bytes,
 ) -> tuple[tuple[RunRecord, ...], dict[str, str], dict[str, AnswerSketch]]:
-    data = json.loads(raw.decode("utf-8"))
-    runs = data["runs"]
-    if not isinstance(runs, list):
-        raise TypeError("`runs` is not a list")
-    pins = data.get("baselines") or {}
-    if not isinstance(pins, dict):
-        raise TypeError("`baselines` is not a mapping")
-    records = tuple(RunRecord.from_dict(run) for run in runs)
-    return (
-        records,
-        {str(k): str(v) for k, v in pins.items()},
-        sketches_from_list(data.get("answers")),
-    )
+    return stored.decode(json.loads(raw.decode("utf-8")))
 
 
 def append_run(
@@ -233,20 +222,14 @@ def serialise(
     pins: Mapping[str, str] | None = None,
     answers: Mapping[str, AnswerSketch] | None = None,
 ) -> bytes:
-    data = _document(runs, pins, answers)
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """The history file's bytes: the stored form (groove.history.stored)."""
+    return stored.dumps(stored.encode(runs, pins, answers))
 
 
-def _document(
-    runs: Sequence[RunRecord],
-    pins: Mapping[str, str] | None,
-    answers: Mapping[str, AnswerSketch] | None = None,
-) -> dict[str, Any]:
+def _document(runs: Sequence[RunRecord], pins: Mapping[str, str] | None) -> dict[str, Any]:
     data: dict[str, Any] = {"runs": [r.to_dict(keep_empty_findings=False) for r in runs]}
     if pins:
         data["baselines"] = dict(sorted(pins.items()))
-    if answers:
-        data["answers"] = [answers[p].to_dict() for p in sorted(answers)]
     return data
 
 
