@@ -18,7 +18,9 @@ Besides the runs, the file holds the named baselines (``"baselines": {"main": "<
 set by ``groove baseline set``). Trimming to ``history_size`` never drops a pinned run, nor
 the run that is the current baseline of a configuration still in the history
 (groove.history.baseline), nor its accepted baseline (groove.history.floor): a burst of
-experiments or of failed runs must not push either out of the file.
+experiments or of failed runs must not push either out of the file. What repeats from run
+to run (the golden's queries, each hit's path and heading, the doctor's sketches) is stored
+once (groove.history.stored).
 """
 
 from __future__ import annotations
@@ -71,8 +73,9 @@ class History(Introduces):
         return self.warnings
 
     def to_dict(self) -> dict[str, Any]:
-        """The history file's document: ``runs`` (newest first) and, when any run is
-        pinned, ``baselines``; with ``notes`` when reading it found something."""
+        """The history as one document, every run in full (the file stores them compactly:
+        groove.history.stored): ``runs`` (newest first) and, when any run is pinned,
+        ``baselines``; with ``notes`` when reading it found something."""
         data = _document(self.runs, self.pins)
         if self.warnings:
             data["notes"] = [note.to_dict() for note in self.warnings]

@@ -1,9 +1,10 @@
 """The history file's stored form: each fact once, big arrays one compact line per item.
 
-A Cranfield run (225 queries, limit 10) written as ``RunRecord.to_dict`` takes about
-340 KB compact and 820 KB pretty-printed, most of it repeated from run to run: every run
-repeats the golden's queries and expected lists, and every hit spells out its path and
-heading. The stored form keeps the same facts, written once:
+A Cranfield run (225 queries, limit 10) written as ``RunRecord.to_dict``, with the
+sketches, takes about 390 KB compact and 820 KB pretty-printed, most of it repeated from
+run to run: every run repeats the golden's queries and expected lists, and every hit spells
+out its path and heading. The stored form keeps the same facts, written once (95 KB per
+run over three runs: bench/history_size.py):
 
 * ``queries``: the golden's query lists (id, text, expected entries, tags), keyed by a
   digest of their content; a run names its list (``"queries": key``);
@@ -18,7 +19,8 @@ heading. The stored form keeps the same facts, written once:
 * ``sketches``: the golden doctor's sketches, grouped by the timestamp that saw them.
 
 Every other field of a run is stored as ``RunRecord.to_dict`` writes it, so a run reads back
-equal to the one written. Files written before (``per_query`` in every run, the sketches as
+equal to the one written. The tables are built afresh at every save from the runs kept, so
+a trimmed run leaves nothing behind. Files written before (``per_query`` in every run, the sketches as
 ``answers``) read as they always did; the next save writes the stored form.
 
 ``dumps`` lays the document out with two-space indentation for the objects and one line
