@@ -20,8 +20,8 @@ run over three runs: bench/history_size.py):
 
 Every other field of a run is stored as ``RunRecord.to_dict`` writes it, so a run reads back
 equal to the one written. The tables are built afresh at every save from the runs kept, so
-a trimmed run leaves nothing behind. Files written before (``per_query`` in every run, the sketches as
-``answers``) read as they always did; the next save writes the stored form.
+a trimmed run leaves nothing behind. Files written before (``per_query`` in every run, the
+sketches as ``answers``) read as they always did; the next save writes the stored form.
 
 ``dumps`` lays the document out with two-space indentation for the objects and one line
 per item of a list of lists or objects: the file stays JSON with the ``{"runs": [...]}``
