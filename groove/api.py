@@ -126,27 +126,12 @@ def search(
     ``limit`` runs from 1 to groove.settings.LIMIT_MAX. ``lexical`` ("auto", "trigram" or
     "porter") picks the full-text index of the bm25 leg, as ``--lexical`` does.
     """
-    from groove.engine.query import compile_query
-    from groove.engine.rerank import load_reranker
-    from groove.engine.search import search as run_search
-    from groove.engine.search_settings import resolve_settings
-    from groove.engine.session import open_engine
+    from groove.engine.search_settings import resolve_settings, search_once
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
     given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
     loaded = _config(config)
-    settings = resolve_settings(loaded, **given)
-    compiled = compile_query(query)  # refuse a bad query before loading any model
-    with open_engine(
-        settings.kb_path,
-        db_path=settings.db_path,
-        model=settings.model,
-        model_path=settings.model_path,
-        config=loaded,
-    ) as engine:
-        cross_encoder = load_reranker(settings.reranker)
-        vector = engine.embed_queries([compiled.positive_text])[0]
-        return run_search(engine.conn, query, vector, settings.options, cross_encoder, compiled)
+    return search_once(query, resolve_settings(loaded, **given), loaded)
 
 
 def evaluate(

@@ -19,7 +19,7 @@ table.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -320,18 +320,8 @@ def resolve_retriever(config: Config, spec: RetrieverSpec, **given: Any) -> Retr
 def tune_retriever(
     settings: RetrieverTuneSettings, progress: Callable[[Progress], None] | None = None
 ) -> TuneResult:
-    """Retrieve once and sweep (``run``) with the resolved settings."""
-    return run(
-        settings.spec,
-        settings.golden_path,
-        family=settings.family,
-        engine=settings.engine,
-        limit=settings.limit,
-        k_values=settings.k_values,
-        depth=settings.depth,
-        progress=progress,
-        kb_path=settings.kb_path,
-    )
+    """Retrieve once and sweep (``run``, whose keywords are the settings' fields)."""
+    return run(progress=progress, **{f.name: getattr(settings, f.name) for f in fields(settings)})
 
 
 def run_retriever(

@@ -137,15 +137,9 @@ def _sweep_engine(
         lexical=mode,
     )
     return TuneResult(
-        golden_path=settings.golden_path,
-        limit=settings.limit,
-        k_values=settings.k_values,
-        queries=usable,
-        source=source,
-        analysis=analysis,
-        notes=settings.notes + tuple(notes),
-        kb_path=settings.kb_path,
-    )
+        settings.golden_path, settings.limit, settings.k_values, usable, source, analysis,
+        notes=settings.notes + tuple(notes), kb_path=settings.kb_path,
+    )  # fmt: skip
 
 
 def _extra_readers(routed: Sequence[LexicalQuery]) -> int:
