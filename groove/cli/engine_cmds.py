@@ -14,10 +14,10 @@ from groove.cli.common import (
     cli_given,
     command_options,
     config_from,
-    resolve_kb,
     stderr_is_terminal,
     warn,
 )
+from groove.resolve import resolve
 from groove.settings import LexicalMode
 
 
@@ -45,10 +45,11 @@ def index_cmd(
     from groove.engine.session import check_kb_path, index_embedder
 
     config = config_from(ctx)
-    kb = check_kb_path(resolve_kb(kb_path, config))
-    model_path = model_path or config.model_path
+    chosen = resolve(settings.INDEX, config, cli_given(settings.INDEX, locals()))
+    kb = check_kb_path(chosen["kb_path"])
+    model_path = chosen["model_path"]
     embedder = index_embedder(
-        kb, db_path=db_path, model=model, model_path=model_path, config=config
+        kb, db_path=db_path, model=chosen["model"], model_path=model_path, config=config
     )
     bar = ProgressBar(enabled=not quiet and stderr_is_terminal())
     try:

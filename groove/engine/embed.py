@@ -12,7 +12,8 @@ Where a model comes from, for ``load_embedder(model, model_path)``:
   slightly different rows, so its own name: never chosen unless named;
 * ``model_path``: a local folder with ``model.onnx`` (or ``onnx/model.onnx``), ``tokenizer.json``
   and ``tokenizer_config.json``. With a model name fastembed knows, fastembed reads the folder
-  as that model (its own pooling); otherwise the folder is registered as a custom model with
+  as that model (its own pooling); with ``minilm-int8``, it is run as the int8 copy is from the
+  cache (onnxruntime directly); otherwise the folder is registered as a custom model with
   mean pooling and L2 normalisation, and its id is ``model`` or else the folder's name;
 * any other fastembed name (``BAAI/bge-small-en-v1.5``): fastembed's cache under
   ``<cache>/models/hub``, downloaded once when the hub can be reached.
@@ -41,6 +42,7 @@ import numpy as np
 
 from groove.engine.rows import length_sorted_batches, unit_rows
 from groove.errors import ModelError, literal
+from groove.settings import command_line
 
 _log = logging.getLogger(__name__)
 
@@ -409,9 +411,13 @@ def load_embedder(
     if name == INT8_MODEL:
         from groove.engine.onnx_embed import OnnxEmbedder
 
-        threads = extra.get("threads")
         return OnnxEmbedder(
-            _ensure_int8_model(), INT8_MODEL, batch_size=batch_size, threads=threads
+            _ensure_int8_model(),
+            INT8_MODEL,
+            batch_size=batch_size,
+            threads=extra.get("threads"),
+            # --force: a damaged copy still has its manifest, so a plain run would keep it
+            hint=command_line("model prepare", int8=True, force=True),
         )
     if name is None:
         raise ModelError(
@@ -453,9 +459,18 @@ def _load_local_embedder(
     batch_size: int,
     extra: dict[str, Any] | None = None,
 ) -> Embedder:
-    """A folder read as a model fastembed knows (``name``), or as a custom mean-pooled one."""
+    """A folder read as a model fastembed knows (``name``), as groove's int8 copy (which
+    fastembed does not know: on onnxruntime, as from the cache), or as a custom mean-pooled
+    one."""
     onnx_file = find_onnx_file(folder, "embedding model")
     hint = "check that the folder holds an ONNX text encoder with its tokenizer files"
+    if name == INT8_MODEL:
+        from groove.engine.onnx_embed import OnnxEmbedder
+
+        threads = (extra or {}).get("threads")
+        return OnnxEmbedder(
+            folder, name, batch_size=batch_size, threads=threads, model_file=onnx_file, hint=hint
+        )
     if name is not None:
         known = name
 

@@ -132,7 +132,10 @@ class OnnxEmbedder:
         batch_size: int,
         threads: int | None = None,
         model_file: str = "model.onnx",
+        hint: str | None = None,
     ) -> None:
+        """``hint``: what repairs the folder when it cannot be loaded (default: preparing
+        the default model again)."""
         try:
             self._tokenizer = load_tokenizer(folder)
             self._session = open_session(folder / model_file, threads)
@@ -141,7 +144,7 @@ class OnnxEmbedder:
             raise ModelError(
                 f"embedding model in {folder} cannot be loaded: "
                 f"{first[0] if first else type(exc).__name__}",
-                hint=command_line("model prepare", force=True),
+                hint=hint or command_line("model prepare", force=True),
             ) from exc
         self._inputs = {node.name for node in self._session.get_inputs()}
         self.model_id = model_id
