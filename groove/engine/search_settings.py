@@ -13,7 +13,7 @@ from groove.config import Config
 from groove.engine.query import compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import SearchOptions, SearchResult, build_options, search
-from groove.engine.session import open_engine
+from groove.engine.session import open_engine_for
 from groove.resolve import resolve
 from groove.settings import DEFAULT_LIMIT, PIPELINE, SEARCH, Setting
 
@@ -61,10 +61,7 @@ def search_once(query: str, settings: SearchSettings, config: Config) -> SearchR
     the index ``settings`` name (its ``-term`` exclusions are not embedded, so that they
     do not pull the vector leg)."""
     compiled = compile_query(query)
-    s = settings
-    with open_engine(
-        s.kb_path, db_path=s.db_path, model=s.model, model_path=s.model_path, config=config
-    ) as engine:
-        reranker = load_reranker(s.reranker)
+    with open_engine_for(settings, config=config) as engine:
+        reranker = load_reranker(settings.reranker)
         vector = engine.embed_queries([compiled.positive_text])[0]
-        return search(engine.conn, query, vector, s.options, reranker, compiled)
+        return search(engine.conn, query, vector, settings.options, reranker, compiled)
