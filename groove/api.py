@@ -33,6 +33,7 @@ from groove.settings import (
     TUNE,
     LexicalMode,
     Setting,
+    boundary,
 )
 
 if TYPE_CHECKING:
@@ -52,7 +53,12 @@ if TYPE_CHECKING:
 
 PathArg = str | os.PathLike[str]
 
+# The API's boundary: a GrooveError leaves each public function worded once, as Python says
+# its inputs (``keyword kb_path``, ``kb_path=PATH``), in its ``message``, ``hint`` and str().
+_api = boundary("api")
 
+
+@_api
 def index(
     kb_path: PathArg | None,
     *,
@@ -105,6 +111,7 @@ def index(
         finished()
 
 
+@_api
 def search(
     query: str,
     kb_path: PathArg | None,
@@ -150,6 +157,7 @@ def search(
         return run_search(engine.conn, query, vector, settings.options, cross_encoder, compiled)
 
 
+@_api
 def evaluate(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -226,6 +234,7 @@ def evaluate(
     return evaluation.save(result, settings)
 
 
+@_api
 def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
     """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
     ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
@@ -238,6 +247,7 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
     return baseline.pin(path, name, run, size)
 
 
+@_api
 def accept_baseline(
     kb_path: PathArg | None,
     run: str | None = None,
@@ -272,6 +282,7 @@ def accept_baseline(
     return accepted
 
 
+@_api
 def unset_baseline(kb_path: PathArg | None, name: str) -> str:
     """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
     from groove.history import baseline
@@ -291,6 +302,7 @@ def _history_file(kb_path: PathArg | None, config: PathArg | None = None) -> tup
     return history_path(kb), loaded.eval.history_size
 
 
+@_api
 def load_history(kb_path: PathArg) -> History:
     """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
     first; empty when there is none yet. ``runs_frame()`` gives one row per run, oldest first."""
@@ -302,6 +314,7 @@ def load_history(kb_path: PathArg) -> History:
     return read_history(history_path(kb))
 
 
+@_api
 def tune(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -384,6 +397,7 @@ def _spec(given: dict[str, Any]) -> RetrieverSpec:
     return spec
 
 
+@_api
 def pool(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -416,6 +430,7 @@ def pool(
     return run_pool(resolve(_config(config), given, source="keyword"))
 
 
+@_api
 def golden_doctor(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -438,6 +453,7 @@ def golden_doctor(
     return run_doctor(resolve_doctor(_config(config), given))
 
 
+@_api
 def judge(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -478,6 +494,7 @@ judge.__signature__ = inspect.signature(pool).replace(  # type: ignore[attr-defi
 )
 
 
+@_api
 def save_tune(result: TuneResult, path: PathArg) -> Path:
     """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
     from groove.tuning import export
@@ -487,6 +504,7 @@ def save_tune(result: TuneResult, path: PathArg) -> Path:
     return export.save_tune(result, _path(path, "path"))
 
 
+@_api
 def load_tune(path: PathArg) -> TuneResult:
     """A tune result saved by ``save_tune`` or by the tune-explorer notebook (its
     result.json). The selection and the gates are recomputed from the saved table."""
