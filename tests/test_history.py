@@ -101,9 +101,17 @@ def test_file_layout_is_pretty_json_with_runs_and_no_empty_findings(tmp_path: Pa
     append_run(path, make_record(), history_size=10)
     text = path.read_text(encoding="utf-8")
     data = json.loads(text)
-    assert list(data) == ["runs"]
+    assert list(data) == ["runs", "queries", "chunks"]  # the stored form: groove.history.stored
     run = data["runs"][0]
-    assert list(run) == ["id", "timestamp", "fingerprint", "corpus", "per_query", "aggregate"]
+    assert list(run) == [
+        "id",
+        "timestamp",
+        "fingerprint",
+        "corpus",
+        "queries",
+        "results",
+        "aggregate",
+    ]
     assert text.startswith('{\n  "runs": [\n')
 
 

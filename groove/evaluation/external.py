@@ -72,6 +72,8 @@ def run_external(
         text = spell(NOT_AVAILABLE.replace("{why}", literal(why)), settings.face)
         notes.append(Note(NOTE_INDEX_CHECKS, text, data={"why": why}))
     per_query = score(golden, tops, settings.k_values, [None] * len(tops))
+    timings = dict(getattr(retriever, "timings", {}))
+    latency = summarise(timings, [q.id for q in golden.queries])
     record = RunRecord(
         timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
         fingerprint=Fingerprint(
@@ -89,6 +91,7 @@ def run_external(
         per_query=per_query,
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
         findings=findings,
+        latency=latency,
     )
     attribution = None
     if settings.explain:  # the engine's misses attributed to the legs of its answers
@@ -97,8 +100,6 @@ def run_external(
         k = max(settings.k_values, default=settings.limit)
         attribution = explain_from_legs(per_query, getattr(retriever, "legs", {}), k)
     result = compare(replace(settings, notes=(*settings.notes, *notes)), record, attribution)
-    timings = dict(getattr(retriever, "timings", {}))
-    latency = summarise(timings, [q.id for q in golden.queries])
     ann = AnnRecall.of(getattr(retriever, "ann", {}))
     return replace(
         result, latency=latency, query_timings=timings, show_latency=True, ann_recall=ann
