@@ -249,6 +249,7 @@ def _build_locked(
     conn = connect(db_path)
     try:
         before = read_meta(conn)
+        postings = bm25.postings_before(conn)  # held before this run's writes
         recorded = before.lexical_default
         wanted = recorded if lexical is None else _recorded_mode(lexical)
         notes = _lexical_notes(recorded, wanted, force, kb_path)
@@ -268,7 +269,7 @@ def _build_locked(
         if should_optimize(embedded + deleted, chunk_total):
             optimize_fts(conn)
         plan.warnings.extend(_refresh_vector_copy(conn, db_path))
-        plan.warnings.extend(_refresh_postings(conn, db_path))
+        plan.warnings.extend(_refresh_postings(conn, db_path, postings))
     finally:
         conn.close()
     return IndexSummary(
@@ -301,11 +302,14 @@ def _refresh_vector_copy(conn: Connection, db_path: Path) -> list[str]:
     return []
 
 
-def _refresh_postings(conn: Connection, db_path: Path) -> list[str]:
+def _refresh_postings(
+    conn: Connection, db_path: Path, before: postings_file.Loaded | None
+) -> list[str]:
     """Write the porter table's postings beside the index (the numpy FTS leg maps them from
-    a process's first query); a file that cannot be written only costs speed."""
+    a process's first query), updated from ``before`` when the file held the index's as the
+    run began; a file that cannot be written only costs speed."""
     try:
-        bm25.persist(conn, db_path)
+        bm25.persist(conn, db_path, before)
     except OSError as exc:
         where = postings_file.file_path(db_path)
         return [f"could not write {where} ({exc.strerror or exc}): searches read SQLite instead"]

@@ -37,7 +37,7 @@ import os
 import platform
 import secrets
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -49,6 +49,7 @@ from groove.store.beside import db_file, meta_token
 from groove.store.beside import signature as file_signature
 from groove.store.db import transaction
 from groove.store.postings import Postings, index_key, read_postings
+from groove.store.postings_delta import updated
 from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
 
@@ -235,10 +236,19 @@ def _views(mapped: mmap.mmap, header: dict[str, object]) -> Loaded:
 # ---------------------------------------------------------------- writing
 
 
-def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postings], bool]) -> bool:
+def refresh(
+    conn: Connection,
+    db_path: Path,
+    table: str,
+    check: Callable[[Postings, Sequence[str] | None], bool],
+    before: Loaded | None = None,
+) -> bool:
     """Make ``<db>.postings`` hold ``table``'s postings, unless it already does; returns
-    whether a valid file is in place. ``check(postings)`` compares a few scores with SQL's
-    (engine.bm25): it is recorded, so that readers in the same environment need not redo it.
+    whether a valid file is in place. ``check(postings, words)`` compares a few scores with
+    SQL's (engine.bm25): it is recorded, so that readers in the same environment need not
+    redo it; ``words``: the terms an update touched, None after a full read. ``before``: the
+    file as the caller's changes began, if it held the index's; the new postings are then
+    made from it (``postings_delta``) instead of a full read (``_current``).
     For ``groove index``, under its build lock; OSError (a full disk) propagates.
     """
     path = file_path(Path(db_file(conn) or db_path))
@@ -256,7 +266,7 @@ def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postin
         token = meta_token(conn, KEY_POSTINGS_TOKEN)
         if token is not None and _file_token(path) == token:
             return True
-        postings = read_postings(conn, table)
+        postings, checked = _current(conn, table, check, before)
         ends = _sorted_term_ends(postings.terms)
         if ends is None:
             path.unlink(missing_ok=True)  # terms not in byte order: this reader cannot bisect
@@ -266,10 +276,26 @@ def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postin
             conn.execute(
                 "INSERT INTO index_meta(key, value) VALUES (?, ?)", (KEY_POSTINGS_TOKEN, token)
             )
-        checked = check(postings)
         write_stream(path, lambda handle: _export(handle, postings, ends, token, table, checked))
     forget_open_files()
     return True
+
+
+def _current(
+    conn: Connection,
+    table: str,
+    check: Callable[[Postings, Sequence[str] | None], bool],
+    before: Loaded | None,
+) -> tuple[Postings, bool]:
+    """The table's postings now and whether they passed ``check``: updated from ``before``
+    when its arithmetic was checked in this environment (the update's own words then do)
+    and that check passes; else read in full."""
+    if before is not None and before.checked:
+        update = updated(conn, table, before.postings)
+        if update is not None and check(update.postings, update.touched):
+            return update.postings, True
+    postings = read_postings(conn, table)
+    return postings, check(postings, None)
 
 
 def _file_token(path: Path) -> str | None:
