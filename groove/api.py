@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from groove.progress import watched
 from groove.settings import (
+    BASELINE,
+    BASELINE_ACCEPT,
+    BASELINE_RUN,
     EVAL,
     GOLDEN_DOCTOR,
     INDEX,
@@ -76,16 +79,18 @@ def index(
     """
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
+    from groove.resolve import resolve
 
     given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
     _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     loaded = _config(config)
-    kb = check_kb_path(given["kb_path"] or loaded.kb_path)
-    chosen_model_path = given["model_path"] or loaded.model_path
+    chosen = resolve(INDEX, loaded, given)
+    kb = check_kb_path(chosen["kb_path"])
+    chosen_model_path = chosen["model_path"]
     embedder = index_embedder(
         kb,
-        db_path=given["db_path"],
-        model=given["model"],
+        db_path=chosen["db_path"],
+        model=chosen["model"],
         model_path=chosen_model_path,
         config=loaded,
     )
@@ -94,12 +99,12 @@ def index(
         return build(
             kb,
             embedder,
-            db_path=given["db_path"],
+            db_path=chosen["db_path"],
             config=loaded,
-            force=given["force"],
+            force=chosen["force"],
             progress=shown,
             model_path=chosen_model_path,
-            lexical=given["lexical"],
+            lexical=chosen["lexical"],
         )
     finally:
         finished()
@@ -234,7 +239,7 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
 
     _checked("name", name, _text, "text")
     _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
-    path, size = _history_file(kb_path)
+    path, size = _history_file(_baseline_settings(BASELINE_RUN, kb_path))
     return baseline.pin(path, name, run, size)
 
 
@@ -256,16 +261,16 @@ def accept_baseline(
 
     _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
     _checked("name", name, _text_or_none, "text or None")
-    path, size = _history_file(kb_path)
+    values = _baseline_settings(BASELINE_ACCEPT, kb_path)
+    path, size = _history_file(values)
     if file is None or file is False:
         accepted, _ = baseline.accept(path, run, name, size)
         return accepted
     if file is True:
         from groove.evaluation.settings import GOLDEN_FILE_NAME, baseline_file_for
 
-        loaded = _config(None)
-        golden = loaded.eval.golden or path.parent / GOLDEN_FILE_NAME
-        target = baseline_file_for(loaded.eval.baseline_file, golden)
+        golden = values["golden"] or path.parent / GOLDEN_FILE_NAME
+        target = baseline_file_for(values["baseline_file"], golden)
     else:
         target = _path(file, "file")
     accepted, _ = baseline.accept_into_file(path, run, target, name, size)
@@ -277,18 +282,22 @@ def unset_baseline(kb_path: PathArg | None, name: str) -> str:
     from groove.history import baseline
 
     _checked("name", name, _text, "text")
-    path, size = _history_file(kb_path)
+    path, size = _history_file(_baseline_settings(BASELINE, kb_path))
     return baseline.unpin(path, name, size)
 
 
-def _history_file(kb_path: PathArg | None, config: PathArg | None = None) -> tuple[Path, int]:
+def _baseline_settings(table: Mapping[str, Setting], kb_path: PathArg | None) -> dict[str, Any]:
+    """A baseline command's settings: ``kb_path`` over groove.toml over the defaults."""
+    from groove.resolve import resolve
+
+    return resolve(table, _config(None), _keywords(table, kb_path=kb_path))
+
+
+def _history_file(values: Mapping[str, Any]) -> tuple[Path, int]:
     from groove.engine.session import check_kb_path
     from groove.history.history import history_path
 
-    loaded = _config(config)
-    given = _keywords(EVAL, kb_path=kb_path)["kb_path"]
-    kb = check_kb_path(given or loaded.kb_path)
-    return history_path(kb), loaded.eval.history_size
+    return history_path(check_kb_path(values["kb_path"])), values["history_size"]
 
 
 def load_history(kb_path: PathArg) -> History:

@@ -274,10 +274,28 @@ def _sample(setting: Setting) -> Any:
     return SAMPLE[setting.kind]
 
 
-def test_every_eval_setting_reaches_the_run_or_is_a_faces_own() -> None:
-    field_names = {f.name for f in fields(EvalSettings)}
-    unused = set(EVAL) - field_names - EVAL_FOLDED - EVAL_CLI_OWN
-    assert unused == set(), f"declared in EVAL, used by nothing: {sorted(unused)}"
+def test_every_eval_setting_reaches_the_run(tmp_path: Path) -> None:
+    """Each EVAL setting is read from the resolved settings by name (``settings[name]``):
+    its field when it has one, else the value as resolved; a field named as a setting
+    defaults to the declared default."""
+    given = {name: _sample(EVAL[name]) for name in EVAL if name in SETTABLE}
+    settings = eval_settings(Config(), kb_path=tmp_path, **given)
+    for name, value in given.items():
+        assert settings[name] == value, name
+    with pytest.raises(KeyError, match="EVAL declares no setting 'depth'"):
+        settings["depth"]
+    for f in fields(EvalSettings):
+        # save_history: the API's keyword is off by default, a run built directly saves
+        if f.name in set(EVAL) - {"save_history"} and EVAL[f.name].default is not None:
+            assert f.default == EVAL[f.name].default, f.name
+
+
+#: EVAL settings whose value is read as given (not changed by a rule, nor turned into a
+#: spec or a path by eval's own resolution).
+SETTABLE = set(EVAL) - EVAL_OWN_RULES - EVAL_FOLDED - {"baseline_file", "config"} | {
+    "mmr",
+    "lexical",
+}
 
 
 def test_every_tune_setting_reaches_the_run_or_is_a_faces_own() -> None:

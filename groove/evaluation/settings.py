@@ -65,6 +65,15 @@ class EvalSettings:
     name: str | None = None  # what the run is called wherever runs are listed
     junit: Path | None = None  # also write the run as a JUnit XML report (groove.report.junit)
     face: Face = "api"  # who runs it: the text it words (a note, the gate's reason) says so
+    #: The resolved EVAL settings that have no field above, by name: a new setting needs
+    #: its declaration only, and is read as ``settings["name"]``.
+    values: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
+
+    def __getitem__(self, name: str) -> Any:
+        """The resolved value of the EVAL setting ``name`` (its field, when it has one)."""
+        if name not in EVAL:
+            raise KeyError(f"EVAL declares no setting {name!r}")
+        return getattr(self, name) if name in _FIELDS else self.values[name]
 
     @property
     def depth(self) -> int:
@@ -72,9 +81,7 @@ class EvalSettings:
         return max(max(self.k_values, default=DEFAULT_LIMIT), self.limit)
 
 
-def golden_path_for(config: Config, kb: Path, golden: Path | None) -> Path:
-    """``--golden``, else ``[eval].golden``, else ``<kb>/.groove-eval.yml`` (eval and tune)."""
-    return golden or config.eval.golden or kb / GOLDEN_FILE_NAME
+_FIELDS = frozenset(f.name for f in fields(EvalSettings))
 
 
 def golden_file(golden: Path | None, kb: Path | None) -> Path | None:
@@ -132,10 +139,11 @@ def resolve_settings(
     search = build_options(config.search, limit, **{name: values[name] for name in PIPELINE})
     history = values["history"]
     save = given.get("save_history")  # the API's own keyword: absent on the other faces
-    same = {f.name: values[f.name] for f in fields(EvalSettings) if f.name in values}
+    same = {name: value for name, value in values.items() if name in _FIELDS}
     return EvalSettings(
         **{
             **same,
+            "values": {name: value for name, value in values.items() if name not in _FIELDS},
             "kb_path": kb,
             "golden_path": golden_path,
             "search": search,

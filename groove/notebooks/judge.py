@@ -313,12 +313,12 @@ def build_view(source: str, **given: Any) -> JudgeView:
     from groove.config import load_config
     from groove.golden.judgements import judge_name
     from groove.judging.run import pool, resolve
+    from groove.resolve import resolve as resolve_settings
     from groove.settings import JUDGE
 
     require_widgets()  # before any retrieval: say what is missing first
     parsed = {name: JUDGE[name].parse(value, source=source) for name, value in given.items()}
     config = load_config(parsed.pop("config", None))
     request = resolve(config, parsed, source=source)
-    return JudgeView(
-        pool(request), request.settings, judge_name(parsed.get("by"), config.eval.judge)
-    )
+    judge = resolve_settings(JUDGE, config, parsed)["judge"]  # [eval].judge
+    return JudgeView(pool(request), request.settings, judge_name(parsed.get("by"), judge))

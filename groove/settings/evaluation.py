@@ -223,8 +223,8 @@ BASELINE = table(
     shared.GOLDEN.but(
         help="Without a KB (runs of --retriever): the history beside this golden file.",
         surfaces=frozenset({"cli"}),
-        config_key=None,
     ),
+    HISTORY_SIZE,
     shared.CONFIG,
 )
 #: set and accept also take the run to pin
@@ -260,6 +260,7 @@ BASELINE_ACCEPT = table(
         bare="",
         surfaces=frozenset({"cli"}),
     ),
+    EVAL["baseline_file"].but(surfaces=FILE_ONLY),  # where --file alone writes
 )
 
 # ---------------------------------------------------------------- groove compare

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from groove.settings import shared
-from groove.settings.setting import Setting, table
+from groove.settings.setting import FILE_ONLY, Setting, table
+
+#: [eval] judge in groove.toml: no face takes it (``by`` is the face's own).
+JUDGE_NAME = Setting(
+    "judge",
+    "text",
+    "Who judges hits when $GROOVE_JUDGE is unset (docs/judgements.md).",
+    surfaces=FILE_ONLY,
+    config_key="eval.judge",
+)
 
 # ---------------------------------------------------------------- groove golden pool / judge
 # (docs/judgements.md; the --retriever family is the eval's, so a spec reads the same)
@@ -67,6 +76,7 @@ JUDGE = table(
         "Who is judging (default: $GROOVE_JUDGE, else [eval].judge, else the login name).",
         flag="--by",
     ),
+    JUDGE_NAME,
 )
 
 # ---------------------------------------------------------------- groove golden (the rest)
@@ -128,7 +138,9 @@ GOLDEN_EXPORT_QRELS = table(
     shared.CONFIG,
 )
 
-GOLDEN_IMPORT_JUDGEMENTS = table(shared.KB_PATH, shared.GOLDEN, JUDGE["by"], shared.CONFIG)
+GOLDEN_IMPORT_JUDGEMENTS = table(
+    shared.KB_PATH, shared.GOLDEN, JUDGE["by"], JUDGE_NAME, shared.CONFIG
+)
 
 GOLDEN_APPLY = table(
     shared.KB_PATH,

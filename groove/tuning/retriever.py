@@ -36,16 +36,16 @@ from groove.metrics import (
 )
 from groove.notes import Note
 from groove.progress import Progress
-from groove.resolve import resolve
+from groove.resolve import Rule, resolve
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.provenance import corpus_to_record, read_local
 from groove.retrievers.spec import RetrieverSpec
-from groove.settings import DEFAULT_LIMIT, TUNE, at_most
+from groove.settings import DEFAULT_LIMIT, TUNE, Setting, at_most
 from groove.tuning.analysis import analyse
 from groove.tuning.families import FamilyGrid, family_grid
-from groove.tuning.grid import PRIMARY_K
+from groove.tuning.grid import with_primary_k
 from groove.tuning.recommend import ENGINES, retriever_legs
 from groove.tuning.result import LegCounts, TuneResult
 from groove.tuning.table import MetricTable
@@ -219,9 +219,33 @@ def tune_legs(
     return TuneResult(golden_path, limit, k_values, queries, source, analysis, grid, notes, kb_path)
 
 
+#: The deepest window swept when none is given (the retrieval's limit).
+DEFAULT_WINDOW = 100
+
+
+def limit_from_the_default(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
+    """A limit not given is DEFAULT_LIMIT (the retrieval is the window's; the limit only
+    cuts the fused list), and it is at least the largest k."""
+    values["limit"] = max(values["limit"] or DEFAULT_LIMIT, max(values["k_values"], default=0))
+    return []
+
+
+def window_from_the_default(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
+    values["window"] = values["window"] or DEFAULT_WINDOW
+    return []
+
+
+#: tune --retriever's rules after the bound (groove.resolve): k with the primary k, the
+#: limit from DEFAULT_LIMIT and the k, the window from DEFAULT_WINDOW.
+RETRIEVER_RULES: tuple[Rule, ...] = (
+    with_primary_k,
+    limit_from_the_default,
+    window_from_the_default,
+)
+
+
 #: The settings of groove's own index (and the tune explorer's saved result).
 INDEX_ONLY = ("model", "model_path", "lexical", "db_path", "tune_json")
-DEFAULT_WINDOW = 100
 
 
 def refuse_index_settings(given: Mapping[str, Any]) -> None:
@@ -250,7 +274,7 @@ def run_retriever(
     ``engine`` defaults to the retriever's kind when it is an engine groove writes for
     (postgresql, lancedb), else groove; ``golden`` to ``[eval].golden``, else the golden
     file of ``kb_path`` (given or groove.toml's)."""
-    values = resolve(TUNE, config, given)
+    values = resolve(TUNE, config, given, RETRIEVER_RULES)
     family = values["family"]
     if family not in FUSION_FAMILIES:
         raise ConfigError(
@@ -265,11 +289,6 @@ def run_retriever(
             f"use one of {', '.join(ENGINES)}",
             setting="engine",
         )
-    window = values["window"]
-    if window is not None and window < 1:
-        raise ConfigError(
-            f"{{setting}} {window}", "give the deepest window swept, 1 or more", setting="window"
-        )
     kb = values["kb_path"]
     golden_path = golden_file(values["golden"], kb)
     if golden_path is None:
@@ -278,15 +297,14 @@ def run_retriever(
             "pass {give:FILE} (or {give_kb_path:KB})",
             setting="golden",
         )
-    ks = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
     return run(
         spec,
         golden_path,
         family=family,
         engine=chosen,
-        limit=max(values["limit"] or DEFAULT_LIMIT, max(ks)),
-        k_values=ks,
-        depth=window or DEFAULT_WINDOW,
+        limit=values["limit"],
+        k_values=values["k_values"],
+        depth=values["window"],
         progress=progress,
         kb_path=kb,
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -14,8 +13,8 @@ from groove.engine.session import check_kb_path
 from groove.evaluation.settings import GOLDEN_FILE_NAME
 from groove.notes import Note
 from groove.resolve import Rule, limit_covers_k, resolve
-from groove.settings import DEFAULT_LIMIT, TUNE, Setting
-from groove.tuning.grid import PRIMARY_K
+from groove.settings import DEFAULT_LIMIT, TUNE
+from groove.tuning.grid import with_primary_k
 from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 
 SMALL_N_WARN = 50
@@ -37,13 +36,6 @@ class TuneSettings:
     @property
     def candidate_pool(self) -> int:
         return candidate_pool(self.limit)
-
-
-def with_primary_k(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
-    """k always includes the primary k (5), sorted, without repeats (the reference's
-    normalisation: ``--k 1,10`` is 1, 5, 10)."""
-    values["k_values"] = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
-    return []
 
 
 #: tune's rules after the bound (groove.resolve): k with the primary k, the limit at
