@@ -448,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.latency_only:
             from _cranfield import indexed_cranfield
 
-            kb, _ = indexed_cranfield()
+            kb, _ = indexed_cranfield(args.kb.parent)  # the dataset of --kb
             db = kb.parent / ".groove.db"
         else:
             kb = Path(tmp) / "kb"

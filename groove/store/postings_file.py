@@ -21,7 +21,9 @@ The file, written through ``groove.atomic`` (a reader sees the old file, none, o
 When it may be used: exactly as the vector copy (``store.vector_copy``). ``index_meta``
 holds a random ``postings_token``; triggers on ``chunks`` delete it on any chunk insert,
 delete or update (the FTS tables change only with chunk rows), and ``refresh`` sets a new
-token and reads the postings in one write transaction. A reader also compares FTS5's
+token and reads the postings in one write transaction (or, when the file held the index's
+as the caller's changes began, updates them from it, ``store.postings_delta``: a run that
+changed a few files pays a fraction of the read). A reader also compares FTS5's
 averages record with the file's (row count and column totals: any write changes it). A
 missing, stale, foreign or unreadable file makes ``load`` return None, and the caller reads
 the postings through SQL as before.
