@@ -36,6 +36,7 @@ from groove.settings import (
     TUNE,
     LexicalMode,
     Setting,
+    boundary,
 )
 
 if TYPE_CHECKING:
@@ -49,13 +50,17 @@ if TYPE_CHECKING:
     from groove.notebooks.judge import JudgeView
     from groove.notes import Note
     from groove.progress import Progress
-    from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
 
+# The API's boundary: a GrooveError leaves each public function worded once, as Python says
+# its inputs (``keyword kb_path``, ``kb_path=PATH``), in its ``message``, ``hint`` and str().
+_api = boundary("api")
 
+
+@_api
 def index(
     kb_path: PathArg | None,
     *,
@@ -110,6 +115,7 @@ def index(
         finished()
 
 
+@_api
 def search(
     query: str,
     kb_path: PathArg | None,
@@ -132,29 +138,15 @@ def search(
     ``limit`` runs from 1 to groove.settings.LIMIT_MAX. ``lexical`` ("auto", "trigram" or
     "porter") picks the full-text index of the bm25 leg, as ``--lexical`` does.
     """
-    from groove.engine.query import compile_query
-    from groove.engine.rerank import load_reranker
-    from groove.engine.search import search as run_search
-    from groove.engine.search_settings import resolve_settings
-    from groove.engine.session import open_engine
+    from groove.engine.search_settings import resolve_settings, search_once
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
     given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
     loaded = _config(config)
-    settings = resolve_settings(loaded, **given)
-    compiled = compile_query(query)  # refuse a bad query before loading any model
-    with open_engine(
-        settings.kb_path,
-        db_path=settings.db_path,
-        model=settings.model,
-        model_path=settings.model_path,
-        config=loaded,
-    ) as engine:
-        cross_encoder = load_reranker(settings.reranker)
-        vector = engine.embed_queries([compiled.positive_text])[0]
-        return run_search(engine.conn, query, vector, settings.options, cross_encoder, compiled)
+    return search_once(query, resolve_settings(loaded, **given), loaded)
 
 
+@_api
 def evaluate(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -223,14 +215,12 @@ def evaluate(
     settings = resolve_settings(_config(config), source="keyword", **given)
     shown, finished = watched(progress, "evaluate")
     try:
-        result = evaluation.prepare(
-            settings, grid=PROBE if settings.explain else None, progress=shown
-        )
+        return evaluation.run(settings, grid=PROBE, progress=shown)
     finally:
         finished()
-    return evaluation.save(result, settings)
 
 
+@_api
 def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
     """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
     ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
@@ -243,6 +233,7 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
     return baseline.pin(path, name, run, size)
 
 
+@_api
 def accept_baseline(
     kb_path: PathArg | None,
     run: str | None = None,
@@ -277,6 +268,7 @@ def accept_baseline(
     return accepted
 
 
+@_api
 def unset_baseline(kb_path: PathArg | None, name: str) -> str:
     """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
     from groove.history import baseline
@@ -300,6 +292,7 @@ def _history_file(values: Mapping[str, Any]) -> tuple[Path, int]:
     return history_path(check_kb_path(values["kb_path"])), values["history_size"]
 
 
+@_api
 def load_history(kb_path: PathArg) -> History:
     """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
     first; empty when there is none yet. ``runs_frame()`` gives one row per run, oldest first."""
@@ -311,6 +304,7 @@ def load_history(kb_path: PathArg) -> History:
     return read_history(history_path(kb))
 
 
+@_api
 def tune(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -345,35 +339,13 @@ def tune(
     recommendation is written in) and ``window`` (the deepest window swept) apply; the
     result is the same ``TuneResult``, its ``source`` the retriever's legs (docs/engines.md).
     """
-    from groove.errors import ConfigError
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
     given = _keywords(TUNE, **_declared(TUNE, locals(), but=("config",)))
     _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
-    if given["retriever"] is not None or given["retriever_options"]:
-        from groove.tuning.retriever import refuse_index_settings, run_retriever
-
-        refuse_index_settings(given)
-        shown, finished = watched(progress, "tune")
-        try:
-            result = run_retriever(_config(config), _spec(given), progress=shown, **given)
-        finally:
-            finished()
-        for note in result.notes:
-            if on_note is not None:
-                on_note(note)
-        return result
-    for name in ("retriever_name", "engine", "window"):
-        if given[name] is not None:
-            raise ConfigError(f"keyword {name} needs retriever", "pass retriever= as well")
-    if given["family"] not in (None, "rrf"):
-        raise ConfigError("keyword family needs retriever", "pass retriever= as well")
-    settings = resolve_settings(_config(config), **given)
-    for note in settings.notes:
-        if on_note is not None:
-            on_note(note)
+    settings = resolve_settings(_config(config), source="keyword", **given)
     shown, finished = watched(progress, "tune")
     try:
         return tune_run.run(settings, progress=shown, on_note=on_note)
@@ -381,18 +353,7 @@ def tune(
         finished()
 
 
-def _spec(given: dict[str, Any]) -> RetrieverSpec:
-    """The retriever of ``given`` (its spec, options and name taken out of it)."""
-    from groove.retrievers.spec import spec_from_mapping
-
-    spec = spec_from_mapping(
-        given.pop("retriever"), given.pop("retriever_options"), source="keyword",
-        name=given.pop("retriever_name"),
-    )  # fmt: skip
-    assert spec is not None  # retriever_options without retriever is refused there
-    return spec
-
-
+@_api
 def pool(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -425,6 +386,7 @@ def pool(
     return run_pool(resolve(_config(config), given, source="keyword"))
 
 
+@_api
 def golden_doctor(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -447,6 +409,7 @@ def golden_doctor(
     return run_doctor(resolve_doctor(_config(config), given))
 
 
+@_api
 def judge(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -487,6 +450,7 @@ judge.__signature__ = inspect.signature(pool).replace(  # type: ignore[attr-defi
 )
 
 
+@_api
 def save_tune(result: TuneResult, path: PathArg) -> Path:
     """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
     from groove.tuning import export
@@ -496,6 +460,7 @@ def save_tune(result: TuneResult, path: PathArg) -> Path:
     return export.save_tune(result, _path(path, "path"))
 
 
+@_api
 def load_tune(path: PathArg) -> TuneResult:
     """A tune result saved by ``save_tune`` or by the tune-explorer notebook (its
     result.json). The selection and the gates are recomputed from the saved table."""

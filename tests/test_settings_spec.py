@@ -46,6 +46,8 @@ from groove.settings import (
     on,
     parse_k_list,
 )
+from groove.settings.spelling import spelled
+from groove.tuning.retriever import RETRIEVER_ONLY
 from groove.tuning.settings import TuneSettings
 from groove.tuning.settings import resolve_settings as tune_settings
 
@@ -225,17 +227,8 @@ EVAL_FOLDED = {
 #: turns into a spec.
 EVAL_CLI_OWN = {"full", "export_run", "export_run_headings", *RETRIEVER_FLAGS} - {"retriever"}
 TUNE_FOLDED = {"golden", "config", "tune_json"}
-#: The tune --retriever settings (groove.tuning.retriever.run_retriever).
-TUNE_EXTERNAL = {
-    "retriever",
-    "retriever_options",
-    "retriever_name",
-    "retriever_timeout",
-    "retriever_allow_stale_copy",
-    "family",
-    "engine",
-    "window",
-}
+#: The tune --retriever settings (groove.tuning.retriever.RetrieverTuneSettings).
+TUNE_EXTERNAL = {"retriever", "retriever_options", *RETRIEVER_ONLY}
 SAMPLE: dict[str, Any] = {
     "text": "other",
     "file": Path("elsewhere.db"),
@@ -431,10 +424,12 @@ def test_a_refused_value_carries_the_setting_what_it_takes_and_what_it_got() -> 
         "ten",
     )
     assert refused.message == "keyword limit must be a whole number >= 1, got 'ten'"
-    assert refused.spelled("cli") == (refused.message, refused.hint)  # worded once, kept
+    assert spelled(refused, "cli") == (refused.message, refused.hint)  # worded once, kept
     with pytest.raises(ConfigError) as braces:
         EVAL["limit"].parse("{x}", source="parameter")
-    assert braces.value.message == "parameter limit must be a whole number >= 1, got '{x}'"
+    assert spelled(braces.value, "notebook")[0] == (
+        "parameter limit must be a whole number >= 1, got '{x}'"
+    )
     assert braces.value.given == "{x}"
     with pytest.raises(ConfigError) as over:
         at_most("limit", LIMIT_MAX + 1)
