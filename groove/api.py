@@ -42,6 +42,8 @@ from groove.settings import (
 from groove.settings.signatures import offers
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
     from groove.config import Config
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
@@ -54,6 +56,15 @@ if TYPE_CHECKING:
     from groove.progress import Progress
     from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
+    from groove.settings.keywords import (
+        EvaluateKeywords,
+        GoldenDoctorKeywords,
+        IndexKeywords,
+        JudgeKeywords,
+        PoolKeywords,
+        SearchKeywords,
+        TuneKeywords,
+    )
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
@@ -65,7 +76,7 @@ def index(
     *,
     config: PathArg | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
-    **keywords: Any,
+    **keywords: Unpack[IndexKeywords],
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
@@ -116,7 +127,7 @@ def search(
     kb_path: PathArg | None,
     *,
     config: PathArg | None = None,
-    **keywords: Any,
+    **keywords: Unpack[SearchKeywords],
 ) -> SearchResult:
     """Search the index of ``kb_path`` with the hybrid pipeline, like ``groove search``.
 
@@ -154,7 +165,7 @@ def evaluate(
     *,
     config: PathArg | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
-    **keywords: Any,
+    **keywords: Unpack[EvaluateKeywords],
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -286,7 +297,7 @@ def tune(
     config: PathArg | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
     on_note: Callable[[Note], None] | None = None,
-    **keywords: Any,
+    **keywords: Unpack[TuneKeywords],
 ) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
@@ -356,7 +367,7 @@ def pool(
     golden: PathArg | None = None,
     *,
     config: PathArg | None = None,
-    **keywords: Any,
+    **keywords: Unpack[PoolKeywords],
 ) -> Pool:
     """The hits of ``golden``'s queries that no ``expected`` entry and no judgement covers,
     like ``groove golden pool``: from the newest run of each configuration in the history
@@ -377,7 +388,7 @@ def golden_doctor(
     golden: PathArg | None = None,
     *,
     config: PathArg | None = None,
-    **keywords: Any,
+    **keywords: Unpack[GoldenDoctorKeywords],
 ) -> DoctorReport:
     """The expected entries of ``golden`` that the index of ``kb_path`` cannot match, each
     with the most likely new target, its evidence and a confidence (certain, likely, none),
@@ -396,7 +407,7 @@ def judge(
     golden: PathArg | None = None,
     *,
     config: PathArg | None = None,
-    **keywords: Any,
+    **keywords: Unpack[JudgeKeywords],
 ) -> JudgeView:
     """The judging view for Jupyter over ``pool(...)``'s candidates: relevant / not
     relevant / skip with the keys r / n / s, each verdict saved at once beside the golden

@@ -145,7 +145,24 @@ def test_a_keyword_no_setting_declares_is_refused_as_python_refuses_it(function)
         function("q", "kb", limt=5) if name == "search" else function("kb", limt=5)
     annotations = {p.name: p.annotation for p in inspect.signature(function).parameters.values()}
     assert annotations["model"] == "str | None"
-    assert annotations["lexical"] == "Literal['auto', 'trigram', 'porter'] | None"
+    assert annotations["lexical"] == 'Literal["auto", "trigram", "porter"] | None'
+
+
+def test_the_typed_keywords_are_the_tables() -> None:
+    """groove/settings/keywords.py (what a type checker and an IDE read) is what the tables
+    generate (``make keywords`` writes it), and each TypedDict holds exactly the keywords
+    its function gathers in ``**keywords``."""
+    from groove.settings import keywords
+    from groove.settings.signatures import API_KEYWORDS, KEYWORDS_MODULE, keywords_module
+
+    assert KEYWORDS_MODULE.read_text(encoding="utf-8") == keywords_module(), "run make keywords"
+    for name, (typed, table, written) in API_KEYWORDS.items():
+        function = getattr(groove, name)
+        own = inspect.signature(function.__wrapped__).parameters
+        assert [p for p in own if p in table] == list(written), name
+        offered = [p for p in inspect.signature(function).parameters if p in table]
+        gathered = [p for p in offered if p not in written]
+        assert list(getattr(keywords, typed).__annotations__) == gathered, name
 
 
 def test_judge_refuses_what_pool_refuses(tmp_path: Path) -> None:

@@ -18,10 +18,15 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from groove.settings.engine import INDEX, SEARCH
+from groove.settings.evaluation import EVAL
+from groove.settings.judging import GOLDEN_DOCTOR, JUDGE, POOL
 from groove.settings.kinds import KINDS
 from groove.settings.setting import Setting, Surface, on
+from groove.settings.tuning import TUNE
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,3 +80,53 @@ def offers(table: Mapping[str, Setting], surface: Surface) -> Callable[[F], F]:
         return cast(F, call)
 
     return wrap
+
+
+# ---------------------------------------------------------------- the typed stub
+# A type checker and an IDE read source, not a runtime signature: the keywords each API
+# function gathers in ``**keywords`` are also written out as a TypedDict
+# (groove/settings/keywords.py, generated from the tables by ``write_keywords``, ``make
+# keywords``; tests/test_api.py checks that it is current).
+
+#: Each API function's keywords: (its TypedDict, its table, what it writes out itself).
+API_KEYWORDS: Mapping[str, tuple[str, Mapping[str, Setting], tuple[str, ...]]] = {
+    "index": ("IndexKeywords", INDEX, ("kb_path", "config")),
+    "search": ("SearchKeywords", SEARCH, ("kb_path", "config")),
+    "evaluate": ("EvaluateKeywords", EVAL, ("kb_path", "golden", "config")),
+    "tune": ("TuneKeywords", TUNE, ("kb_path", "golden", "config")),
+    "pool": ("PoolKeywords", POOL, ("kb_path", "golden", "config")),
+    "golden_doctor": ("GoldenDoctorKeywords", GOLDEN_DOCTOR, ("kb_path", "golden", "config")),
+    "judge": ("JudgeKeywords", JUDGE, ("kb_path", "golden", "config")),
+}
+KEYWORDS_MODULE = Path(__file__).with_name("keywords.py")
+_HEAD = '''"""The keywords of the API's functions, for type checkers and IDEs (generated).
+
+Written by ``make keywords`` (groove.settings.signatures.write_keywords) from the tables
+in groove.settings; do not edit. At run time the signatures come from ``offers``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypedDict
+
+__all__ = [{names}
+]
+'''
+
+
+def keywords_module() -> str:
+    """The text of groove/settings/keywords.py: one TypedDict (``total=False``) per API
+    function, a key for each keyword it gathers, typed as ``offers`` types it."""
+    names = "".join(f'\n    "{typed}",' for typed in sorted(t for t, _, _ in API_KEYWORDS.values()))
+    parts = [_HEAD.format(names=names)]
+    for typed, table, written in API_KEYWORDS.values():
+        keys = [n for n in on(table, "api") if n not in written]
+        body = "".join(f"\n    {n}: {annotation(table[n])}" for n in keys)
+        parts.append(f"\nclass {typed}(TypedDict, total=False):{body}\n")
+    return "\n".join(parts)
+
+
+def write_keywords() -> None:
+    KEYWORDS_MODULE.write_text(keywords_module(), encoding="utf-8")
