@@ -22,6 +22,7 @@ from embed_fixtures import (
 
 from groove.engine import embed, model_folder
 from groove.engine.onnx_embed import OnnxEmbedder
+from groove.engine.rows import length_sorted_batches
 from groove.errors import ModelError
 
 minilm_root = embed_fixtures.minilm_root
@@ -59,10 +60,10 @@ def test_cache_root_defaults_to_home_and_env_overrides(
 
 def test_length_sorted_batches_go_longest_first_and_cover_every_index() -> None:
     texts = ["aa", "a", "aaaa", "検索", "aaa", "aaaaa"]  # 検索 is 6 UTF-8 bytes
-    assert embed.length_sorted_batches(texts, 4) == [[3, 5, 2, 4], [0, 1]]
-    assert embed.length_sorted_batches([], 16) == []
+    assert length_sorted_batches(texts, 4) == [[3, 5, 2, 4], [0, 1]]
+    assert length_sorted_batches([], 16) == []
     with pytest.raises(ValueError, match="batch_size must be >= 1, got 0"):
-        embed.length_sorted_batches(texts, 0)
+        length_sorted_batches(texts, 0)
 
 
 def test_unit_rows_scales_rows_and_keeps_zero_rows() -> None:

@@ -101,19 +101,13 @@ def search_cmd(
     from groove.engine.rerank import load_reranker
     from groove.engine.search import search
     from groove.engine.search_settings import resolve_settings
-    from groove.engine.session import open_engine
+    from groove.engine.session import open_engine_for
     from groove.labels import location_label
 
     config = config_from(ctx)
     chosen = resolve_settings(config, **given)
     compiled = compile_query(query)  # reject a bad query before loading any model
-    with open_engine(
-        chosen.kb_path,
-        db_path=chosen.db_path,
-        model=chosen.model,
-        model_path=chosen.model_path,
-        config=config,
-    ) as engine:
+    with open_engine_for(chosen, config=config) as engine:
         cross_encoder = load_reranker(chosen.reranker)
         # Embed the text without its -term exclusions, so they do not pull the vector leg.
         vector = engine.embed_queries([compiled.positive_text])[0]

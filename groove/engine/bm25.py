@@ -319,12 +319,10 @@ def ranked_grid(
     when the numpy path does not serve ``lexical`` (or its postings are not read: a tune
     ``prepare``s its connections). The first query served after a read is checked against
     SQL as in ``ranked``."""
-    state = _state(conn, lexical.leg)
-    scorer = _ready(conn, lexical.leg, state) if state is not None else None
-    served = [_served(lexical, w) for w in weight_sets]
-    if state is None or scorer is None or lexical.match is None or None in served:
+    serving = _serving(conn, lexical, weight_sets)
+    if serving is None or lexical.match is None:
         return None
-    positive, negative = served[0] or ([], [])
+    state, scorer, (positive, negative) = serving
     found = scorer.tops(positive, negative, weight_sets, n)
     if not state.verified:  # ranked checks top against SQL, and turns numpy off on a mismatch
         expected = ranked(conn, lexical, weight_sets[0], n)
@@ -340,12 +338,10 @@ def scored(
     matching ``lexical``, as ``store.ranks.fts_scores`` reads them, from numpy; or None
     when the numpy path does not serve ``lexical`` or its postings are not read. The first
     query served after a read is checked against SQL as in ``ranked``, over all matches."""
-    state = _state(conn, lexical.leg)
-    scorer = _ready(conn, lexical.leg, state) if state is not None else None
-    served = [_served(lexical, w) for w in weight_sets]
-    if state is None or scorer is None or lexical.match is None or None in served:
+    serving = _serving(conn, lexical, weight_sets)
+    if serving is None or lexical.match is None:
         return None
-    positive, negative = served[0] or ([], [])
+    state, scorer, (positive, negative) = serving
     ids, columns = scorer.scores(positive, negative, weight_sets)
     if not state.verified:  # ranked checks the first set's floats, turns numpy off on a mismatch
         order = np.lexsort((ids, columns[0])) if len(ids) else ids
@@ -362,17 +358,29 @@ def scored_rows(
     ``weight_sets[w]``, as ``store.legs.bm25_columns`` reads them restricted to those rows;
     or None unless the numpy path serves ``lexical`` and was checked on this index state
     (by ``ranked`` or ``scored``: this call makes no check of its own)."""
-    state = _state(conn, lexical.leg)
-    scorer = _ready(conn, lexical.leg, state) if state is not None else None
-    served = [_served(lexical, w) for w in weight_sets]
-    if state is None or scorer is None or not state.verified or None in served:
+    serving = _serving(conn, lexical, weight_sets)
+    if serving is None or not serving[0].verified:
         return None
-    positive = (served[0] or ([], []))[0]
+    _, scorer, (positive, _) = serving
     ordered = np.sort(np.asarray(rows, dtype=np.int64))
     columns = scorer.scores_of(positive, weight_sets, ordered)
     table = np.stack(columns, axis=1).reshape(len(ordered), len(weight_sets))
     back = np.searchsorted(ordered, rows)  # in the caller's order
     return table[back]
+
+
+def _serving(
+    conn: Connection, lexical: LexicalQuery, weight_sets: Sequence[Weights]
+) -> tuple[_State, Scorer, tuple[list[str], list[str]]] | None:
+    """(the connection's numpy state, its scorer, the first set's positive and negative
+    terms) when numpy serves ``lexical`` under every weight set; else None. Reads the
+    postings when they are due, whatever the answer."""
+    state = _state(conn, lexical.leg)
+    scorer = _ready(conn, lexical.leg, state) if state is not None else None
+    served = [_served(lexical, w) for w in weight_sets]
+    if state is None or scorer is None or None in served:
+        return None
+    return state, scorer, served[0] or ([], [])
 
 
 def prepare(conn: Connection, table: LexicalTable = PORTER) -> bool:

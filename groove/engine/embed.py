@@ -40,7 +40,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from groove.engine.rows import length_sorted_batches, unit_rows
+from groove.engine.rows import BatchedEmbedder, ProgressFn, unit_rows
 from groove.errors import ModelError, literal
 from groove.settings import command_line
 
@@ -71,7 +71,6 @@ MODEL_ALIASES = {
     "bge-base-en-v1.5": "BAAI/bge-base-en-v1.5",
 }
 USE_DEFAULT_HINT = f"drop {{model}} to use the offline default {DEFAULT_MODEL}"  # a template
-ProgressFn = Callable[[int], None]
 T = TypeVar("T")
 
 
@@ -313,7 +312,7 @@ def local_registration_name(folder: Path, onnx_file: str) -> str:
 # ---------------------------------------------------------------- embedders
 
 
-class FastEmbedder:
+class FastEmbedder(BatchedEmbedder):
     """An Embedder over a loaded fastembed ``TextEmbedding``."""
 
     def __init__(self, model: TextEmbedding, model_id: str, batch_size: int = BATCH_SIZE) -> None:
@@ -326,21 +325,6 @@ class FastEmbedder:
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         rows = list(self._model.embed(texts, batch_size=len(texts)))
         return unit_rows(np.asarray(rows, dtype=np.float32))
-
-    def embed(
-        self,
-        texts: Sequence[str],
-        *,
-        batch_size: int | None = None,
-        progress: ProgressFn | None = None,
-    ) -> np.ndarray:
-        """(len(texts), dim) float32 in input order; ``progress(n)`` after each batch of n."""
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for batch in length_sorted_batches(texts, batch_size or self.batch_size):
-            out[batch] = self._embed_batch([texts[i] for i in batch])
-            if progress is not None:
-                progress(len(batch))
-        return out
 
 
 class HashingEmbedder:

@@ -267,8 +267,11 @@ def _build_locked(
         deleted = chunks_before + embedded - chunk_total
         if should_optimize(embedded + deleted, chunk_total):
             optimize_fts(conn)
-        plan.warnings.extend(_refresh_vector_copy(conn, db_path))
-        plan.warnings.extend(_refresh_postings(conn, db_path))
+        # the vector copy for the fast vector leg, the porter postings for the numpy FTS leg
+        plan.warnings.extend(
+            _refresh_beside(vector_copy.refresh, vector_copy.copy_path, conn, db_path)
+        )
+        plan.warnings.extend(_refresh_beside(bm25.persist, postings_file.file_path, conn, db_path))
     finally:
         conn.close()
     return IndexSummary(
@@ -290,24 +293,18 @@ def _build_locked(
     )
 
 
-def _refresh_vector_copy(conn: Connection, db_path: Path) -> list[str]:
-    """Bring the vector copy beside the index up to date (the fast vector leg reads it); a
-    copy that cannot be written only costs speed: searches then read sqlite-vec."""
+def _refresh_beside(
+    refresh: Callable[[Connection, Path], bool],
+    file_path: Callable[[Path], Path],
+    conn: Connection,
+    db_path: Path,
+) -> list[str]:
+    """Bring a file beside the index up to date; one that cannot be written only costs
+    speed (searches then read SQLite), so a failure is a warning, not an error."""
     try:
-        vector_copy.refresh(conn, db_path)
+        refresh(conn, db_path)
     except OSError as exc:
-        where = vector_copy.copy_path(db_path)
-        return [f"could not write {where} ({exc.strerror or exc}): searches read SQLite instead"]
-    return []
-
-
-def _refresh_postings(conn: Connection, db_path: Path) -> list[str]:
-    """Write the porter table's postings beside the index (the numpy FTS leg maps them from
-    a process's first query); a file that cannot be written only costs speed."""
-    try:
-        bm25.persist(conn, db_path)
-    except OSError as exc:
-        where = postings_file.file_path(db_path)
+        where = file_path(db_path)
         return [f"could not write {where} ({exc.strerror or exc}): searches read SQLite instead"]
     return []
 

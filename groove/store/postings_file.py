@@ -31,11 +31,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import json
 import mmap
-import os
 import platform
-import secrets
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -44,29 +41,19 @@ from typing import BinaryIO
 
 import numpy as np
 
-from groove.atomic import remove_stale_temps, write_stream
-from groove.store.beside import db_file, meta_token
-from groove.store.beside import signature as file_signature
-from groove.store.db import transaction
+from groove.atomic import write_stream
+from groove.store.beside import HEADER_BYTES, Kind, Opened, db_file, map_file, meta_token
 from groove.store.postings import Postings, index_key, read_postings
-from groove.store.schema import FTS_TABLES
+from groove.store.schema import FTS_TABLES, has_table
 from groove.store.sqlite import Connection
 
 FILE_SUFFIX = ".postings"
 KEY_POSTINGS_TOKEN = "postings_token"
-MAGIC = b"groove postings\n"
-FORMAT = 1
-HEADER_BYTES = 4096
-
-_TRIGGERS = tuple(
-    f"CREATE TRIGGER IF NOT EXISTS postings_token_{event.lower()} AFTER {event} ON chunks "
-    f"BEGIN DELETE FROM index_meta WHERE key = '{KEY_POSTINGS_TOKEN}'; END"
-    for event in ("INSERT", "DELETE", "UPDATE")
-)
+KIND = Kind(FILE_SUFFIX, b"groove postings\n", format=1, token_key=KEY_POSTINGS_TOKEN)
 
 
 def file_path(db_path: Path) -> Path:
-    return db_path.with_name(db_path.name + FILE_SUFFIX)
+    return KIND.path(db_path)
 
 
 def environment() -> dict[str, str]:
@@ -129,15 +116,13 @@ class Loaded:
 
 # ---------------------------------------------------------------- reading
 
-_OPENED: dict[tuple[str, str, str], Loaded] = {}
-_MISSED: dict[tuple[str, str, str], tuple[int, int, int] | None] = {}
+_OPENED: Opened[Loaded] = Opened()
 
 
 def forget_open_files() -> None:
     """Drop the files this process has mapped (the next ``load`` looks again, as a new
     process would). A mapping stays valid: groove replaces the file, never rewrites it."""
     _OPENED.clear()
-    _MISSED.clear()
 
 
 def load(conn: Connection, table: str) -> Loaded | None:
@@ -147,20 +132,10 @@ def load(conn: Connection, table: str) -> Loaded | None:
     db = db_file(conn)
     if token is None or not db:
         return None
-    where = (db, token, table)
-    found = _OPENED.get(where)
+    path = file_path(Path(db))
+    found = _OPENED.lookup((db, token, table), path, lambda: _open(path, token, table))
     if found is None:
-        path = file_path(Path(db))
-        signature = file_signature(path)
-        if where in _MISSED and _MISSED[where] == signature:
-            return None  # looked at already, and the file has not changed since
-        found = _open(path, token, table) if signature is not None else None
-        if found is None:
-            _MISSED[where] = signature
-            return None
-        for stale in [k for k in _OPENED if k[0] == db and k[2] == table]:
-            del _OPENED[stale]  # an older state of the same index: let its mapping go
-        _OPENED[where] = found
+        return None
     key = index_key(conn, table)
     if key[2] != found.postings.key[2]:
         return None  # FTS5's counts moved although the token stayed: not this state
@@ -168,30 +143,16 @@ def load(conn: Connection, table: str) -> Loaded | None:
 
 
 def _open(path: Path, token: str, table: str) -> Loaded | None:
-    try:
-        with path.open("rb") as handle:
-            if os.fstat(handle.fileno()).st_size < HEADER_BYTES:
-                return None
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
+    mapped = map_file(path)
+    if mapped is None:
         return None
-    header = _header(mapped[:HEADER_BYTES])
+    header = KIND.header(mapped[:HEADER_BYTES])
     if header is None or header.get("token") != token or header.get("table") != table:
         return None
     try:
         return _views(mapped, header)
     except (KeyError, TypeError, ValueError):
         return None
-
-
-def _header(raw: bytes) -> dict[str, object] | None:
-    if not raw.startswith(MAGIC):
-        return None
-    try:
-        header = json.loads(raw[len(MAGIC) :].rstrip(b" \n").decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return header if isinstance(header, dict) and header.get("format") == FORMAT else None
 
 
 def _views(mapped: mmap.mmap, header: dict[str, object]) -> Loaded:
@@ -241,44 +202,26 @@ def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postin
     (engine.bm25): it is recorded, so that readers in the same environment need not redo it.
     For ``groove index``, under its build lock; OSError (a full disk) propagates.
     """
-    path = file_path(Path(db_file(conn) or db_path))
-    remove_stale_temps(path)
-    name = FTS_TABLES[table]
-    exists = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-    ).fetchone()
-    if exists is None:
+    path = KIND.writer_path(conn, db_path)
+    if not has_table(conn, FTS_TABLES[table]):
         path.unlink(missing_ok=True)
         return False
-    with transaction(conn):  # the write lock: the postings cannot change while being read
-        for trigger in _TRIGGERS:
-            conn.execute(trigger)
-        token = meta_token(conn, KEY_POSTINGS_TOKEN)
-        if token is not None and _file_token(path) == token:
-            return True
-        postings = read_postings(conn, table)
-        ends = _sorted_term_ends(postings.terms)
-        if ends is None:
-            path.unlink(missing_ok=True)  # terms not in byte order: this reader cannot bisect
-            return False
-        if token is None:
-            token = secrets.token_hex(16)
-            conn.execute(
-                "INSERT INTO index_meta(key, value) VALUES (?, ?)", (KEY_POSTINGS_TOKEN, token)
-            )
-        checked = check(postings)
-        write_stream(path, lambda handle: _export(handle, postings, ends, token, table, checked))
+    # under the write lock: the postings cannot change while being read
+    return KIND.refresh(conn, path, lambda token: _write(conn, path, table, check, token()))
+
+
+def _write(
+    conn: Connection, path: Path, table: str, check: Callable[[Postings], bool], token: str
+) -> bool:
+    postings = read_postings(conn, table)
+    ends = _sorted_term_ends(postings.terms)
+    if ends is None:
+        path.unlink(missing_ok=True)  # terms not in byte order: this reader cannot bisect
+        return False
+    checked = check(postings)
+    write_stream(path, lambda handle: _export(handle, postings, ends, token, table, checked))
     forget_open_files()
     return True
-
-
-def _file_token(path: Path) -> str | None:
-    try:
-        with path.open("rb") as handle:
-            header = _header(handle.read(HEADER_BYTES))
-    except OSError:
-        return None
-    return None if header is None else str(header.get("token"))
 
 
 def _sorted_term_ends(terms: Mapping[str, int]) -> tuple[np.ndarray, bytes] | None:
@@ -319,7 +262,7 @@ def _export(
     tf = postings.tf
     largest = [int(m) for m in tf.max(axis=1)] if tf.shape[1] else [0] * len(tf)
     header = {
-        "format": FORMAT,
+        "format": KIND.format,
         "token": token,
         "table": table,
         "averages": bytes(postings.key[2]).hex() if isinstance(postings.key[2], bytes) else "",
@@ -330,9 +273,4 @@ def _export(
         "checked": checked,
         "sections": sections,
     }
-    raw = MAGIC + json.dumps(header).encode("utf-8")
-    if len(raw) > HEADER_BYTES:
-        raise ValueError("postings header too long")
-    handle.seek(0)
-    handle.write(raw.ljust(HEADER_BYTES, b" "))
-    handle.seek(0, os.SEEK_END)
+    KIND.write_header(handle, header)
