@@ -15,10 +15,19 @@ __all__ = [
     "GoldenDoctorKeywords",
     "IndexKeywords",
     "JudgeKeywords",
+    "PipelineKeywords",
     "PoolKeywords",
     "SearchKeywords",
     "TuneKeywords",
 ]
+
+
+class PipelineKeywords(TypedDict, total=False):
+    mmr: bool | None
+    mmr_lambda: float | None
+    mmr_same_doc_penalty: float | None
+    parent_retriever: bool | None
+    lexical: Literal["auto", "trigram", "porter"] | None
 
 
 class IndexKeywords(TypedDict, total=False):
@@ -29,20 +38,15 @@ class IndexKeywords(TypedDict, total=False):
     lexical: Literal["auto", "trigram", "porter"] | None
 
 
-class SearchKeywords(TypedDict, total=False):
+class SearchKeywords(PipelineKeywords, total=False):
     limit: int
     reranker: str | None
-    mmr: bool | None
-    mmr_lambda: float | None
-    mmr_same_doc_penalty: float | None
-    parent_retriever: bool | None
-    lexical: Literal["auto", "trigram", "porter"] | None
     db_path: str | os.PathLike[str] | None
     model: str | None
     model_path: str | os.PathLike[str] | None
 
 
-class EvaluateKeywords(TypedDict, total=False):
+class EvaluateKeywords(PipelineKeywords, total=False):
     k_values: Sequence[int] | None
     model: str | None
     model_path: str | os.PathLike[str] | None
@@ -61,11 +65,6 @@ class EvaluateKeywords(TypedDict, total=False):
     gate_slices: bool | None
     slice_min_queries: int | None
     explain: bool
-    mmr: bool | None
-    mmr_lambda: float | None
-    mmr_same_doc_penalty: float | None
-    parent_retriever: bool | None
-    lexical: Literal["auto", "trigram", "porter"] | None
     db_path: str | os.PathLike[str] | None
     retriever: str | None
     retriever_options: Mapping[str, Any] | None
@@ -111,18 +110,5 @@ class GoldenDoctorKeywords(TypedDict, total=False):
     db_path: str | os.PathLike[str] | None
 
 
-class JudgeKeywords(TypedDict, total=False):
-    depth: int
-    history: bool
-    runs: Sequence[str] | None
-    current: bool
-    tune: bool
-    retriever: str | None
-    retriever_options: Mapping[str, Any] | None
-    retriever_name: str | None
-    model: str | None
-    model_path: str | os.PathLike[str] | None
-    limit: int | None
-    lexical: Literal["auto", "trigram", "porter"] | None
-    db_path: str | os.PathLike[str] | None
+class JudgeKeywords(PoolKeywords, total=False):
     by: str | None

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from groove.settings import shared
 from groove.settings.engine import INDEX, SEARCH
 from groove.settings.evaluation import EVAL
 from groove.settings.judging import GOLDEN_DOCTOR, JUDGE, POOL
@@ -118,14 +119,29 @@ __all__ = [{names}
 
 def keywords_module() -> str:
     """The text of groove/settings/keywords.py: one TypedDict (``total=False``) per API
-    function, a key for each keyword it gathers, typed as ``offers`` types it."""
-    names = "".join(f'\n    "{typed}",' for typed in sorted(t for t, _, _ in API_KEYWORDS.values()))
-    parts = [_HEAD.format(names=names)]
+    function, a key for each keyword it gathers, typed as ``offers`` types it; the search
+    pipeline's keywords, which several take, are one TypedDict they extend, and so are
+    the keywords of a function another extends (judge: pool's and ``by``)."""
+    names = sorted([*(t for t, _, _ in API_KEYWORDS.values()), "PipelineKeywords"])
+    parts = [_HEAD.format(names="".join(f'\n    "{name}",' for name in names))]
+    pipeline = [f"{s.name}: {annotation(s)}" for s in shared.PIPELINE_SETTINGS]
+    classes: dict[str, list[str]] = {"PipelineKeywords": pipeline}
+    parts.append(_typed_dict("PipelineKeywords", ["TypedDict"], pipeline))
     for typed, table, written in API_KEYWORDS.values():
-        keys = [n for n in on(table, "api") if n not in written]
-        body = "".join(f"\n    {n}: {annotation(table[n])}" for n in keys)
-        parts.append(f"\nclass {typed}(TypedDict, total=False):{body}\n")
+        keys = [f"{n}: {annotation(table[n])}" for n in on(table, "api") if n not in written]
+        bases = [t for t, k in classes.items() if t != "PipelineKeywords" and keys[: len(k)] == k]
+        bases = bases[:1] or (["PipelineKeywords"] if set(pipeline) <= set(keys) else [])
+        inherited = {key for base in bases for key in classes[base]}
+        classes[typed] = keys
+        parts.append(
+            _typed_dict(typed, bases or ["TypedDict"], [k for k in keys if k not in inherited])
+        )
     return "\n".join(parts)
+
+
+def _typed_dict(name: str, bases: list[str], keys: list[str]) -> str:
+    body = "".join(f"\n    {key}" for key in keys)
+    return f"\nclass {name}({', '.join(bases)}, total=False):{body}\n"
 
 
 def write_keywords() -> None:
