@@ -54,7 +54,6 @@ if TYPE_CHECKING:
     from groove.notebooks.judge import JudgeView
     from groove.notes import Note
     from groove.progress import Progress
-    from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
     from groove.settings.keywords import (
         EvaluateKeywords,
@@ -135,27 +134,12 @@ def search(
     ``limit`` runs from 1 to groove.settings.LIMIT_MAX. ``lexical`` ("auto", "trigram" or
     "porter") picks the full-text index of the bm25 leg, as ``--lexical`` does.
     """
-    from groove.engine.query import compile_query
-    from groove.engine.rerank import load_reranker
-    from groove.engine.search import search as run_search
-    from groove.engine.search_settings import resolve_settings
-    from groove.engine.session import open_engine
+    from groove.engine.search_settings import resolve_settings, search_once
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
     given = _keywords(SEARCH, kb_path=kb_path, **keywords)
     loaded = _config(config)
-    settings = resolve_settings(loaded, **given)
-    compiled = compile_query(query)  # refuse a bad query before loading any model
-    with open_engine(
-        settings.kb_path,
-        db_path=settings.db_path,
-        model=settings.model,
-        model_path=settings.model_path,
-        config=loaded,
-    ) as engine:
-        cross_encoder = load_reranker(settings.reranker)
-        vector = engine.embed_queries([compiled.positive_text])[0]
-        return run_search(engine.conn, query, vector, settings.options, cross_encoder, compiled)
+    return search_once(query, resolve_settings(loaded, **given), loaded)
 
 
 @offers(EVAL, "api")
@@ -201,12 +185,9 @@ def evaluate(
     settings = resolve_settings(_config(config), source="keyword", **given)
     shown, finished = watched(progress, "evaluate")
     try:
-        result = evaluation.prepare(
-            settings, grid=PROBE if settings.explain else None, progress=shown
-        )
+        return evaluation.run(settings, grid=PROBE, progress=shown)
     finally:
         finished()
-    return evaluation.save(result, settings)
 
 
 def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
@@ -313,52 +294,18 @@ def tune(
     recommendation is written in) and ``window`` (the deepest window swept) apply; the
     result is the same ``TuneResult``, its ``source`` the retriever's legs (docs/engines.md).
     """
-    from groove.errors import ConfigError
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
     given = _keywords(TUNE, kb_path=kb_path, golden=golden, **keywords)
     _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
-    if given["retriever"] is not None or given["retriever_options"]:
-        from groove.tuning.retriever import refuse_index_settings, run_retriever
-
-        refuse_index_settings(given)
-        shown, finished = watched(progress, "tune")
-        try:
-            result = run_retriever(_config(config), _spec(given), progress=shown, **given)
-        finally:
-            finished()
-        for note in result.notes:
-            if on_note is not None:
-                on_note(note)
-        return result
-    for name in ("retriever_name", "engine", "window"):
-        if given[name] is not None:
-            raise ConfigError(f"keyword {name} needs retriever", "pass retriever= as well")
-    if given["family"] not in (None, "rrf"):
-        raise ConfigError("keyword family needs retriever", "pass retriever= as well")
-    settings = resolve_settings(_config(config), **given)
-    for note in settings.notes:
-        if on_note is not None:
-            on_note(note)
+    settings = resolve_settings(_config(config), source="keyword", **given)
     shown, finished = watched(progress, "tune")
     try:
         return tune_run.run(settings, progress=shown, on_note=on_note)
     finally:
         finished()
-
-
-def _spec(given: dict[str, Any]) -> RetrieverSpec:
-    """The retriever of ``given`` (its spec, options and name taken out of it)."""
-    from groove.retrievers.spec import spec_from_mapping
-
-    spec = spec_from_mapping(
-        given.pop("retriever"), given.pop("retriever_options"), source="keyword",
-        name=given.pop("retriever_name"),
-    )  # fmt: skip
-    assert spec is not None  # retriever_options without retriever is refused there
-    return spec
 
 
 @offers(POOL, "api")

@@ -46,6 +46,7 @@ from groove.settings import (
     on,
     parse_k_list,
 )
+from groove.tuning.retriever import RETRIEVER_ONLY
 from groove.tuning.settings import TuneSettings
 from groove.tuning.settings import resolve_settings as tune_settings
 
@@ -225,17 +226,8 @@ EVAL_FOLDED = {
 #: turns into a spec.
 EVAL_CLI_OWN = {"full", "export_run", "export_run_headings", *RETRIEVER_FLAGS} - {"retriever"}
 TUNE_FOLDED = {"golden", "config", "tune_json"}
-#: The tune --retriever settings (groove.tuning.retriever.run_retriever).
-TUNE_EXTERNAL = {
-    "retriever",
-    "retriever_options",
-    "retriever_name",
-    "retriever_timeout",
-    "retriever_allow_stale_copy",
-    "family",
-    "engine",
-    "window",
-}
+#: The tune --retriever settings (groove.tuning.retriever.RetrieverTuneSettings).
+TUNE_EXTERNAL = {"retriever", "retriever_options", *RETRIEVER_ONLY}
 SAMPLE: dict[str, Any] = {
     "text": "other",
     "file": Path("elsewhere.db"),

@@ -97,21 +97,11 @@ def search_cmd(
 ) -> None:
     """Search the index with the hybrid pipeline and print the ranked hits."""
     given = cli_given(settings.SEARCH, {**pipeline, **locals()})  # the options, by setting name
-    from groove.engine.query import compile_query
-    from groove.engine.rerank import load_reranker
-    from groove.engine.search import search
-    from groove.engine.search_settings import resolve_settings
-    from groove.engine.session import open_engine_for
+    from groove.engine.search_settings import resolve_settings, search_once
     from groove.labels import location_label
 
     config = config_from(ctx)
-    chosen = resolve_settings(config, **given)
-    compiled = compile_query(query)  # reject a bad query before loading any model
-    with open_engine_for(chosen, config=config) as engine:
-        cross_encoder = load_reranker(chosen.reranker)
-        # Embed the text without its -term exclusions, so they do not pull the vector leg.
-        vector = engine.embed_queries([compiled.positive_text])[0]
-        result = search(engine.conn, query, vector, chosen.options, cross_encoder, compiled)
+    result = search_once(query, resolve_settings(config, **given), config)
     for message in result.warnings:
         warn(f"groove search: warning: {message}")
     if fmt == "json":

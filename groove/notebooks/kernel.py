@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
-from groove.errors import ConfigError, GrooveError
+from groove.errors import GrooveError
 from groove.notebooks.cells import assigned as assigned
 from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, error_document, summary_path, write_result
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from groove.config import Config
     from groove.evaluation.result import EvalRun
     from groove.tuning.result import TuneResult
+    from groove.tuning.retriever import RetrieverTuneSettings
+    from groove.tuning.settings import TuneSettings
 
 NOTE_REGRESSION = "regression"
 NOTE_GOLDEN_ROT = "golden-rot"  # falls from expected answers the index lost (report/rot.py)
@@ -50,10 +53,9 @@ def eval_report(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outcome
     and the runner appends it after its own files (the HTML page): a run whose outputs
     failed never becomes a baseline."""
     from groove.evaluation import run as evaluation
+    from groove.evaluation.outputs import EvalOutputs
     from groove.evaluation.settings import resolve_settings
-    from groove.report import eval_json, eval_markdown
     from groove.report import junit as junit_report
-    from groove.report.cap import NOTEBOOK_WHERE
     from groove.report.notes import regression_message
     from groove.report.rot import rot_message
     from groove.tuning.reach import PROBE
@@ -62,30 +64,14 @@ def eval_report(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outcome
     try:
         given = _parameters(EVAL, parameters)
         settings = resolve_settings(_config(given.pop("config")), face="notebook", **given)
-        if settings.junit is not None:
-            junit_report.forget(settings.junit)
-        run = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
-        document = json.loads(eval_json.render(run))
-        document["previous"] = previous_summary(document.get("previous"))
-        document["verdict"] = verdict(run)
-        document["exit_code"] = run.exit_code
-        write_result(Path(result_path), document)
-        # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
-        summary = summary_path(Path(result_path))
-        write_file(summary, eval_markdown.render(run, where=NOTEBOOK_WHERE))
-        if settings.junit is not None:  # the CI test report, where the parameter says
-            junit_report.write(settings.junit, run)
-        if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
-            if run.history_path is not None and settings.save_history:
-                leave(
-                    Path(result_path),
-                    run.record,
-                    run.history_path,
-                    settings.history_size,
-                    run.answers,
-                )
-        else:
-            run = evaluation.save(run, settings)
+        written = Path(result_path)
+        outputs = EvalOutputs(
+            junit=junit_report,  # the CI test report, where the parameter says
+            report=(partial(_write_eval_result, written), partial(_write_summary, written)),
+            # under the runner, the run waits for its HTML page (groove.notebooks.pending)
+            defer=partial(leave, written) if os.environ.get(PENDING_ENV) else None,
+        )
+        run = evaluation.run(settings, outputs, grid=PROBE)
     except GrooveError as exc:
         return _refused(exc, result_path)
     notes = list(run.notes)
@@ -109,6 +95,26 @@ def eval_report(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outcome
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
+def _write_eval_result(path: Path, run: EvalRun) -> None:
+    """result.json: the ``--format json`` document, the compared run's summary, the
+    verdict and the exit code."""
+    from groove.report import eval_json
+
+    document = json.loads(eval_json.render(run))
+    document["previous"] = previous_summary(document.get("previous"))
+    document["verdict"] = verdict(run)
+    document["exit_code"] = run.exit_code
+    write_result(path, document)
+
+
+def _write_summary(path: Path, run: EvalRun) -> None:
+    """The CI page summary beside result.json (what ``groove eval --format markdown`` prints)."""
+    from groove.report import eval_markdown
+    from groove.report.cap import NOTEBOOK_WHERE
+
+    write_file(summary_path(path), eval_markdown.render(run, where=NOTEBOOK_WHERE))
+
+
 @offers(TUNE, "notebook")
 def tune_explorer(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outcome[TuneResult]:
     """Run ``groove tune`` (or load ``tune_json``, a saved result); result.json = the saved
@@ -119,6 +125,7 @@ def tune_explorer(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outco
     from groove.report import tune_text
     from groove.tuning import export
     from groove.tuning import run as tune
+    from groove.tuning.settings import refuse_for_saved
     from groove.tuning.settings import resolve_settings as tune_settings
 
     plots.preload()
@@ -126,15 +133,12 @@ def tune_explorer(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outco
     try:
         given = _parameters(TUNE, parameters)
         saved, config = given.pop("tune_json"), given.pop("config")
-        if given["retriever"] is not None or given["retriever_options"]:
-            result, source = _tune_retriever(_config(config), given, saved)
-        elif saved is not None:
-            _only_with_retriever(given)
+        if saved is not None:
+            refuse_for_saved(given, saved)
             result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
-            _only_with_retriever(given)
-            result = tune.run(tune_settings(_config(config), **given))
-            source = "measured now: the grid ran on this knowledge base"
+            settings = tune_settings(_config(config), **given)
+            result, source = tune.run(settings), measured(settings)
     except GrooveError as exc:
         return _refused(exc, result_path)
     error = None
@@ -153,27 +157,13 @@ def tune_explorer(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outco
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 
-def _only_with_retriever(given: Mapping[str, Any]) -> None:
-    for name in ("retriever_name", "engine", "window"):
-        if given[name] is not None:
-            raise ConfigError(f"parameter {name} needs retriever", "pass -p retriever SPEC")
-    if given["family"] not in (None, "rrf"):
-        raise ConfigError("parameter family needs retriever", "pass -p retriever SPEC")
+def measured(settings: TuneSettings | RetrieverTuneSettings) -> str:
+    """Where the explorer's numbers come from, for its header."""
+    from groove.tuning.retriever import RetrieverTuneSettings
 
-
-def _tune_retriever(
-    config: Config, given: dict[str, Any], saved: Path | None
-) -> tuple[TuneResult, str]:
-    from groove.retrievers.spec import spec_from_mapping
-    from groove.tuning.retriever import refuse_index_settings, run_retriever
-
-    refuse_index_settings({**given, "tune_json": saved})
-    spec = spec_from_mapping(
-        given.pop("retriever"), given.pop("retriever_options"), name=given.pop("retriever_name")
-    )
-    assert spec is not None
-    result = run_retriever(config, spec, **given)
-    return result, f"measured now: one retrieval per query from {spec.name}, re-fused here"
+    if isinstance(settings, RetrieverTuneSettings):
+        return f"measured now: one retrieval per query from {settings.spec.name}, re-fused here"
+    return "measured now: the grid ran on this knowledge base"
 
 
 def verdict(run: EvalRun) -> str:

@@ -19,6 +19,7 @@ table.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -261,15 +262,46 @@ def refuse_index_settings(given: Mapping[str, Any]) -> None:
             )
 
 
-def run_retriever(
-    config: Config,
-    spec: RetrieverSpec,
-    *,
-    progress: Callable[[Progress], None] | None = None,
-    **given: Any,
-) -> TuneResult:
-    """Resolve the TUNE settings ``given`` (by name, None: not given) over groove.toml over
-    the declared defaults (groove.resolve), then tune ``spec``'s legs.
+#: The settings of a retriever's legs (the fusion family and the engine are the engine's,
+#: the window its retrieval's depth): given without a retriever, they are an input error.
+RETRIEVER_ONLY = (
+    "retriever_name",
+    "retriever_timeout",
+    "retriever_allow_stale_copy",
+    "family",
+    "engine",
+    "window",
+)
+
+
+def refuse_without_retriever(given: Mapping[str, Any]) -> None:
+    """The rule of every face: a retriever's settings need the retriever (``family`` rrf
+    is also groove's own fusion, and the default)."""
+    for name in RETRIEVER_ONLY:
+        value = given.get(name)
+        if value is not None and not (name == "family" and value == "rrf"):
+            raise ConfigError(
+                "{setting} needs {retriever}", "pass {give_retriever:SPEC} as well", setting=name
+            )
+
+
+@dataclass(frozen=True)
+class RetrieverTuneSettings:
+    """Every input of one ``groove tune --retriever``, resolved (``resolve_retriever``)."""
+
+    spec: RetrieverSpec
+    golden_path: Path
+    family: Family
+    engine: str
+    limit: int
+    k_values: tuple[int, ...]
+    depth: int  # the deepest window swept: the retrieval's limit
+    kb_path: Path | None  # the KB an engine's copy must match, and the one the result names
+
+
+def resolve_retriever(config: Config, spec: RetrieverSpec, **given: Any) -> RetrieverTuneSettings:
+    """The TUNE settings ``given`` (by name, None: not given) over groove.toml over the
+    declared defaults (groove.resolve), for tuning ``spec``'s legs.
 
     ``engine`` defaults to the retriever's kind when it is an engine groove writes for
     (postgresql, lancedb), else groove; ``golden`` to ``[eval].golden``, else the golden
@@ -297,14 +329,31 @@ def run_retriever(
             "pass {give:FILE} (or {give_kb_path:KB})",
             setting="golden",
         )
-    return run(
+    return RetrieverTuneSettings(
         spec,
         golden_path,
-        family=family,
-        engine=chosen,
-        limit=values["limit"],
-        k_values=values["k_values"],
-        depth=values["window"],
-        progress=progress,
-        kb_path=kb,
+        family,
+        chosen,
+        values["limit"],
+        values["k_values"],
+        values["window"],
+        kb,
     )
+
+
+def tune_retriever(
+    settings: RetrieverTuneSettings, progress: Callable[[Progress], None] | None = None
+) -> TuneResult:
+    """Retrieve once and sweep (``run``, whose keywords are the settings' fields)."""
+    return run(progress=progress, **{f.name: getattr(settings, f.name) for f in fields(settings)})
+
+
+def run_retriever(
+    config: Config,
+    spec: RetrieverSpec,
+    *,
+    progress: Callable[[Progress], None] | None = None,
+    **given: Any,
+) -> TuneResult:
+    """Resolve the settings ``given`` (``resolve_retriever``), then tune ``spec``'s legs."""
+    return tune_retriever(resolve_retriever(config, spec, **given), progress)
