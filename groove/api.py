@@ -38,6 +38,7 @@ from groove.settings import (
     SEARCH,
     TUNE,
     Setting,
+    boundary,
 )
 from groove.settings.signatures import offers
 
@@ -68,7 +69,12 @@ if TYPE_CHECKING:
 
 PathArg = str | os.PathLike[str]
 
+# The API's boundary: a GrooveError leaves each public function worded once, as Python says
+# its inputs (``keyword kb_path``, ``kb_path=PATH``), in its ``message``, ``hint`` and str().
+_api = boundary("api")
 
+
+@_api
 @offers(INDEX, "api")
 def index(
     kb_path: PathArg | None,
@@ -120,6 +126,7 @@ def index(
         finished()
 
 
+@_api
 @offers(SEARCH, "api")
 def search(
     query: str,
@@ -142,6 +149,7 @@ def search(
     return search_once(query, resolve_settings(loaded, **given), loaded)
 
 
+@_api
 @offers(EVAL, "api")
 def evaluate(
     kb_path: PathArg | None,
@@ -190,6 +198,7 @@ def evaluate(
         finished()
 
 
+@_api
 def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
     """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
     ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
@@ -202,6 +211,7 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
     return baseline.pin(path, name, run, size)
 
 
+@_api
 def accept_baseline(
     kb_path: PathArg | None,
     run: str | None = None,
@@ -236,6 +246,7 @@ def accept_baseline(
     return accepted
 
 
+@_api
 def unset_baseline(kb_path: PathArg | None, name: str) -> str:
     """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
     from groove.history import baseline
@@ -259,6 +270,7 @@ def _history_file(values: Mapping[str, Any]) -> tuple[Path, int]:
     return history_path(check_kb_path(values["kb_path"])), values["history_size"]
 
 
+@_api
 def load_history(kb_path: PathArg) -> History:
     """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
     first; empty when there is none yet. ``runs_frame()`` gives one row per run, oldest first."""
@@ -270,6 +282,7 @@ def load_history(kb_path: PathArg) -> History:
     return read_history(history_path(kb))
 
 
+@_api
 @offers(TUNE, "api")
 def tune(
     kb_path: PathArg | None,
@@ -308,6 +321,7 @@ def tune(
         finished()
 
 
+@_api
 @offers(POOL, "api")
 def pool(
     kb_path: PathArg | None,
@@ -329,6 +343,7 @@ def pool(
     return run_pool(resolve(_config(config), given, source="keyword"))
 
 
+@_api
 @offers(GOLDEN_DOCTOR, "api")
 def golden_doctor(
     kb_path: PathArg | None,
@@ -348,6 +363,7 @@ def golden_doctor(
     return run_doctor(resolve_doctor(_config(config), given))
 
 
+@_api
 @offers(JUDGE, "api")
 def judge(
     kb_path: PathArg | None,
@@ -366,6 +382,7 @@ def judge(
     return build_view("keyword", kb_path=kb_path, golden=golden, config=config, **keywords)
 
 
+@_api
 def save_tune(result: TuneResult, path: PathArg) -> Path:
     """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
     from groove.tuning import export
@@ -375,6 +392,7 @@ def save_tune(result: TuneResult, path: PathArg) -> Path:
     return export.save_tune(result, _path(path, "path"))
 
 
+@_api
 def load_tune(path: PathArg) -> TuneResult:
     """A tune result saved by ``save_tune`` or by the tune-explorer notebook (its
     result.json). The selection and the gates are recomputed from the saved table."""

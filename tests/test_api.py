@@ -158,7 +158,7 @@ def test_the_typed_keywords_are_the_tables() -> None:
     assert KEYWORDS_MODULE.read_text(encoding="utf-8") == keywords_module(), "run make keywords"
     for name, (typed, table, written) in API_KEYWORDS.items():
         function = getattr(groove, name)
-        own = inspect.signature(function.__wrapped__).parameters
+        own = inspect.signature(inspect.unwrap(function)).parameters
         assert [p for p in own if p in table] == list(written), name
         offered = [p for p in inspect.signature(function).parameters if p in table]
         gathered = [p for p in offered if p not in written]
