@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from groove.progress import watched
+from groove.progress import ProgressFn, Task, watched
 from groove.settings import (
     BASELINE,
     BASELINE_ACCEPT,
@@ -55,6 +56,28 @@ if TYPE_CHECKING:
 PathArg = str | os.PathLike[str]
 
 
+class Measured(TypedDict, total=False):
+    """The keywords ``evaluate`` and ``tune`` both take, each None unless given: which
+    index, model and depth, another retriever instead, the groove.toml to read, progress.
+    Their signatures unpack it; ``help()``, ``inspect`` and Jupyter show them spelled out
+    (``_spelled_out``)."""
+
+    k_values: Sequence[int] | None
+    limit: int | None
+    model: str | None
+    model_path: PathArg | None
+    lexical: LexicalMode | None
+    db_path: PathArg | None
+    config: PathArg | None
+    retriever: str | None
+    retriever_options: Mapping[str, Any] | None
+    retriever_name: str | None
+    progress: Callable[[Progress], None] | bool | None
+
+
+_PROGRESS = "a function (Progress), True, False or None"
+
+
 def index(
     kb_path: PathArg | None,
     *,
@@ -81,7 +104,7 @@ def index(
     from groove.resolve import resolve
 
     given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
-    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
+    _checked("progress", progress, _progress_value, _PROGRESS)
     loaded = _config(config)
     chosen = resolve(INDEX, loaded, given)
     kb = check_kb_path(chosen["kb_path"])
@@ -93,8 +116,7 @@ def index(
         model_path=chosen_model_path,
         config=loaded,
     )
-    shown, finished = watched(progress, "index")
-    try:
+    with _watching(progress, "index") as shown:
         return build(
             kb,
             embedder,
@@ -105,8 +127,6 @@ def index(
             model_path=chosen_model_path,
             lexical=chosen["lexical"],
         )
-    finally:
-        finished()
 
 
 def search(
@@ -143,17 +163,11 @@ def evaluate(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    k_values: Sequence[int] | None = None,
-    limit: int | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
     reranker: str | None = None,
     mmr: bool | None = None,
     mmr_lambda: float | None = None,
     mmr_same_doc_penalty: float | None = None,
     parent_retriever: bool | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
     history: bool = True,
     save_history: bool = False,
     diff: bool = True,
@@ -167,11 +181,7 @@ def evaluate(
     slice_min_queries: int | None = None,
     explain: bool = False,
     name: str | None = None,
-    config: PathArg | None = None,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
-    progress: Callable[[Progress], None] | bool | None = None,
+    **measured: Unpack[Measured],
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -202,14 +212,12 @@ def evaluate(
     from groove.evaluation.settings import resolve_settings
     from groove.tuning.reach import PROBE
 
-    given = _keywords(EVAL, **_declared(EVAL, locals(), but=("config",)))
-    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
-    settings = resolve_settings(_config(config), source="keyword", **given)
-    shown, finished = watched(progress, "evaluate")
-    try:
+    values = _arguments("evaluate", locals(), measured)
+    given = _keywords(EVAL, **_declared(EVAL, values, but=("config",)))
+    _checked("progress", values["progress"], _progress_value, _PROGRESS)
+    settings = resolve_settings(_config(values["config"]), source="keyword", **given)
+    with _watching(values["progress"], "evaluate") as shown:
         return evaluation.run(settings, grid=PROBE, progress=shown)
-    finally:
-        finished()
 
 
 def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
@@ -296,21 +304,11 @@ def tune(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    k_values: Sequence[int] | None = None,
-    limit: int | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
-    config: PathArg | None = None,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
     family: str | None = "rrf",
     engine: str | None = None,
     window: int | None = None,
-    progress: Callable[[Progress], None] | bool | None = None,
     on_note: Callable[[Note], None] | None = None,
+    **measured: Unpack[Measured],
 ) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
@@ -329,15 +327,13 @@ def tune(
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
-    given = _keywords(TUNE, **_declared(TUNE, locals(), but=("config",)))
-    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
+    values = _arguments("tune", locals(), measured)
+    given = _keywords(TUNE, **_declared(TUNE, values, but=("config",)))
+    _checked("progress", values["progress"], _progress_value, _PROGRESS)
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
-    settings = resolve_settings(_config(config), source="keyword", **given)
-    shown, finished = watched(progress, "tune")
-    try:
+    settings = resolve_settings(_config(values["config"]), source="keyword", **given)
+    with _watching(values["progress"], "tune") as shown:
         return tune_run.run(settings, progress=shown, on_note=on_note)
-    finally:
-        finished()
 
 
 def pool(
@@ -492,6 +488,49 @@ def _declared(
     """The arguments of an API function that ``table`` declares, by name (``locals()`` of
     a function whose keywords are the table's): one spelling of the keywords, not two."""
     return {name: values[name] for name in table if name in values and name not in but}
+
+
+def _arguments(function: str, values: Mapping[str, Any], measured: Any) -> dict[str, Any]:
+    """A function's arguments by name: ``locals()`` and its ``Measured`` keywords (None
+    when not given); another keyword is refused as Python refuses it."""
+    unknown = [name for name in measured if name not in Measured.__annotations__]
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
+    return {**dict.fromkeys(Measured.__annotations__), **values, **measured}
+
+
+@contextmanager
+def _watching(progress: Any, task: Task) -> Iterator[ProgressFn | None]:
+    """The progress function a call passes down (``watched``); its bars close at the end."""
+    shown, finished = watched(progress, task)
+    try:
+        yield shown
+    finally:
+        finished()
+
+
+def _spelled_out(function: Callable[..., Any], table: Mapping[str, Setting]) -> None:
+    """Give ``function`` the signature ``help()``, ``inspect`` and Jupyter show: its
+    ``Measured`` keywords spelled out, every keyword in the order ``table`` declares it
+    (progress and the function's own after)."""
+    signature = inspect.signature(function)
+    measured = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                          annotation=getattr(kind, "__forward_arg__", kind))
+        for name, kind in Measured.__annotations__.items()
+    ]  # fmt: skip
+    kinds = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    positional = [p for p in kinds if p.kind is not p.KEYWORD_ONLY]
+    keywords = [*measured, *(p for p in kinds if p.kind is p.KEYWORD_ONLY)]
+    order = list(table)
+    keywords.sort(key=lambda p: order.index(p.name) if p.name in order else len(order))
+    function.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*positional, *keywords]
+    )
+
+
+_spelled_out(evaluate, EVAL)
+_spelled_out(tune, TUNE)
 
 
 def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
