@@ -2,10 +2,14 @@
 
 ``import groove`` exposes these functions; docs/api.md shows each with real output. Paths
 may be ``str`` or path-like, and ``~`` expands. Keywords are the settings declared in
-groove.settings, checked there (a wrong value is a ConfigError, as on the command line);
-a keyword left as None comes from groove.toml (found as the CLI finds it, or ``config=``),
-else from the built-in default. Heavy modules are imported inside the functions, so that
-importing groove stays cheap.
+groove.settings: each function writes out only what no setting declares (``progress``)
+and what it takes by position, and its signature gains the rest from its task's table
+(``offers``, groove.settings.signatures), so help() and Jupyter show every keyword with its
+type and default, and a misspelt one is Python's TypeError. Each value is checked by its
+declaration (a wrong value is a ConfigError, as on the command line); a keyword left as
+None comes from groove.toml (found as the CLI finds it, or ``config=``), else from the
+built-in default. Heavy modules are imported inside the functions, so that importing
+groove stays cheap.
 
 Unlike ``groove eval``, ``evaluate`` does not append the run to the eval history unless
 ``save_history=True``: an exploratory run in a notebook must not become the baseline the
@@ -16,14 +20,12 @@ the evaluation finished: a run that failed leaves the history as it was.
 
 from __future__ import annotations
 
-import inspect
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any
 
-from groove.progress import ProgressFn, Task, watched
+from groove.progress import watched
 from groove.settings import (
     BASELINE,
     BASELINE_ACCEPT,
@@ -35,11 +37,14 @@ from groove.settings import (
     POOL,
     SEARCH,
     TUNE,
-    LexicalMode,
     Setting,
+    boundary,
 )
+from groove.settings.signatures import offers
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
     from groove.config import Config
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
@@ -51,43 +56,32 @@ if TYPE_CHECKING:
     from groove.notes import Note
     from groove.progress import Progress
     from groove.runs.record import RunRecord
+    from groove.settings.keywords import (
+        EvaluateKeywords,
+        GoldenDoctorKeywords,
+        IndexKeywords,
+        JudgeKeywords,
+        PoolKeywords,
+        SearchKeywords,
+        TuneKeywords,
+    )
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
 
-
-class Measured(TypedDict, total=False):
-    """The keywords ``evaluate`` and ``tune`` both take, each None unless given: which
-    index, model and depth, another retriever instead, the groove.toml to read, progress.
-    Their signatures unpack it; ``help()``, ``inspect`` and Jupyter show them spelled out
-    (``_spelled_out``)."""
-
-    k_values: Sequence[int] | None
-    limit: int | None
-    model: str | None
-    model_path: PathArg | None
-    lexical: LexicalMode | None
-    db_path: PathArg | None
-    config: PathArg | None
-    retriever: str | None
-    retriever_options: Mapping[str, Any] | None
-    retriever_name: str | None
-    progress: Callable[[Progress], None] | bool | None
+# The API's boundary: a GrooveError leaves each public function worded once, as Python says
+# its inputs (``keyword kb_path``, ``kb_path=PATH``), in its ``message``, ``hint`` and str().
+_api = boundary("api")
 
 
-_PROGRESS = "a function (Progress), True, False or None"
-
-
+@_api
+@offers(INDEX, "api")
 def index(
     kb_path: PathArg | None,
     *,
-    db_path: PathArg | None = None,
-    force: bool = False,
-    model: str | None = None,
-    model_path: PathArg | None = None,
     config: PathArg | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
-    lexical: LexicalMode | None = None,
+    **keywords: Unpack[IndexKeywords],
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
@@ -103,8 +97,8 @@ def index(
     from groove.engine.session import check_kb_path, index_embedder
     from groove.resolve import resolve
 
-    given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
-    _checked("progress", progress, _progress_value, _PROGRESS)
+    given = _keywords(INDEX, kb_path=kb_path, **keywords)
+    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     loaded = _config(config)
     chosen = resolve(INDEX, loaded, given)
     kb = check_kb_path(chosen["kb_path"])
@@ -116,7 +110,8 @@ def index(
         model_path=chosen_model_path,
         config=loaded,
     )
-    with _watching(progress, "index") as shown:
+    shown, finished = watched(progress, "index")
+    try:
         return build(
             kb,
             embedder,
@@ -127,23 +122,18 @@ def index(
             model_path=chosen_model_path,
             lexical=chosen["lexical"],
         )
+    finally:
+        finished()
 
 
+@_api
+@offers(SEARCH, "api")
 def search(
     query: str,
     kb_path: PathArg | None,
     *,
-    limit: int = 10,
-    reranker: str | None = None,
-    mmr: bool | None = None,
-    mmr_lambda: float | None = None,
-    mmr_same_doc_penalty: float | None = None,
-    parent_retriever: bool | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
     config: PathArg | None = None,
+    **keywords: Unpack[SearchKeywords],
 ) -> SearchResult:
     """Search the index of ``kb_path`` with the hybrid pipeline, like ``groove search``.
 
@@ -154,34 +144,20 @@ def search(
     from groove.engine.search_settings import resolve_settings, search_once
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
-    given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
+    given = _keywords(SEARCH, kb_path=kb_path, **keywords)
     loaded = _config(config)
     return search_once(query, resolve_settings(loaded, **given), loaded)
 
 
+@_api
+@offers(EVAL, "api")
 def evaluate(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    reranker: str | None = None,
-    mmr: bool | None = None,
-    mmr_lambda: float | None = None,
-    mmr_same_doc_penalty: float | None = None,
-    parent_retriever: bool | None = None,
-    history: bool = True,
-    save_history: bool = False,
-    diff: bool = True,
-    fail_on_regression: bool = False,
-    baseline: str | None = None,
-    baseline_file: PathArg | None = None,
-    require_baseline: bool | None = None,
-    regression_gate: str | None = None,
-    slice_by: str | None = None,
-    gate_slices: bool | None = None,
-    slice_min_queries: int | None = None,
-    explain: bool = False,
-    name: str | None = None,
-    **measured: Unpack[Measured],
+    config: PathArg | None = None,
+    progress: Callable[[Progress], None] | bool | None = None,
+    **keywords: Unpack[EvaluateKeywords],
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -212,14 +188,17 @@ def evaluate(
     from groove.evaluation.settings import resolve_settings
     from groove.tuning.reach import PROBE
 
-    values = _arguments("evaluate", locals(), measured)
-    given = _keywords(EVAL, **_declared(EVAL, values, but=("config",)))
-    _checked("progress", values["progress"], _progress_value, _PROGRESS)
-    settings = resolve_settings(_config(values["config"]), source="keyword", **given)
-    with _watching(values["progress"], "evaluate") as shown:
+    given = _keywords(EVAL, kb_path=kb_path, golden=golden, **keywords)
+    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
+    settings = resolve_settings(_config(config), source="keyword", **given)
+    shown, finished = watched(progress, "evaluate")
+    try:
         return evaluation.run(settings, grid=PROBE, progress=shown)
+    finally:
+        finished()
 
 
+@_api
 def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
     """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
     ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
@@ -232,6 +211,7 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
     return baseline.pin(path, name, run, size)
 
 
+@_api
 def accept_baseline(
     kb_path: PathArg | None,
     run: str | None = None,
@@ -266,6 +246,7 @@ def accept_baseline(
     return accepted
 
 
+@_api
 def unset_baseline(kb_path: PathArg | None, name: str) -> str:
     """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
     from groove.history import baseline
@@ -289,6 +270,7 @@ def _history_file(values: Mapping[str, Any]) -> tuple[Path, int]:
     return history_path(check_kb_path(values["kb_path"])), values["history_size"]
 
 
+@_api
 def load_history(kb_path: PathArg) -> History:
     """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
     first; empty when there is none yet. ``runs_frame()`` gives one row per run, oldest first."""
@@ -300,15 +282,16 @@ def load_history(kb_path: PathArg) -> History:
     return read_history(history_path(kb))
 
 
+@_api
+@offers(TUNE, "api")
 def tune(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    family: str | None = "rrf",
-    engine: str | None = None,
-    window: int | None = None,
+    config: PathArg | None = None,
+    progress: Callable[[Progress], None] | bool | None = None,
     on_note: Callable[[Note], None] | None = None,
-    **measured: Unpack[Measured],
+    **keywords: Unpack[TuneKeywords],
 ) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
@@ -327,33 +310,25 @@ def tune(
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
-    values = _arguments("tune", locals(), measured)
-    given = _keywords(TUNE, **_declared(TUNE, values, but=("config",)))
-    _checked("progress", values["progress"], _progress_value, _PROGRESS)
+    given = _keywords(TUNE, kb_path=kb_path, golden=golden, **keywords)
+    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
-    settings = resolve_settings(_config(values["config"]), source="keyword", **given)
-    with _watching(values["progress"], "tune") as shown:
+    settings = resolve_settings(_config(config), source="keyword", **given)
+    shown, finished = watched(progress, "tune")
+    try:
         return tune_run.run(settings, progress=shown, on_note=on_note)
+    finally:
+        finished()
 
 
+@_api
+@offers(POOL, "api")
 def pool(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    depth: int = 10,
-    history: bool = True,
-    runs: Sequence[str] | None = None,
-    current: bool = False,
-    tune: bool = False,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    limit: int | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
     config: PathArg | None = None,
+    **keywords: Unpack[PoolKeywords],
 ) -> Pool:
     """The hits of ``golden``'s queries that no ``expected`` entry and no judgement covers,
     like ``groove golden pool``: from the newest run of each configuration in the history
@@ -364,20 +339,18 @@ def pool(
     from groove.judging.run import pool as run_pool
     from groove.judging.run import resolve
 
-    given = _keywords(POOL, **_declared(POOL, locals(), but=("config",)))
+    given = _keywords(POOL, kb_path=kb_path, golden=golden, **keywords)
     return run_pool(resolve(_config(config), given, source="keyword"))
 
 
+@_api
+@offers(GOLDEN_DOCTOR, "api")
 def golden_doctor(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    apply: bool = False,
-    accept_likely: bool = False,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    db_path: PathArg | None = None,
     config: PathArg | None = None,
+    **keywords: Unpack[GoldenDoctorKeywords],
 ) -> DoctorReport:
     """The expected entries of ``golden`` that the index of ``kb_path`` cannot match, each
     with the most likely new target, its evidence and a confidence (certain, likely, none),
@@ -386,16 +359,18 @@ def golden_doctor(
     (``accept_likely``: the likely ones too), every other byte kept."""
     from groove.evaluation.doctor import resolve_doctor, run_doctor
 
-    given = _keywords(GOLDEN_DOCTOR, **_declared(GOLDEN_DOCTOR, locals(), but=("config",)))
+    given = _keywords(GOLDEN_DOCTOR, kb_path=kb_path, golden=golden, **keywords)
     return run_doctor(resolve_doctor(_config(config), given))
 
 
+@_api
+@offers(JUDGE, "api")
 def judge(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    by: str | None = None,
-    **pool_keywords: Any,
+    config: PathArg | None = None,
+    **keywords: Unpack[JudgeKeywords],
 ) -> JudgeView:
     """The judging view for Jupyter over ``pool(...)``'s candidates: relevant / not
     relevant / skip with the keys r / n / s, each verdict saved at once beside the golden
@@ -404,32 +379,10 @@ def judge(
     name)."""
     from groove.notebooks.judge import build_view
 
-    unknown = [name for name in pool_keywords if name not in _POOL_DEFAULTS]
-    if unknown:  # what Python says for a keyword a function does not take, as pool does
-        raise TypeError(f"judge() got an unexpected keyword argument {unknown[0]!r}")
-    _keywords(JUDGE, by=by)
-    given = {"kb_path": kb_path, "golden": golden, **_POOL_DEFAULTS, **pool_keywords, "by": by}
-    return build_view("keyword", **_declared(JUDGE, given))
+    return build_view("keyword", kb_path=kb_path, golden=golden, config=config, **keywords)
 
 
-# judge takes pool's keywords: its signature is pool's and ``by``, so help(), inspect and
-# Jupyter's tooltip show every one of them (written once, in pool).
-_POOL_DEFAULTS = {
-    name: parameter.default
-    for name, parameter in inspect.signature(pool).parameters.items()
-    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-}
-judge.__signature__ = inspect.signature(pool).replace(  # type: ignore[attr-defined]
-    parameters=[
-        *inspect.signature(pool).parameters.values(),
-        inspect.Parameter(
-            "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"
-        ),
-    ],
-    return_annotation="JudgeView",
-)
-
-
+@_api
 def save_tune(result: TuneResult, path: PathArg) -> Path:
     """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
     from groove.tuning import export
@@ -439,6 +392,7 @@ def save_tune(result: TuneResult, path: PathArg) -> Path:
     return export.save_tune(result, _path(path, "path"))
 
 
+@_api
 def load_tune(path: PathArg) -> TuneResult:
     """A tune result saved by ``save_tune`` or by the tune-explorer notebook (its
     result.json). The selection and the gates are recomputed from the saved table."""
@@ -480,57 +434,6 @@ def _checked(name: str, value: Any, ok: Callable[[Any], bool], wanted: str) -> N
             f"pass {{give}} as {wanted}",
             setting=name,
         )
-
-
-def _declared(
-    table: Mapping[str, Setting], values: Mapping[str, Any], but: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    """The arguments of an API function that ``table`` declares, by name (``locals()`` of
-    a function whose keywords are the table's): one spelling of the keywords, not two."""
-    return {name: values[name] for name in table if name in values and name not in but}
-
-
-def _arguments(function: str, values: Mapping[str, Any], measured: Any) -> dict[str, Any]:
-    """A function's arguments by name: ``locals()`` and its ``Measured`` keywords (None
-    when not given); another keyword is refused as Python refuses it."""
-    unknown = [name for name in measured if name not in Measured.__annotations__]
-    if unknown:
-        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
-    return {**dict.fromkeys(Measured.__annotations__), **values, **measured}
-
-
-@contextmanager
-def _watching(progress: Any, task: Task) -> Iterator[ProgressFn | None]:
-    """The progress function a call passes down (``watched``); its bars close at the end."""
-    shown, finished = watched(progress, task)
-    try:
-        yield shown
-    finally:
-        finished()
-
-
-def _spelled_out(function: Callable[..., Any], table: Mapping[str, Setting]) -> None:
-    """Give ``function`` the signature ``help()``, ``inspect`` and Jupyter show: its
-    ``Measured`` keywords spelled out, every keyword in the order ``table`` declares it
-    (progress and the function's own after)."""
-    signature = inspect.signature(function)
-    measured = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                          annotation=getattr(kind, "__forward_arg__", kind))
-        for name, kind in Measured.__annotations__.items()
-    ]  # fmt: skip
-    kinds = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    positional = [p for p in kinds if p.kind is not p.KEYWORD_ONLY]
-    keywords = [*measured, *(p for p in kinds if p.kind is p.KEYWORD_ONLY)]
-    order = list(table)
-    keywords.sort(key=lambda p: order.index(p.name) if p.name in order else len(order))
-    function.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*positional, *keywords]
-    )
-
-
-_spelled_out(evaluate, EVAL)
-_spelled_out(tune, TUNE)
 
 
 def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
