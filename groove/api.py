@@ -212,7 +212,7 @@ def evaluate(
 
     given = _keywords(EVAL, **_declared(EVAL, locals(), but=("config",)))
     _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
-    settings = resolve_settings(_config(config), source="keyword", **given)
+    settings = resolve_settings(_config(config), **given)
     shown, finished = watched(progress, "evaluate")
     try:
         return evaluation.run(settings, grid=PROBE, progress=shown)
@@ -345,7 +345,7 @@ def tune(
     given = _keywords(TUNE, **_declared(TUNE, locals(), but=("config",)))
     _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
-    settings = resolve_settings(_config(config), source="keyword", **given)
+    settings = resolve_settings(_config(config), **given)
     shown, finished = watched(progress, "tune")
     try:
         return tune_run.run(settings, progress=shown, on_note=on_note)
@@ -383,7 +383,7 @@ def pool(
     from groove.judging.run import resolve
 
     given = _keywords(POOL, **_declared(POOL, locals(), but=("config",)))
-    return run_pool(resolve(_config(config), given, source="keyword"))
+    return run_pool(resolve(_config(config), given))
 
 
 @_api
@@ -429,7 +429,7 @@ def judge(
         raise TypeError(f"judge() got an unexpected keyword argument {unknown[0]!r}")
     _keywords(JUDGE, by=by)
     given = {"kb_path": kb_path, "golden": golden, **_POOL_DEFAULTS, **pool_keywords, "by": by}
-    return build_view("keyword", **_declared(JUDGE, given))
+    return build_view(**_declared(JUDGE, given))
 
 
 # judge takes pool's keywords: its signature is pool's and ``by``, so help(), inspect and
@@ -513,7 +513,7 @@ def _declared(
 
 
 def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
-    return {name: table[name].parse(value, source="keyword") for name, value in given.items()}
+    return {name: table[name].parse(value) for name, value in given.items()}
 
 
 def _config(path: PathArg | None) -> Config:
