@@ -36,6 +36,7 @@ from groove.settings import (
     TUNE,
     LexicalMode,
     Setting,
+    boundary,
 )
 
 if TYPE_CHECKING:
@@ -54,7 +55,12 @@ if TYPE_CHECKING:
 
 PathArg = str | os.PathLike[str]
 
+# The API's boundary: a GrooveError leaves each public function worded once, as Python says
+# its inputs (``keyword kb_path``, ``kb_path=PATH``), in its ``message``, ``hint`` and str().
+_api = boundary("api")
 
+
+@_api
 def index(
     kb_path: PathArg | None,
     *,
@@ -109,6 +115,7 @@ def index(
         finished()
 
 
+@_api
 def search(
     query: str,
     kb_path: PathArg | None,
@@ -139,6 +146,7 @@ def search(
     return search_once(query, resolve_settings(loaded, **given), loaded)
 
 
+@_api
 def evaluate(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -212,6 +220,7 @@ def evaluate(
         finished()
 
 
+@_api
 def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
     """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
     ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
@@ -224,6 +233,7 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
     return baseline.pin(path, name, run, size)
 
 
+@_api
 def accept_baseline(
     kb_path: PathArg | None,
     run: str | None = None,
@@ -258,6 +268,7 @@ def accept_baseline(
     return accepted
 
 
+@_api
 def unset_baseline(kb_path: PathArg | None, name: str) -> str:
     """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
     from groove.history import baseline
@@ -281,6 +292,7 @@ def _history_file(values: Mapping[str, Any]) -> tuple[Path, int]:
     return history_path(check_kb_path(values["kb_path"])), values["history_size"]
 
 
+@_api
 def load_history(kb_path: PathArg) -> History:
     """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
     first; empty when there is none yet. ``runs_frame()`` gives one row per run, oldest first."""
@@ -292,6 +304,7 @@ def load_history(kb_path: PathArg) -> History:
     return read_history(history_path(kb))
 
 
+@_api
 def tune(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -340,6 +353,7 @@ def tune(
         finished()
 
 
+@_api
 def pool(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -372,6 +386,7 @@ def pool(
     return run_pool(resolve(_config(config), given, source="keyword"))
 
 
+@_api
 def golden_doctor(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -394,6 +409,7 @@ def golden_doctor(
     return run_doctor(resolve_doctor(_config(config), given))
 
 
+@_api
 def judge(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
@@ -434,6 +450,7 @@ judge.__signature__ = inspect.signature(pool).replace(  # type: ignore[attr-defi
 )
 
 
+@_api
 def save_tune(result: TuneResult, path: PathArg) -> Path:
     """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
     from groove.tuning import export
@@ -443,6 +460,7 @@ def save_tune(result: TuneResult, path: PathArg) -> Path:
     return export.save_tune(result, _path(path, "path"))
 
 
+@_api
 def load_tune(path: PathArg) -> TuneResult:
     """A tune result saved by ``save_tune`` or by the tune-explorer notebook (its
     result.json). The selection and the gates are recomputed from the saved table."""

@@ -24,6 +24,7 @@ from groove.engine import embed, model_folder
 from groove.engine.onnx_embed import OnnxEmbedder
 from groove.engine.rows import length_sorted_batches
 from groove.errors import ModelError
+from groove.settings.spelling import spelled
 
 minilm_root = embed_fixtures.minilm_root
 minilm = embed_fixtures.minilm
@@ -119,8 +120,9 @@ def test_missing_weights_package_names_the_install_command(
 def test_unknown_model_name_is_a_model_error() -> None:
     with pytest.raises(ModelError) as info:
         embed.load_embedder("no-such/model")
-    assert str(info.value) == "unknown embedding model 'no-such/model'"
-    assert info.value.hint == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == "unknown embedding model 'no-such/model'"
+    assert hint == (
         "drop keyword model to use the offline default sentence-transformers/all-MiniLM-L6-v2, "
         "or name a fastembed model such as BAAI/bge-small-en-v1.5"
     )
@@ -147,11 +149,12 @@ def test_uncached_hub_model_fails_fast_when_the_hub_is_unreachable(
     monkeypatch.setattr(embed, "hub_reachable", lambda timeout=3.0: False)
     with pytest.raises(ModelError) as info:
         embed.load_embedder("bge-small-en-v1.5")
-    assert str(info.value) == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == (
         "embedding model BAAI/bge-small-en-v1.5 is not in the cache and the Hugging Face hub "
         "cannot be reached"
     )
-    assert info.value.hint == (
+    assert hint == (
         "connect to the network once so fastembed can fetch it, or drop keyword model to use the "
         "offline default sentence-transformers/all-MiniLM-L6-v2"
     )

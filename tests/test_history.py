@@ -22,6 +22,7 @@ from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 from groove.runs.corpus import CorpusSnapshot
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import QueryResult, RunRecord
+from groove.settings.spelling import spelled
 
 
 def make_record(stamp: str = "2026-01-01T00:00:00+00:00", recall: float = 0.5, **fp) -> RunRecord:
@@ -221,9 +222,10 @@ def test_a_single_run_over_the_cap_is_an_error_and_nothing_is_written(tmp_path: 
     before = path.read_bytes()
     with pytest.raises(HistoryError) as info:
         append_run(path, make_record("2026-03-01T00:00:00+00:00"), 10, cap=50)
-    assert info.value.message.startswith("a single eval run serialises to ")
-    assert "pass history=False to skip the file" in (info.value.hint or "")  # the API's words
-    assert info.value.spelled("cli")[1] == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message.startswith("a single eval run serialises to ")
+    assert "pass history=False to skip the file" in (hint or "")
+    assert spelled(info.value, "cli")[1] == (
         "this means a very large golden set or a very high --limit: reduce either, "
         "or pass --no-history to skip the file"
     )

@@ -36,7 +36,7 @@ DECLARATIONS = frozenset(
 
 # Library text that still holds CLI flags, each with where it belongs: none left. An error
 # names its setting (setting=, {setting} / {give}); text the library words while a face runs
-# it (a note, the gate's reason) is spelled for that face (groove.errors.spell, given the face);
+# it (a note, the gate's reason) is spelled for that face (groove.settings.spell, given the face);
 # a report takes ``where`` from its face; a groove command to run in a terminal (one with
 # no API form, or naming the file it writes) is built from the declared flags
 # (groove.settings.command_line).

@@ -27,6 +27,7 @@ from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.notebooks import kernel
 from groove.notes import Note
 from groove.settings import EVAL_RETRIEVAL_CAP, LIMIT_MAX
+from groove.settings.spelling import spelled
 from groove.tuning.settings import resolve_settings as tune_settings
 
 OVER = LIMIT_MAX + 1
@@ -160,11 +161,10 @@ def test_the_cli_eval_prints_the_references_note(indexed_kb, golden_en: Path) ->
 def test_the_library_refuses_and_names_the_setting(kb: Path, build, setting: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ConfigError) as info:
         build(kb)
+    message, hint = spelled(info.value, "api")  # the API's words
     assert info.value.setting == setting
-    assert info.value.message == (
-        f"keyword {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
-    )
-    assert info.value.hint == f"pass {setting}=N with N from 1 to {LIMIT_MAX}"
+    assert message == f"keyword {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
+    assert hint == f"pass {setting}=N with N from 1 to {LIMIT_MAX}"
 
 
 @pytest.mark.parametrize(
@@ -264,7 +264,7 @@ def test_the_judge_notebook_refuses_naming_the_parameter(kb: Path, setting: str)
     given = {"kb_path": kb, "golden": golden, setting: OVER}
     with pytest.raises(ConfigError) as info:
         resolve(Config(), given, source="parameter")
-    message, hint = info.value.spelled("notebook")
+    message, hint = spelled(info.value, "notebook")
     assert message == f"parameter {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
     assert hint == f"pass -p {setting} N with N from 1 to {LIMIT_MAX}"
 

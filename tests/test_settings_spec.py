@@ -46,6 +46,7 @@ from groove.settings import (
     on,
     parse_k_list,
 )
+from groove.settings.spelling import spelled
 from groove.tuning.retriever import RETRIEVER_ONLY
 from groove.tuning.settings import TuneSettings
 from groove.tuning.settings import resolve_settings as tune_settings
@@ -423,10 +424,12 @@ def test_a_refused_value_carries_the_setting_what_it_takes_and_what_it_got() -> 
         "ten",
     )
     assert refused.message == "keyword limit must be a whole number >= 1, got 'ten'"
-    assert refused.spelled("cli") == (refused.message, refused.hint)  # worded once, kept
+    assert spelled(refused, "cli") == (refused.message, refused.hint)  # worded once, kept
     with pytest.raises(ConfigError) as braces:
         EVAL["limit"].parse("{x}", source="parameter")
-    assert braces.value.message == "parameter limit must be a whole number >= 1, got '{x}'"
+    assert spelled(braces.value, "notebook")[0] == (
+        "parameter limit must be a whole number >= 1, got '{x}'"
+    )
     assert braces.value.given == "{x}"
     with pytest.raises(ConfigError) as over:
         at_most("limit", LIMIT_MAX + 1)

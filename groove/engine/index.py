@@ -44,10 +44,11 @@ from groove.engine import bm25
 from groove.engine.chunking import ParsedDocument, parse_markdown
 from groove.engine.embed import Embedder
 from groove.engine.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
-from groove.errors import ConfigError, Face, FileRefusedError, spell
+from groove.errors import ConfigError, Face, FileRefusedError
 from groove.notes import Level, Note
 from groove.progress import Progress, ProgressFn
 from groove.settings import LexicalMode
+from groove.settings.spelling import spell
 from groove.store import chunks as rows
 from groove.store import postings_file, vector_copy
 from groove.store.db import cannot_write, connect, default_db_path, ensure_db_folder, transaction
@@ -109,7 +110,7 @@ class IndexSummary(Introduces):
     seconds: float
     warnings: tuple[str, ...] = ()
     # what the build kept or changed that a user should know, as templates that name
-    # settings (groove.errors.spell): ``notes`` in the API's words, ``notes_for`` a face's
+    # settings (groove.settings.spell): ``notes`` in the API's words, ``notes_for`` a face's
     note_templates: tuple[str, ...] = ()
 
     @property

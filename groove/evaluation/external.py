@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from groove.errors import IndexMissingError, literal, spell
+from groove.errors import IndexMissingError, literal
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import compare, score
@@ -31,9 +31,10 @@ from groove.runs.corpus_scan import snapshot
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.latency import summarise
 from groove.runs.record import RunRecord
+from groove.settings.spelling import spell
 
 NOTE_INDEX_CHECKS = "retriever-index-checks-unavailable"
-# templates (groove.errors.spell): the settings as the face running the eval names them
+# templates (groove.settings.spell): the settings as the face running the eval names them
 NOT_AVAILABLE = (
     "corpus drift and the golden-leak check are not available with {retriever} ({why}); "
     "pass {give_kb_path:} with an indexed copy of the same documents"

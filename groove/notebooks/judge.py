@@ -42,6 +42,7 @@ from groove.golden.judgements import (
 from groove.install import install_command
 from groove.judging.pool import Candidate, Pool
 from groove.labels import location_label
+from groove.settings.spelling import spelled
 
 INSTALL_HINT = f"{install_command('lab')} (ipywidgets, JupyterLab and jupyterlab_widgets)"
 NO_FRONT_END = (
@@ -250,8 +251,11 @@ def _done(total: int) -> str:
 
 
 def _error(exc: GrooveError) -> str:
-    hint = f"<br>hint: {html.escape(exc.hint)}" if exc.hint else ""
-    return f"<pre class='groove-judge-log'>Error: {html.escape(exc.message)}{hint}</pre>"
+    """The judging view's boundary: the error in the API's words (``groove.judge``'s
+    keywords name the settings)."""
+    message, hint = spelled(exc, "api")
+    tail = f"<br>hint: {html.escape(hint)}" if hint else ""
+    return f"<pre class='groove-judge-log'>Error: {html.escape(message)}{tail}</pre>"
 
 
 def _eval_text(settings: EvalSettings) -> str:

@@ -24,7 +24,7 @@ from groove.notebooks.runner import RESULT_FILE, error_document, summary_path, w
 from groove.notes import Level, Note
 from groove.report import plots
 from groove.report.notebook.outcome import Outcome, Refusal
-from groove.settings import EVAL, TUNE, Setting
+from groove.settings import EVAL, TUNE, Setting, spelled
 
 if TYPE_CHECKING:
     from groove.config import Config
@@ -231,7 +231,7 @@ def previous_summary(previous: Any) -> dict[str, Any] | None:
 def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
     """The notebook's boundary: the error worded once as a notebook says it (``-p limit``),
     for result.json and the status cell alike."""
-    message, hint = exc.spelled("notebook")
+    message, hint = spelled(exc, "notebook")
     write_result(Path(result_path), error_document(exc.exit_code, message, hint))
     return Outcome(None, exc.exit_code, Refusal(message, hint, exc.exit_code, exc))
 

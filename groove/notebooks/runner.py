@@ -53,12 +53,12 @@ from groove.errors import (
     GrooveError,
     NotebookError,
     literal,
-    spell,
 )
 from groove.notebooks import export
 from groove.notebooks.pending import PENDING_ENV, pending_path
 from groove.report.notebook.headless import HEADLESS_ENV
 from groove.settings import NOTEBOOK_RUN
+from groove.settings.spelling import spell, spelled
 
 NOTEBOOKS = {
     "eval-report": "eval_report.ipynb",
@@ -362,7 +362,7 @@ def run_notebook(
     try:
         check_parameters(given, allowed_parameters(source), label)
     except NotebookError as exc:
-        document = error_document(EXIT_BAD_INPUT, exc.message, exc.hint)
+        document = error_document(EXIT_BAD_INPUT, *spelled(exc, face))
         write_result(result_path, {**document, "notebook": label})
         raise
     if kb_path is not None:
@@ -552,8 +552,8 @@ def _commit(
             document = error_document(EXIT_NOTEBOOK_FAILED, message)
         else:
             append(pending)
-    except GrooveError as exc:
-        document = error_document(exc.exit_code, exc.message, exc.hint)
+    except GrooveError as exc:  # the history's refusal, in the words result.json has used
+        document = error_document(exc.exit_code, *spelled(exc, "api"))
     except (OSError, ValueError, KeyError) as exc:
         message = f"could not add the run to the history ({pending.name}): {exc}"
         document = error_document(EXIT_NOTEBOOK_FAILED, message)
