@@ -2,10 +2,14 @@
 
 ``import groove`` exposes these functions; docs/api.md shows each with real output. Paths
 may be ``str`` or path-like, and ``~`` expands. Keywords are the settings declared in
-groove.settings, checked there (a wrong value is a ConfigError, as on the command line);
-a keyword left as None comes from groove.toml (found as the CLI finds it, or ``config=``),
-else from the built-in default. Heavy modules are imported inside the functions, so that
-importing groove stays cheap.
+groove.settings: each function writes out only what no setting declares (``progress``)
+and what it takes by position, and its signature gains the rest from its task's table
+(``offers``, groove.settings.signatures), so help() and Jupyter show every keyword with its
+type and default, and a misspelt one is Python's TypeError. Each value is checked by its
+declaration (a wrong value is a ConfigError, as on the command line); a keyword left as
+None comes from groove.toml (found as the CLI finds it, or ``config=``), else from the
+built-in default. Heavy modules are imported inside the functions, so that importing
+groove stays cheap.
 
 Unlike ``groove eval``, ``evaluate`` does not append the run to the eval history unless
 ``save_history=True``: an exploratory run in a notebook must not become the baseline the
@@ -16,9 +20,8 @@ the evaluation finished: a run that failed leaves the history as it was.
 
 from __future__ import annotations
 
-import inspect
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,12 +37,14 @@ from groove.settings import (
     POOL,
     SEARCH,
     TUNE,
-    LexicalMode,
     Setting,
     boundary,
 )
+from groove.settings.signatures import offers
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
     from groove.config import Config
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
@@ -51,6 +56,15 @@ if TYPE_CHECKING:
     from groove.notes import Note
     from groove.progress import Progress
     from groove.runs.record import RunRecord
+    from groove.settings.keywords import (
+        EvaluateKeywords,
+        GoldenDoctorKeywords,
+        IndexKeywords,
+        JudgeKeywords,
+        PoolKeywords,
+        SearchKeywords,
+        TuneKeywords,
+    )
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
@@ -61,16 +75,13 @@ _api = boundary("api")
 
 
 @_api
+@offers(INDEX, "api")
 def index(
     kb_path: PathArg | None,
     *,
-    db_path: PathArg | None = None,
-    force: bool = False,
-    model: str | None = None,
-    model_path: PathArg | None = None,
     config: PathArg | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
-    lexical: LexicalMode | None = None,
+    **keywords: Unpack[IndexKeywords],
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
@@ -86,7 +97,7 @@ def index(
     from groove.engine.session import check_kb_path, index_embedder
     from groove.resolve import resolve
 
-    given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
+    given = _keywords(INDEX, kb_path=kb_path, **keywords)
     _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     loaded = _config(config)
     chosen = resolve(INDEX, loaded, given)
@@ -116,21 +127,13 @@ def index(
 
 
 @_api
+@offers(SEARCH, "api")
 def search(
     query: str,
     kb_path: PathArg | None,
     *,
-    limit: int = 10,
-    reranker: str | None = None,
-    mmr: bool | None = None,
-    mmr_lambda: float | None = None,
-    mmr_same_doc_penalty: float | None = None,
-    parent_retriever: bool | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
     config: PathArg | None = None,
+    **keywords: Unpack[SearchKeywords],
 ) -> SearchResult:
     """Search the index of ``kb_path`` with the hybrid pipeline, like ``groove search``.
 
@@ -141,45 +144,20 @@ def search(
     from groove.engine.search_settings import resolve_settings, search_once
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
-    given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
+    given = _keywords(SEARCH, kb_path=kb_path, **keywords)
     loaded = _config(config)
     return search_once(query, resolve_settings(loaded, **given), loaded)
 
 
 @_api
+@offers(EVAL, "api")
 def evaluate(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    k_values: Sequence[int] | None = None,
-    limit: int | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    reranker: str | None = None,
-    mmr: bool | None = None,
-    mmr_lambda: float | None = None,
-    mmr_same_doc_penalty: float | None = None,
-    parent_retriever: bool | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
-    history: bool = True,
-    save_history: bool = False,
-    diff: bool = True,
-    fail_on_regression: bool = False,
-    baseline: str | None = None,
-    baseline_file: PathArg | None = None,
-    require_baseline: bool | None = None,
-    regression_gate: str | None = None,
-    slice_by: str | None = None,
-    gate_slices: bool | None = None,
-    slice_min_queries: int | None = None,
-    explain: bool = False,
-    name: str | None = None,
     config: PathArg | None = None,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
+    **keywords: Unpack[EvaluateKeywords],
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -210,7 +188,7 @@ def evaluate(
     from groove.evaluation.settings import resolve_settings
     from groove.tuning.reach import PROBE
 
-    given = _keywords(EVAL, **_declared(EVAL, locals(), but=("config",)))
+    given = _keywords(EVAL, kb_path=kb_path, golden=golden, **keywords)
     _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     settings = resolve_settings(_config(config), source="keyword", **given)
     shown, finished = watched(progress, "evaluate")
@@ -305,25 +283,15 @@ def load_history(kb_path: PathArg) -> History:
 
 
 @_api
+@offers(TUNE, "api")
 def tune(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    k_values: Sequence[int] | None = None,
-    limit: int | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
     config: PathArg | None = None,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
-    family: str | None = "rrf",
-    engine: str | None = None,
-    window: int | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
     on_note: Callable[[Note], None] | None = None,
+    **keywords: Unpack[TuneKeywords],
 ) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
@@ -342,7 +310,7 @@ def tune(
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
-    given = _keywords(TUNE, **_declared(TUNE, locals(), but=("config",)))
+    given = _keywords(TUNE, kb_path=kb_path, golden=golden, **keywords)
     _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
     settings = resolve_settings(_config(config), source="keyword", **given)
@@ -354,24 +322,13 @@ def tune(
 
 
 @_api
+@offers(POOL, "api")
 def pool(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    depth: int = 10,
-    history: bool = True,
-    runs: Sequence[str] | None = None,
-    current: bool = False,
-    tune: bool = False,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    limit: int | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
     config: PathArg | None = None,
+    **keywords: Unpack[PoolKeywords],
 ) -> Pool:
     """The hits of ``golden``'s queries that no ``expected`` entry and no judgement covers,
     like ``groove golden pool``: from the newest run of each configuration in the history
@@ -382,21 +339,18 @@ def pool(
     from groove.judging.run import pool as run_pool
     from groove.judging.run import resolve
 
-    given = _keywords(POOL, **_declared(POOL, locals(), but=("config",)))
+    given = _keywords(POOL, kb_path=kb_path, golden=golden, **keywords)
     return run_pool(resolve(_config(config), given, source="keyword"))
 
 
 @_api
+@offers(GOLDEN_DOCTOR, "api")
 def golden_doctor(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    apply: bool = False,
-    accept_likely: bool = False,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    db_path: PathArg | None = None,
     config: PathArg | None = None,
+    **keywords: Unpack[GoldenDoctorKeywords],
 ) -> DoctorReport:
     """The expected entries of ``golden`` that the index of ``kb_path`` cannot match, each
     with the most likely new target, its evidence and a confidence (certain, likely, none),
@@ -405,17 +359,18 @@ def golden_doctor(
     (``accept_likely``: the likely ones too), every other byte kept."""
     from groove.evaluation.doctor import resolve_doctor, run_doctor
 
-    given = _keywords(GOLDEN_DOCTOR, **_declared(GOLDEN_DOCTOR, locals(), but=("config",)))
+    given = _keywords(GOLDEN_DOCTOR, kb_path=kb_path, golden=golden, **keywords)
     return run_doctor(resolve_doctor(_config(config), given))
 
 
 @_api
+@offers(JUDGE, "api")
 def judge(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    by: str | None = None,
-    **pool_keywords: Any,
+    config: PathArg | None = None,
+    **keywords: Unpack[JudgeKeywords],
 ) -> JudgeView:
     """The judging view for Jupyter over ``pool(...)``'s candidates: relevant / not
     relevant / skip with the keys r / n / s, each verdict saved at once beside the golden
@@ -424,30 +379,7 @@ def judge(
     name)."""
     from groove.notebooks.judge import build_view
 
-    unknown = [name for name in pool_keywords if name not in _POOL_DEFAULTS]
-    if unknown:  # what Python says for a keyword a function does not take, as pool does
-        raise TypeError(f"judge() got an unexpected keyword argument {unknown[0]!r}")
-    _keywords(JUDGE, by=by)
-    given = {"kb_path": kb_path, "golden": golden, **_POOL_DEFAULTS, **pool_keywords, "by": by}
-    return build_view("keyword", **_declared(JUDGE, given))
-
-
-# judge takes pool's keywords: its signature is pool's and ``by``, so help(), inspect and
-# Jupyter's tooltip show every one of them (written once, in pool).
-_POOL_DEFAULTS = {
-    name: parameter.default
-    for name, parameter in inspect.signature(pool).parameters.items()
-    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-}
-judge.__signature__ = inspect.signature(pool).replace(  # type: ignore[attr-defined]
-    parameters=[
-        *inspect.signature(pool).parameters.values(),
-        inspect.Parameter(
-            "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"
-        ),
-    ],
-    return_annotation="JudgeView",
-)
+    return build_view("keyword", kb_path=kb_path, golden=golden, config=config, **keywords)
 
 
 @_api
@@ -502,14 +434,6 @@ def _checked(name: str, value: Any, ok: Callable[[Any], bool], wanted: str) -> N
             f"pass {{give}} as {wanted}",
             setting=name,
         )
-
-
-def _declared(
-    table: Mapping[str, Setting], values: Mapping[str, Any], but: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    """The arguments of an API function that ``table`` declares, by name (``locals()`` of
-    a function whose keywords are the table's): one spelling of the keywords, not two."""
-    return {name: values[name] for name in table if name in values and name not in but}
 
 
 def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:

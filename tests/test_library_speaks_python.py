@@ -31,7 +31,16 @@ EXEMPT: dict[tuple[str, str], str] = {
 # them for each face: the one place they are written.
 DECLARATIONS = frozenset(
     f"settings/{name}.py"
-    for name in ("shared", "engine", "evaluation", "tuning", "judging", "notebooks", "spelling")
+    for name in (
+        "setting",  # a switch's --no- flag turns its setting off
+        "shared",
+        "engine",
+        "evaluation",
+        "tuning",
+        "judging",
+        "notebooks",
+        "spelling",
+    )
 )
 
 # Library text that still holds CLI flags, each with where it belongs: none left. An error

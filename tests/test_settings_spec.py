@@ -375,24 +375,49 @@ def test_the_cli_hands_every_option_to_the_resolver(
 
 @pytest.mark.parametrize(
     ("notebook", "function"),
-    [("eval_report.ipynb", "eval_report"), ("tune_explorer.ipynb", "tune_explorer")],
+    [
+        ("eval_report.ipynb", "kernel.eval_report"),
+        ("tune_explorer.ipynb", "kernel.tune_explorer"),
+        ("judge.ipynb", "judge.open_view"),
+    ],
 )
 def test_the_run_cell_forwards_every_parameter(notebook: str, function: str) -> None:
-    """The notebook's run cell passes each parameter of its parameters cell on by name."""
-    import ast
+    """The notebook's run cell passes on every parameter the cells assigned (``assigned``
+    over its function's parameters, which are the table's): none is listed by hand."""
+    cells = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
+    module, name = function.split(".")
+    call = f"{name}(**{'cells' if module == 'judge' else 'notebook_run'}.assigned("
+    (source,) = ["".join(c["source"]) for c in cells if call in "".join(c["source"])]
+    assert (
+        f"assigned({'judge' if module == 'judge' else 'notebook_run'}.{name}, globals())" in source
+    )
+
+
+def test_a_new_setting_is_a_keyword_and_a_parameter_by_its_declaration_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a new eval setting gets without a second declaration: the API keyword and the
+    notebook parameter (in the run cell's signature, the parameters cell groove writes and
+    the names -p accepts), each with its type and face default."""
     import inspect
 
-    cells = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
-    (source,) = [
-        "".join(c["source"]) for c in cells if f"notebook_run.{function}(" in "".join(c["source"])
-    ]
-    (call,) = [
-        node
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == function
-    ]
-    passed = {k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == k.arg}
-    assert passed == set(inspect.signature(getattr(kernel, function)).parameters)
+    from groove.notebooks import cells, runner
+    from groove.settings.signatures import offered
+
+    probe = Setting("probe", "count", "A test setting. More words.", flag="--probe")
+    table = {**EVAL, "probe": probe}
+    monkeypatch.setitem(cells.TABLES, "eval-report", table)
+    keyword = offered(inspect.signature(groove.evaluate), table, "api").parameters["probe"]
+    assert (keyword.kind, keyword.default, keyword.annotation) == (
+        inspect.Parameter.KEYWORD_ONLY,
+        None,
+        "int | None",
+    )
+    source = ROOT / "notebooks" / "eval_report.ipynb"
+    assert runner.allowed_parameters(source, "eval-report")[-1] == "probe"
+    completed = runner.read_notebook(source, "eval-report")
+    (cell,) = [c.source for c in completed.cells if "parameters" in c.metadata.get("tags", [])]
+    assert cell.endswith("\nprobe = None  # A test setting")
 
 
 def test_a_key_no_section_has_a_field_for_is_read_through_its_declaration(

@@ -47,7 +47,7 @@ from groove.notes import Note
 from groove.progress import Progress, ProgressFn, reporter
 from groove.retrievers.base import Retriever
 from groove.retrievers.trec import run_lines
-from groove.runs.corpus_scan import AnswerRecorder, ChunkRowFn, snapshot
+from groove.runs.corpus_scan import AnswerRecorder, snapshot
 from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.runs.latency import QueryTiming, summarise
 from groove.runs.record import RunRecord
@@ -174,7 +174,7 @@ def prepare(
                         explain_into(attribution, explainer, scored, routed, vectors[i], read)
                     message = f"searched query {q.id} ({i + 1} of {total})"
                     say(Progress("evaluate", "search", i + 1, total, message, q.id))
-            corpus = snapshot(conn, _both(scanner.visit, recorder.visit))
+            corpus = snapshot(conn, scanner.visit, recorder.visit)
             view = IndexView(tuple(chunk_digests(conn))) if _any_broken(golden, recorder) else None
             tops = [r.hits for r in results]
             legs = [r.lexical.leg if r.lexical is not None else None for r in results]
@@ -210,18 +210,6 @@ def prepare(
         query_timings=timings,
         show_latency=settings.latency,
     )
-
-
-def _both(first: ChunkRowFn, second: ChunkRowFn) -> ChunkRowFn:
-    """One corpus pass feeding two scans."""
-
-    def visit(
-        path: str, index: int, heading: str | None, content: str, context: str | None
-    ) -> None:
-        first(path, index, heading, content, context)
-        second(path, index, heading, content, context)
-
-    return visit
 
 
 def _any_broken(golden: GoldenSet, recorder: AnswerRecorder) -> bool:

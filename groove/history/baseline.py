@@ -63,13 +63,7 @@ class Baseline:
     def to_dict(self) -> dict[str, Any] | None:
         if self.run is None:
             return None
-        return {
-            "id": self.run.id,
-            "timestamp": self.run.timestamp,
-            "why": self.why,
-            "name": self.name,
-            "newest": self.newest,
-        }
+        return self.run.reference(why=self.why, name=self.name, newest=self.newest)
 
 
 def choose(history: History, fingerprint: Fingerprint, name: str | None = None) -> Baseline:

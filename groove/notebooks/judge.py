@@ -42,6 +42,8 @@ from groove.golden.judgements import (
 from groove.install import install_command
 from groove.judging.pool import Candidate, Pool
 from groove.labels import location_label
+from groove.settings import JUDGE
+from groove.settings.signatures import offers
 from groove.settings.spelling import spelled
 
 INSTALL_HINT = f"{install_command('lab')} (ipywidgets, JupyterLab and jupyterlab_widgets)"
@@ -267,47 +269,14 @@ def _eval_text(settings: EvalSettings) -> str:
     return eval_text.render(evaluation.run(saving))
 
 
-def open_view(
-    *,
-    kb_path: Any = None,
-    golden: Any = None,
-    depth: Any = 10,
-    history: Any = True,
-    runs: Any = None,
-    current: Any = False,
-    tune: Any = False,
-    retriever: Any = None,
-    retriever_options: Any = None,
-    retriever_name: Any = None,
-    model: Any = None,
-    limit: Any = None,
-    lexical: Any = None,
-    config: Any = None,
-    by: Any = None,
-) -> Any:
+@offers(JUDGE, "notebook")
+def open_view(**parameters: Any) -> Any:
     """The judge notebook's one call: its parameters (groove.settings.JUDGE) in, the view
     out; bad input shows as an error box, as in the report notebooks."""
     from IPython.display import HTML
 
     try:
-        return build_view(
-            "parameter",
-            kb_path=kb_path,
-            golden=golden,
-            depth=depth,
-            history=history,
-            runs=runs,
-            current=current,
-            tune=tune,
-            retriever=retriever,
-            retriever_options=retriever_options,
-            retriever_name=retriever_name,
-            model=model,
-            limit=limit,
-            lexical=lexical,
-            config=config,
-            by=by,
-        )
+        return build_view("parameter", **parameters)
     except GrooveError as exc:
         return HTML(_error(exc))
 
@@ -318,7 +287,6 @@ def build_view(source: str, **given: Any) -> JudgeView:
     from groove.golden.judgements import judge_name
     from groove.judging.run import pool, resolve
     from groove.resolve import resolve as resolve_settings
-    from groove.settings import JUDGE
 
     require_widgets()  # before any retrieval: say what is missing first
     parsed = {name: JUDGE[name].parse(value, source=source) for name, value in given.items()}

@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
 from groove.errors import GrooveError
+from groove.notebooks.cells import assigned as assigned
 from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, error_document, summary_path, write_result
 from groove.notes import Level, Note
 from groove.report import plots
 from groove.report.notebook.outcome import Outcome, Refusal
 from groove.settings import EVAL, TUNE, Setting, spelled
+from groove.settings.signatures import offers
 
 if TYPE_CHECKING:
     from groove.config import Config
@@ -40,37 +42,8 @@ NOTE_GOLDEN_ROT = "golden-rot"  # falls from expected answers the index lost (re
 # ---------------------------------------------------------------- run cells
 
 
-def eval_report(
-    *,
-    kb_path: Any = None,
-    golden: Any = None,
-    model: Any = None,
-    k_values: Any = None,
-    limit: Any = None,
-    reranker: Any = None,
-    mmr: Any = None,
-    mmr_lambda: Any = None,
-    mmr_same_doc_penalty: Any = None,
-    parent_retriever: Any = None,
-    lexical: Any = None,
-    history: Any = True,
-    fail_on_regression: Any = False,
-    baseline: Any = None,
-    baseline_file: Any = None,
-    require_baseline: Any = None,
-    regression_gate: Any = None,
-    slice_by: Any = None,
-    gate_slices: Any = None,
-    slice_min_queries: Any = None,
-    explain: Any = False,
-    name: Any = None,
-    config: Any = None,
-    result_path: Any = RESULT_FILE,
-    retriever: Any = None,
-    retriever_options: Any = None,
-    retriever_name: Any = None,
-    junit: Any = None,
-) -> Outcome[EvalRun]:
+@offers(EVAL, "notebook")
+def eval_report(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression" / "not-applied") and ``exit_code``; summary.md beside it = its
     ``--format markdown`` report (for a CI page).
@@ -89,7 +62,7 @@ def eval_report(
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
-        given = _parameters(EVAL, _declared(EVAL, locals()))
+        given = _parameters(EVAL, parameters)
         settings = resolve_settings(_config(given.pop("config")), face="notebook", **given)
         written = Path(result_path)
         outputs = EvalOutputs(
@@ -142,24 +115,8 @@ def _write_summary(path: Path, run: EvalRun) -> None:
     write_file(summary_path(path), eval_markdown.render(run, where=NOTEBOOK_WHERE))
 
 
-def tune_explorer(
-    *,
-    kb_path: Any = None,
-    golden: Any = None,
-    model: Any = None,
-    k_values: Any = None,
-    limit: Any = None,
-    lexical: Any = None,
-    tune_json: Any = None,
-    config: Any = None,
-    result_path: Any = RESULT_FILE,
-    retriever: Any = None,
-    retriever_options: Any = None,
-    retriever_name: Any = None,
-    family: Any = "rrf",
-    engine: Any = None,
-    window: Any = None,
-) -> Outcome[TuneResult]:
+@offers(TUNE, "notebook")
+def tune_explorer(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outcome[TuneResult]:
     """Run ``groove tune`` (or load ``tune_json``, a saved result); result.json = the saved
     form of groove.tuning.export (report, queries, full table) plus ``exit_code``, so it can
     be loaded back as ``tune_json``. With ``retriever`` it tunes that engine's fusion over
@@ -174,7 +131,7 @@ def tune_explorer(
     plots.preload()
     result: TuneResult
     try:
-        given = _parameters(TUNE, _declared(TUNE, locals()))
+        given = _parameters(TUNE, parameters)
         saved, config = given.pop("tune_json"), given.pop("config")
         if saved is not None:
             refuse_for_saved(given, saved)
@@ -240,12 +197,6 @@ def _config(path: Path | None) -> Config:
     from groove.config import load_config
 
     return load_config(path)
-
-
-def _declared(table: Mapping[str, Setting], values: Mapping[str, Any]) -> dict[str, Any]:
-    """The run cell's parameters that ``table`` declares, by name (``locals()`` of a run
-    cell whose parameters are the table's): one spelling of them, not two."""
-    return {name: values[name] for name in table if name in values}
 
 
 def _parameters(table: Mapping[str, Setting], given: Mapping[str, Any]) -> dict[str, Any]:

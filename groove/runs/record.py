@@ -159,6 +159,11 @@ class RunRecord(Introduces):
         """May this run serve as a baseline? Not when it failed the gate, unless accepted."""
         return self.accepted or self.outcome != OUTCOME_REGRESSED
 
+    def reference(self, **chosen: Any) -> dict[str, Any]:
+        """The run as the JSON report names a run chosen to compare with: its id and time,
+        then how it was chosen (``chosen``, in order)."""
+        return {"id": self.id, "timestamp": self.timestamp, **chosen}
+
     def to_dict(self, *, keep_empty_findings: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.run_id is not None:

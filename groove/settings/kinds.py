@@ -356,7 +356,7 @@ def _choice(values: tuple[str, ...], toml_words: str | None = None) -> KindRule:
         _one_of(values),
         _toml_choice(values, "must be " + (toml_words or _quoted(values))),
         _click(lambda click: click.Choice(values)),
-        annotation="Literal[" + ", ".join(repr(v) for v in values) + "]",
+        annotation="Literal[" + ", ".join(f'"{v}"' for v in values) + "]",
     )
 
 

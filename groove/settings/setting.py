@@ -30,6 +30,7 @@ from groove.settings.kinds import (  # the kinds' constants, re-exported with Se
 
 __all__ = [
     "ALL",
+    "CLI_ONLY",
     "DEFAULT_LIMIT",
     "EVAL_RETRIEVAL_CAP",
     "FILE_ONLY",
@@ -44,6 +45,7 @@ __all__ = [
     "at_most",
     "on",
     "parse_k_list",
+    "switch",
     "table",
 ]
 
@@ -82,6 +84,9 @@ Surface = Literal["cli", "api", "notebook"]
 ALL: frozenset[Surface] = frozenset({"cli", "api", "notebook"})
 #: A setting only groove.toml holds (no flag, keyword or parameter).
 FILE_ONLY: frozenset[Surface] = frozenset()
+#: A setting only the command line takes (a presentation choice, or one the API and the
+#: notebooks take in another form, such as the retriever's flags in ``retriever_options``).
+CLI_ONLY: frozenset[Surface] = frozenset({"cli"})
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,13 @@ class Setting:
     def but(self, **changes: Any) -> Setting:
         """The same setting as one task words or offers it (its help, surfaces, default)."""
         return replace(self, **changes)
+
+
+def switch(name: str, flag: str, help: str, **more: Any) -> Setting:
+    """A flag that takes no value: ``--x`` turns the setting on (it is off by default),
+    ``--no-x`` turns it off (it is on by default)."""
+    default = flag.startswith("--no-")
+    return Setting(name, "bool", help, flag=flag, switch=True, default=default, **more)
 
 
 def table(*settings: Setting) -> Mapping[str, Setting]:

@@ -181,15 +181,6 @@ class Comparison(Introduces):
         return pd.DataFrame(rows)
 
 
-def _value(record: RunRecord, label: str) -> float | None:
-    agg = record.aggregate
-    if label == "MRR":
-        return agg.mrr
-    name, _, k = label.partition("@")
-    values = agg.recall_at_k if name == "recall" else agg.ndcg_at_k
-    return values.get(int(k))
-
-
 def _labels(runs: Sequence[LabelledRun]) -> list[str]:
     recall = sorted({k for r in runs for k in r.record.aggregate.recall_at_k})
     ndcg = sorted({k for r in runs for k in r.record.aggregate.ndcg_at_k})
@@ -219,10 +210,10 @@ def compare_runs(
         tests: list[PairedTest | None] = []
         paired = 0
         for label in labels:
-            if i == baseline or _value(run.record, label) is None:
+            if i == baseline or run.record.aggregate.value(label) is None:
                 tests.append(None)
                 continue
-            if _value(base.record, label) is None:
+            if base.record.aggregate.value(label) is None:
                 tests.append(None)  # the baseline never measured it: n/a, not a fall from 0
                 continue
             ids, now, before = paired_values(run.record.per_query, base.record.per_query, label)
@@ -236,11 +227,11 @@ def compare_runs(
             metrics.append(
                 MetricComparison(
                     label=label,
-                    value=_value(run.record, label),
+                    value=run.record.aggregate.value(label),
                     test=test,
                     p_holm=p_holm,
                     significant=p_holm is not None and p_holm < alpha,
-                    baseline_measured=_value(base.record, label) is not None,
+                    baseline_measured=base.record.aggregate.value(label) is not None,
                 )
             )
         same_config = run.record.fingerprint.compatible_with(base.record.fingerprint)
