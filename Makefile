@@ -60,6 +60,7 @@ bench: model
 	$(BIN)/python bench/explain.py
 	$(BIN)/python bench/cold_start.py
 	$(BIN)/python bench/first_query.py
+	$(BIN)/python bench/postings_update.py
 	$(BIN)/python bench/int8.py
 	$(BIN)/python bench/lexical.py
 	$(BIN)/python bench/tune.py

@@ -437,16 +437,26 @@ def _ready(conn: Connection, table: LexicalTable, state: _State) -> Scorer | Non
 #: Weight sets ``check_postings`` scores with: the search's defaults, and a set whose sums
 #: round (the one-at-a-time path of ``_frequency``).
 _CHECK_WEIGHTS: tuple[Weights, ...] = ((2.0, 1.0, 1.0), (1.0, 0.1, 0.7))
+#: Words an update's check scores (``check_postings``).
+_CHECKED_CHANGES = 8
 
 
-def check_postings(conn: Connection, postings: Postings) -> bool:
+def check_postings(
+    conn: Connection, postings: Postings, among: Sequence[str] | None = None
+) -> bool:
     """Whether a few ORs of the table's words, scored from ``postings``, equal ``bm25()``'s
     lists and floats bit for bit (the first-query check of ``ranked``, made once by the
-    writer of the postings file): the most common words, some of middling and rare ones."""
+    writer of the postings file): the most common words, some of middling and rare ones;
+    or, ``among`` given (the words an update touched, the arithmetic checked before), the
+    rarest of those (the table's rarest if none), whose rows SQL scores in milliseconds where
+    common words cost seconds at 50,000 chunks."""
     by_count = np.argsort(np.diff(postings.start), kind="stable")[::-1]
     names = {index: term for term, index in postings.terms.items()}
     picks = [*by_count[:6], *by_count[len(by_count) // 2 :][:4], *by_count[-4:]]
+    if among is not None:
+        picks = [*by_count[-4:]] if not among else []
     words = [names[int(i)] for i in dict.fromkeys(picks)]
+    words += sorted(among or (), key=lambda w: len(postings.term(w)[0]))[:_CHECKED_CHANGES]
     words = [w for w in words if tokens(w, PORTER) == (w,) and '"' not in w]
     if not words:
         return False
@@ -461,10 +471,19 @@ def check_postings(conn: Connection, postings: Postings) -> bool:
     return True
 
 
-def persist(conn: Connection, db_path: Path) -> bool:
+def persist(conn: Connection, db_path: Path, before: postings_file.Loaded | None = None) -> bool:
     """Write the porter table's postings beside the index (``store.postings_file``), so that
-    a new process serves the numpy path from its first query; whether a file is in place."""
-    return postings_file.refresh(conn, db_path, PORTER, lambda p: check_postings(conn, p))
+    a new process serves the numpy path from its first query; whether a file is in place.
+    ``before``: the file as the caller's changes began (``postings_before``)."""
+    return postings_file.refresh(
+        conn, db_path, PORTER, lambda p, words: check_postings(conn, p, words), before
+    )
+
+
+def postings_before(conn: Connection) -> postings_file.Loaded | None:
+    """The porter postings of the file beside the index, if it holds the index's now: what
+    ``persist`` updates after a change instead of reading every posting again."""
+    return postings_file.load(conn, PORTER)
 
 
 def serves(lexical: LexicalQuery, weights: Weights) -> bool:

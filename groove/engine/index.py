@@ -250,6 +250,7 @@ def _build_locked(
     conn = connect(db_path)
     try:
         before = read_meta(conn)
+        postings = bm25.postings_before(conn)  # held before this run's writes
         recorded = before.lexical_default
         wanted = recorded if lexical is None else _recorded_mode(lexical)
         notes = _lexical_notes(recorded, wanted, force, kb_path)
@@ -272,7 +273,11 @@ def _build_locked(
         plan.warnings.extend(
             _refresh_beside(vector_copy.refresh, vector_copy.copy_path, conn, db_path)
         )
-        plan.warnings.extend(_refresh_beside(bm25.persist, postings_file.file_path, conn, db_path))
+        plan.warnings.extend(
+            _refresh_beside(
+                lambda c, d: bm25.persist(c, d, postings), postings_file.file_path, conn, db_path
+            )
+        )
     finally:
         conn.close()
     return IndexSummary(

@@ -21,7 +21,9 @@ The file, written through ``groove.atomic`` (a reader sees the old file, none, o
 When it may be used: exactly as the vector copy (``store.vector_copy``). ``index_meta``
 holds a random ``postings_token``; triggers on ``chunks`` delete it on any chunk insert,
 delete or update (the FTS tables change only with chunk rows), and ``refresh`` sets a new
-token and reads the postings in one write transaction. A reader also compares FTS5's
+token and reads the postings in one write transaction (or, when the file held the index's
+as the caller's changes began, updates them from it, ``store.postings_delta``: a run that
+changed a few files pays a fraction of the read). A reader also compares FTS5's
 averages record with the file's (row count and column totals: any write changes it). A
 missing, stale, foreign or unreadable file makes ``load`` return None, and the caller reads
 the postings through SQL as before.
@@ -34,7 +36,7 @@ import itertools
 import mmap
 import platform
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -44,6 +46,7 @@ import numpy as np
 from groove.atomic import write_stream
 from groove.store.beside import HEADER_BYTES, Kind, Opened, db_file, map_file, meta_token
 from groove.store.postings import Postings, index_key, read_postings
+from groove.store.postings_delta import updated
 from groove.store.schema import FTS_TABLES, has_table
 from groove.store.sqlite import Connection
 
@@ -196,10 +199,19 @@ def _views(mapped: mmap.mmap, header: dict[str, object]) -> Loaded:
 # ---------------------------------------------------------------- writing
 
 
-def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postings], bool]) -> bool:
+#: ``check(postings, words)``: whether a few scores equal SQL's (``engine.bm25``); ``words``
+#: are the terms an update touched, None after a full read.
+Check = Callable[[Postings, Sequence[str] | None], bool]
+
+
+def refresh(
+    conn: Connection, db_path: Path, table: str, check: Check, before: Loaded | None = None
+) -> bool:
     """Make ``<db>.postings`` hold ``table``'s postings, unless it already does; returns
-    whether a valid file is in place. ``check(postings)`` compares a few scores with SQL's
-    (engine.bm25): it is recorded, so that readers in the same environment need not redo it.
+    whether a valid file is in place. ``check``'s answer is recorded, so that readers in the
+    same environment need not redo it. ``before``: the file as the caller's changes began, if
+    it held the index's; the new postings are then made from it (``postings_delta``) instead
+    of a full read (``_current``).
     For ``groove index``, under its build lock; OSError (a full disk) propagates.
     """
     path = KIND.writer_path(conn, db_path)
@@ -207,21 +219,34 @@ def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postin
         path.unlink(missing_ok=True)
         return False
     # under the write lock: the postings cannot change while being read
-    return KIND.refresh(conn, path, lambda token: _write(conn, path, table, check, token()))
+    return KIND.refresh(conn, path, lambda token: _write(conn, path, table, check, before, token()))
 
 
 def _write(
-    conn: Connection, path: Path, table: str, check: Callable[[Postings], bool], token: str
+    conn: Connection, path: Path, table: str, check: Check, before: Loaded | None, token: str
 ) -> bool:
-    postings = read_postings(conn, table)
+    postings, checked = _current(conn, table, check, before)
     ends = _sorted_term_ends(postings.terms)
     if ends is None:
         path.unlink(missing_ok=True)  # terms not in byte order: this reader cannot bisect
         return False
-    checked = check(postings)
     write_stream(path, lambda handle: _export(handle, postings, ends, token, table, checked))
     forget_open_files()
     return True
+
+
+def _current(
+    conn: Connection, table: str, check: Check, before: Loaded | None
+) -> tuple[Postings, bool]:
+    """The table's postings now and whether they passed ``check``: updated from ``before``
+    when its arithmetic was checked in this environment (the update's own words then do)
+    and that check passes; else read in full."""
+    if before is not None and before.checked:
+        update = updated(conn, table, before.postings)
+        if update is not None and check(update.postings, update.touched):
+            return update.postings, True
+    postings = read_postings(conn, table)
+    return postings, check(postings, None)
 
 
 def _sorted_term_ends(terms: Mapping[str, int]) -> tuple[np.ndarray, bytes] | None:
