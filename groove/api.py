@@ -21,11 +21,12 @@ the evaluation finished: a run that failed leaves the history as it was.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.progress import watched
+from groove.progress import ProgressFn, Task, watched
 from groove.settings import (
     BASELINE,
     BASELINE_ACCEPT,
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
+_PROGRESS = "a function (Progress), True, False or None"  # what progress= takes
 
 # The API's boundary: a GrooveError leaves each public function worded once, as Python says
 # its inputs (``keyword kb_path``, ``kb_path=PATH``), in its ``message``, ``hint`` and str().
@@ -98,7 +100,7 @@ def index(
     from groove.resolve import resolve
 
     given = _keywords(INDEX, kb_path=kb_path, **keywords)
-    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
+    _checked("progress", progress, _progress_value, _PROGRESS)
     loaded = _config(config)
     chosen = resolve(INDEX, loaded, given)
     kb = check_kb_path(chosen["kb_path"])
@@ -110,8 +112,7 @@ def index(
         model_path=chosen_model_path,
         config=loaded,
     )
-    shown, finished = watched(progress, "index")
-    try:
+    with _watching(progress, "index") as shown:
         return build(
             kb,
             embedder,
@@ -122,8 +123,6 @@ def index(
             model_path=chosen_model_path,
             lexical=chosen["lexical"],
         )
-    finally:
-        finished()
 
 
 @_api
@@ -189,13 +188,10 @@ def evaluate(
     from groove.tuning.reach import PROBE
 
     given = _keywords(EVAL, kb_path=kb_path, golden=golden, **keywords)
-    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
+    _checked("progress", progress, _progress_value, _PROGRESS)
     settings = resolve_settings(_config(config), source="keyword", **given)
-    shown, finished = watched(progress, "evaluate")
-    try:
+    with _watching(progress, "evaluate") as shown:
         return evaluation.run(settings, grid=PROBE, progress=shown)
-    finally:
-        finished()
 
 
 @_api
@@ -311,14 +307,11 @@ def tune(
     from groove.tuning.settings import resolve_settings
 
     given = _keywords(TUNE, kb_path=kb_path, golden=golden, **keywords)
-    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
+    _checked("progress", progress, _progress_value, _PROGRESS)
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
     settings = resolve_settings(_config(config), source="keyword", **given)
-    shown, finished = watched(progress, "tune")
-    try:
+    with _watching(progress, "tune") as shown:
         return tune_run.run(settings, progress=shown, on_note=on_note)
-    finally:
-        finished()
 
 
 @_api
@@ -405,6 +398,16 @@ def _path(value: Any, name: str) -> Path:
     """A path keyword, or a ConfigError naming it."""
     _checked(name, value, lambda v: isinstance(v, str | os.PathLike) and str(v) != "", "a path")
     return Path(value).expanduser()
+
+
+@contextmanager
+def _watching(progress: Any, task: Task) -> Iterator[ProgressFn | None]:
+    """The progress function a call passes down (``watched``); its bars close at the end."""
+    shown, finished = watched(progress, task)
+    try:
+        yield shown
+    finally:
+        finished()
 
 
 def _callable_or_none(value: Any) -> bool:
