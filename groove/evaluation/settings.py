@@ -155,6 +155,23 @@ def resolve_settings(
     )
 
 
+#: The settings that say which index, model and golden file an eval reads.
+SOURCE_SETTINGS = ("kb_path", "golden", "model", "model_path", "db_path")
+
+
+def resolve_reading(
+    config: Config,
+    given: Mapping[str, Any],
+    *more: str,
+    retriever: RetrieverSpec | None = None,
+) -> EvalSettings:
+    """The settings of a task that reads an eval's index, golden file and history but
+    stores no run (golden doctor, the judging pool): ``given``'s SOURCE_SETTINGS and the
+    ``more`` it names, by name (None: not given)."""
+    picked: dict[str, Any] = {name: given.get(name) for name in (*SOURCE_SETTINGS, *more)}
+    return resolve_settings(config, retriever=retriever, **picked, history=True, save_history=False)
+
+
 def baseline_file_for(given: Path | None, golden: Path) -> Path:
     """The ``baseline_file`` setting (given, else ``[eval].baseline_file``), else
     ``<golden stem>.baseline.json`` beside the golden file (eval and baseline accept)."""

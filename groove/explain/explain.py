@@ -47,6 +47,21 @@ from groove.store.legs import LexicalTable
 from groove.store.sqlite import Connection
 
 
+@dataclass(frozen=True)
+class ReachQuestion:
+    """What eval asks the tune grid about one query: its legs and FTS match, the vector
+    leg's top ``pool`` (``vec_ids``), each missed answer's chunk ids (``targets``), the cut
+    ``k`` and the fusion the eval ran with."""
+
+    legs: LegOrders
+    match: str | None
+    vec_ids: Sequence[int]
+    targets: Sequence[Sequence[int]]
+    pool: int
+    k: int
+    fusion: FusionConfig
+
+
 class GridProbe(Protocol):
     """The tune grid, seen from eval (``groove.tuning.reach.PROBE``; tune sits above eval,
     so the caller hands it in): the two weight sets that bound every grid weight set, and
@@ -55,16 +70,7 @@ class GridProbe(Protocol):
     lowest: tuple[float, float, float]
     highest: tuple[float, float, float]
 
-    def reach(
-        self,
-        legs: LegOrders,
-        match: str | None,
-        vec_ids: Sequence[int],
-        targets: Sequence[Sequence[int]],
-        pool: int,
-        k: int,
-        fusion: FusionConfig,
-    ) -> list[GridReach]: ...
+    def reach(self, question: ReachQuestion) -> list[GridReach]: ...
 
 
 @dataclass
@@ -169,9 +175,10 @@ class Explainer:
             if pool != self.per_leg:
                 vec_ids = vector_leg(self.conn, vector, pool, legs.excluded)
             targets = [d.targets for d in reachable]
-            reach = self.grid.reach(
+            question = ReachQuestion(
                 legs, compiled.match, vec_ids, targets, pool, self.k, self.options.fusion
             )
+            reach = self.grid.reach(question)
             for d, grid in zip(reachable, reach, strict=True):
                 d.attribution = replace(d.attribution, grid=grid)
         return tuple(d.attribution for d in drafts)
@@ -180,12 +187,8 @@ class Explainer:
         if e.path not in self.doctor.indexed:
             d = self.doctor.diagnose(e.path)
             return _Draft(
-                Attribution(
-                    path=e.path,
-                    heading=e.heading,
-                    k=self.k,
-                    cause="not-indexed",
-                    indexed=False,
+                replace(
+                    self._about(e, "not-indexed", indexed=False),
                     not_indexed_reason=d.reason,
                     not_indexed_detail=d.detail,
                     near_matches=tuple(n.path for n in d.near),
@@ -204,50 +207,48 @@ class Explainer:
                 # The heading cannot match, but the file may well rank: its best chunk's
                 # ranks say whether fixing the heading alone would make it a hit.
                 whole = [c.chunk_id for c in chunks]
-                return _Draft(
-                    Attribution(
-                        path=e.path,
-                        heading=e.heading,
-                        k=self.k,
-                        cause="heading-mismatch",
-                        indexed=True,
-                        heading_exists=False,
-                        closest_heading=_closest_heading(e.heading, chunks),
-                        fts_rank=legs.best(legs.fts_rank, whole),
-                        fts_matches=legs.fts_matches,
-                        vector_rank=legs.best(legs.vector_rank, whole),
-                        vector_candidates=legs.vector_candidates,
-                        pool=self.per_leg,
-                        fused_rank=legs.best(legs.fused_rank, whole),
-                        final_rank=next((h.rank for h in top if h.path == e.path), None),
-                    )
-                )
+                final = next((h.rank for h in top if h.path == e.path), None)
+                mismatch = self._ranked(e, "heading-mismatch", legs, whole, final, False)
+                closest = _closest_heading(e.heading, chunks)
+                return _Draft(replace(mismatch, closest_heading=closest))
         final = next((h.rank for h in top if is_hit(e, h)), None)
-        fts_rank = legs.best(legs.fts_rank, targets)
-        vector_rank = legs.best(legs.vector_rank, targets)
-        fused_rank = legs.best(legs.fused_rank, targets)
+        exists = True if e.heading is not None else None
+        attribution = self._ranked(e, FOUND, legs, targets, final, exists)
         excluded = all(t in legs.excluded for t in targets)
-        attribution = Attribution(
-            path=e.path,
-            heading=e.heading,
-            k=self.k,
-            cause=FOUND,
-            indexed=True,
-            heading_exists=True if e.heading is not None else None,
-            fts_rank=fts_rank,
-            fts_matches=legs.fts_matches,
-            vector_rank=vector_rank,
-            vector_candidates=legs.vector_candidates,
-            pool=self.per_leg,
-            fused_rank=fused_rank,
-            final_rank=final,
-            excluded_by=legs.excluded_by(targets) if excluded else (),
-        )
+        if excluded:
+            attribution = replace(attribution, excluded_by=legs.excluded_by(targets))
         cause = self._cause(attribution, excluded)
         if cause == "post-processing":
             attribution = replace(attribution, moved_by=self.moved_by)
         attribution = replace(attribution, cause=cause)
         return _Draft(attribution, () if cause in (FOUND, "excluded") else tuple(targets))
+
+    def _about(self, e: Expected, cause: str, indexed: bool) -> Attribution:
+        """An attribution of ``e`` at this eval's k, with nothing measured yet."""
+        return Attribution(path=e.path, heading=e.heading, k=self.k, cause=cause, indexed=indexed)
+
+    def _ranked(
+        self,
+        e: Expected,
+        cause: str,
+        legs: LegOrders,
+        chunk_ids: Sequence[int],
+        final_rank: int | None,
+        heading_exists: bool | None,
+    ) -> Attribution:
+        """An attribution of an indexed ``e``: where the best of its ``chunk_ids`` stands in
+        each leg (of how many) and in the fused list, and where the answer ended."""
+        return replace(
+            self._about(e, cause, indexed=True),
+            heading_exists=heading_exists,
+            fts_rank=legs.best(legs.fts_rank, chunk_ids),
+            fts_matches=legs.fts_matches,
+            vector_rank=legs.best(legs.vector_rank, chunk_ids),
+            vector_candidates=legs.vector_candidates,
+            pool=self.per_leg,
+            fused_rank=legs.best(legs.fused_rank, chunk_ids),
+            final_rank=final_rank,
+        )
 
     def _cause(self, a: Attribution, excluded: bool) -> str:
         k, pool = self.k, self.per_leg
