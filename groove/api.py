@@ -189,7 +189,7 @@ def evaluate(
 
     given = _keywords(EVAL, kb_path=kb_path, golden=golden, **keywords)
     _checked("progress", progress, _progress_value, _PROGRESS)
-    settings = resolve_settings(_config(config), source="keyword", **given)
+    settings = resolve_settings(_config(config), **given)
     with _watching(progress, "evaluate") as shown:
         return evaluation.run(settings, grid=PROBE, progress=shown)
 
@@ -309,7 +309,7 @@ def tune(
     given = _keywords(TUNE, kb_path=kb_path, golden=golden, **keywords)
     _checked("progress", progress, _progress_value, _PROGRESS)
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
-    settings = resolve_settings(_config(config), source="keyword", **given)
+    settings = resolve_settings(_config(config), **given)
     with _watching(progress, "tune") as shown:
         return tune_run.run(settings, progress=shown, on_note=on_note)
 
@@ -333,7 +333,7 @@ def pool(
     from groove.judging.run import resolve
 
     given = _keywords(POOL, kb_path=kb_path, golden=golden, **keywords)
-    return run_pool(resolve(_config(config), given, source="keyword"))
+    return run_pool(resolve(_config(config), given))
 
 
 @_api
@@ -372,7 +372,7 @@ def judge(
     name)."""
     from groove.notebooks.judge import build_view
 
-    return build_view("keyword", kb_path=kb_path, golden=golden, config=config, **keywords)
+    return build_view(kb_path=kb_path, golden=golden, config=config, **keywords)
 
 
 @_api
@@ -440,7 +440,7 @@ def _checked(name: str, value: Any, ok: Callable[[Any], bool], wanted: str) -> N
 
 
 def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
-    return {name: table[name].parse(value, source="keyword") for name, value in given.items()}
+    return {name: table[name].parse(value) for name, value in given.items()}
 
 
 def _config(path: PathArg | None) -> Config:

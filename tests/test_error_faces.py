@@ -3,7 +3,8 @@
 The same refusal, raised deep inside the library (``check_kb_path`` in groove.engine.session:
 no kb_path given and none in groove.toml), is caught at each face's boundary and read there
 in that face's words: the CLI's ``print_error``, the API's public functions, the notebook
-kernel's ``_refused`` (its status cell and result.json). The wording is one pure function
+kernel's ``_refused`` (its status cell and result.json); ``serve``'s answer is read the same
+way in tests/test_serve.py (``"limit" 10001 exceeds ...``). The wording is one pure function
 of (error, face): nothing is installed at import and nothing is remembered between faces.
 """
 

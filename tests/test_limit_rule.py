@@ -263,7 +263,7 @@ def test_the_judge_notebook_refuses_naming_the_parameter(kb: Path, setting: str)
     golden.write_text('queries:\n  - query: "q"\n    expected: [a.md]\n', encoding="utf-8")
     given = {"kb_path": kb, "golden": golden, setting: OVER}
     with pytest.raises(ConfigError) as info:
-        resolve(Config(), given, source="parameter")
+        resolve(Config(), given)
     message, hint = spelled(info.value, "notebook")
     assert message == f"parameter {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
     assert hint == f"pass -p {setting} N with N from 1 to {LIMIT_MAX}"

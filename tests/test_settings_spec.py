@@ -439,19 +439,29 @@ def test_a_key_no_section_has_a_field_for_is_read_through_its_declaration(
 
 
 def test_a_refused_value_carries_the_setting_what_it_takes_and_what_it_got() -> None:
-    """The words are one face's; the data beside them is every face's."""
+    """The error is data (the setting, what it takes, what it got); each face words it."""
     with pytest.raises(ConfigError) as info:
-        EVAL["limit"].parse("ten", source="keyword")
+        EVAL["limit"].parse("ten")
     refused = info.value
     assert (refused.setting, refused.expected, refused.given) == (
         "limit",
         "a whole number >= 1",
         "ten",
     )
-    assert refused.message == "keyword limit must be a whole number >= 1, got 'ten'"
-    assert spelled(refused, "cli") == (refused.message, refused.hint)  # worded once, kept
+    assert spelled(refused, "api") == (
+        "keyword limit must be a whole number >= 1, got 'ten'",
+        "pass limit= as a whole number >= 1, or leave it out",
+    )
+    assert spelled(refused, "notebook") == (
+        "parameter limit must be a whole number >= 1, got 'ten'",
+        "pass it like -p limit VALUE",
+    )
+    assert spelled(refused, "cli") == (
+        "--limit must be a whole number >= 1, got 'ten'",
+        "pass it like --limit VALUE",
+    )
     with pytest.raises(ConfigError) as braces:
-        EVAL["limit"].parse("{x}", source="parameter")
+        EVAL["limit"].parse("{x}")
     assert spelled(braces.value, "notebook")[0] == (
         "parameter limit must be a whole number >= 1, got '{x}'"
     )

@@ -97,7 +97,6 @@ def resolve_settings(
     /,
     *,
     retriever: RetrieverSpec | str | None = None,
-    source: str = "parameter",
     face: Face = "api",
     **given: Any,
 ) -> EvalSettings:
@@ -105,11 +104,10 @@ def resolve_settings(
     over the declared defaults (groove.resolve), then eval's own rules.
 
     ``retriever`` is a spec the CLI built from its flags, or the text the API and the
-    notebook take, read with ``retriever_options`` and ``retriever_name`` (errors worded
-    for ``source``: ``keyword`` or ``parameter``). ``history`` reads the eval history (to
-    diff against) and, unless ``save_history`` is False, appends the run to it;
-    ``save_history`` defaults to ``history`` (the CLI's and the notebook's rule; the API
-    passes False unless asked).
+    notebook take, read with ``retriever_options`` and ``retriever_name``. ``history``
+    reads the eval history (to diff against) and, unless ``save_history`` is False,
+    appends the run to it; ``save_history`` defaults to ``history`` (the CLI's and the
+    notebook's rule; the API passes False unless asked).
     """
     from groove.retrievers.spec import spec_from_mapping
 
@@ -117,9 +115,7 @@ def resolve_settings(
     values = resolve(EVAL, config, given, EVAL_RULES, notes)
     spec = retriever
     if spec is None or isinstance(spec, str):
-        spec = spec_from_mapping(
-            spec, values["retriever_options"], source=source, name=values["retriever_name"]
-        )
+        spec = spec_from_mapping(spec, values["retriever_options"], name=values["retriever_name"])
     kb: Path | None
     if spec is None:
         kb = check_kb_path(values["kb_path"])

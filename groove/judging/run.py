@@ -30,7 +30,6 @@ def resolve(
     given: Mapping[str, Any],
     *,
     retriever: RetrieverSpec | None = None,
-    source: str = "parameter",
 ) -> PoolRequest:
     """``given``: the POOL settings by name (None = not given); ``retriever`` a spec built
     from CLI flags (else ``given["retriever"]`` with ``retriever_options``)."""
@@ -38,7 +37,6 @@ def resolve(
         retriever = spec_from_mapping(
             given.get("retriever"),
             given.get("retriever_options"),
-            source=source,
             name=given.get("retriever_name"),
         )
     # the retriever lets kb_path be absent when it is the only source

@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import Any
 
 from groove.cards import clip
-from groove.errors import GrooveError, NotebookError
+from groove.errors import Face, GrooveError, NotebookError
 from groove.evaluation.settings import EvalSettings
 from groove.golden.judgements import (
     judgements_path,
@@ -252,10 +252,10 @@ def _done(total: int) -> str:
     )
 
 
-def _error(exc: GrooveError) -> str:
-    """The judging view's boundary: the error in the API's words (``groove.judge``'s
-    keywords name the settings)."""
-    message, hint = spelled(exc, "api")
+def _error(exc: GrooveError, face: Face = "api") -> str:
+    """An error box, the error worded as ``face`` says it: the judge notebook's
+    parameters, else (the view's buttons) the API's keywords, as ``groove.judge`` took them."""
+    message, hint = spelled(exc, face)
     tail = f"<br>hint: {html.escape(hint)}" if hint else ""
     return f"<pre class='groove-judge-log'>Error: {html.escape(message)}{tail}</pre>"
 
@@ -276,12 +276,12 @@ def open_view(**parameters: Any) -> Any:
     from IPython.display import HTML
 
     try:
-        return build_view("parameter", **parameters)
-    except GrooveError as exc:
-        return HTML(_error(exc))
+        return build_view(**parameters)
+    except GrooveError as exc:  # the judge notebook's boundary: its parameters' words
+        return HTML(_error(exc, "notebook"))
 
 
-def build_view(source: str, **given: Any) -> JudgeView:
+def build_view(**given: Any) -> JudgeView:
     """Parse ``given`` against groove.settings.JUDGE, pool, and build the view."""
     from groove.config import load_config
     from groove.golden.judgements import judge_name
@@ -289,8 +289,8 @@ def build_view(source: str, **given: Any) -> JudgeView:
     from groove.resolve import resolve as resolve_settings
 
     require_widgets()  # before any retrieval: say what is missing first
-    parsed = {name: JUDGE[name].parse(value, source=source) for name, value in given.items()}
+    parsed = {name: JUDGE[name].parse(value) for name, value in given.items()}
     config = load_config(parsed.pop("config", None))
-    request = resolve(config, parsed, source=source)
+    request = resolve(config, parsed)
     judge = resolve_settings(JUDGE, config, parsed)["judge"]  # [eval].judge
     return JudgeView(pool(request), request.settings, judge_name(parsed.get("by"), judge))

@@ -140,24 +140,21 @@ class Setting:
         assert self.flag is not None, self.name
         return self.flag.removeprefix("--").replace("-", "_")
 
-    def parse(self, value: Any, *, source: str = "parameter") -> Any:
-        """``value`` checked against the kind and limits; None stays None.
+    def parse(self, value: Any) -> Any:
+        """``value`` (as the API or a notebook hands it) checked against the kind and
+        limits; None stays None.
 
-        A wrong value is a ConfigError (exit 2) worded for ``source``: ``parameter`` (a
-        notebook parameter, given with ``-p``) or ``keyword`` (an argument of the API).
+        A wrong value is a ConfigError (exit 2) about this setting: what it takes
+        (``expected``), what it was given (``given``) and, in its hint, what its kind
+        takes; the face that took the value words it (groove.settings.spelling).
         """
         kind = KINDS[self.kind]
         try:
             return kind.parse(value, self.bounds)
         except Refused as bad:
-            hint = (
-                f"pass it like -p {self.name} VALUE"
-                if source == "parameter"
-                else f"pass {self.name}= as {kind.wanted}, or leave it out"
-            )
             raise ConfigError(
-                literal(f"{source} {self.name} must be {bad.wanted}, got {bad.value!r}"),
-                literal(hint),
+                "{setting} must be " + literal(f"{bad.wanted}, got {bad.value!r}"),
+                "{pass_value:" + kind.wanted + "}",  # the kinds' wording holds no braces
                 setting=self.name,
                 expected=bad.wanted,
                 given=bad.value,

@@ -149,6 +149,23 @@ class _Give:
         return _give(self.setting, self.face, example)
 
 
+class _PassValue:
+    """``{pass_value:WANTED}``: how ``face`` passes a value of ``setting``, which takes
+    WANTED (``pass limit= as WANTED, or leave it out``, ``pass it like -p limit VALUE``)."""
+
+    def __init__(self, setting: str, face: Face) -> None:
+        self.setting, self.face = setting, face
+
+    def __format__(self, wanted: str) -> str:
+        if self.face == "api":
+            return f"pass {self.setting}= as {wanted}, or leave it out"
+        if self.face == "notebook":
+            return f"pass it like -p {self.setting} VALUE"
+        if self.face == "serve":
+            return f'pass "{self.setting}" as {wanted}'
+        return f"pass it like {_flag(self.setting)} VALUE"
+
+
 class _IndexCommand:
     """``{index_command}`` / ``{index_command:force}`` / ``{index_command:lexical=MODE}``: how
     ``face`` builds the index (with those options)."""
@@ -167,8 +184,9 @@ class _IndexCommand:
 class _Fill(dict[str, Any]):
     """``{kb_path}`` -> the setting as ``face`` names it; ``{give_kb_path:PATH}`` -> how to
     give it (``--kb-path PATH``, ``kb_path=PATH``, ``-p kb_path PATH``); ``{setting}`` /
-    ``{give}`` -> the error's own setting; ``{here}`` -> where the face takes its inputs;
-    ``{index_command}`` (``:force``) -> how the face builds the index of ``kb_path``."""
+    ``{give}`` / ``{pass_value:WANTED}`` -> the error's own setting; ``{here}`` -> where
+    the face takes its inputs; ``{index_command}`` (``:force``) -> how the face builds the
+    index of ``kb_path``."""
 
     def __init__(self, setting: str | None, face: Face, kb_path: str | None = None) -> None:
         super().__init__(
@@ -177,7 +195,11 @@ class _Fill(dict[str, Any]):
             options=_OPTIONS[face],
         )
         if setting is not None:
-            self.update(setting=_name(setting, face), give=_Give(setting, face))
+            self.update(
+                setting=_name(setting, face),
+                give=_Give(setting, face),
+                pass_value=_PassValue(setting, face),
+            )
         self.face = face
 
     def __missing__(self, key: str) -> Any:

@@ -485,7 +485,7 @@ def compare(
     ``progress`` receives a ``Progress`` (task ``compare``) as each run is compared.
     """
     labelled = _labelled(runs)
-    alpha = COMPARE["alpha"].parse(alpha, source="keyword")  # checked by its declaration
+    alpha = COMPARE["alpha"].parse(alpha)  # checked by its declaration
     if alpha is None:  # not given: the declared default
         alpha = COMPARE["alpha"].default
     if isinstance(baseline, str):

@@ -51,19 +51,16 @@ class TuneSettings:
 TUNE_RULES: tuple[Rule, ...] = (with_primary_k, limit_covers_k)
 
 
-def resolve_settings(
-    config: Config, /, *, source: str = "parameter", **given: Any
-) -> TuneSettings | RetrieverTuneSettings:
+def resolve_settings(config: Config, /, **given: Any) -> TuneSettings | RetrieverTuneSettings:
     """The TUNE settings ``given`` by a face (by name, None: not given) over groove.toml
     over the declared defaults (groove.resolve), with tune's rules: with ``retriever``
     (or ``retriever_options``) the settings of a retriever's legs (groove.tuning.retriever,
     groove's index settings refused), else groove's own engine's (TUNE_RULES), a
-    retriever's settings refused. ``source`` words the retriever's errors (``keyword``,
-    ``parameter``)."""
+    retriever's settings refused."""
     if given.get("retriever") is not None or given.get("retriever_options"):
         refuse_index_settings(given)
         rest = {name: value for name, value in given.items() if name not in _SPEC_PARTS}
-        return resolve_retriever(config, retriever_spec(given, source), **rest)
+        return resolve_retriever(config, retriever_spec(given), **rest)
     refuse_without_retriever(given)
     values = resolve(TUNE, config, given, TUNE_RULES)
     kb = check_kb_path(values["kb_path"])
@@ -94,7 +91,7 @@ _SPEC_PARTS = frozenset(
 )  # fmt: skip
 
 
-def retriever_spec(given: Mapping[str, Any], source: str) -> RetrieverSpec:
+def retriever_spec(given: Mapping[str, Any]) -> RetrieverSpec:
     """The retriever ``given`` names: the text of ``retriever`` read with the API's and
     the notebook's ``retriever_options`` or the command line's own retriever flags."""
     options = dict(given.get("retriever_options") or {})
@@ -102,9 +99,7 @@ def retriever_spec(given: Mapping[str, Any], source: str) -> RetrieverSpec:
         options["timeout"] = given["retriever_timeout"]
     if given.get("retriever_allow_stale_copy"):
         options["allow_stale_copy"] = True
-    spec = spec_from_mapping(
-        given.get("retriever"), options, source=source, name=given.get("retriever_name")
-    )
+    spec = spec_from_mapping(given.get("retriever"), options, name=given.get("retriever_name"))
     assert spec is not None  # retriever_options without retriever is refused there
     return spec
 
