@@ -225,10 +225,11 @@ def spec_from_mapping(
     ``fields``, ``allow_stale_copy``, ``ann_recall``; ``name`` as ``--retriever-name`` (the
     same as the options' ``name``)."""
     if spec is None:
-        if options:
-            raise ConfigError("{setting} needs retriever", None, setting="retriever_options")
-        if name is not None:
-            raise ConfigError("{setting} needs retriever", None, setting="retriever_name")
+        alone = "retriever_options" if options else None if name is None else "retriever_name"
+        if alone is not None:
+            raise ConfigError(
+                "{setting} needs {retriever}", "pass {give_retriever:SPEC} as well", setting=alone
+            )
         return None
     try:
         given, parsed = options_from_mapping(options)
