@@ -227,11 +227,12 @@ class Explainer:
         vector_rank = legs.best(legs.vector_rank, targets)
         fused_rank = legs.best(legs.fused_rank, targets)
         excluded = all(t in legs.excluded for t in targets)
+        cause = self._cause(final, fused_rank, fts_rank, vector_rank, excluded)
         attribution = Attribution(
             path=e.path,
             heading=e.heading,
             k=self.k,
-            cause=FOUND,
+            cause=cause,
             indexed=True,
             heading_exists=True if e.heading is not None else None,
             fts_rank=fts_rank,
@@ -242,24 +243,28 @@ class Explainer:
             fused_rank=fused_rank,
             final_rank=final,
             excluded_by=legs.excluded_by(targets) if excluded else (),
+            moved_by=self.moved_by if cause == "post-processing" else (),
         )
-        cause = self._cause(attribution, excluded)
-        if cause == "post-processing":
-            attribution = replace(attribution, moved_by=self.moved_by)
-        attribution = replace(attribution, cause=cause)
         return _Draft(attribution, () if cause in (FOUND, "excluded") else tuple(targets))
 
-    def _cause(self, a: Attribution, excluded: bool) -> str:
+    def _cause(
+        self,
+        final_rank: int | None,
+        fused_rank: int | None,
+        fts_rank: int | None,
+        vector_rank: int | None,
+        excluded: bool,
+    ) -> str:
         k, pool = self.k, self.per_leg
-        if a.final_rank is not None and a.final_rank <= k:
+        if final_rank is not None and final_rank <= k:
             return FOUND
         if excluded:
             return "excluded"
-        if a.fused_rank is not None and a.fused_rank <= k:
+        if fused_rank is not None and fused_rank <= k:
             return "post-processing"
-        in_fts = a.fts_rank is not None and a.fts_rank <= pool
-        in_vec = a.vector_rank is not None and a.vector_rank <= pool
-        return leg_cause(a, k, pool, in_fts=in_fts, in_vec=in_vec)
+        in_fts = fts_rank is not None and fts_rank <= pool
+        in_vec = vector_rank is not None and vector_rank <= pool
+        return leg_cause(fts_rank, vector_rank, k, pool, in_fts=in_fts, in_vec=in_vec)
 
 
 @dataclass
@@ -362,7 +367,7 @@ class LegOrders:
 
     @staticmethod
     def best(ranking: Mapping[int, int], targets: Sequence[int]) -> int | None:
-        found = [ranking[t] for t in targets if t in ranking]
+        found = [r for r in map(ranking.get, targets) if r is not None]  # one lookup each
         return min(found) if found else None
 
     def excluded_by(self, targets: Sequence[int]) -> tuple[str, ...]:

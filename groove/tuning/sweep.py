@@ -183,14 +183,11 @@ def _tops(
 ) -> list[tuple[int, ...]]:
     """For each weight set (its column of ``scores``): ids best first, ties to the lower
     id, ``pool`` long. A column shared by several weight sets is ranked once."""
-    ranked: dict[int, tuple[int, ...]] = {}
-    out = []
-    for column in columns:
-        if column not in ranked:
-            order = np.lexsort((ids, scores[:, column]))[:pool]
-            ranked[column] = tuple(ids[order].tolist())
-        out.append(ranked[column])
-    return out
+    distinct = list(dict.fromkeys(columns))
+    keys = (np.broadcast_to(ids, (len(distinct), len(ids))), scores[:, distinct].T)
+    lists = ids[np.lexsort(keys, axis=-1)[:, :pool]].tolist()  # one sort of every column
+    ranked = dict(zip(distinct, map(tuple, lists), strict=True))
+    return [ranked[column] for column in columns]
 
 
 def fuse_all_k(
