@@ -46,7 +46,6 @@ import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
@@ -306,9 +305,9 @@ def _sums_exact(weights: Weights, largest: tuple[int, ...]) -> bool:
     """Whether adding the weights one instance at a time never rounds, for any row (no
     column holds more than ``largest`` instances): then the counts' dot product with the
     weights is the same float."""
-    fractions = [Fraction(w) for w in weights]
-    scale = max(f.denominator for f in fractions)  # a power of two: every float is dyadic
-    units = sum(abs(f * scale) * m for f, m in zip(fractions, largest, strict=True))
+    ratios = [w.as_integer_ratio() for w in weights]  # exact: every float is dyadic
+    scale = max(d for _, d in ratios)  # a power of two, so every denominator divides it
+    units = sum(abs(n * (scale // d)) * m for (n, d), m in zip(ratios, largest, strict=True))
     return units <= _EXACT_SUMS
 
 

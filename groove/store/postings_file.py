@@ -35,7 +35,6 @@ import json
 import mmap
 import os
 import platform
-import secrets
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -44,7 +43,6 @@ from typing import BinaryIO
 
 import numpy as np
 
-from groove.atomic import remove_stale_temps, write_stream
 from groove.store.beside import db_file, meta_token
 from groove.store.beside import signature as file_signature
 from groove.store.db import transaction
@@ -254,6 +252,10 @@ def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postin
     (engine.bm25): it is recorded, so that readers in the same environment need not redo it.
     For ``groove index``, under its build lock; OSError (a full disk) propagates.
     """
+    import secrets  # here, as the writing below: a reader (a one-shot search) needs neither
+
+    from groove.atomic import remove_stale_temps, write_stream
+
     path = file_path(Path(db_file(conn) or db_path))
     remove_stale_temps(path)
     name = FTS_TABLES[table]

@@ -33,7 +33,6 @@ import itertools
 import json
 import mmap
 import os
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,7 +41,6 @@ from typing import BinaryIO
 
 import numpy as np
 
-from groove.atomic import remove_stale_temps, write_stream
 from groove.store.beside import db_file, meta_token
 from groove.store.beside import signature as file_signature
 from groove.store.db import transaction
@@ -320,6 +318,10 @@ def refresh(conn: Connection, db_path: Path) -> bool:
 
     OSError (a full disk, a read-only folder) propagates; the index itself is untouched.
     """
+    import secrets  # here, as the writing below: a reader (a one-shot search) needs neither
+
+    from groove.atomic import remove_stale_temps, write_stream
+
     # the name readers derive from the connection (SQLite resolves symlinks in it)
     path = copy_path(Path(db_file(conn) or db_path))
     remove_stale_temps(path)

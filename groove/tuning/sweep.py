@@ -184,8 +184,11 @@ def _tops(
     """For each weight set (its column of ``scores``): ids best first, ties to the lower
     id, ``pool`` long. A column shared by several weight sets is ranked once."""
     distinct = list(dict.fromkeys(columns))
-    keys = (np.broadcast_to(ids, (len(distinct), len(ids))), scores[:, distinct].T)
-    lists = ids[np.lexsort(keys, axis=-1)[:, :pool]].tolist()  # one sort of every column
+    by_id = np.argsort(ids, kind="stable")
+    # A stable sort of each column over ascending ids: ties go to the lower id.
+    columns_first = np.ascontiguousarray(scores[by_id][:, distinct].T)
+    order = np.argsort(columns_first, axis=1, kind="stable")[:, :pool]
+    lists = ids[by_id][order].tolist()
     ranked = dict(zip(distinct, map(tuple, lists), strict=True))
     return [ranked[column] for column in columns]
 
