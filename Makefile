@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.groove-installed
 
-.PHONY: install model browser check test test-fast demo bench clean
+.PHONY: install model browser check keywords test test-fast demo bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ check: install
 	# what import-linter cannot see: cycles between modules, private names taken across modules
 	$(BIN)/python -m pytest -q tests/test_import_graph.py tests/test_architecture.py
 
+# The typed keywords of the API (groove/settings/keywords.py), written from the settings
+# tables after a setting is added or changed; tests/test_api.py says when it is stale.
+keywords: install
+	$(BIN)/python -c "from groove.settings.signatures import write_keywords; write_keywords()"
+
 test: model check browser
 	$(BIN)/python -m pytest -q
 
@@ -55,6 +60,7 @@ bench: model
 	$(BIN)/python bench/explain.py
 	$(BIN)/python bench/cold_start.py
 	$(BIN)/python bench/first_query.py
+	$(BIN)/python bench/postings_update.py
 	$(BIN)/python bench/int8.py
 	$(BIN)/python bench/lexical.py
 	$(BIN)/python bench/tune.py

@@ -51,11 +51,16 @@ def _plain(fn: Callable[[], object]) -> Callable[[], object]:
 
 def write_copy(conn: Connection, db: Path) -> list[str]:
     """Write the copy as ``groove index`` does (a no-op when it is valid already)."""
+    return written("vector copy", lambda: vector_copy.refresh(conn, db), vector_copy.copy_path(db))
+
+
+def written(label: str, refresh: Callable[[], bool], path: Path) -> list[str]:
+    """``refresh()`` of a file beside the index, timed: its size, seconds, whether valid."""
     started = time.perf_counter()
-    wrote = vector_copy.refresh(conn, db)
+    wrote = refresh()
     seconds = time.perf_counter() - started
-    size = vector_copy.copy_path(db).stat().st_size / 1e6 if wrote else 0.0
-    return [f"  vector copy: {size:.1f} MB, refresh {seconds:.2f} s (valid: {wrote})"]
+    size = path.stat().st_size / 1e6 if wrote else 0.0
+    return [f"  {label}: {size:.1f} MB, refresh {seconds:.2f} s (valid: {wrote})"]
 
 
 def compare(

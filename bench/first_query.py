@@ -23,15 +23,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-from _cranfield import DEFAULT_DATASET, cranfield_copy
-from index_search import golden_queries, synthetic_index, vocabulary_of
+from index_search import golden_queries, kept_synthetic_index, synthetic_options, write_postings
 
-from groove.engine import bm25
-from groove.store import postings_file
 from groove.store.db import connect
 
 CHILD = """
@@ -86,25 +81,12 @@ def load_average() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
-    parser.add_argument("--chunks", type=int, default=50_000)
-    parser.add_argument("--keep", type=Path, default=None)
-    parser.add_argument("--repeat", type=int, default=5)
+    synthetic_options(parser)
     args = parser.parse_args()
-    kb, _ = cranfield_copy(args.dataset)
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="groove-first-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    db = folder / f"synthetic-{args.chunks}.db"
-    if not db.exists():
-        print(f"# writing a synthetic index of {args.chunks} chunks in {db}", flush=True)
-        synthetic_index(db, vocabulary_of(kb), args.chunks, 384)
+    kb, db = kept_synthetic_index(args, "groove-first-")
     conn = connect(db)
-    start = time.perf_counter()
-    bm25.persist(conn, db)  # as `groove index` does (a no-op when the file is valid)
-    persisted = time.perf_counter() - start
+    print("\n".join(write_postings(conn, db)))  # as `groove index` does
     conn.close()
-    size = postings_file.file_path(db).stat().st_size / 1e6
-    print(f"postings file: {size:.1f} MB, written (or found valid) in {persisted:.2f} s")
     queries = golden_queries(kb)[:10]
     results: dict[str, list[dict[str, float]]] = {"mapped": [], "read": [], "sql-leg": []}
     print(f"at start: {load_average()}")

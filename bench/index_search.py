@@ -13,8 +13,10 @@
    the ``--synthetic`` sizes (random unit vectors, generated text, written through the store
    functions: no embedding; goal <= 25 ms for the whole ``search()`` at 50,000 chunks). The
    FTS leg and the whole ``search()`` are timed twice, side by side: plain (SQL ``bm25()``
-   and sqlite-vec) and fast (the numpy bm25 path, ``engine.bm25``, postings read first:
-   that read is printed too, it is its first-query cost; and the vector copy,
+   and sqlite-vec) and fast (the numpy bm25 path, ``engine.bm25``, its postings mapped from
+   the file `groove index` writes beside the index, written here first as `groove index`
+   does: the output says whether they were mapped or, with no valid file, read through SQL,
+   and what that cost, the first-query cost; and the vector copy,
    ``groove.store.vector_copy``); their lists and hits are compared.
 4. On each of those indexes, the vector leg on the SQL path (sqlite-vec) against the fast
    path (the vector copy), side by side per query with their answers checked equal; then
@@ -66,8 +68,9 @@ from groove.engine.lexical import LexicalQuery, lexical_query, mode_for_index
 from groove.engine.query import compile_query
 from groove.engine.search import candidate_pool, fts_leg, rrf_fuse, search, vector_leg
 from groove.store import chunks as rows
-from groove.store import vector_copy
+from groove.store import postings_file, vector_copy
 from groove.store.db import connect, transaction
+from groove.store.legs import PORTER
 from groove.store.meta import read_meta
 from groove.store.schema import create_vector_table, optimize_fts
 from groove.store.sqlite import Connection
@@ -90,7 +93,8 @@ class Latency:
 
     ``fts`` / ``search``: the plain leg (SQL ``bm25()``) and a whole ``search()`` on a
     connection where the numpy path is off; ``fts_fast`` / ``search_fast``: the same on a
-    connection whose postings were read first (``engine.bm25.prepare``, ``prepare_s``)."""
+    connection whose postings were made ready first (``engine.bm25.prepare``, ``prepare_s``:
+    mapped from the postings file, or read through SQL without one: ``postings_from``)."""
 
     fts: float
     fts_fast: float
@@ -106,7 +110,8 @@ class Latency:
     legs_cpu: float
     search_cpu: float
     search_fast_cpu: float
-    prepare_s: float  # reading the postings once (the numpy path's first-query cost)
+    prepare_s: float  # the postings made ready once (the numpy path's first-query cost)
+    postings_from: str  # how: mapped from the file, or read through SQL
     served: int  # queries the numpy path served (the others went through SQL)
     differ: int  # queries whose FTS list or hits differ between the two paths (must be 0)
 
@@ -124,8 +129,9 @@ class Latency:
             f"(CPU {self.search_fast_cpu:.2f}) vs plain (bm25() + sqlite-vec) {self.search:.2f} "
             f"ms (CPU {self.search_cpu:.2f}) "
             "(goal <= 25 at 50,000 chunks)",
-            f"  numpy path: postings read in {self.prepare_s:.2f} s once per index state; "
-            f"served {self.served} queries; lists or hits differing from plain: {self.differ}",
+            f"  numpy path: postings {self.postings_from} in {self.prepare_s:.3f} s once per "
+            f"process; served {self.served} queries; lists or hits differing from plain: "
+            f"{self.differ}",
         ]
 
 
@@ -275,8 +281,12 @@ def latency(db: Path, queries: Sequence[str], vectors: np.ndarray, repeats: int)
     plain, fast = connect(db), connect(db)
     bm25.disable(plain)
     started = time.perf_counter()
+    mapped = postings_file.load(fast, PORTER) is not None
     bm25.prepare(fast)
     prepare_s = time.perf_counter() - started
+    postings_from = (
+        "mapped from the file beside the index" if mapped else "read through SQL (no valid file)"
+    )
     mode = mode_for_index(None, read_meta(plain))
     samples: dict[str, list[float]] = {}
     served = differ = 0
@@ -311,7 +321,15 @@ def latency(db: Path, queries: Sequence[str], vectors: np.ndarray, repeats: int)
     plain.close()
     fast.close()
     medians = {key: statistics.median(values) for key, values in samples.items()}
-    return Latency(**medians, prepare_s=prepare_s, served=served, differ=differ)
+    return Latency(
+        **medians, prepare_s=prepare_s, postings_from=postings_from, served=served, differ=differ
+    )
+
+
+def write_postings(conn: Connection, db: Path) -> list[str]:
+    """Write the postings file as `groove index` does (a no-op when it is valid already)."""
+    path = postings_file.file_path(db)
+    return vector_leg_bench.written("postings file", lambda: bm25.persist(conn, db), path)
 
 
 def golden_queries(kb: Path) -> list[str]:
@@ -332,31 +350,61 @@ def synthetic_index(
 ) -> tuple[float, float]:
     """Write Zipf-drawn words with random unit vectors; returns (write s, optimize s)."""
     rng = np.random.default_rng(7)
-    weights = 1.0 / np.arange(1, len(vocabulary) + 1)
-    weights /= weights.sum()
     conn = connect(db)
     started = time.perf_counter()
     with transaction(conn):
         create_vector_table(conn, dim)
         for doc in range(chunks // CHUNKS_PER_DOC):
-            words = rng.choice(len(vocabulary), size=(CHUNKS_PER_DOC, WORDS_PER_CHUNK), p=weights)
-            sections = [
-                "## " + " ".join(vocabulary[w] for w in row[:3]) + "\n\n"
-                + " ".join(vocabulary[w] for w in row)
-                for row in words
-            ]  # fmt: skip
-            parsed = parse_markdown("\n\n".join(sections), f"synthetic/{doc}.md")
-            vectors = rng.standard_normal((len(parsed.chunks), dim)).astype(np.float32)
-            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            rows.insert_document(
-                conn, f"synthetic/{doc}.md", parsed, f"{doc}", 0, "t", vectors, False
-            )
+            write_synthetic_document(conn, rng, vocabulary, f"synthetic/{doc}.md", dim)
     written = time.perf_counter() - started
     started = time.perf_counter()
     optimize_fts(conn)
     optimized = time.perf_counter() - started
     conn.close()
     return written, optimized
+
+
+def write_synthetic_document(
+    conn: Connection, rng: np.random.Generator, vocabulary: Sequence[str], path: str, dim: int
+) -> None:
+    """One document of ``CHUNKS_PER_DOC`` chunks of Zipf-drawn words, random unit vectors."""
+    weights = 1.0 / np.arange(1, len(vocabulary) + 1)
+    weights /= weights.sum()
+    words = rng.choice(len(vocabulary), size=(CHUNKS_PER_DOC, WORDS_PER_CHUNK), p=weights)
+    sections = [
+        "## " + " ".join(vocabulary[w] for w in row[:3]) + "\n\n"
+        + " ".join(vocabulary[w] for w in row)
+        for row in words
+    ]  # fmt: skip
+    parsed = parse_markdown("\n\n".join(sections), path)
+    vectors = rng.standard_normal((len(parsed.chunks), dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    rows.insert_document(conn, path, parsed, path, 0, "t", vectors, False)
+
+
+def synthetic_options(parser: argparse.ArgumentParser) -> None:
+    """--dataset, --chunks, --keep, --repeat: for ``kept_synthetic_index`` and its rounds."""
+    from _cranfield import DEFAULT_DATASET
+
+    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("--chunks", type=int, default=50_000)
+    parser.add_argument("--keep", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=5)
+
+
+def kept_synthetic_index(args: argparse.Namespace, prefix: str) -> tuple[Path, Path]:
+    """(the Cranfield KB copy, a synthetic index of ``--chunks`` from its words), the index
+    written once into ``--keep`` (else a new temp folder) and reused from there."""
+    from _cranfield import cranfield_copy
+
+    kb, _ = cranfield_copy(args.dataset)
+    folder = args.keep or Path(tempfile.mkdtemp(prefix=prefix))
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / f"synthetic-{args.chunks}.db"
+    if not db.exists():
+        print(f"# writing a synthetic index of {args.chunks} chunks in {db}", flush=True)
+        synthetic_index(db, vocabulary_of(kb), args.chunks, 384)
+    return kb, db
 
 
 def vocabulary_of(kb: Path) -> list[str]:
@@ -400,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.latency_only:
             from _cranfield import indexed_cranfield
 
-            kb, _ = indexed_cranfield()
+            kb, _ = indexed_cranfield(args.kb.parent)  # the dataset of --kb
             db = kb.parent / ".groove.db"
         else:
             kb = Path(tmp) / "kb"
@@ -418,6 +466,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         conn = connect(db)
         documents, chunks = rows.counts(conn)
         out += vector_leg_bench.write_copy(conn, db)  # an index made before the copy existed
+        out += write_postings(conn, db)  # ditto for the postings file
         progress("vector leg, plain against fast")
         out += vector_leg_bench.compare(conn, queries, vectors, args.repeats, "Cranfield")
         conn.close()
@@ -440,6 +489,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 )
             conn = connect(synthetic)
             out += vector_leg_bench.write_copy(conn, synthetic)  # as `groove index` does
+            out += write_postings(conn, synthetic)  # ditto
             documents, chunks = rows.counts(conn)
             progress("vector leg, plain against fast")
             out += vector_leg_bench.compare(

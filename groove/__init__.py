@@ -119,6 +119,10 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     value = getattr(importlib.import_module(module), name)
+    if name == "compare":  # a public function: its errors leave worded as the API's are
+        from groove.settings import boundary
+
+        value = boundary("api")(value)
     globals()[name] = value
     return value
 

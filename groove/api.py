@@ -2,10 +2,14 @@
 
 ``import groove`` exposes these functions; docs/api.md shows each with real output. Paths
 may be ``str`` or path-like, and ``~`` expands. Keywords are the settings declared in
-groove.settings, checked there (a wrong value is a ConfigError, as on the command line);
-a keyword left as None comes from groove.toml (found as the CLI finds it, or ``config=``),
-else from the built-in default. Heavy modules are imported inside the functions, so that
-importing groove stays cheap.
+groove.settings: each function writes out only what no setting declares (``progress``)
+and what it takes by position, and its signature gains the rest from its task's table
+(``offers``, groove.settings.signatures), so help() and Jupyter show every keyword with its
+type and default, and a misspelt one is Python's TypeError. Each value is checked by its
+declaration (a wrong value is a ConfigError, as on the command line); a keyword left as
+None comes from groove.toml (found as the CLI finds it, or ``config=``), else from the
+built-in default. Heavy modules are imported inside the functions, so that importing
+groove stays cheap.
 
 Unlike ``groove eval``, ``evaluate`` does not append the run to the eval history unless
 ``save_history=True``: an exploratory run in a notebook must not become the baseline the
@@ -16,14 +20,17 @@ the evaluation finished: a run that failed leaves the history as it was.
 
 from __future__ import annotations
 
-import inspect
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from groove.progress import watched
+from groove.progress import ProgressFn, Task, watched
 from groove.settings import (
+    BASELINE,
+    BASELINE_ACCEPT,
+    BASELINE_RUN,
     EVAL,
     GOLDEN_DOCTOR,
     INDEX,
@@ -31,11 +38,14 @@ from groove.settings import (
     POOL,
     SEARCH,
     TUNE,
-    LexicalMode,
     Setting,
+    boundary,
 )
+from groove.settings.signatures import offers
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
     from groove.config import Config
     from groove.engine.index import IndexSummary
     from groove.engine.search import SearchResult
@@ -46,23 +56,34 @@ if TYPE_CHECKING:
     from groove.notebooks.judge import JudgeView
     from groove.notes import Note
     from groove.progress import Progress
-    from groove.retrievers.spec import RetrieverSpec
     from groove.runs.record import RunRecord
+    from groove.settings.keywords import (
+        EvaluateKeywords,
+        GoldenDoctorKeywords,
+        IndexKeywords,
+        JudgeKeywords,
+        PoolKeywords,
+        SearchKeywords,
+        TuneKeywords,
+    )
     from groove.tuning.result import TuneResult
 
 PathArg = str | os.PathLike[str]
+_PROGRESS = "a function (Progress), True, False or None"  # what progress= takes
+
+# The API's boundary: a GrooveError leaves each public function worded once, as Python says
+# its inputs (``keyword kb_path``, ``kb_path=PATH``), in its ``message``, ``hint`` and str().
+_api = boundary("api")
 
 
+@_api
+@offers(INDEX, "api")
 def index(
     kb_path: PathArg | None,
     *,
-    db_path: PathArg | None = None,
-    force: bool = False,
-    model: str | None = None,
-    model_path: PathArg | None = None,
     config: PathArg | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
-    lexical: LexicalMode | None = None,
+    **keywords: Unpack[IndexKeywords],
 ) -> IndexSummary:
     """Index (or update the index of) the knowledge base at ``kb_path``, like ``groove index``.
 
@@ -76,50 +97,42 @@ def index(
     """
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
+    from groove.resolve import resolve
 
-    given = _keywords(INDEX, **_declared(INDEX, locals(), but=("config",)))
-    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
+    given = _keywords(INDEX, kb_path=kb_path, **keywords)
+    _checked("progress", progress, _progress_value, _PROGRESS)
     loaded = _config(config)
-    kb = check_kb_path(given["kb_path"] or loaded.kb_path)
-    chosen_model_path = given["model_path"] or loaded.model_path
+    chosen = resolve(INDEX, loaded, given)
+    kb = check_kb_path(chosen["kb_path"])
+    chosen_model_path = chosen["model_path"]
     embedder = index_embedder(
         kb,
-        db_path=given["db_path"],
-        model=given["model"],
+        db_path=chosen["db_path"],
+        model=chosen["model"],
         model_path=chosen_model_path,
         config=loaded,
     )
-    shown, finished = watched(progress, "index")
-    try:
+    with _watching(progress, "index") as shown:
         return build(
             kb,
             embedder,
-            db_path=given["db_path"],
+            db_path=chosen["db_path"],
             config=loaded,
-            force=given["force"],
+            force=chosen["force"],
             progress=shown,
             model_path=chosen_model_path,
-            lexical=given["lexical"],
+            lexical=chosen["lexical"],
         )
-    finally:
-        finished()
 
 
+@_api
+@offers(SEARCH, "api")
 def search(
     query: str,
     kb_path: PathArg | None,
     *,
-    limit: int = 10,
-    reranker: str | None = None,
-    mmr: bool | None = None,
-    mmr_lambda: float | None = None,
-    mmr_same_doc_penalty: float | None = None,
-    parent_retriever: bool | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
     config: PathArg | None = None,
+    **keywords: Unpack[SearchKeywords],
 ) -> SearchResult:
     """Search the index of ``kb_path`` with the hybrid pipeline, like ``groove search``.
 
@@ -127,62 +140,23 @@ def search(
     ``limit`` runs from 1 to groove.settings.LIMIT_MAX. ``lexical`` ("auto", "trigram" or
     "porter") picks the full-text index of the bm25 leg, as ``--lexical`` does.
     """
-    from groove.engine.query import compile_query
-    from groove.engine.rerank import load_reranker
-    from groove.engine.search import search as run_search
-    from groove.engine.search_settings import resolve_settings
-    from groove.engine.session import open_engine
+    from groove.engine.search_settings import resolve_settings, search_once
 
     _checked("query", query, lambda v: isinstance(v, str), "text")
-    given = _keywords(SEARCH, **_declared(SEARCH, locals(), but=("config",)))
+    given = _keywords(SEARCH, kb_path=kb_path, **keywords)
     loaded = _config(config)
-    settings = resolve_settings(loaded, **given)
-    compiled = compile_query(query)  # refuse a bad query before loading any model
-    with open_engine(
-        settings.kb_path,
-        db_path=settings.db_path,
-        model=settings.model,
-        model_path=settings.model_path,
-        config=loaded,
-    ) as engine:
-        cross_encoder = load_reranker(settings.reranker)
-        vector = engine.embed_queries([compiled.positive_text])[0]
-        return run_search(engine.conn, query, vector, settings.options, cross_encoder, compiled)
+    return search_once(query, resolve_settings(loaded, **given), loaded)
 
 
+@_api
+@offers(EVAL, "api")
 def evaluate(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    k_values: Sequence[int] | None = None,
-    limit: int | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    reranker: str | None = None,
-    mmr: bool | None = None,
-    mmr_lambda: float | None = None,
-    mmr_same_doc_penalty: float | None = None,
-    parent_retriever: bool | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
-    history: bool = True,
-    save_history: bool = False,
-    diff: bool = True,
-    fail_on_regression: bool = False,
-    baseline: str | None = None,
-    baseline_file: PathArg | None = None,
-    require_baseline: bool | None = None,
-    regression_gate: str | None = None,
-    slice_by: str | None = None,
-    gate_slices: bool | None = None,
-    slice_min_queries: int | None = None,
-    explain: bool = False,
-    name: str | None = None,
     config: PathArg | None = None,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
+    **keywords: Unpack[EvaluateKeywords],
 ) -> EvalRun:
     """Score the golden queries of ``golden`` (default: ``[eval].golden``, else
     ``<kb>/.groove-eval.yml``) against the index of ``kb_path``, like ``groove eval``.
@@ -213,19 +187,14 @@ def evaluate(
     from groove.evaluation.settings import resolve_settings
     from groove.tuning.reach import PROBE
 
-    given = _keywords(EVAL, **_declared(EVAL, locals(), but=("config",)))
-    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
-    settings = resolve_settings(_config(config), source="keyword", **given)
-    shown, finished = watched(progress, "evaluate")
-    try:
-        result = evaluation.prepare(
-            settings, grid=PROBE if settings.explain else None, progress=shown
-        )
-    finally:
-        finished()
-    return evaluation.save(result, settings)
+    given = _keywords(EVAL, kb_path=kb_path, golden=golden, **keywords)
+    _checked("progress", progress, _progress_value, _PROGRESS)
+    settings = resolve_settings(_config(config), **given)
+    with _watching(progress, "evaluate") as shown:
+        return evaluation.run(settings, grid=PROBE, progress=shown)
 
 
+@_api
 def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
     """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
     ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
@@ -234,10 +203,11 @@ def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> 
 
     _checked("name", name, _text, "text")
     _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
-    path, size = _history_file(kb_path)
+    path, size = _history_file(_baseline_settings(BASELINE_RUN, kb_path))
     return baseline.pin(path, name, run, size)
 
 
+@_api
 def accept_baseline(
     kb_path: PathArg | None,
     run: str | None = None,
@@ -256,41 +226,47 @@ def accept_baseline(
 
     _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
     _checked("name", name, _text_or_none, "text or None")
-    path, size = _history_file(kb_path)
+    values = _baseline_settings(BASELINE_ACCEPT, kb_path)
+    path, size = _history_file(values)
     if file is None or file is False:
         accepted, _ = baseline.accept(path, run, name, size)
         return accepted
     if file is True:
         from groove.evaluation.settings import GOLDEN_FILE_NAME, baseline_file_for
 
-        loaded = _config(None)
-        golden = loaded.eval.golden or path.parent / GOLDEN_FILE_NAME
-        target = baseline_file_for(loaded.eval.baseline_file, golden)
+        golden = values["golden"] or path.parent / GOLDEN_FILE_NAME
+        target = baseline_file_for(values["baseline_file"], golden)
     else:
         target = _path(file, "file")
     accepted, _ = baseline.accept_into_file(path, run, target, name, size)
     return accepted
 
 
+@_api
 def unset_baseline(kb_path: PathArg | None, name: str) -> str:
     """Remove the pinned baseline ``name`` (``groove baseline unset``); returns its run id."""
     from groove.history import baseline
 
     _checked("name", name, _text, "text")
-    path, size = _history_file(kb_path)
+    path, size = _history_file(_baseline_settings(BASELINE, kb_path))
     return baseline.unpin(path, name, size)
 
 
-def _history_file(kb_path: PathArg | None, config: PathArg | None = None) -> tuple[Path, int]:
+def _baseline_settings(table: Mapping[str, Setting], kb_path: PathArg | None) -> dict[str, Any]:
+    """A baseline command's settings: ``kb_path`` over groove.toml over the defaults."""
+    from groove.resolve import resolve
+
+    return resolve(table, _config(None), _keywords(table, kb_path=kb_path))
+
+
+def _history_file(values: Mapping[str, Any]) -> tuple[Path, int]:
     from groove.engine.session import check_kb_path
     from groove.history.history import history_path
 
-    loaded = _config(config)
-    given = _keywords(EVAL, kb_path=kb_path)["kb_path"]
-    kb = check_kb_path(given or loaded.kb_path)
-    return history_path(kb), loaded.eval.history_size
+    return history_path(check_kb_path(values["kb_path"])), values["history_size"]
 
 
+@_api
 def load_history(kb_path: PathArg) -> History:
     """The eval history of ``kb_path`` (``<kb>/.groove-eval-history.json``), newest run
     first; empty when there is none yet. ``runs_frame()`` gives one row per run, oldest first."""
@@ -302,25 +278,16 @@ def load_history(kb_path: PathArg) -> History:
     return read_history(history_path(kb))
 
 
+@_api
+@offers(TUNE, "api")
 def tune(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    k_values: Sequence[int] | None = None,
-    limit: int | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
     config: PathArg | None = None,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
-    family: str | None = "rrf",
-    engine: str | None = None,
-    window: int | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
     on_note: Callable[[Note], None] | None = None,
+    **keywords: Unpack[TuneKeywords],
 ) -> TuneResult:
     """Sweep rrf_k and the bm25 weights on ``kb_path``'s index, like ``groove tune``.
 
@@ -336,72 +303,25 @@ def tune(
     recommendation is written in) and ``window`` (the deepest window swept) apply; the
     result is the same ``TuneResult``, its ``source`` the retriever's legs (docs/engines.md).
     """
-    from groove.errors import ConfigError
     from groove.tuning import run as tune_run
     from groove.tuning.settings import resolve_settings
 
-    given = _keywords(TUNE, **_declared(TUNE, locals(), but=("config",)))
-    _checked("progress", progress, _progress_value, "a function (Progress), True, False or None")
+    given = _keywords(TUNE, kb_path=kb_path, golden=golden, **keywords)
+    _checked("progress", progress, _progress_value, _PROGRESS)
     _checked("on_note", on_note, _callable_or_none, "a function (Note) or None")
-    if given["retriever"] is not None or given["retriever_options"]:
-        from groove.tuning.retriever import refuse_index_settings, run_retriever
-
-        refuse_index_settings(given)
-        shown, finished = watched(progress, "tune")
-        try:
-            result = run_retriever(_config(config), _spec(given), progress=shown, **given)
-        finally:
-            finished()
-        for note in result.notes:
-            if on_note is not None:
-                on_note(note)
-        return result
-    for name in ("retriever_name", "engine", "window"):
-        if given[name] is not None:
-            raise ConfigError(f"keyword {name} needs retriever", "pass retriever= as well")
-    if given["family"] not in (None, "rrf"):
-        raise ConfigError("keyword family needs retriever", "pass retriever= as well")
     settings = resolve_settings(_config(config), **given)
-    for note in settings.notes:
-        if on_note is not None:
-            on_note(note)
-    shown, finished = watched(progress, "tune")
-    try:
+    with _watching(progress, "tune") as shown:
         return tune_run.run(settings, progress=shown, on_note=on_note)
-    finally:
-        finished()
 
 
-def _spec(given: dict[str, Any]) -> RetrieverSpec:
-    """The retriever of ``given`` (its spec, options and name taken out of it)."""
-    from groove.retrievers.spec import spec_from_mapping
-
-    spec = spec_from_mapping(
-        given.pop("retriever"), given.pop("retriever_options"), source="keyword",
-        name=given.pop("retriever_name"),
-    )  # fmt: skip
-    assert spec is not None  # retriever_options without retriever is refused there
-    return spec
-
-
+@_api
+@offers(POOL, "api")
 def pool(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    depth: int = 10,
-    history: bool = True,
-    runs: Sequence[str] | None = None,
-    current: bool = False,
-    tune: bool = False,
-    retriever: str | None = None,
-    retriever_options: Mapping[str, Any] | None = None,
-    retriever_name: str | None = None,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    limit: int | None = None,
-    lexical: LexicalMode | None = None,
-    db_path: PathArg | None = None,
     config: PathArg | None = None,
+    **keywords: Unpack[PoolKeywords],
 ) -> Pool:
     """The hits of ``golden``'s queries that no ``expected`` entry and no judgement covers,
     like ``groove golden pool``: from the newest run of each configuration in the history
@@ -412,20 +332,18 @@ def pool(
     from groove.judging.run import pool as run_pool
     from groove.judging.run import resolve
 
-    given = _keywords(POOL, **_declared(POOL, locals(), but=("config",)))
-    return run_pool(resolve(_config(config), given, source="keyword"))
+    given = _keywords(POOL, kb_path=kb_path, golden=golden, **keywords)
+    return run_pool(resolve(_config(config), given))
 
 
+@_api
+@offers(GOLDEN_DOCTOR, "api")
 def golden_doctor(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    apply: bool = False,
-    accept_likely: bool = False,
-    model: str | None = None,
-    model_path: PathArg | None = None,
-    db_path: PathArg | None = None,
     config: PathArg | None = None,
+    **keywords: Unpack[GoldenDoctorKeywords],
 ) -> DoctorReport:
     """The expected entries of ``golden`` that the index of ``kb_path`` cannot match, each
     with the most likely new target, its evidence and a confidence (certain, likely, none),
@@ -434,16 +352,18 @@ def golden_doctor(
     (``accept_likely``: the likely ones too), every other byte kept."""
     from groove.evaluation.doctor import resolve_doctor, run_doctor
 
-    given = _keywords(GOLDEN_DOCTOR, **_declared(GOLDEN_DOCTOR, locals(), but=("config",)))
+    given = _keywords(GOLDEN_DOCTOR, kb_path=kb_path, golden=golden, **keywords)
     return run_doctor(resolve_doctor(_config(config), given))
 
 
+@_api
+@offers(JUDGE, "api")
 def judge(
     kb_path: PathArg | None,
     golden: PathArg | None = None,
     *,
-    by: str | None = None,
-    **pool_keywords: Any,
+    config: PathArg | None = None,
+    **keywords: Unpack[JudgeKeywords],
 ) -> JudgeView:
     """The judging view for Jupyter over ``pool(...)``'s candidates: relevant / not
     relevant / skip with the keys r / n / s, each verdict saved at once beside the golden
@@ -452,32 +372,10 @@ def judge(
     name)."""
     from groove.notebooks.judge import build_view
 
-    unknown = [name for name in pool_keywords if name not in _POOL_DEFAULTS]
-    if unknown:  # what Python says for a keyword a function does not take, as pool does
-        raise TypeError(f"judge() got an unexpected keyword argument {unknown[0]!r}")
-    _keywords(JUDGE, by=by)
-    given = {"kb_path": kb_path, "golden": golden, **_POOL_DEFAULTS, **pool_keywords, "by": by}
-    return build_view("keyword", **_declared(JUDGE, given))
+    return build_view(kb_path=kb_path, golden=golden, config=config, **keywords)
 
 
-# judge takes pool's keywords: its signature is pool's and ``by``, so help(), inspect and
-# Jupyter's tooltip show every one of them (written once, in pool).
-_POOL_DEFAULTS = {
-    name: parameter.default
-    for name, parameter in inspect.signature(pool).parameters.items()
-    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-}
-judge.__signature__ = inspect.signature(pool).replace(  # type: ignore[attr-defined]
-    parameters=[
-        *inspect.signature(pool).parameters.values(),
-        inspect.Parameter(
-            "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"
-        ),
-    ],
-    return_annotation="JudgeView",
-)
-
-
+@_api
 def save_tune(result: TuneResult, path: PathArg) -> Path:
     """Write ``result`` with its whole metric table to ``path`` (JSON); return the path."""
     from groove.tuning import export
@@ -487,6 +385,7 @@ def save_tune(result: TuneResult, path: PathArg) -> Path:
     return export.save_tune(result, _path(path, "path"))
 
 
+@_api
 def load_tune(path: PathArg) -> TuneResult:
     """A tune result saved by ``save_tune`` or by the tune-explorer notebook (its
     result.json). The selection and the gates are recomputed from the saved table."""
@@ -499,6 +398,16 @@ def _path(value: Any, name: str) -> Path:
     """A path keyword, or a ConfigError naming it."""
     _checked(name, value, lambda v: isinstance(v, str | os.PathLike) and str(v) != "", "a path")
     return Path(value).expanduser()
+
+
+@contextmanager
+def _watching(progress: Any, task: Task) -> Iterator[ProgressFn | None]:
+    """The progress function a call passes down (``watched``); its bars close at the end."""
+    shown, finished = watched(progress, task)
+    try:
+        yield shown
+    finally:
+        finished()
 
 
 def _callable_or_none(value: Any) -> bool:
@@ -530,16 +439,8 @@ def _checked(name: str, value: Any, ok: Callable[[Any], bool], wanted: str) -> N
         )
 
 
-def _declared(
-    table: Mapping[str, Setting], values: Mapping[str, Any], but: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    """The arguments of an API function that ``table`` declares, by name (``locals()`` of
-    a function whose keywords are the table's): one spelling of the keywords, not two."""
-    return {name: values[name] for name in table if name in values and name not in but}
-
-
 def _keywords(table: Mapping[str, Setting], **given: Any) -> dict[str, Any]:
-    return {name: table[name].parse(value, source="keyword") for name, value in given.items()}
+    return {name: table[name].parse(value) for name, value in given.items()}
 
 
 def _config(path: PathArg | None) -> Config:

@@ -15,22 +15,26 @@
 Exit code 4 is no error: ``groove eval --require-baseline`` (and the notebook runner) exit
 with it when the regression gate could not be applied (groove.evaluation.gate_status).
 
-The CLI catches GrooveError once, prints ``Error: <message>`` and ``hint: <hint>`` on stderr
-and exits with ``exit_code``. Anything else is a bug and keeps its traceback.
+An error is data: its message and hint as ``template`` / ``hint_template``, and what
+they are about: ``setting`` (the declared name in groove.settings, e.g. ``"kb_path"``) and
+``kb_path``, and for a refused value ``expected`` (what the setting takes) and ``given``.
+An error about one input writes ``{setting}`` / ``{give}`` (``{kb_path}``,
+``{give_kb_path:PATH}``, ``{index_command}``...) where the input's name belongs; the
+library never writes a face's spelling, and nothing here knows one.
 
-An error about one input names it with ``setting`` (the declared name in groove.settings,
-e.g. ``"kb_path"``) and writes ``{setting}`` / ``{give}`` where the name belongs in its
-message and hint. Each face spells the input its own way (``spelled``): the CLI as its
-flag (``--kb-path``), the API as a keyword (``kb_path=``), a notebook as a parameter
-(``-p kb_path``). The library itself never writes a face's spelling. Each face words an
-error once, at its boundary (the CLI's ``print_error``, the notebook kernel's ``_refused``,
-``serve``'s answer); ``message`` / ``hint`` are the API's words. A refused value also
-carries its data: ``setting``, ``expected`` (what the setting takes) and ``given``.
+Each face words an error once, at its boundary, with the one pure function
+``groove.settings.spelled(error, face)``, which spells the inputs as that face takes them:
+the CLI as its flag (``--kb-path``, in ``cli.print_error``, which prints ``Error: <message>``
+and ``hint: <hint>`` on stderr and exits with ``exit_code``), the API as a keyword
+(``kb_path=``, the public functions' boundary in groove.api, which hands the words to the
+error with ``worded`` so ``message`` / ``hint`` / ``str()`` read them), a notebook as a
+parameter (``-p kb_path``, the kernel's ``_refused``), ``serve`` as the request's JSON key.
+Anything that is not a GrooveError is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Literal
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1
@@ -43,112 +47,15 @@ EXIT_NO_BASELINE = 4
 Face = Literal["cli", "api", "notebook", "serve"]
 
 
-class Speller(Protocol):
-    """How each face names a setting; groove.settings (which holds the flags) is the one."""
-
-    def name(self, setting: str, face: Face) -> str: ...
-
-    def give(self, setting: str, face: Face, example: str) -> str: ...
-
-    def here(self, face: Face) -> str: ...
-
-    def index_command(
-        self, face: Face, kb_path: str | None, force: bool, lexical: str | None = None
-    ) -> str: ...
-
-
-class _Plain:
-    def name(self, setting: str, face: Face) -> str:
-        return setting
-
-    def give(self, setting: str, face: Face, example: str) -> str:
-        return f"{setting}={example}"
-
-    def here(self, face: Face) -> str:
-        return "to the call"
-
-    def index_command(
-        self, face: Face, kb_path: str | None, force: bool, lexical: str | None = None
-    ) -> str:
-        extra = (", force=True" if force else "") + (f", lexical={lexical!r}" if lexical else "")
-        return f"groove.index({kb_path!r}{extra})"
-
-
-_speller: list[Speller] = [_Plain()]
-
-
-def use_speller(speller: Speller) -> None:
-    _speller[0] = speller
-
-
-class _Give:
-    def __init__(self, setting: str, face: Face) -> None:
-        self.setting, self.face = setting, face
-
-    def __format__(self, example: str) -> str:
-        return _speller[0].give(self.setting, self.face, example)
-
-
-# What a face calls its inputs, for "the same model {options}".
-_OPTIONS: dict[Face, str] = {
-    "cli": "flags",
-    "api": "keywords",
-    "notebook": "parameters",
-    "serve": "fields",
-}
-
-
-class _IndexCommand:
-    """``{index_command}`` / ``{index_command:force}`` / ``{index_command:lexical=MODE}``: how
-    ``face`` builds the index (with those options)."""
-
-    def __init__(self, face: Face, kb_path: str | None) -> None:
-        self.face, self.kb_path = face, kb_path
-
-    def __format__(self, spec: str) -> str:
-        words = spec.split()
-        lexical = next(
-            (w.removeprefix("lexical=") for w in words if w.startswith("lexical=")), None
-        )
-        return _speller[0].index_command(self.face, self.kb_path, "force" in words, lexical)
-
-
-class _Fill(dict[str, Any]):
-    """``{kb_path}`` -> the setting as ``face`` names it; ``{give_kb_path:PATH}`` -> how to
-    give it (``--kb-path PATH``, ``kb_path=PATH``, ``-p kb_path PATH``); ``{setting}`` /
-    ``{give}`` -> the error's own setting; ``{here}`` -> where the face takes its inputs;
-    ``{index_command}`` (``:force``) -> how the face builds the index of ``kb_path``."""
-
-    def __init__(self, setting: str | None, face: Face, kb_path: str | None = None) -> None:
-        speller = _speller[0]
-        super().__init__(
-            here=speller.here(face),
-            index_command=_IndexCommand(face, kb_path),
-            options=_OPTIONS[face],
-        )
-        if setting is not None:
-            self.update(setting=speller.name(setting, face), give=_Give(setting, face))
-        self.face = face
-
-    def __missing__(self, key: str) -> Any:
-        if key.startswith("give_"):
-            return _Give(key.removeprefix("give_"), self.face)
-        return _speller[0].name(key, self.face)
-
-
-def spell(template: str, face: Face, *, kb_path: object = None) -> str:
-    """A template that names settings (as a GrooveError's message is) spelled for ``face``:
-    text the library words while a face runs it (a note, the gate's reason) names settings
-    as the face it was given says them (``EvalSettings.face``, ``run_notebook(face=)``)."""
-    return template.format_map(_Fill(None, face, None if kb_path is None else str(kb_path)))
-
-
 class GrooveError(Exception):
     """A user-facing error: a one-line message plus a hint that says what to do next.
 
-    With ``setting`` (or ``kb_path``), ``message`` and ``hint`` are templates (``{setting}``,
-    ``{give}``, ``{kb_path}``, ``{give_kb_path:PATH}``, ``{index_command}``): ``message`` and
-    ``hint`` read as the API says them, ``spelled(face)`` as another face does.
+    The error holds data, not a face's words: ``template`` and ``hint_template`` are the
+    message and hint, and when the error names an input (``setting``, ``kb_path``) they
+    are templates (``{setting}``, ``{give}``, ``{kb_path}``, ``{give_kb_path:PATH}``,
+    ``{index_command}``) that a face fills in once, at its boundary
+    (``groove.settings.spelled(error, face)``). ``message`` and ``hint`` are the words the
+    face gave the error (``worded``); before any face has, they are the templates.
     """
 
     exit_code = EXIT_BAD_INPUT
@@ -163,31 +70,36 @@ class GrooveError(Exception):
         expected: str | None = None,
         given: object = None,
     ):
+        self.template = message
+        self.hint_template = hint
         self.setting = setting
+        self.kb_path = None if kb_path is None else str(kb_path)
         # What the setting takes and what it was given, as data beside the words: a face
         # (or a caller) that wants its own wording reads these, not the message.
         self.expected = expected
         self.given = given
-        self._kb_path = None if kb_path is None else str(kb_path)
-        self._message = message
-        self._hint = hint
-        super().__init__(self.message)
+        self._words: tuple[str, str | None] | None = None
+        super().__init__(message)
 
-    def spelled(self, face: Face) -> tuple[str, str | None]:
-        """(message, hint) with the settings named as ``face`` names them."""
-        if self.setting is None and self._kb_path is None:
-            return self._message, self._hint  # not a template
-        fill = _Fill(self.setting, face, self._kb_path)
-        hint = self._hint.format_map(fill) if self._hint is not None else None
-        return self._message.format_map(fill), hint
+    @property
+    def templated(self) -> bool:
+        """Whether ``template`` names inputs a face fills in (else it is the words)."""
+        return self.setting is not None or self.kb_path is not None
+
+    def worded(self, message: str, hint: str | None) -> GrooveError:
+        """This error as a face words it at its boundary: ``message``, ``hint`` and
+        ``str()`` read these words from now on; the templates stay as they were."""
+        self._words = (message, hint)
+        self.args = (message,)
+        return self
 
     @property
     def message(self) -> str:
-        return self.spelled("api")[0]
+        return self.template if self._words is None else self._words[0]
 
     @property
     def hint(self) -> str | None:
-        return self.spelled("api")[1]
+        return self.hint_template if self._words is None else self._words[1]
 
     def __str__(self) -> str:
         return self.message

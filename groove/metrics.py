@@ -92,6 +92,11 @@ class QueryMetrics:
     reciprocal_rank: float
     ndcg_at_k: Mapping[int, float]
 
+    def value(self, label: str) -> float | None:
+        """The metric a display label names (``recall@10``, ``MRR``, ``nDCG@10``); None for
+        a k this query was not measured at."""
+        return _labelled(label, self.reciprocal_rank, self.recall_at_k, self.ndcg_at_k)
+
 
 @dataclass(frozen=True)
 class AggregateMetrics:
@@ -101,6 +106,19 @@ class AggregateMetrics:
     mrr: float
     ndcg_at_k: Mapping[int, float]
     query_count: int
+
+    def value(self, label: str) -> float | None:
+        """The mean a display label names, as ``QueryMetrics.value``."""
+        return _labelled(label, self.mrr, self.recall_at_k, self.ndcg_at_k)
+
+
+def _labelled(
+    label: str, rr: float, recall: Mapping[int, float], ndcg: Mapping[int, float]
+) -> float | None:
+    if label == "MRR":
+        return rr
+    name, _, k = label.partition("@")
+    return (recall if name == "recall" else ndcg).get(int(k))
 
 
 def normalise_heading(heading: str) -> str:

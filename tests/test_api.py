@@ -130,9 +130,39 @@ def test_judge_signature_is_pools_and_by() -> None:
     by = inspect.Parameter(
         "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"
     )
-    assert list(judge.parameters.values()) == [*pool.parameters.values(), by]
+    assert [p for p in judge.parameters.values() if p.name != "by"] == [*pool.parameters.values()]
+    assert judge.parameters["by"] == by
     assert judge.return_annotation == "JudgeView"
     assert inspect.signature(groove.judge).bind("kb", depth=3, by="ann")  # the keywords bind
+
+
+@pytest.mark.parametrize("function", [groove.evaluate, groove.tune, groove.search, groove.index])
+def test_a_keyword_no_setting_declares_is_refused_as_python_refuses_it(function) -> None:  # type: ignore[no-untyped-def]
+    """The keywords come from the table (groove.settings.signatures): a misspelt one is the
+    TypeError Python raises for any function, before anything runs."""
+    name = function.__name__
+    with pytest.raises(TypeError, match=rf"^{name}\(\) got an unexpected keyword argument 'limt'$"):
+        function("q", "kb", limt=5) if name == "search" else function("kb", limt=5)
+    annotations = {p.name: p.annotation for p in inspect.signature(function).parameters.values()}
+    assert annotations["model"] == "str | None"
+    assert annotations["lexical"] == 'Literal["auto", "trigram", "porter"] | None'
+
+
+def test_the_typed_keywords_are_the_tables() -> None:
+    """groove/settings/keywords.py (what a type checker and an IDE read) is what the tables
+    generate (``make keywords`` writes it), and each TypedDict holds exactly the keywords
+    its function gathers in ``**keywords``."""
+    from groove.settings import keywords
+    from groove.settings.signatures import API_KEYWORDS, KEYWORDS_MODULE, keywords_module
+
+    assert KEYWORDS_MODULE.read_text(encoding="utf-8") == keywords_module(), "run make keywords"
+    for name, (typed, table, written) in API_KEYWORDS.items():
+        function = getattr(groove, name)
+        own = inspect.signature(inspect.unwrap(function)).parameters
+        assert [p for p in own if p in table] == list(written), name
+        offered = [p for p in inspect.signature(function).parameters if p in table]
+        gathered = [p for p in offered if p not in written]
+        assert sorted(getattr(keywords, typed).__annotations__) == sorted(gathered), name
 
 
 def test_judge_refuses_what_pool_refuses(tmp_path: Path) -> None:
@@ -147,14 +177,17 @@ def test_judge_refuses_what_pool_refuses(tmp_path: Path) -> None:
 
 
 def _parameters_cell(notebook: Path) -> dict[str, object]:
-    import ast
-
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     (cell,) = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    tree = ast.parse("".join(cell["source"]))
+    return _assignments("".join(cell["source"]))
+
+
+def _assignments(source: str) -> dict[str, object]:
+    import ast
+
     return {
         node.targets[0].id: ast.literal_eval(node.value)  # type: ignore[attr-defined]
-        for node in tree.body
+        for node in ast.parse(source).body
         if isinstance(node, ast.Assign)
     }
 
@@ -164,13 +197,21 @@ def _parameters_cell(notebook: Path) -> dict[str, object]:
     [("eval_report.ipynb", EVAL, "eval_report"), ("tune_explorer.ipynb", TUNE, "tune_explorer")],
 )
 def test_notebook_parameters_are_the_declared_settings(notebook, table, function) -> None:  # type: ignore[no-untyped-def]
-    from groove.notebooks import kernel
+    """The parameters cell assigns declared settings, each its face default; groove adds
+    the ones it lacks when it writes or runs the notebook, and the run cell's function
+    takes exactly the declared ones."""
+    from groove.notebooks import kernel, runner
 
     cell = _parameters_cell(ROOT / "notebooks" / notebook)
     cell.pop("result_path")  # set by the runner
-    assert sorted(cell) == sorted(on(table, "notebook"))
+    assert set(cell) <= set(on(table, "notebook"))
     for name, value in cell.items():
         assert value == table[name].face_default, name
+    label = notebook.removesuffix(".ipynb").replace("_", "-")
+    completed = runner.read_notebook(ROOT / "notebooks" / notebook, label)
+    (source,) = [c.source for c in completed.cells if "parameters" in c.metadata.get("tags", [])]
+    assigned = {name for name in _assignments(source) if name != "result_path"}
+    assert assigned == set(on(table, "notebook"))
     run_cell = _keywords(getattr(kernel, function))
     assert sorted(run_cell) == sorted([*on(table, "notebook"), "result_path"])
 

@@ -289,8 +289,8 @@ def test_baseline_commands_and_their_errors(kb: Path, golden_en: Path) -> None:
     unknown = groove("baseline", "set", "main", "--run", "zzzz", "--kb-path", str(kb))
     assert (unknown.exit_code, unknown.stderr) == (
         2,
-        "Error: no run in the eval history has the id 'zzzz'\n"
-        "hint: groove baseline list shows the ids\n",
+        "Error: no run in the eval history has the name or id 'zzzz'\n"
+        "hint: groove baseline list shows the ids and names\n",
     )
     ambiguous = groove("baseline", "set", "main", "--run", "", "--kb-path", str(kb))
     assert ambiguous.exit_code == 2
@@ -304,9 +304,9 @@ def test_baseline_commands_and_their_errors(kb: Path, golden_en: Path) -> None:
     listing = groove("baseline", "list", "--kb-path", str(kb))
     assert listing.exit_code == 0
     lines = listing.stdout.splitlines()
-    assert lines[0].split() == ["id", "timestamp", "outcome", "against", "configuration"]
-    assert lines[1].startswith(f"{second['id']}  {second['timestamp']}  no-baseline  -  ")
-    assert lines[2].startswith(f"{first['id']}  {first['timestamp']}  no-baseline  -  ")
+    assert lines[0].split() == ["id", "name", "timestamp", "outcome", "against", "configuration"]
+    assert lines[1].startswith(f"{second['id']}  -     {second['timestamp']}  no-baseline  -  ")
+    assert lines[2].startswith(f"{first['id']}  -     {first['timestamp']}  no-baseline  -  ")
     assert lines[2].endswith("limit 10  [main]")
     gone = groove("baseline", "unset", "main", "--kb-path", str(kb))
     assert gone.stdout == f"baseline 'main' removed (was {first['id']})\n"

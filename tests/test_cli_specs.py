@@ -15,6 +15,7 @@ import pytest
 
 from groove.errors import ConfigError
 from groove.settings import COMMANDS, Setting, on
+from groove.settings.spelling import spelled
 
 # Options and arguments that are not settings: how a result is shown, the positional
 # arguments, and notebook parameters (-p, whose names are EVAL's and TUNE's).
@@ -126,7 +127,7 @@ def test_the_cli_and_the_api_take_the_same_values(command: str, name: str) -> No
         except click.BadParameter:
             cli_takes = False
         try:
-            setting.parse(value, source="keyword")
+            setting.parse(value)
             api_takes = True
         except ConfigError:
             api_takes = False
@@ -146,5 +147,7 @@ def test_the_new_kinds_parse(kind: Any, good: tuple[Any, ...], bad: tuple[Any, .
     for value in good:
         assert setting.parse(value) == value
     for value in bad:
-        with pytest.raises(ConfigError, match="parameter x must be"):
+        with pytest.raises(ConfigError) as info:
             setting.parse(value)
+        assert (info.value.setting, info.value.given) == ("x", value)
+        assert spelled(info.value, "notebook")[0].startswith("parameter x must be")

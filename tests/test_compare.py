@@ -62,8 +62,8 @@ def test_compare_frame_has_a_row_per_run_and_metric_with_paired_statistics() -> 
     ]
     frame = compare(runs, baseline="2026-01-01")
     assert list(frame.columns) == [
-        "run", "timestamp", "baseline", "same config", "metric", "value", "delta",
-        "ci_low", "ci_high", "p", "p_holm", "mark",
+        "run", "timestamp", "baseline", "same config", "changed", "metric", "value",
+        "delta", "ci_low", "ci_high", "p", "p_holm", "mark",
     ]  # fmt: skip
     assert len(frame) == 3 * 7
     base_rows = frame[frame["baseline"]]
@@ -279,9 +279,9 @@ def test_a_metric_the_baseline_did_not_measure_is_na_not_a_fall_from_zero(tmp_pa
     assert by_label["recall@20"].test is None and by_label["recall@20"].p_holm is None
     assert by_label["recall@20"].baseline_measured is False
     assert by_label["recall@10"].value is None  # this run did not measure it
-    assert "| #1 `2026-01-02T00:00:00+00:00` | 0.750 | 0.750 | n/a | 0.750 n/a | 0.750 |" in (
-        render_markdown(comparison)
-    )
+    # the other k_values are the setting that differs, worded as the CLI words it
+    row_text = "| #1 `2026-01-02T00:00:00+00:00` (k 1,5,10 -> 1,5,20) | 0.750 | 0.750 | n/a |"
+    assert row_text + " 0.750 n/a | 0.750 |" in (render_markdown(comparison))
     doc = json.loads(render_json(comparison))
     metric = doc["runs"][1]["metrics"]["recall@20"]
     assert (metric["delta"], metric["p_value"], metric["baseline_measured"]) == (None, None, False)

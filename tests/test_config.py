@@ -19,6 +19,7 @@ from groove.config import (
     parse_k_list,
 )
 from groove.errors import ConfigError
+from groove.settings.spelling import spelled
 
 SRC = Path("/proj/groove.toml")
 FIX = "fix the value in groove.toml, or delete the line to use the default"
@@ -311,9 +312,10 @@ def test_explicit_path_wins_and_must_exist(tmp_path: Path) -> None:
     missing = tmp_path / "missing.toml"
     with pytest.raises(ConfigError) as info:
         find_config(missing, cwd=tmp_path)
-    assert info.value.message == f"config file not found: {missing}"
-    assert info.value.hint == "pass an existing file to config="
-    assert info.value.spelled("cli")[1] == "pass an existing file to --config"
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == f"config file not found: {missing}"
+    assert hint == "pass an existing file to config="
+    assert spelled(info.value, "cli")[1] == "pass an existing file to --config"
 
 
 def test_explicit_path_expands_the_home_folder(
@@ -380,9 +382,10 @@ def test_parse_k_list() -> None:
     for bad in ("", "0,5", "a", "1;5"):
         with pytest.raises(ConfigError) as info:
             parse_k_list(bad)
-        assert info.value.message == f"keyword k_values {bad!r} is not a list of whole numbers >= 1"
-        assert info.value.hint == "write it like k_values=1,5,10"
-        assert info.value.spelled("cli") == (
+        message, hint = spelled(info.value, "api")  # the API's words
+        assert message == f"keyword k_values {bad!r} is not a list of whole numbers >= 1"
+        assert hint == "write it like k_values=1,5,10"
+        assert spelled(info.value, "cli") == (
             f"--k {bad!r} is not a list of whole numbers >= 1",
             "write it like --k 1,5,10",
         )

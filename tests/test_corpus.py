@@ -46,7 +46,7 @@ def test_digest_is_sha256_over_length_prefixed_fields_in_path_order(tmp_path: Pa
         for value in row:
             expected.update(_field(value))
     seen: list[tuple] = []
-    snap = snapshot(conn, lambda *row: seen.append(row))
+    snap = snapshot(conn, seen.append)
     assert snap == CorpusSnapshot(2, 3, expected.hexdigest())
     assert [r[0] for r in seen] == ["a.md", "a.md", "b.md"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -21,7 +22,9 @@ from embed_fixtures import (
 
 from groove.engine import embed, model_folder
 from groove.engine.onnx_embed import OnnxEmbedder
+from groove.engine.rows import length_sorted_batches
 from groove.errors import ModelError
+from groove.settings.spelling import spelled
 
 minilm_root = embed_fixtures.minilm_root
 minilm = embed_fixtures.minilm
@@ -58,10 +61,10 @@ def test_cache_root_defaults_to_home_and_env_overrides(
 
 def test_length_sorted_batches_go_longest_first_and_cover_every_index() -> None:
     texts = ["aa", "a", "aaaa", "検索", "aaa", "aaaaa"]  # 検索 is 6 UTF-8 bytes
-    assert embed.length_sorted_batches(texts, 4) == [[3, 5, 2, 4], [0, 1]]
-    assert embed.length_sorted_batches([], 16) == []
+    assert length_sorted_batches(texts, 4) == [[3, 5, 2, 4], [0, 1]]
+    assert length_sorted_batches([], 16) == []
     with pytest.raises(ValueError, match="batch_size must be >= 1, got 0"):
-        embed.length_sorted_batches(texts, 0)
+        length_sorted_batches(texts, 0)
 
 
 def test_unit_rows_scales_rows_and_keeps_zero_rows() -> None:
@@ -117,8 +120,9 @@ def test_missing_weights_package_names_the_install_command(
 def test_unknown_model_name_is_a_model_error() -> None:
     with pytest.raises(ModelError) as info:
         embed.load_embedder("no-such/model")
-    assert str(info.value) == "unknown embedding model 'no-such/model'"
-    assert info.value.hint == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == "unknown embedding model 'no-such/model'"
+    assert hint == (
         "drop keyword model to use the offline default sentence-transformers/all-MiniLM-L6-v2, "
         "or name a fastembed model such as BAAI/bge-small-en-v1.5"
     )
@@ -145,11 +149,12 @@ def test_uncached_hub_model_fails_fast_when_the_hub_is_unreachable(
     monkeypatch.setattr(embed, "hub_reachable", lambda timeout=3.0: False)
     with pytest.raises(ModelError) as info:
         embed.load_embedder("bge-small-en-v1.5")
-    assert str(info.value) == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == (
         "embedding model BAAI/bge-small-en-v1.5 is not in the cache and the Hugging Face hub "
         "cannot be reached"
     )
-    assert info.value.hint == (
+    assert hint == (
         "connect to the network once so fastembed can fetch it, or drop keyword model to use the "
         "offline default sentence-transformers/all-MiniLM-L6-v2"
     )
@@ -430,3 +435,88 @@ def test_an_index_built_with_int8_records_it_and_searches_with_it(
         assert engine.embedder.model_id == embed.INT8_MODEL
     finally:
         engine.conn.close()
+
+
+@pytest.fixture(scope="module")
+def int8_cache(minilm_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A GROOVE_CACHE_DIR holding the float model and its int8 copy, made by the command."""
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    root = tmp_path_factory.mktemp("int8-cache")
+    shutil.copytree(minilm_root / "models", root / "models")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GROOVE_CACHE_DIR", str(root))
+        result = CliRunner().invoke(cli, ["model", "prepare", "--int8"])
+    assert result.exit_code == 0, result.stderr
+    return root
+
+
+@pytest.mark.model
+def test_an_int8_folder_given_by_path_runs_as_the_cached_copy_does(
+    int8_cache: Path,
+    minilm_root: Path,
+    tmp_path: Path,
+    golden_en: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """fastembed does not know groove's int8 name: a folder named so is run on onnxruntime,
+    as the copy in the cache is, through the library and the commands alike."""
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    folder = tmp_path / "elsewhere" / "my-int8"
+    shutil.copytree(int8_cache / "models" / embed.INT8_DIR_NAME, folder)
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(minilm_root))  # a cache with no int8 copy
+    by_path = embed.load_embedder("minilm-int8", model_path=folder)
+    assert isinstance(by_path, OnnxEmbedder)
+    assert (by_path.model_id, by_path.dim) == (embed.INT8_MODEL, 384)
+    with monkeypatch.context() as mp:
+        mp.setenv("GROOVE_CACHE_DIR", str(int8_cache))
+        cached = embed.load_embedder("minilm-int8")
+    texts = [QUERY, JA, PARAPHRASE * 6, CAT]
+    np.testing.assert_array_equal(by_path.embed(texts), cached.embed(texts))
+    assert not (minilm_root / "models" / embed.INT8_DIR_NAME).exists()
+
+    monkeypatch.chdir(tmp_path)  # no groove.toml of the repository is found
+    kb = tmp_path / "kb"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "kb_en", kb)
+    model = ["--kb-path", str(kb), "--model-path", str(folder), "--model", "minilm-int8"]
+    runner = CliRunner()
+    indexed = runner.invoke(cli, ["index", *model, "--quiet"])
+    assert indexed.exit_code == 0, indexed.stderr
+    searched = runner.invoke(cli, ["search", "rollback", *model, "--format", "json"])
+    assert searched.exit_code == 0, searched.stderr
+    assert json.loads(searched.stdout)
+    evaluated = runner.invoke(cli, ["eval", *model, "--golden", str(golden_en), "--format", "json"])
+    assert evaluated.exit_code == 0, evaluated.stderr
+    assert embed.INT8_MODEL in evaluated.stdout
+
+
+@pytest.mark.model
+def test_a_broken_int8_copy_names_the_command_that_repairs_it(
+    int8_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    shutil.copytree(int8_cache / "models", tmp_path / "models")
+    folder = tmp_path / "models" / embed.INT8_DIR_NAME
+    (folder / "model.onnx").write_bytes(b"not onnx")
+    monkeypatch.setenv("GROOVE_CACHE_DIR", str(tmp_path))
+    with pytest.raises(ModelError) as info:
+        embed.load_embedder("minilm-int8")
+    assert str(info.value).startswith(f"embedding model in {folder} cannot be loaded: ")
+    assert info.value.hint == "groove model prepare --int8 --force"
+    # a folder given by path is the user's to fix: no groove command repairs it
+    with pytest.raises(ModelError) as by_path:
+        embed.load_embedder("minilm-int8", model_path=folder)
+    assert by_path.value.hint == (
+        "check that the folder holds an ONNX text encoder with its tokenizer files"
+    )
+    repaired = CliRunner().invoke(cli, info.value.hint.split()[1:])
+    assert repaired.exit_code == 0, repaired.stderr
+    assert embed.load_embedder("minilm-int8").dim == 384

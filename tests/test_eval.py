@@ -20,6 +20,7 @@ from groove.evaluation.run import run
 from groove.evaluation.settings import EvalSettings, resolve_settings
 from groove.history.history import history_path, load_history
 from groove.report import eval_json, eval_text
+from groove.settings.spelling import spelled
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -281,8 +282,9 @@ def test_config_eval_section_is_used_and_flags_win(kb: Path, golden: Path) -> No
 def test_missing_golden_file_error(kb: Path) -> None:
     with pytest.raises(GoldenError) as info:
         evaluate(kb, kb / ".groove-eval.yml")
-    assert info.value.message == f"no golden file at {kb / '.groove-eval.yml'}"
-    assert info.value.hint == "pass golden= or create <kb>/.groove-eval.yml"
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == f"no golden file at {kb / '.groove-eval.yml'}"
+    assert hint == "pass golden= or create <kb>/.groove-eval.yml"
 
 
 def test_missing_index_error(tmp_path: Path, golden: Path) -> None:
@@ -290,9 +292,10 @@ def test_missing_index_error(tmp_path: Path, golden: Path) -> None:
     shutil.copytree(FIXTURES / "kb_en", kb)
     with pytest.raises(IndexMissingError) as info:
         evaluate(kb, golden)
-    assert info.value.message == f"No index found at {tmp_path / '.groove.db'}"
-    assert info.value.hint == f"run `groove.index({str(kb)!r})` first"
-    assert info.value.spelled("notebook")[1] == f"run `groove index --kb-path {kb}` first"
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == f"No index found at {tmp_path / '.groove.db'}"
+    assert hint == f"run `groove.index({str(kb)!r})` first"
+    assert spelled(info.value, "notebook")[1] == f"run `groove index --kb-path {kb}` first"
 
 
 def test_model_mismatch_error(kb: Path, golden: Path) -> None:

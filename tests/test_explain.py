@@ -228,13 +228,14 @@ def test_a_numbered_note_is_not_a_typo_of_another_number() -> None:
 
 def test_cause_order_for_the_post_retrieval_and_leg_cases() -> None:
     from groove.explain.explain import Explainer as E
+    from groove.explain.explain import _Ranks
 
     ex = E.__new__(E)
     ex.k, ex.options, ex.reranker, ex.depth = K, resolve_search(), True, K
 
     def cause(**ranks: Any) -> str:
-        named = ("final_rank", "fused_rank", "fts_rank", "vector_rank")
-        return ex._cause(*(ranks.get(n) for n in named), excluded=False)
+        named = ("fts_rank", "vector_rank", "fused_rank", "final_rank")
+        return ex._cause(_Ranks(*(ranks.get(n) for n in named)), excluded=False)
 
     assert ex.per_leg == 250  # reranker, no MMR: each leg fetches candidate_pool(pool)
     assert cause(fused_rank=3, final_rank=14) == "post-processing"

@@ -32,7 +32,7 @@ def golden(*queries: tuple[str, str, tuple[str, ...]]) -> tuple[GoldenQuery, ...
 def scan(queries, rows, tops=None):  # type: ignore[no-untyped-def]
     scanner = QuoteScanner(queries)
     for row in rows:
-        scanner.visit(*row)
+        scanner.visit(row)
     return scanner.findings(tops if tops is not None else [[] for _ in queries])
 
 

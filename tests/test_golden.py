@@ -20,6 +20,7 @@ from groove.golden.queries import (
     load_golden,
 )
 from groove.metrics import Expected
+from groove.settings.spelling import spelled
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA_HINT = (
@@ -211,8 +212,9 @@ def test_absent_file(tmp_path: Path) -> None:
     path = tmp_path / ".groove-eval.yml"
     with pytest.raises(GoldenError) as info:
         load_golden(path)
-    assert info.value.message == f"no golden file at {path}"
-    assert info.value.hint == "pass golden= or create <kb>/.groove-eval.yml"
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == f"no golden file at {path}"
+    assert hint == "pass golden= or create <kb>/.groove-eval.yml"
     assert info.value.exit_code == 2
 
 

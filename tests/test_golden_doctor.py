@@ -127,7 +127,7 @@ def test_a_history_without_sketches_gives_likely_proposals_from_names_and_ranks(
     shutil.copytree(kb.parent, copy)
     history = copy / "kb" / ".groove-eval-history.json"
     data = json.loads(history.read_text(encoding="utf-8"))
-    del data["answers"]
+    del data["sketches"]  # the stored form's (groove.history.stored)
     history.write_text(json.dumps(data), encoding="utf-8")
     report = _report(copy / "kb", copy / "kb" / ".groove-eval.yml", real_embedder)
     assert report.memory is None and len(report.proposals) == len(TRUTH)

@@ -38,6 +38,7 @@ from groove.engine.kb import SkippedFile, scan_kb
 from groove.errors import GoldenError, HistoryError
 from groove.golden.queries import load_golden
 from groove.history.history import append_run, load_history
+from groove.settings.spelling import spelled
 from groove.store.db import connect
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -210,8 +211,9 @@ def indexed_paths(kb: Path) -> set[str]:
 def _golden(kb: Path, expected: str | None, planted: Planted) -> None:
     with pytest.raises(GoldenError) as info:
         load_golden(planted.path)
-    assert info.value.message == f"refusing to read the golden file: {expected}"
-    assert info.value.hint == "point golden= at a regular file (a copy, not a link) up to 1 MiB"
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == f"refusing to read the golden file: {expected}"
+    assert hint == "point golden= at a regular file (a copy, not a link) up to 1 MiB"
 
 
 def _history(kb: Path, expected: str | None, planted: Planted) -> None:
@@ -221,10 +223,9 @@ def _history(kb: Path, expected: str | None, planted: Planted) -> None:
                     lambda: append_run(planted.path, make_record(2), 10)):  # fmt: skip
         with pytest.raises(HistoryError) as info:
             attempt()
-        assert info.value.message == f"refusing to read the eval history: {expected}"
-        assert info.value.hint == (
-            "replace it with a regular file, or pass history=False to skip the history"
-        )
+        message, hint = spelled(info.value, "api")  # the API's words
+        assert message == f"refusing to read the eval history: {expected}"
+        assert hint == "replace it with a regular file, or pass history=False to skip the history"
 
 
 def _ignore(kb: Path, expected: str | None, planted: Planted) -> None:

@@ -22,6 +22,7 @@ from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 from groove.runs.corpus import CorpusSnapshot
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import QueryResult, RunRecord
+from groove.settings.spelling import spelled
 
 
 def make_record(stamp: str = "2026-01-01T00:00:00+00:00", recall: float = 0.5, **fp) -> RunRecord:
@@ -100,9 +101,17 @@ def test_file_layout_is_pretty_json_with_runs_and_no_empty_findings(tmp_path: Pa
     append_run(path, make_record(), history_size=10)
     text = path.read_text(encoding="utf-8")
     data = json.loads(text)
-    assert list(data) == ["runs"]
+    assert list(data) == ["runs", "queries", "chunks"]  # the stored form: groove.history.stored
     run = data["runs"][0]
-    assert list(run) == ["id", "timestamp", "fingerprint", "corpus", "per_query", "aggregate"]
+    assert list(run) == [
+        "id",
+        "timestamp",
+        "fingerprint",
+        "corpus",
+        "queries",
+        "results",
+        "aggregate",
+    ]
     assert text.startswith('{\n  "runs": [\n')
 
 
@@ -213,9 +222,10 @@ def test_a_single_run_over_the_cap_is_an_error_and_nothing_is_written(tmp_path: 
     before = path.read_bytes()
     with pytest.raises(HistoryError) as info:
         append_run(path, make_record("2026-03-01T00:00:00+00:00"), 10, cap=50)
-    assert info.value.message.startswith("a single eval run serialises to ")
-    assert "pass history=False to skip the file" in (info.value.hint or "")  # the API's words
-    assert info.value.spelled("cli")[1] == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message.startswith("a single eval run serialises to ")
+    assert "pass history=False to skip the file" in (hint or "")
+    assert spelled(info.value, "cli")[1] == (
         "this means a very large golden set or a very high --limit: reduce either, "
         "or pass --no-history to skip the file"
     )

@@ -20,6 +20,7 @@ from groove.engine.index import IndexSummary, build, lock_path
 from groove.engine.kb import SkippedFile
 from groove.engine.session import LazyEmbedder, index_embedder, open_engine
 from groove.errors import ConfigError, IndexMissingError, ModelError
+from groove.settings.spelling import spelled
 from groove.store.db import connect
 from groove.store.meta import read_meta
 
@@ -341,11 +342,12 @@ def test_another_model_is_refused_before_anything_is_written(tmp_path: Path) -> 
     before = _table_counts(_db(kb))
     with pytest.raises(ModelError) as info:
         build(kb, OtherModel())
-    assert info.value.message == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == (
         "embedding model mismatch: the index was built with groove-hashing-test (64 dim), "
         "this run uses other-model (64 dim)"
     )
-    assert info.value.hint == (  # in the API's words; the CLI's: tests/test_cli_engine.py
+    assert hint == (  # the CLI's words: tests/test_cli_engine.py
         "use groove-hashing-test again, or rebuild the index for other-model with "
         f"`groove.index({str(kb)!r}, force=True)` and the same model keywords"
     )
@@ -366,12 +368,13 @@ def test_switching_contextual_needs_force(tmp_path: Path) -> None:
     build(kb, HashingEmbedder())
     with pytest.raises(ConfigError) as info:
         build(kb, HashingEmbedder(), config=Config(contextual=True))
-    assert info.value.message == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == (
         "[contextual] is on but the index was built with it off: every chunk's text and "
         "embedding would change"
     )
-    assert info.value.hint == f"run `groove.index({str(kb)!r}, force=True)` to rebuild the index"
-    assert info.value.spelled("cli")[1] == (
+    assert hint == f"run `groove.index({str(kb)!r}, force=True)` to rebuild the index"
+    assert spelled(info.value, "cli")[1] == (
         f"run `groove index --kb-path {kb} --force` to rebuild the index"
     )
     summary = build(kb, HashingEmbedder(), config=Config(contextual=True), force=True)
@@ -386,8 +389,9 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     bogus.write_text("just text, not SQLite " * 40)
     with pytest.raises(IndexMissingError) as info:
         build(kb, HashingEmbedder(), db_path=bogus)
-    assert info.value.message == f"{bogus} is not a groove index (file is not a database)"
-    assert info.value.hint == "pass db_path= a groove index file, or a new path for a new index"
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == f"{bogus} is not a groove index (file is not a database)"
+    assert hint == "pass db_path= a groove index file, or a new path for a new index"
     assert bogus.read_text() == "just text, not SQLite " * 40
 
 
@@ -414,12 +418,11 @@ def test_a_database_that_cannot_be_created_is_a_clear_error(
         db.mkdir()
     with pytest.raises(IndexMissingError) as info:
         build(kb, HashingEmbedder(), db_path=db)
+    message, hint = spelled(info.value, "api")  # the API's words
     shown = reason.format(parent=db.parent)
-    assert info.value.message == f"cannot open the index database {db} ({shown})"
-    assert info.value.hint == (
-        "pass db_path= a path in a folder groove may create and write files in"
-    )
-    assert info.value.spelled("cli")[1] == (
+    assert message == f"cannot open the index database {db} ({shown})"
+    assert hint == "pass db_path= a path in a folder groove may create and write files in"
+    assert spelled(info.value, "cli")[1] == (
         "pass --db a path in a folder groove may create and write files in"
     )
 

@@ -23,6 +23,7 @@ from groove.engine.kb import (
     scan_kb,
 )
 from groove.errors import FileRefusedError, KnowledgeBaseError
+from groove.settings.spelling import spelled
 
 FIXTURES = Path(__file__).parent / "fixtures"
 unix_only = pytest.mark.skipif(sys.platform == "win32", reason="symlinks and FIFOs need Unix")
@@ -45,18 +46,18 @@ def listed(root: Path, exclude_dirs: list[str] | None = None) -> list[str]:
 def test_missing_kb_is_a_knowledge_base_error(tmp_path: Path) -> None:
     with pytest.raises(KnowledgeBaseError) as info:
         scan_kb(tmp_path / "nope")
-    assert info.value.message == f"knowledge base not found: {tmp_path / 'nope'}"
-    assert info.value.hint == "pass kb_path= with the folder that holds your Markdown notes"
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == f"knowledge base not found: {tmp_path / 'nope'}"
+    assert hint == "pass kb_path= with the folder that holds your Markdown notes"
 
 
 def test_a_file_is_not_a_kb(tmp_path: Path) -> None:
     path = write(tmp_path, "notes.md")
     with pytest.raises(KnowledgeBaseError) as info:
         scan_kb(path)
-    assert info.value.message == f"knowledge base is not a folder: {path}"
-    assert info.value.hint == (
-        "keyword kb_path takes the folder that holds your Markdown notes, not a file"
-    )
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == f"knowledge base is not a folder: {path}"
+    assert hint == "keyword kb_path takes the folder that holds your Markdown notes, not a file"
 
 
 @unix_only

@@ -31,12 +31,21 @@ EXEMPT: dict[tuple[str, str], str] = {
 # them for each face: the one place they are written.
 DECLARATIONS = frozenset(
     f"settings/{name}.py"
-    for name in ("shared", "engine", "evaluation", "tuning", "judging", "notebooks", "spelling")
+    for name in (
+        "setting",  # a switch's --no- flag turns its setting off
+        "shared",
+        "engine",
+        "evaluation",
+        "tuning",
+        "judging",
+        "notebooks",
+        "spelling",
+    )
 )
 
 # Library text that still holds CLI flags, each with where it belongs: none left. An error
 # names its setting (setting=, {setting} / {give}); text the library words while a face runs
-# it (a note, the gate's reason) is spelled for that face (groove.errors.spell, given the face);
+# it (a note, the gate's reason) is spelled for that face (groove.settings.spell, given the face);
 # a report takes ``where`` from its face; a groove command to run in a terminal (one with
 # no API form, or naming the file it writes) is built from the declared flags
 # (groove.settings.command_line).

@@ -27,6 +27,7 @@ from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.notebooks import kernel
 from groove.notes import Note
 from groove.settings import EVAL_RETRIEVAL_CAP, LIMIT_MAX
+from groove.settings.spelling import spelled
 from groove.tuning.settings import resolve_settings as tune_settings
 
 OVER = LIMIT_MAX + 1
@@ -102,6 +103,27 @@ def test_tune_keeps_the_values_as_given_up_to_the_bound(kb: Path) -> None:
     assert SearchOptions(limit=LIMIT_MAX).limit == LIMIT_MAX
 
 
+def test_tune_with_a_retriever_takes_its_limit_and_window_from_its_rules() -> None:
+    """tune --retriever's rules (resolver hooks): k with the primary k, a limit not given
+    is 10 and at least the largest k, a window not given is 100; up to the bound, nothing
+    is lowered."""
+    from groove.resolve import resolve
+    from groove.settings import TUNE
+    from groove.tuning.retriever import RETRIEVER_RULES
+
+    def chosen(**given: object) -> tuple[object, ...]:
+        values = resolve(TUNE, Config(), given, RETRIEVER_RULES)
+        return values["k_values"], values["limit"], values["window"]
+
+    assert chosen() == ((1, 5, 10), 10, 100)
+    assert chosen(k_values=(1,)) == ((1, 5), 10, 100)
+    assert chosen(k_values=(20,), limit=3, window=50) == ((5, 20), 20, 50)
+    assert chosen(limit=LIMIT_MAX, window=LIMIT_MAX) == ((1, 5, 10), LIMIT_MAX, LIMIT_MAX)
+    with pytest.raises(ConfigError) as over:
+        chosen(window=OVER)
+    assert over.value.setting == "window"
+
+
 def test_the_cli_eval_prints_the_references_note(indexed_kb, golden_en: Path) -> None:  # type: ignore[no-untyped-def]
     """A real eval: the note on stderr, word for word, and the run made at the cap."""
     kb = indexed_kb("kb_en")
@@ -139,11 +161,10 @@ def test_the_cli_eval_prints_the_references_note(indexed_kb, golden_en: Path) ->
 def test_the_library_refuses_and_names_the_setting(kb: Path, build, setting: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ConfigError) as info:
         build(kb)
+    message, hint = spelled(info.value, "api")  # the API's words
     assert info.value.setting == setting
-    assert info.value.message == (
-        f"keyword {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
-    )
-    assert info.value.hint == f"pass {setting}=N with N from 1 to {LIMIT_MAX}"
+    assert message == f"keyword {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
+    assert hint == f"pass {setting}=N with N from 1 to {LIMIT_MAX}"
 
 
 @pytest.mark.parametrize(
@@ -242,8 +263,8 @@ def test_the_judge_notebook_refuses_naming_the_parameter(kb: Path, setting: str)
     golden.write_text('queries:\n  - query: "q"\n    expected: [a.md]\n', encoding="utf-8")
     given = {"kb_path": kb, "golden": golden, setting: OVER}
     with pytest.raises(ConfigError) as info:
-        resolve(Config(), given, source="parameter")
-    message, hint = info.value.spelled("notebook")
+        resolve(Config(), given)
+    message, hint = spelled(info.value, "notebook")
     assert message == f"parameter {setting} {OVER} exceeds the supported maximum {LIMIT_MAX}"
     assert hint == f"pass -p {setting} N with N from 1 to {LIMIT_MAX}"
 

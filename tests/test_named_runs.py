@@ -26,6 +26,7 @@ from groove.runs.described import (
 )
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord
+from groove.stats.compare import compare_runs, resolve_refs
 
 pytestmark = pytest.mark.model
 
@@ -72,6 +73,64 @@ def test_named_runs_say_what_they_were_in_the_frame_compare_and_json(
     assert labels == ["trigram", "trigram-2"]  # the comparable runs, by name
     text = CliRunner().invoke(cli, ["compare", "--kb-path", str(kb)])
     assert text.stdout.startswith("groove compare — baseline trigram (")
+
+
+def test_runs_are_referred_to_by_name_and_compare_says_what_differs(
+    indexed_kb: Any, golden_en: Path
+) -> None:
+    """The sequence an analyst types: name two runs of two configurations, then compare
+    them and accept one by those names; every listing says which run was which."""
+    kb = indexed_kb("kb_en")
+    base = _eval(kb, golden_en, "--name", "base")
+    mmr = _eval(kb, golden_en, "--name", "mmr", "--mmr", "true")
+    again = _eval(kb, golden_en, "--name", "base")  # a repeat under the same name
+
+    def run(*args: str) -> Any:
+        result = CliRunner().invoke(cli, [*args, "--kb-path", str(kb)])
+        assert result.exit_code == 0, result.stderr
+        return result
+
+    # the newest run of a name is the one a name means
+    document = json.loads(run("compare", "base", "mmr", "--format", "json").stdout)
+    assert [r["label"] for r in document["runs"]] == ["base", "mmr"]
+    assert [r["timestamp"] for r in document["runs"]] == [again["timestamp"], mmr["timestamp"]]
+    assert [r["changed"] for r in document["runs"]] == [[], ["mmr off -> on"]]
+    text = run("compare", "base", "mmr").stdout
+    assert "(10 paired queries, other config than the baseline: mmr off -> on; model " in text
+    markdown = run("compare", "base", "mmr", "--format", "markdown").stdout
+    assert f"| mmr `{mmr['timestamp']}` (mmr off -> on) |" in markdown
+    stored = load_history(kb / HISTORY_FILE_NAME).runs
+    card = repr(compare_runs(resolve_refs(["base", "mmr"], stored)))
+    assert "10 paired, mmr off -> on: recall@1" in card
+    frame = groove.compare([stored[0], stored[1]])
+    assert set(frame["changed"]) == {"", "mmr off -> on"}
+    same = json.loads(run("compare", again["id"], base["id"], "--format", "json").stdout)
+    assert [r["changed"] for r in same["runs"]] == [[], []]  # same configuration: nothing
+
+    listing = run("baseline", "list").stdout.splitlines()
+    assert listing[0].split()[:3] == ["id", "name", "timestamp"]
+    assert [line.split()[:2] for line in listing[1:]] == [
+        [again["id"], "base"],
+        [mmr["id"], "mmr"],
+        [base["id"], "base"],
+    ]
+    accepted = run("baseline", "accept", "--run", "mmr").stdout
+    assert accepted.startswith(f"accepted {mmr['id']} ({mmr['timestamp']})")
+    _eval(kb, golden_en, "--name", "mmr-2", "--mmr", "true", "--mmr-lambda", "0.5")
+    alone = CliRunner().invoke(cli, ["compare", "--kb-path", str(kb)])
+    assert (alone.exit_code, alone.stderr) == (
+        2,
+        "Error: 1 run(s) to compare: need at least two\n"
+        "hint: the newest run is the only stored run of its configuration; to compare "
+        "configurations pass REFS (run names, ids or positions): groove compare base mmr-2\n",
+    )
+    missing = CliRunner().invoke(cli, ["compare", "base", "nope", "--kb-path", str(kb)])
+    assert (missing.exit_code, missing.stderr) == (
+        2,
+        "Error: no run(s) in the eval history match 'nope' (as a run name, timestamp or run id)\n"
+        "hint: pass a run name, a history position (1 = newest), a unique timestamp, a run id "
+        "(groove baseline list) or a saved file\n",
+    )
 
 
 def test_an_unnamed_run_is_listed_by_its_id_and_the_card_names_the_change(

@@ -560,7 +560,7 @@ def test_tune_cell_without_legs_is_exit_2_and_names_the_fix(tmp_path: Path) -> N
     for parameters in ({"engine": "qdrant"}, {"window": 20}, {"family": "convex"}):
         refused = notebook_run.tune_explorer(golden=golden, result_path=path, **parameters)
         assert refused.exit_code == 2 and refused.error is not None
-        assert refused.error.hint == "pass -p retriever SPEC"
+        assert refused.error.hint == "pass -p retriever SPEC as well"
 
 
 # ---------------------------------------------------------------- many queries

@@ -18,6 +18,7 @@ from embed_fixtures import (
 
 from groove.engine import embed, onnx_bert, rerank
 from groove.errors import ModelError
+from groove.settings.spelling import spelled
 
 QUERY = "how do i evaluate hybrid search quality"
 DOCS = [
@@ -59,9 +60,10 @@ def test_short_names_resolve_to_fastembed_models() -> None:
 def test_unknown_reranker_is_a_model_error() -> None:
     with pytest.raises(ModelError) as info:
         rerank.load_reranker("no-such-reranker")
-    assert str(info.value) == "unknown reranker 'no-such-reranker'"
-    assert info.value.hint == "use reranker=none, or one of bge-v2-m3, jina-v2-ml, bge-base"
-    assert info.value.spelled("cli")[1] == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == "unknown reranker 'no-such-reranker'"
+    assert hint == "use reranker=none, or one of bge-v2-m3, jina-v2-ml, bge-base"
+    assert spelled(info.value, "cli")[1] == (
         "use --reranker none, or one of bge-v2-m3, jina-v2-ml, bge-base"
     )
 
@@ -74,11 +76,12 @@ def test_uncached_reranker_fails_fast_when_the_hub_is_unreachable(
     monkeypatch.setattr(embed, "hub_reachable", lambda timeout=3.0: False)
     with pytest.raises(ModelError) as info:
         rerank.load_reranker("bge-base")
-    assert str(info.value) == (
+    message, hint = spelled(info.value, "api")  # the API's words
+    assert message == (
         "reranker BAAI/bge-reranker-base is not in the cache and the Hugging Face hub "
         "cannot be reached"
     )
-    assert info.value.hint == (
+    assert hint == (
         "connect to the network once so fastembed can fetch it, or use reranker=none, "
         "or one of bge-v2-m3, jina-v2-ml, bge-base"
     )

@@ -36,6 +36,7 @@ from groove.engine.search import (
 )
 from groove.engine.session import open_engine
 from groove.errors import ConfigError
+from groove.settings.spelling import spelled
 from groove.store import chunks as rows
 from groove.store.db import connect, transaction
 from groove.store.schema import create_vector_table
@@ -308,8 +309,12 @@ def test_a_limit_up_to_the_bound_is_kept_and_above_it_refused(
     result = _run(conn, embedder, "backup", limit=5000)
     assert recorder.asked == [("vector", 25000), ("fts", 25000)]  # pool = 5 x limit
     assert len(result.hits) == 33  # every chunk of kb_en
-    with pytest.raises(ConfigError, match="limit 10001 exceeds the supported maximum 10000"):
+    with pytest.raises(ConfigError) as info:
         _run(conn, embedder, "backup", limit=10_001)
+    assert (info.value.setting, info.value.given) == ("limit", 10_001)  # the data
+    assert (
+        spelled(info.value, "api")[0] == "keyword limit 10001 exceeds the supported maximum 10000"
+    )
 
 
 @pytest.mark.parametrize("mode", ["trigram", "porter"])

@@ -46,6 +46,8 @@ from groove.settings import (
     on,
     parse_k_list,
 )
+from groove.settings.spelling import spelled
+from groove.tuning.retriever import RETRIEVER_ONLY
 from groove.tuning.settings import TuneSettings
 from groove.tuning.settings import resolve_settings as tune_settings
 
@@ -225,17 +227,8 @@ EVAL_FOLDED = {
 #: turns into a spec.
 EVAL_CLI_OWN = {"full", "export_run", "export_run_headings", *RETRIEVER_FLAGS} - {"retriever"}
 TUNE_FOLDED = {"golden", "config", "tune_json"}
-#: The tune --retriever settings (groove.tuning.retriever.run_retriever).
-TUNE_EXTERNAL = {
-    "retriever",
-    "retriever_options",
-    "retriever_name",
-    "retriever_timeout",
-    "retriever_allow_stale_copy",
-    "family",
-    "engine",
-    "window",
-}
+#: The tune --retriever settings (groove.tuning.retriever.RetrieverTuneSettings).
+TUNE_EXTERNAL = {"retriever", "retriever_options", *RETRIEVER_ONLY}
 SAMPLE: dict[str, Any] = {
     "text": "other",
     "file": Path("elsewhere.db"),
@@ -274,10 +267,28 @@ def _sample(setting: Setting) -> Any:
     return SAMPLE[setting.kind]
 
 
-def test_every_eval_setting_reaches_the_run_or_is_a_faces_own() -> None:
-    field_names = {f.name for f in fields(EvalSettings)}
-    unused = set(EVAL) - field_names - EVAL_FOLDED - EVAL_CLI_OWN
-    assert unused == set(), f"declared in EVAL, used by nothing: {sorted(unused)}"
+def test_every_eval_setting_reaches_the_run(tmp_path: Path) -> None:
+    """Each EVAL setting is read from the resolved settings by name (``settings[name]``):
+    its field when it has one, else the value as resolved; a field named as a setting
+    defaults to the declared default."""
+    given = {name: _sample(EVAL[name]) for name in EVAL if name in SETTABLE}
+    settings = eval_settings(Config(), kb_path=tmp_path, **given)
+    for name, value in given.items():
+        assert settings[name] == value, name
+    with pytest.raises(KeyError, match="EVAL declares no setting 'depth'"):
+        settings["depth"]
+    for f in fields(EvalSettings):
+        # save_history: the API's keyword is off by default, a run built directly saves
+        if f.name in set(EVAL) - {"save_history"} and EVAL[f.name].default is not None:
+            assert f.default == EVAL[f.name].default, f.name
+
+
+#: EVAL settings whose value is read as given (not changed by a rule, nor turned into a
+#: spec or a path by eval's own resolution).
+SETTABLE = set(EVAL) - EVAL_OWN_RULES - EVAL_FOLDED - {"baseline_file", "config"} | {
+    "mmr",
+    "lexical",
+}
 
 
 def test_every_tune_setting_reaches_the_run_or_is_a_faces_own() -> None:
@@ -364,24 +375,49 @@ def test_the_cli_hands_every_option_to_the_resolver(
 
 @pytest.mark.parametrize(
     ("notebook", "function"),
-    [("eval_report.ipynb", "eval_report"), ("tune_explorer.ipynb", "tune_explorer")],
+    [
+        ("eval_report.ipynb", "kernel.eval_report"),
+        ("tune_explorer.ipynb", "kernel.tune_explorer"),
+        ("judge.ipynb", "judge.open_view"),
+    ],
 )
 def test_the_run_cell_forwards_every_parameter(notebook: str, function: str) -> None:
-    """The notebook's run cell passes each parameter of its parameters cell on by name."""
-    import ast
+    """The notebook's run cell passes on every parameter the cells assigned (``assigned``
+    over its function's parameters, which are the table's): none is listed by hand."""
+    cells = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
+    module, name = function.split(".")
+    call = f"{name}(**{'cells' if module == 'judge' else 'notebook_run'}.assigned("
+    (source,) = ["".join(c["source"]) for c in cells if call in "".join(c["source"])]
+    assert (
+        f"assigned({'judge' if module == 'judge' else 'notebook_run'}.{name}, globals())" in source
+    )
+
+
+def test_a_new_setting_is_a_keyword_and_a_parameter_by_its_declaration_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a new eval setting gets without a second declaration: the API keyword and the
+    notebook parameter (in the run cell's signature, the parameters cell groove writes and
+    the names -p accepts), each with its type and face default."""
     import inspect
 
-    cells = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
-    (source,) = [
-        "".join(c["source"]) for c in cells if f"notebook_run.{function}(" in "".join(c["source"])
-    ]
-    (call,) = [
-        node
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == function
-    ]
-    passed = {k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == k.arg}
-    assert passed == set(inspect.signature(getattr(kernel, function)).parameters)
+    from groove.notebooks import cells, runner
+    from groove.settings.signatures import offered
+
+    probe = Setting("probe", "count", "A test setting. More words.", flag="--probe")
+    table = {**EVAL, "probe": probe}
+    monkeypatch.setitem(cells.TABLES, "eval-report", table)
+    keyword = offered(inspect.signature(groove.evaluate), table, "api").parameters["probe"]
+    assert (keyword.kind, keyword.default, keyword.annotation) == (
+        inspect.Parameter.KEYWORD_ONLY,
+        None,
+        "int | None",
+    )
+    source = ROOT / "notebooks" / "eval_report.ipynb"
+    assert runner.allowed_parameters(source, "eval-report")[-1] == "probe"
+    completed = runner.read_notebook(source, "eval-report")
+    (cell,) = [c.source for c in completed.cells if "parameters" in c.metadata.get("tags", [])]
+    assert cell.endswith("\nprobe = None  # A test setting")
 
 
 def test_a_key_no_section_has_a_field_for_is_read_through_its_declaration(
@@ -403,20 +439,32 @@ def test_a_key_no_section_has_a_field_for_is_read_through_its_declaration(
 
 
 def test_a_refused_value_carries_the_setting_what_it_takes_and_what_it_got() -> None:
-    """The words are one face's; the data beside them is every face's."""
+    """The error is data (the setting, what it takes, what it got); each face words it."""
     with pytest.raises(ConfigError) as info:
-        EVAL["limit"].parse("ten", source="keyword")
+        EVAL["limit"].parse("ten")
     refused = info.value
     assert (refused.setting, refused.expected, refused.given) == (
         "limit",
         "a whole number >= 1",
         "ten",
     )
-    assert refused.message == "keyword limit must be a whole number >= 1, got 'ten'"
-    assert refused.spelled("cli") == (refused.message, refused.hint)  # worded once, kept
+    assert spelled(refused, "api") == (
+        "keyword limit must be a whole number >= 1, got 'ten'",
+        "pass limit= as a whole number >= 1, or leave it out",
+    )
+    assert spelled(refused, "notebook") == (
+        "parameter limit must be a whole number >= 1, got 'ten'",
+        "pass it like -p limit VALUE",
+    )
+    assert spelled(refused, "cli") == (
+        "--limit must be a whole number >= 1, got 'ten'",
+        "pass it like --limit VALUE",
+    )
     with pytest.raises(ConfigError) as braces:
-        EVAL["limit"].parse("{x}", source="parameter")
-    assert braces.value.message == "parameter limit must be a whole number >= 1, got '{x}'"
+        EVAL["limit"].parse("{x}")
+    assert spelled(braces.value, "notebook")[0] == (
+        "parameter limit must be a whole number >= 1, got '{x}'"
+    )
     assert braces.value.given == "{x}"
     with pytest.raises(ConfigError) as over:
         at_most("limit", LIMIT_MAX + 1)

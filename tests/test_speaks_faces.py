@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 import groove
 from groove.cli import cli
-from groove.errors import ConfigError, GrooveError, HistoryError, spell
+from groove.errors import ConfigError, GrooveError, HistoryError
 from groove.evaluation.gate_status import REASON_NO_DIFF, REASON_NO_HISTORY
 from groove.golden.hit_paths import hit_path_findings
 from groove.golden.qrels import golden_from_qrels
@@ -23,6 +23,7 @@ from groove.notebooks import kernel, lab, runner
 from groove.retrievers.backends import lance, postgres
 from groove.retrievers.backends.common import engine_error
 from groove.retrievers.spec import RetrieverOptions, field_map, parse_spec
+from groove.settings.spelling import spell, spelled
 from groove.stats.compare import record_from_document
 from groove.tuning.export import load_tune
 
@@ -30,7 +31,7 @@ ADAPTER = Path(__file__).parent / "helpers" / "adapter.py"
 
 
 def faces(exc: GrooveError) -> dict[str, tuple[str, str | None]]:
-    return {face: exc.spelled(face) for face in ("cli", "api", "notebook")}
+    return {face: spelled(exc, face) for face in ("cli", "api", "notebook")}
 
 
 def raised(call, *args, **kw) -> GrooveError:  # type: ignore[no-untyped-def]
@@ -163,7 +164,7 @@ def test_a_command_that_exits_says_to_rerun_it_in_a_terminal(golden: Path, run_j
         groove.evaluate(None, golden=golden, retriever=spec)
     hint = "so run groove eval with the same --retriever in a terminal"
     assert info.value.hint is not None and info.value.hint.endswith(hint)
-    assert info.value.spelled("cli")[1] == info.value.hint
+    assert spelled(info.value, "cli")[1] == info.value.hint
     # The notebook words it once at its boundary and keeps the terminal command as it is.
     result = golden.parent / "result.json"
     outcome = kernel.eval_report(golden=str(golden), retriever=spec, result_path=str(result))

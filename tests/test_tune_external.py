@@ -297,7 +297,7 @@ def test_api_and_cli_refuse_bad_engine_inputs_before_any_retrieval(
         with pytest.raises(ConfigError):
             groove.tune(None, golden_path, retriever=spec, **keywords)  # type: ignore[arg-type]
     for keywords in ({"engine": "qdrant"}, {"family": "convex"}, {"window": 20}):
-        with pytest.raises(ConfigError, match="needs retriever"):
+        with pytest.raises(ConfigError, match="needs keyword retriever"):
             groove.tune(golden_path.parent, golden_path, **keywords)  # type: ignore[arg-type]
     out = CliRunner().invoke(
         cli, ["tune", "--golden", str(golden_path), "--retriever", spec, "--family", "bogus"]

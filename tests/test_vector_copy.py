@@ -20,6 +20,7 @@ from groove.engine.index import build
 from groove.engine.search import SearchOptions, search, vector_leg
 from groove.store import chunks as rows
 from groove.store import vector_copy
+from groove.store.beside import Opened
 from groove.store.db import connect, transaction
 from groove.store.knn import exact_distances
 from groove.store.leg_scores import nearest_scored, nearest_scored_sql
@@ -180,8 +181,7 @@ def test_an_unverified_sqlite_vec_keeps_the_sql_path(
 ) -> None:
     conn, db, _, _ = stored
     monkeypatch.setattr(vector_copy, "VERIFIED_SQLITE_VEC", frozenset({"v9.9.9"}))
-    monkeypatch.setattr(vector_copy, "_OPENED", {})
-    monkeypatch.setattr(vector_copy, "_MISSED", {})
+    monkeypatch.setattr(vector_copy, "_OPENED", Opened())
     assert vector_copy.current(conn) is None
     assert not vector_copy.refresh(conn, db)
     assert not vector_copy.copy_path(db).exists()

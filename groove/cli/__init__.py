@@ -18,10 +18,11 @@ from groove.errors import GrooveError
 
 
 def print_error(exc: GrooveError) -> None:
-    """``Error: ...`` / ``hint: ...`` on stderr, the setting spelled as its flag."""
+    """The CLI's boundary: ``Error: ...`` / ``hint: ...`` on stderr, worded once with the
+    setting spelled as its flag."""
     from groove.cli.common import warn
 
-    message, hint = exc.spelled("cli")
+    message, hint = settings.spelled(exc, "cli")
     warn(f"Error: {message}")
     if hint:
         warn(f"hint: {hint}")

@@ -16,15 +16,17 @@ class ProgressBar:
     """A tqdm bar over one task's events, on a terminal only; call it with each event.
 
     Only the stages in ``_UNITS`` draw (the embedding of ``groove index``, the answers of
-    ``groove eval --retriever``), as before progress events were typed."""
+    ``groove eval --retriever``), as before progress events were typed. The bar goes once
+    its count is reached, before what the task prints next (eval's notes and report)."""
 
     def __init__(self, enabled: bool | None = None) -> None:
         self.enabled = stderr_is_terminal() if enabled is None else enabled
         self.bar: Any = None
+        self.finished = False
 
     def __call__(self, event: Progress) -> None:
         drawn = _UNITS.get(event.stage)
-        if not self.enabled or drawn is None or event.total == 0:
+        if not self.enabled or drawn is None or event.total == 0 or self.finished:
             return
         if self.bar is None:
             from tqdm import tqdm
@@ -32,7 +34,10 @@ class ProgressBar:
             unit, desc = drawn
             self.bar = tqdm(total=event.total, unit=unit, desc=desc, leave=False, ascii=True)
         self.bar.update(event.done - self.bar.n)
+        if event.done >= event.total:
+            self.close()
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+            self.bar, self.finished = None, True

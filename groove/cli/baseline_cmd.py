@@ -2,33 +2,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from groove.cli.common import command_options, config_from, warn
-from groove.settings import BASELINE, BASELINE_ACCEPT, BASELINE_RUN
+from groove.resolve import resolve
+from groove.settings import BASELINE, BASELINE_ACCEPT, BASELINE_RUN, Setting
 
 if TYPE_CHECKING:
     from groove.runs.record import RunRecord
 
 
-def _history(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> tuple[Path, int]:
+def _resolved(
+    ctx: click.Context, table: Mapping[str, Setting], kb_path: Path | None, golden: Path | None
+) -> dict[str, Any]:
+    """The command's settings: the flags over groove.toml over the declared defaults."""
+    return resolve(table, config_from(ctx), {"kb_path": kb_path, "golden": golden})
+
+
+def _history(values: Mapping[str, Any], golden: Path | None) -> tuple[Path, int]:
+    """The history file and its size; ``golden`` as given (a KB from groove.toml wins over
+    the golden file groove.toml names)."""
     from groove.engine.session import check_kb_path
     from groove.errors import ConfigError
     from groove.history.history import history_path
 
-    config = config_from(ctx)
-    wanted = kb_path if kb_path is not None else config.kb_path
+    wanted, size = values["kb_path"], values["history_size"]
     if wanted is None and golden is not None:
-        return history_path(golden.expanduser().parent), config.eval.history_size
+        return history_path(golden.expanduser().parent), size
     if wanted is None:
         raise ConfigError(
             "groove baseline needs the knowledge base whose history it edits",
             "pass --kb-path KB (or --golden FILE for the history of --retriever runs)",
         )
-    return history_path(check_kb_path(wanted)), config.eval.history_size
+    return history_path(check_kb_path(wanted)), size
 
 
 @click.group("baseline")
@@ -46,7 +56,7 @@ def set_cmd(
     """Pin a run as the baseline NAME (groove eval --baseline NAME compares with it)."""
     from groove.history.baseline import pin
 
-    path, size = _history(ctx, kb_path, golden)
+    path, size = _history(_resolved(ctx, BASELINE_RUN, kb_path, golden), golden)
     run = pin(path, name, ref, size)
     click.echo(f"baseline '{name}' -> {run.id} ({run.timestamp}): {_configuration(run)}")
 
@@ -66,19 +76,20 @@ def accept_cmd(
     configuration are compared with it. With --file, into the baseline file to commit."""
     from groove.history.baseline import accept, accept_into_file
 
-    path, size = _history(ctx, kb_path, golden)
+    values = _resolved(ctx, BASELINE_ACCEPT, kb_path, golden)
+    path, size = _history(values, golden)
     pinned = f", pinned as '{name}'" if name is not None else ""
     if file is None:
         run, _ = accept(path, ref, name, size)
         click.echo(f"accepted {run.id} ({run.timestamp}){pinned}: {_configuration(run)}")
-        committed = _baseline_file(ctx, kb_path, golden, "")
+        committed = _baseline_file(values, "")
         if committed.exists():
             warn(
                 f"groove baseline: warning: the gate compares with the baseline file {committed}, "
                 "which this leaves as it is; groove baseline accept --file moves it"
             )
         return
-    target = _baseline_file(ctx, kb_path, golden, file)
+    target = _baseline_file(values, file)
     run, changed = accept_into_file(path, ref, target, name, size)
     same = "" if changed else " (unchanged)"
     click.echo(
@@ -86,22 +97,18 @@ def accept_cmd(
     )
 
 
-def _baseline_file(
-    ctx: click.Context, kb_path: Path | None, golden: Path | None, given: str
-) -> Path:
+def _baseline_file(values: Mapping[str, Any], given: str) -> Path:
     """``--file PATH``; ``--file`` alone: [eval].baseline_file, else the default beside the
     golden file (``--golden``, else [eval].golden, else the KB's .groove-eval.yml)."""
     from groove.evaluation.settings import GOLDEN_FILE_NAME, baseline_file_for
 
-    config = config_from(ctx)
     if given:
         return Path(given).expanduser()
-    golden_path = golden if golden is not None else config.eval.golden
+    golden_path = values["golden"]
     if golden_path is None:
-        kb = kb_path if kb_path is not None else config.kb_path
-        assert kb is not None  # _history refused a call with neither
-        golden_path = kb.expanduser() / GOLDEN_FILE_NAME
-    return baseline_file_for(config.eval.baseline_file, golden_path.expanduser())
+        assert values["kb_path"] is not None  # _history refused a call with neither
+        golden_path = values["kb_path"].expanduser() / GOLDEN_FILE_NAME
+    return baseline_file_for(values["baseline_file"], golden_path.expanduser())
 
 
 @baseline_group.command("unset")
@@ -112,7 +119,7 @@ def unset_cmd(ctx: click.Context, name: str, kb_path: Path | None, golden: Path 
     """Remove the pinned baseline NAME (its run stays in the history)."""
     from groove.history.baseline import unpin
 
-    path, size = _history(ctx, kb_path, golden)
+    path, size = _history(_resolved(ctx, BASELINE, kb_path, golden), golden)
     run_id = unpin(path, name, size)
     click.echo(f"baseline '{name}' removed (was {run_id})")
 
@@ -121,11 +128,11 @@ def unset_cmd(ctx: click.Context, name: str, kb_path: Path | None, golden: Path 
 @command_options(BASELINE)
 @click.pass_context
 def list_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> None:
-    """The stored runs, newest first: id, time, the gate's outcome, its baseline, pins."""
+    """The stored runs, newest first: id, name, time, the gate's outcome, its baseline, pins."""
     from groove.history.history import load_history
     from groove.report.notes import cli_line
 
-    path, _ = _history(ctx, kb_path, golden)
+    path, _ = _history(_resolved(ctx, BASELINE, kb_path, golden), golden)
     history = load_history(path)
     for note in history.warnings:
         warn(cli_line("baseline", note))
@@ -135,13 +142,21 @@ def list_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None) -> N
     if not history.runs:
         click.echo(f"no runs in {path}")
         return
-    click.echo(f"{'id':<10}  {'timestamp':<25}  {'outcome':<11}  {'against':<10}  configuration")
+    # the run's own name (groove eval --name) beside its id; pins stay in brackets at the end
+    width = max([len("name"), *(len(run.name or "-") for run in history.runs)])
+    click.echo(
+        f"{'id':<10}  {'name':<{width}}  {'timestamp':<25}  {'outcome':<11}  {'against':<10}  "
+        "configuration"
+    )
     for run in history.runs:
         outcome = "accepted" if run.accepted else (run.outcome or "passed")
         against = run.baseline_id or "-"
         pins = names.get(run.id)
         tail = f"  [{', '.join(sorted(pins))}]" if pins else ""
-        line = f"{run.id:<10}  {run.timestamp:<25}  {outcome:<11}  {against:<10}"
+        line = (
+            f"{run.id:<10}  {run.name or '-':<{width}}  {run.timestamp:<25}  {outcome:<11}  "
+            f"{against:<10}"
+        )
         click.echo(f"{line}  {_configuration(run)}{tail}")
 
 

@@ -76,10 +76,6 @@ def command_options(
     return apply
 
 
-def resolve_kb(kb_path: Path | None, config: Config) -> Path | None:
-    return kb_path if kb_path is not None else config.kb_path
-
-
 # groove's own symbols as ASCII: every stderr line is ASCII, as in the reference, so that a
 # Japanese Windows console (CP932) never shows mojibake or stops on an encoding error. Text
 # the user wrote (a path, a query id) is theirs and passes unchanged; stdout keeps the arrows.

@@ -32,10 +32,10 @@ def compare_cmd(
 ) -> None:
     """Compare eval runs with paired statistics per metric.
 
-    Each REF is a position in the eval history (1 = the newest run), a timestamp or a run
-    id (or a unique prefix of one) or a saved run (`groove eval --format json` output, an
-    eval-report result.json). Without REFS: the last comparable runs of the history,
-    the oldest of them as the baseline.
+    Each REF is a run's name (`groove eval --name`), a position in the eval history (1 =
+    the newest run), a timestamp or a run id (or a unique prefix of one) or a saved run
+    (`groove eval --format json` output, an eval-report result.json). Without REFS: the
+    last comparable runs of the history, the oldest of them as the baseline.
     """
     given = cli_given(COMPARE, locals())  # the options, by setting name
     from groove.errors import HistoryError
@@ -66,10 +66,7 @@ def compare_cmd(
         else:
             runs.insert(0, chosen)
     if len(runs) < 2:
-        raise HistoryError(
-            f"{len(runs)} run(s) to compare: need at least two",
-            "run `groove eval` again, or pass two REFS (history positions or saved files)",
-        )
+        raise HistoryError(f"{len(runs)} run(s) to compare: need at least two", _hint(history))
     comparison = compare_runs(
         runs,
         index,
@@ -83,6 +80,20 @@ def compare_cmd(
         click.echo(report.render_markdown(comparison), nl=False)
     else:
         click.echo(report.render_text(comparison), nl=False)
+
+
+def _hint(history: tuple) -> str:
+    """Without REFS only runs of the newest run's configuration are compared: when older
+    runs of other configurations exist, name the two newest as REFS to compare."""
+    from groove.runs.described import label
+
+    if len(history) < 2:
+        return "run `groove eval` again, or pass two REFS (run names, positions or saved files)"
+    older, newest = label(history[1]), label(history[0])
+    return (
+        "the newest run is the only stored run of its configuration; to compare "
+        f"configurations pass REFS (run names, ids or positions): groove compare {older} {newest}"
+    )
 
 
 def _judgements(golden: Path | None, kb: Path | None) -> Judgements | None:

@@ -14,10 +14,10 @@ from groove.cli.common import (
     cli_given,
     command_options,
     config_from,
-    resolve_kb,
     stderr_is_terminal,
     warn,
 )
+from groove.resolve import resolve
 from groove.settings import LexicalMode
 
 
@@ -45,10 +45,11 @@ def index_cmd(
     from groove.engine.session import check_kb_path, index_embedder
 
     config = config_from(ctx)
-    kb = check_kb_path(resolve_kb(kb_path, config))
-    model_path = model_path or config.model_path
+    chosen = resolve(settings.INDEX, config, cli_given(settings.INDEX, locals()))
+    kb = check_kb_path(chosen["kb_path"])
+    model_path = chosen["model_path"]
     embedder = index_embedder(
-        kb, db_path=db_path, model=model, model_path=model_path, config=config
+        kb, db_path=db_path, model=chosen["model"], model_path=model_path, config=config
     )
     bar = ProgressBar(enabled=not quiet and stderr_is_terminal())
     try:
@@ -96,27 +97,11 @@ def search_cmd(
 ) -> None:
     """Search the index with the hybrid pipeline and print the ranked hits."""
     given = cli_given(settings.SEARCH, {**pipeline, **locals()})  # the options, by setting name
-    from groove.engine.query import compile_query
-    from groove.engine.rerank import load_reranker
-    from groove.engine.search import search
-    from groove.engine.search_settings import resolve_settings
-    from groove.engine.session import open_engine
+    from groove.engine.search_settings import resolve_settings, search_once
     from groove.labels import location_label
 
     config = config_from(ctx)
-    chosen = resolve_settings(config, **given)
-    compiled = compile_query(query)  # reject a bad query before loading any model
-    with open_engine(
-        chosen.kb_path,
-        db_path=chosen.db_path,
-        model=chosen.model,
-        model_path=chosen.model_path,
-        config=config,
-    ) as engine:
-        cross_encoder = load_reranker(chosen.reranker)
-        # Embed the text without its -term exclusions, so they do not pull the vector leg.
-        vector = engine.embed_queries([compiled.positive_text])[0]
-        result = search(engine.conn, query, vector, chosen.options, cross_encoder, compiled)
+    result = search_once(query, resolve_settings(config, **given), config)
     for message in result.warnings:
         warn(f"groove search: warning: {message}")
     if fmt == "json":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,6 +12,9 @@ from groove.cli.common import cli_given, command_options, config_from, use_color
 from groove.cli.retriever_flags import RETRIEVER_FLAGS
 from groove.cli.words import EVAL_WHERE, FINDINGS_WHERE
 from groove.settings import EVAL
+
+if TYPE_CHECKING:
+    from groove.evaluation.result import EvalRun
 
 
 @click.command("eval")
@@ -42,9 +45,10 @@ def eval_cmd(
     from groove.cli.bars import ProgressBar
     from groove.cli.retriever_flags import spec_from_flags
     from groove.evaluation import run as evaluation
+    from groove.evaluation.outputs import EvalOutputs
     from groove.evaluation.result import VERDICT_NOT_APPLIED, VERDICT_REGRESSION
     from groove.evaluation.settings import resolve_settings
-    from groove.report import eval_json, eval_markdown, eval_text, junit
+    from groove.report import junit
     from groove.report.findings_text import warning_texts
     from groove.report.notes import cli_line, not_applied_message, regression_message
     from groove.report.rot import rot_message
@@ -53,36 +57,23 @@ def eval_cmd(
     config = config_from(ctx)
     retriever = spec_from_flags(**{name: params.pop(name) for name in RETRIEVER_FLAGS})
     settings = resolve_settings(config, retriever=retriever, face="cli", **cli_given(EVAL, params))
-    if settings.junit is not None:
-        junit.forget(settings.junit)
+    outputs = EvalOutputs(
+        export_run=export_run,
+        export_run_by="heading" if export_run_headings else "path",
+        junit=junit,
+        report=(lambda run: _print_report(run, fmt, full=full, color=use_color(no_color)),),
+    )
     bar = ProgressBar()
     try:
-        grid = PROBE if settings.explain else None
-        result = evaluation.prepare(settings, progress=bar, grid=grid)
+        result = evaluation.run(
+            settings,
+            outputs,
+            grid=PROBE,
+            progress=bar,
+            on_note=lambda note: warn(cli_line("eval", note)),
+        )
     finally:
         bar.close()
-    # All or nothing: every output is written before the run enters the history.
-    if export_run is not None:
-        from groove.golden.qrels import write_atomic
-        from groove.retrievers.trec import run_lines
-
-        by = "heading" if export_run_headings else "path"
-        write_atomic(export_run, run_lines(result.per_query, by=by))
-    if settings.junit is not None:
-        junit.write(settings.junit, result)
-    if fmt == "json":
-        report = eval_json.render(result)
-    elif fmt == "markdown":
-        report = eval_markdown.render(result, full=full, where=EVAL_WHERE)
-    else:
-        report = eval_text.render(result, color=use_color(no_color), full=full, where=EVAL_WHERE)
-    for note in result.notes:
-        warn(cli_line("eval", note))
-    click.echo(report, nl=False)
-    sys.stdout.flush()
-    saved = evaluation.save(result, settings)
-    for note in saved.notes[len(result.notes) :]:
-        warn(cli_line("eval", note))
     for text in warning_texts(result.findings, full=full, where=FINDINGS_WHERE):
         warn(text)
     if result.verdict == VERDICT_REGRESSION:
@@ -94,6 +85,20 @@ def eval_cmd(
         warn(not_applied_message(result, switch=EVAL["require_baseline"].flag or ""))
     if result.exit_code:
         ctx.exit(result.exit_code)
+
+
+def _print_report(run: EvalRun, fmt: str, *, full: bool, color: bool) -> None:
+    """The report on stdout, flushed: written before the run enters the history."""
+    from groove.report import eval_json, eval_markdown, eval_text
+
+    if fmt == "json":
+        report = eval_json.render(run)
+    elif fmt == "markdown":
+        report = eval_markdown.render(run, full=full, where=EVAL_WHERE)
+    else:
+        report = eval_text.render(run, color=color, full=full, where=EVAL_WHERE)
+    click.echo(report, nl=False)
+    sys.stdout.flush()
 
 
 def register(cli: click.Group) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from groove.cli.common import command_options, config_from, resolve_kb, warn
+from groove.cli.common import cli_given, command_options, config_from, warn
+from groove.resolve import resolve
 from groove.settings import EXPORT
 
 
@@ -26,9 +27,8 @@ def export_cmd(
 
     if target is None:
         raise ConfigError("--to is required", "pass --to postgresql://... or lancedb:///PATH")
-    config = config_from(ctx)
-    kb = resolve_kb(kb_path, config)
-    written = export_index(kb, target, db_path, replace=replace)  # type: ignore[arg-type]
+    chosen = resolve(EXPORT, config_from(ctx), cli_given(EXPORT, locals()))
+    written = export_index(chosen["kb_path"], target, db_path, replace=replace)
     warn(f"groove export: {written} chunks written")
 
 

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
-from groove.cli.common import command_options, config_from, resolve_kb, warn
-from groove.config import Config
-from groove.settings import GOLDEN_DOCTOR, GOLDEN_EXPORT_QRELS, GOLDEN_IMPORT
+from groove.cli.common import command_options, config_from, warn
+from groove.resolve import resolve
+from groove.settings import GOLDEN_DOCTOR, GOLDEN_EXPORT_QRELS, GOLDEN_IMPORT, Setting
 
 
 @click.group("golden")
@@ -56,7 +58,9 @@ def export_qrels_cmd(
     from groove.golden.qrels import qrels_lines, queries_lines, write_atomic
     from groove.golden.queries import load_golden
 
-    golden_set = load_golden(golden_file(config_from(ctx), kb_path, golden))
+    golden_set = load_golden(
+        golden_file(golden_settings(ctx, GOLDEN_EXPORT_QRELS, kb_path, golden))
+    )
     if queries_out is not None:
         write_atomic(queries_out, queries_lines(golden_set))
     if out is None:
@@ -107,20 +111,25 @@ def doctor_cmd(
         warn("groove golden doctor: the next eval notes that the golden set changed (no diff)")
 
 
-def golden_file(config: Config, kb_path: Path | None, golden: Path | None) -> Path:
+def golden_settings(
+    ctx: click.Context, table: Mapping[str, Setting], kb_path: Path | None, golden: Path | None
+) -> dict[str, Any]:
+    """A golden command's settings: the flags over groove.toml over the declared defaults."""
+    return resolve(table, config_from(ctx), {"kb_path": kb_path, "golden": golden})
+
+
+def golden_file(values: Mapping[str, Any]) -> Path:
     """--golden, else [eval].golden, else the KB's golden file (the golden commands' rule)."""
     from groove.engine.session import check_kb_path
     from groove.errors import GoldenError
-    from groove.evaluation.settings import golden_path_for
+    from groove.evaluation.settings import golden_file as golden_of
 
-    if golden is not None:
-        return golden
-    if config.eval.golden is not None:
-        return Path(config.eval.golden)
-    kb = resolve_kb(kb_path, config)
-    if kb is None:
+    if values["golden"] is None and values["kb_path"] is None:
         raise GoldenError("no golden file given", "pass --golden FILE or --kb-path KB")
-    return golden_path_for(config, check_kb_path(kb), None)
+    kb = None if values["golden"] is not None else check_kb_path(values["kb_path"])
+    found = golden_of(values["golden"], kb)
+    assert found is not None  # a golden file, or a KB's
+    return found
 
 
 def register(cli: click.Group) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from groove.cli.common import command_options, config_from, warn
-from groove.cli.golden_cmd import golden_file, golden_group
+from groove.cli.golden_cmd import golden_file, golden_group, golden_settings
 from groove.settings import GOLDEN_APPLY, GOLDEN_IMPORT_JUDGEMENTS, POOL, LexicalMode
 
 
@@ -84,9 +84,9 @@ def import_cmd(
     from groove.golden.queries import load_golden
     from groove.judging.exchange import read_verdicts
 
-    config = config_from(ctx)
-    golden_path = golden_file(config, kb_path, golden)
-    imported = read_verdicts(file, load_golden(golden_path), judge_name(by, config.eval.judge))
+    values = golden_settings(ctx, GOLDEN_IMPORT_JUDGEMENTS, kb_path, golden)
+    golden_path = golden_file(values)
+    imported = read_verdicts(file, load_golden(golden_path), judge_name(by, values["judge"]))
     target = judgements_path(golden_path)
     saved = save_judgements(target, imported.judgements)
     warn(f"groove golden import-judgements: {imported.summary()}")
@@ -101,7 +101,7 @@ def apply_cmd(ctx: click.Context, kb_path: Path | None, golden: Path | None, dry
     from groove.golden.judgements import judgements_path, load_judgements
     from groove.judging.apply import apply
 
-    golden_path = golden_file(config_from(ctx), kb_path, golden)
+    golden_path = golden_file(golden_settings(ctx, GOLDEN_APPLY, kb_path, golden))
     result = apply(golden_path, load_judgements(judgements_path(golden_path)), dry_run=dry_run)
     for line in result.lines():
         click.echo(line)

@@ -377,12 +377,10 @@ def ranked_grid(
     when the numpy path does not serve ``lexical`` (or its postings are not read: a tune
     ``prepare``s its connections). The first query served after a read is checked against
     SQL as in ``ranked``."""
-    state = _state(conn, lexical.leg)
-    scorer = _ready(conn, lexical.leg, state) if state is not None else None
-    served = [_served(lexical, w) for w in weight_sets]
-    if state is None or scorer is None or lexical.match is None or None in served:
+    serving = _serving(conn, lexical, weight_sets)
+    if serving is None or lexical.match is None:
         return None
-    positive, negative = served[0] or ((), ())
+    state, scorer, (positive, negative) = serving
     found = scorer.tops(positive, negative, weight_sets, n)
     if not state.verified:  # ranked checks top against SQL, and turns numpy off on a mismatch
         expected = ranked(conn, lexical, weight_sets[0], n)
@@ -398,12 +396,10 @@ def scored(
     matching ``lexical``, as ``store.ranks.fts_scores`` reads them, from numpy; or None
     when the numpy path does not serve ``lexical`` or its postings are not read. The first
     query served after a read is checked against SQL as in ``ranked``, over all matches."""
-    state = _state(conn, lexical.leg)
-    scorer = _ready(conn, lexical.leg, state) if state is not None else None
-    served = [_served(lexical, w) for w in weight_sets]
-    if state is None or scorer is None or lexical.match is None or None in served:
+    serving = _serving(conn, lexical, weight_sets)
+    if serving is None or lexical.match is None:
         return None
-    positive, negative = served[0] or ((), ())
+    state, scorer, (positive, negative) = serving
     ids, columns = scorer.scores(positive, negative, weight_sets)
     if not state.verified:  # ranked checks the first set's floats, turns numpy off on a mismatch
         order = np.lexsort((ids, columns[0])) if len(ids) else ids
@@ -420,17 +416,29 @@ def scored_rows(
     ``weight_sets[w]``, as ``store.legs.bm25_columns`` reads them restricted to those rows;
     or None unless the numpy path serves ``lexical`` and was checked on this index state
     (by ``ranked`` or ``scored``: this call makes no check of its own)."""
-    state = _state(conn, lexical.leg)
-    scorer = _ready(conn, lexical.leg, state) if state is not None else None
-    served = [_served(lexical, w) for w in weight_sets]
-    if state is None or scorer is None or not state.verified or None in served:
+    serving = _serving(conn, lexical, weight_sets)
+    if serving is None or not serving[0].verified:
         return None
-    positive = (served[0] or ((), ()))[0]
+    _, scorer, (positive, _) = serving
     ordered = np.sort(np.asarray(rows, dtype=np.int64))
     columns = scorer.scores_of(positive, weight_sets, ordered)
     table = np.stack(columns, axis=1).reshape(len(ordered), len(weight_sets))
     back = np.searchsorted(ordered, rows)  # in the caller's order
     return table[back]
+
+
+def _serving(
+    conn: Connection, lexical: LexicalQuery, weight_sets: Sequence[Weights]
+) -> tuple[_State, Scorer, tuple[tuple[str, ...], tuple[str, ...]]] | None:
+    """(the connection's numpy state, its scorer, the first set's positive and negative
+    terms) when numpy serves ``lexical`` under every weight set; else None. Reads the
+    postings when they are due, whatever the answer."""
+    state = _state(conn, lexical.leg)
+    scorer = _ready(conn, lexical.leg, state) if state is not None else None
+    served = [_served(lexical, w) for w in weight_sets]
+    if state is None or scorer is None or None in served:
+        return None
+    return state, scorer, served[0] or ((), ())
 
 
 def prepare(conn: Connection, table: LexicalTable = PORTER) -> bool:
@@ -487,16 +495,26 @@ def _ready(conn: Connection, table: LexicalTable, state: _State) -> Scorer | Non
 #: Weight sets ``check_postings`` scores with: the search's defaults, and a set whose sums
 #: round (the one-at-a-time path of ``_frequency``).
 _CHECK_WEIGHTS: tuple[Weights, ...] = ((2.0, 1.0, 1.0), (1.0, 0.1, 0.7))
+#: Words an update's check scores (``check_postings``).
+_CHECKED_CHANGES = 8
 
 
-def check_postings(conn: Connection, postings: Postings) -> bool:
+def check_postings(
+    conn: Connection, postings: Postings, among: Sequence[str] | None = None
+) -> bool:
     """Whether a few ORs of the table's words, scored from ``postings``, equal ``bm25()``'s
     lists and floats bit for bit (the first-query check of ``ranked``, made once by the
-    writer of the postings file): the most common words, some of middling and rare ones."""
+    writer of the postings file): the most common words, some of middling and rare ones;
+    or, ``among`` given (the words an update touched, the arithmetic checked before), the
+    rarest of those (the table's rarest if none), whose rows SQL scores in milliseconds where
+    common words cost seconds at 50,000 chunks."""
     by_count = np.argsort(np.diff(postings.start), kind="stable")[::-1]
     names = {index: term for term, index in postings.terms.items()}
     picks = [*by_count[:6], *by_count[len(by_count) // 2 :][:4], *by_count[-4:]]
+    if among is not None:
+        picks = [*by_count[-4:]] if not among else []
     words = [names[int(i)] for i in dict.fromkeys(picks)]
+    words += sorted(among or (), key=lambda w: len(postings.term(w)[0]))[:_CHECKED_CHANGES]
     words = [w for w in words if tokens(w, PORTER) == (w,) and '"' not in w]
     if not words:
         return False
@@ -511,10 +529,19 @@ def check_postings(conn: Connection, postings: Postings) -> bool:
     return True
 
 
-def persist(conn: Connection, db_path: Path) -> bool:
+def persist(conn: Connection, db_path: Path, before: postings_file.Loaded | None = None) -> bool:
     """Write the porter table's postings beside the index (``store.postings_file``), so that
-    a new process serves the numpy path from its first query; whether a file is in place."""
-    return postings_file.refresh(conn, db_path, PORTER, lambda p: check_postings(conn, p))
+    a new process serves the numpy path from its first query; whether a file is in place.
+    ``before``: the file as the caller's changes began (``postings_before``)."""
+    return postings_file.refresh(
+        conn, db_path, PORTER, lambda p, words: check_postings(conn, p, words), before
+    )
+
+
+def postings_before(conn: Connection) -> postings_file.Loaded | None:
+    """The porter postings of the file beside the index, if it holds the index's now: what
+    ``persist`` updates after a change instead of reading every posting again."""
+    return postings_file.load(conn, PORTER)
 
 
 def serves(lexical: LexicalQuery, weights: Weights) -> bool:

@@ -12,7 +12,8 @@ Where a model comes from, for ``load_embedder(model, model_path)``:
   slightly different rows, so its own name: never chosen unless named;
 * ``model_path``: a local folder with ``model.onnx`` (or ``onnx/model.onnx``), ``tokenizer.json``
   and ``tokenizer_config.json``. With a model name fastembed knows, fastembed reads the folder
-  as that model (its own pooling); otherwise the folder is registered as a custom model with
+  as that model (its own pooling); with ``minilm-int8``, it is run as the int8 copy is from the
+  cache (onnxruntime directly); otherwise the folder is registered as a custom model with
   mean pooling and L2 normalisation, and its id is ``model`` or else the folder's name;
 * any other fastembed name (``BAAI/bge-small-en-v1.5``): fastembed's cache under
   ``<cache>/models/hub``, downloaded once when the hub can be reached.
@@ -35,8 +36,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
-from groove.engine.rows import length_sorted_batches, unit_rows
+from groove.engine.rows import BatchedEmbedder, ProgressFn, unit_rows
 from groove.errors import ModelError, literal
+from groove.settings import command_line
 
 _log = logging.getLogger(__name__)
 
@@ -65,7 +67,6 @@ MODEL_ALIASES = {
     "bge-base-en-v1.5": "BAAI/bge-base-en-v1.5",
 }
 USE_DEFAULT_HINT = f"drop {{model}} to use the offline default {DEFAULT_MODEL}"  # a template
-ProgressFn = Callable[[int], None]
 T = TypeVar("T")
 
 
@@ -334,7 +335,7 @@ def local_registration_name(folder: Path, onnx_file: str) -> str:
 # ---------------------------------------------------------------- embedders
 
 
-class FastEmbedder:
+class FastEmbedder(BatchedEmbedder):
     """An Embedder over a loaded fastembed ``TextEmbedding``."""
 
     def __init__(self, model: TextEmbedding, model_id: str, batch_size: int = BATCH_SIZE) -> None:
@@ -347,21 +348,6 @@ class FastEmbedder:
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         rows = list(self._model.embed(texts, batch_size=len(texts)))
         return unit_rows(np.asarray(rows, dtype=np.float32))
-
-    def embed(
-        self,
-        texts: Sequence[str],
-        *,
-        batch_size: int | None = None,
-        progress: ProgressFn | None = None,
-    ) -> np.ndarray:
-        """(len(texts), dim) float32 in input order; ``progress(n)`` after each batch of n."""
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for batch in length_sorted_batches(texts, batch_size or self.batch_size):
-            out[batch] = self._embed_batch([texts[i] for i in batch])
-            if progress is not None:
-                progress(len(batch))
-        return out
 
 
 class HashingEmbedder:
@@ -432,9 +418,13 @@ def load_embedder(
     if name == INT8_MODEL:
         from groove.engine.onnx_embed import OnnxEmbedder
 
-        threads = extra.get("threads")
         return OnnxEmbedder(
-            _ensure_int8_model(), INT8_MODEL, batch_size=batch_size, threads=threads
+            _ensure_int8_model(),
+            INT8_MODEL,
+            batch_size=batch_size,
+            threads=extra.get("threads"),
+            # --force: a damaged copy still has its manifest, so a plain run would keep it
+            hint=command_line("model prepare", int8=True, force=True),
         )
     if name is None:
         raise ModelError(
@@ -476,9 +466,18 @@ def _load_local_embedder(
     batch_size: int,
     extra: dict[str, Any] | None = None,
 ) -> Embedder:
-    """A folder read as a model fastembed knows (``name``), or as a custom mean-pooled one."""
+    """A folder read as a model fastembed knows (``name``), as groove's int8 copy (which
+    fastembed does not know: on onnxruntime, as from the cache), or as a custom mean-pooled
+    one."""
     onnx_file = find_onnx_file(folder, "embedding model")
     hint = "check that the folder holds an ONNX text encoder with its tokenizer files"
+    if name == INT8_MODEL:
+        from groove.engine.onnx_embed import OnnxEmbedder
+
+        threads = (extra or {}).get("threads")
+        return OnnxEmbedder(
+            folder, name, batch_size=batch_size, threads=threads, model_file=onnx_file, hint=hint
+        )
     if name is not None:
         known = name
 

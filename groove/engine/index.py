@@ -44,10 +44,11 @@ from groove.engine import bm25
 from groove.engine.chunking import ParsedDocument, parse_markdown
 from groove.engine.embed import Embedder
 from groove.engine.kb import KbFile, KbScan, SkippedFile, content_hash, read_document, scan_kb
-from groove.errors import ConfigError, Face, FileRefusedError, spell
+from groove.errors import ConfigError, Face, FileRefusedError
 from groove.notes import Level, Note
 from groove.progress import Progress, ProgressFn
 from groove.settings import LexicalMode
+from groove.settings.spelling import spell
 from groove.store import chunks as rows
 from groove.store import postings_file, vector_copy
 from groove.store.db import cannot_write, connect, default_db_path, ensure_db_folder, transaction
@@ -109,7 +110,7 @@ class IndexSummary(Introduces):
     seconds: float
     warnings: tuple[str, ...] = ()
     # what the build kept or changed that a user should know, as templates that name
-    # settings (groove.errors.spell): ``notes`` in the API's words, ``notes_for`` a face's
+    # settings (groove.settings.spell): ``notes`` in the API's words, ``notes_for`` a face's
     note_templates: tuple[str, ...] = ()
 
     @property
@@ -249,6 +250,7 @@ def _build_locked(
     conn = connect(db_path)
     try:
         before = read_meta(conn)
+        postings = bm25.postings_before(conn)  # held before this run's writes
         recorded = before.lexical_default
         wanted = recorded if lexical is None else _recorded_mode(lexical)
         notes = _lexical_notes(recorded, wanted, force, kb_path)
@@ -267,8 +269,15 @@ def _build_locked(
         deleted = chunks_before + embedded - chunk_total
         if should_optimize(embedded + deleted, chunk_total):
             optimize_fts(conn)
-        plan.warnings.extend(_refresh_vector_copy(conn, db_path))
-        plan.warnings.extend(_refresh_postings(conn, db_path))
+        # the vector copy for the fast vector leg, the porter postings for the numpy FTS leg
+        plan.warnings.extend(
+            _refresh_beside(vector_copy.refresh, vector_copy.copy_path, conn, db_path)
+        )
+        plan.warnings.extend(
+            _refresh_beside(
+                lambda c, d: bm25.persist(c, d, postings), postings_file.file_path, conn, db_path
+            )
+        )
     finally:
         conn.close()
     return IndexSummary(
@@ -290,24 +299,18 @@ def _build_locked(
     )
 
 
-def _refresh_vector_copy(conn: Connection, db_path: Path) -> list[str]:
-    """Bring the vector copy beside the index up to date (the fast vector leg reads it); a
-    copy that cannot be written only costs speed: searches then read sqlite-vec."""
+def _refresh_beside(
+    refresh: Callable[[Connection, Path], bool],
+    file_path: Callable[[Path], Path],
+    conn: Connection,
+    db_path: Path,
+) -> list[str]:
+    """Bring a file beside the index up to date; one that cannot be written only costs
+    speed (searches then read SQLite), so a failure is a warning, not an error."""
     try:
-        vector_copy.refresh(conn, db_path)
+        refresh(conn, db_path)
     except OSError as exc:
-        where = vector_copy.copy_path(db_path)
-        return [f"could not write {where} ({exc.strerror or exc}): searches read SQLite instead"]
-    return []
-
-
-def _refresh_postings(conn: Connection, db_path: Path) -> list[str]:
-    """Write the porter table's postings beside the index (the numpy FTS leg maps them from
-    a process's first query); a file that cannot be written only costs speed."""
-    try:
-        bm25.persist(conn, db_path)
-    except OSError as exc:
-        where = postings_file.file_path(db_path)
+        where = file_path(db_path)
         return [f"could not write {where} ({exc.strerror or exc}): searches read SQLite instead"]
     return []
 

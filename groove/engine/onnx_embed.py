@@ -20,21 +20,18 @@ The tests compare its rows with fastembed's on the real model, bit for bit.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from groove.engine.rows import length_sorted_batches, unit_rows
+from groove.engine.rows import BatchedEmbedder, unit_rows
 from groove.errors import ModelError
 from groove.settings import command_line
 
 if TYPE_CHECKING:
     import onnxruntime
     from tokenizers import Tokenizer
-
-ProgressFn = Callable[[int], None]
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -121,7 +118,7 @@ def mean_pooled_unit_rows(states: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return (means / norms).astype(states.dtype, copy=False)
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(BatchedEmbedder):
     """An Embedder over a prepared model folder; ``model_id`` is what the index records."""
 
     def __init__(
@@ -132,7 +129,10 @@ class OnnxEmbedder:
         batch_size: int,
         threads: int | None = None,
         model_file: str = "model.onnx",
+        hint: str | None = None,
     ) -> None:
+        """``hint``: what repairs the folder when it cannot be loaded (default: preparing
+        the default model again)."""
         try:
             self._tokenizer = load_tokenizer(folder)
             self._session = open_session(folder / model_file, threads)
@@ -141,7 +141,7 @@ class OnnxEmbedder:
             raise ModelError(
                 f"embedding model in {folder} cannot be loaded: "
                 f"{first[0] if first else type(exc).__name__}",
-                hint=command_line("model prepare", force=True),
+                hint=hint or command_line("model prepare", force=True),
             ) from exc
         self._inputs = {node.name for node in self._session.get_inputs()}
         self.model_id = model_id
@@ -161,18 +161,3 @@ class OnnxEmbedder:
             feed["token_type_ids"] = np.zeros_like(ids)
         states = self._session.run(None, feed)[0]
         return unit_rows(mean_pooled_unit_rows(states, mask))
-
-    def embed(
-        self,
-        texts: Sequence[str],
-        *,
-        batch_size: int | None = None,
-        progress: ProgressFn | None = None,
-    ) -> np.ndarray:
-        """(len(texts), dim) float32 in input order; ``progress(n)`` after each batch of n."""
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for batch in length_sorted_batches(texts, batch_size or self.batch_size):
-            out[batch] = self._embed_batch([texts[i] for i in batch])
-            if progress is not None:
-                progress(len(batch))
-        return out

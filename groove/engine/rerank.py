@@ -23,11 +23,11 @@ from groove.engine.embed import (
     BATCH_SIZE,
     find_onnx_file,
     hub_cache_dir,
-    length_sorted_batches,
     load_from_hub,
     load_local,
     local_registration_name,
 )
+from groove.engine.rows import length_sorted_batches
 from groove.errors import ModelError, literal
 
 if TYPE_CHECKING:

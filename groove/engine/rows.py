@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
+
+ProgressFn = Callable[[int], None]
 
 
 def length_sorted_batches(texts: Sequence[str], batch_size: int) -> list[list[int]]:
@@ -23,3 +25,30 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
     """Rows scaled to unit L2 norm (an all-zero row stays zero), as float32."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+class BatchedEmbedder:
+    """What every model-backed embedder shares: ``embed`` cuts the texts into length-sorted
+    batches and puts each batch's rows (``_embed_batch``, the model's own part) back in
+    input order."""
+
+    dim: int
+    batch_size: int
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int | None = None,
+        progress: ProgressFn | None = None,
+    ) -> np.ndarray:
+        """(len(texts), dim) float32 in input order; ``progress(n)`` after each batch of n."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for batch in length_sorted_batches(texts, batch_size or self.batch_size):
+            out[batch] = self._embed_batch([texts[i] for i in batch])
+            if progress is not None:
+                progress(len(batch))
+        return out

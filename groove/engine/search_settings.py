@@ -1,5 +1,6 @@
 """The inputs of a search (``groove search``, ``groove.search``, ``groove serve``): the
-values a face gives over groove.toml over the declared defaults (groove.resolve)."""
+values a face gives over groove.toml over the declared defaults (groove.resolve); and
+``search_once``, the one search ``groove search`` and ``groove.search`` run."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from groove.config import Config
-from groove.engine.search import SearchOptions, build_options
+from groove.engine.query import compile_query
+from groove.engine.rerank import load_reranker
+from groove.engine.search import SearchOptions, SearchResult, build_options, search
+from groove.engine.session import open_engine_for
 from groove.resolve import resolve
 from groove.settings import DEFAULT_LIMIT, PIPELINE, SEARCH, Setting
 
@@ -50,3 +54,14 @@ def resolve_settings(
         model_path=values["model_path"],
         reranker=values["reranker"],
     )
+
+
+def search_once(query: str, settings: SearchSettings, config: Config) -> SearchResult:
+    """One search: the query checked before any model loads, then the whole pipeline on
+    the index ``settings`` name (its ``-term`` exclusions are not embedded, so that they
+    do not pull the vector leg)."""
+    compiled = compile_query(query)
+    with open_engine_for(settings, config=config) as engine:
+        reranker = load_reranker(settings.reranker)
+        vector = engine.embed_queries([compiled.positive_text])[0]
+        return search(engine.conn, query, vector, settings.options, reranker, compiled)

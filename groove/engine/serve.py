@@ -35,7 +35,7 @@ from groove.engine.rerank import load_reranker
 from groove.engine.search import SearchOptions, search
 from groove.engine.session import Engine, open_engine
 from groove.errors import GrooveError, literal
-from groove.settings import SEARCH, SERVE, at_most
+from groove.settings import SEARCH, SERVE, at_most, spelled
 from groove.settings.kinds import KINDS, Refused
 from groove.store.db import read_snapshot
 from groove.store.sqlite import Connection
@@ -191,7 +191,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(400, {"error": str(exc)})
             return
         except GrooveError as exc:  # e.g. a query groove cannot run, a limit over the bound
-            self._answer(400, {"error": exc.spelled("serve")[0]})
+            self._answer(400, {"error": spelled(exc, "serve")[0]})
             return
         except Exception as exc:  # the client gets a 500, the server keeps going
             self._answer(500, {"error": f"{type(exc).__name__}: {exc}"})

@@ -123,13 +123,16 @@ class EngineSettings(Protocol):
     def model_path(self) -> Path | None: ...
 
 
-def open_engine_for(settings: EngineSettings, embedder: Embedder | None = None) -> Engine:
+def open_engine_for(
+    settings: EngineSettings, embedder: Embedder | None = None, config: Config | None = None
+) -> Engine:
     """``open_engine`` with a task's resolved settings."""
     return open_engine(
         settings.kb_path,
         db_path=settings.db_path,
         model=settings.model,
         model_path=settings.model_path,
+        config=config,
         embedder=embedder,
     )
 

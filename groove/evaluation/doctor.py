@@ -19,7 +19,7 @@ from groove.config import Config
 from groove.engine.embed import Embedder
 from groove.engine.session import open_engine_for
 from groove.errors import ConfigError
-from groove.evaluation.settings import EvalSettings, resolve_settings
+from groove.evaluation.settings import EvalSettings, resolve_reading
 from groove.evaluation.verdict import history_file
 from groove.fileguard import is_present
 from groove.golden.answers import AnswerSketch
@@ -56,16 +56,7 @@ def resolve_doctor(config: Config, given: Mapping[str, Any]) -> DoctorRequest:
             "add {apply}, or leave {accept_likely} out to see the proposals",
             setting="accept_likely",
         )
-    settings = resolve_settings(
-        config,
-        kb_path=given.get("kb_path"),
-        golden=given.get("golden"),
-        model=given.get("model"),
-        model_path=given.get("model_path"),
-        db_path=given.get("db_path"),
-        history=True,
-        save_history=False,
-    )
+    settings = resolve_reading(config, given)
     return DoctorRequest(
         settings, apply=given.get("apply") is True, accept_likely=given.get("accept_likely") is True
     )

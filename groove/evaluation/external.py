@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from groove.errors import IndexMissingError, literal, spell
+from groove.errors import IndexMissingError, literal
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import compare, score
@@ -31,9 +31,10 @@ from groove.runs.corpus_scan import snapshot
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.latency import summarise
 from groove.runs.record import RunRecord
+from groove.settings.spelling import spell
 
 NOTE_INDEX_CHECKS = "retriever-index-checks-unavailable"
-# templates (groove.errors.spell): the settings as the face running the eval names them
+# templates (groove.settings.spell): the settings as the face running the eval names them
 NOT_AVAILABLE = (
     "corpus drift and the golden-leak check are not available with {retriever} ({why}); "
     "pass {give_kb_path:} with an indexed copy of the same documents"
@@ -71,6 +72,8 @@ def run_external(
         text = spell(NOT_AVAILABLE.replace("{why}", literal(why)), settings.face)
         notes.append(Note(NOTE_INDEX_CHECKS, text, data={"why": why}))
     per_query = score(golden, tops, settings.k_values, [None] * len(tops))
+    timings = dict(getattr(retriever, "timings", {}))
+    latency = summarise(timings, [q.id for q in golden.queries])
     record = RunRecord(
         timestamp=datetime.now(UTC).replace(microsecond=0).isoformat(),
         fingerprint=Fingerprint(
@@ -88,6 +91,7 @@ def run_external(
         per_query=per_query,
         aggregate=aggregate([(q.expected, q.metrics) for q in per_query], settings.k_values),
         findings=findings,
+        latency=latency,
     )
     attribution = None
     if settings.explain:  # the engine's misses attributed to the legs of its answers
@@ -96,8 +100,6 @@ def run_external(
         k = max(settings.k_values, default=settings.limit)
         attribution = explain_from_legs(per_query, getattr(retriever, "legs", {}), k)
     result = compare(replace(settings, notes=(*settings.notes, *notes)), record, attribution)
-    timings = dict(getattr(retriever, "timings", {}))
-    latency = summarise(timings, [q.id for q in golden.queries])
     ann = AnnRecall.of(getattr(retriever, "ann", {}))
     return replace(
         result, latency=latency, query_timings=timings, show_latency=True, ann_recall=ann

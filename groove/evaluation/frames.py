@@ -185,6 +185,13 @@ def describe_floor(run: EvalRun) -> str:
     return text
 
 
+def gate_lines(run: EvalRun) -> list[tuple[str, str]]:
+    """(``nDCG@10 ↓ 0.250 ...``, verdict) for what the gate made of each metric that fell
+    too far (significant mode) and of each real fall under the threshold (both modes);
+    nothing otherwise, as in the seed."""
+    return [] if run.gate is None else [(m.describe(), m.verdict()) for m in run.gate.listed]
+
+
 def floor_lines(run: EvalRun) -> list[tuple[str, str]]:
     """(``nDCG@10 ↓ 0.250 ...``, verdict) for each metric that fell beyond the threshold
     below the accepted baseline: a regression when the gate failed the run for it."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from groove.errors import Face, spell
+from groove.errors import Face
+from groove.settings.spelling import spell
 
 NOTE_GATE_NOT_APPLIED = "gate-not-applied"
 
-# The reasons that name a setting, as templates (groove.errors.spell): the CLI says
+# The reasons that name a setting, as templates (groove.settings.spell): the CLI says
 # "--no-history: ...", the API "history=False: ...", a notebook "-p history false: ...".
 REASON_NO_HISTORY = "{give_history:}: no history was read, so there is nothing to compare with"
 REASON_NO_DIFF = "{give_diff:}: the comparison was switched off"

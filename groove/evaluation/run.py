@@ -1,22 +1,23 @@
 """``groove eval``: run the golden queries through the same hybrid search and score them.
 
-``run(settings)`` returns an ``EvalRun``: the new run record (what the history stores),
-the baseline it is compared with (groove.history.baseline), the diff, the corpus and
-golden notes, the findings, whether the regression gate tripped and whether it could be
-applied at all, and appends the run to the history (``save_history``). A caller with
-outputs of its own (report, --export-run, the runner's files) calls ``prepare``, writes
-them, and then ``save``, so that a run enters the history only when everything asked for
-was written. Rendering lives in ``groove.report``; the CLI, the
-notebooks, the CI runner and ``groove.evaluate`` all call these two functions.
+``run(settings, outputs)`` is the task every face calls (the CLI, ``groove.evaluate``, the
+notebook kernel): ``prepare`` measures and returns an ``EvalRun`` (the new run record, the
+baseline it is compared with, the diff, the corpus and golden notes, the findings, the
+regression gate's verdict), then every output of ``outputs`` (groove.evaluation.outputs)
+is written, and only then does ``save`` append the run to the history (when
+``save_history``): a run enters the history only when everything asked for was written.
+Rendering lives in ``groove.report``; a face passes its renderers in and formats what
+comes back.
 
 Order of work (it decides which error a user sees first): golden file, index, model,
 searches inside one read snapshot (which also takes the corpus digest and the quote scan),
-history read, baseline choice, regression check; the history write comes last, in ``save``.
+history read, baseline choice, regression check; then the outputs; the history write last.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +28,7 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search, vector_depth
 from groove.engine.session import open_engine_for
+from groove.evaluation.outputs import NO_OUTPUTS, Defer, EvalOutputs
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
 from groove.evaluation.verdict import compare, score, score_one
@@ -37,12 +39,15 @@ from groove.golden.doctor import IndexView, diagnose
 from groove.golden.findings import QuoteScanner, duplicate_id_findings
 from groove.golden.paths import PathDoctor, path_findings
 from groove.golden.proposals import Proposal
+from groove.golden.qrels import write_atomic
 from groove.golden.queries import GoldenSet, load_golden
 from groove.history.history import append_run, load_history
 from groove.metrics import METRIC_VERSION, aggregate
+from groove.notes import Note
 from groove.progress import Progress, ProgressFn, reporter
 from groove.retrievers.base import Retriever
-from groove.runs.corpus_scan import AnswerRecorder, ChunkRowFn, snapshot
+from groove.retrievers.trec import run_lines
+from groove.runs.corpus_scan import AnswerRecorder, snapshot
 from groove.runs.fingerprint import Fingerprint, search_parts
 from groove.runs.latency import QueryTiming, summarise
 from groove.runs.record import RunRecord
@@ -54,16 +59,42 @@ from groove.store.vector_copy import batch as batch_vector_legs
 
 def run(
     settings: EvalSettings,
+    outputs: EvalOutputs = NO_OUTPUTS,
     *,
-    embedder: Embedder | None = None,
-    retriever: Retriever | None = None,
-    progress: ProgressFn | None = None,
     grid: GridProbe | None = None,
+    progress: ProgressFn | None = None,
+    on_note: Callable[[Note], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> EvalRun:
-    """Evaluate, compare with the baseline and save the run (when ``save_history``):
-    ``prepare`` then ``save``, for a caller that writes no output of its own."""
-    result = prepare(settings, embedder=embedder, retriever=retriever, progress=progress, grid=grid)
-    return save(result, settings)
+    """One eval, all or nothing: measure (``prepare``), write ``outputs`` in order (the
+    TREC run file, the JUnit report, the face's report), then keep the run (``save``).
+
+    ``grid`` is the tune grid a face hands in for ``--explain`` (eval cannot import tune);
+    without ``settings.explain`` it is not asked. ``on_note`` receives the run's notes just
+    before the face's report is written, and the history's notes once it was saved.
+    """
+    if settings.junit is not None and outputs.junit is not None:
+        outputs.junit.forget(settings.junit)  # a failed run must not leave the last report
+    chosen = grid if settings.explain else None
+    result = prepare(settings, embedder=embedder, progress=progress, grid=chosen)
+    _write_files(result, settings, outputs)
+    say = on_note or (lambda _note: None)
+    for note in result.notes:
+        say(note)
+    for report in outputs.report:
+        report(result)
+    saved = save(result, settings, outputs.defer)
+    for note in saved.notes[len(result.notes) :]:
+        say(note)
+    return saved
+
+
+def _write_files(result: EvalRun, settings: EvalSettings, outputs: EvalOutputs) -> None:
+    """The files ``outputs`` names that eval writes itself: the TREC run, the JUnit report."""
+    if outputs.export_run is not None:
+        write_atomic(outputs.export_run, run_lines(result.per_query, by=outputs.export_run_by))
+    if settings.junit is not None and outputs.junit is not None:
+        outputs.junit.write(settings.junit, result)
 
 
 def prepare(
@@ -143,7 +174,7 @@ def prepare(
                         explain_into(attribution, explainer, scored, routed, vectors[i], read)
                     message = f"searched query {q.id} ({i + 1} of {total})"
                     say(Progress("evaluate", "search", i + 1, total, message, q.id))
-            corpus = snapshot(conn, _both(scanner.visit, recorder.visit))
+            corpus = snapshot(conn, scanner.visit, recorder.visit)
             view = IndexView(tuple(chunk_digests(conn))) if _any_broken(golden, recorder) else None
             tops = [r.hits for r in results]
             legs = [r.lexical.leg if r.lexical is not None else None for r in results]
@@ -151,6 +182,8 @@ def prepare(
             unindexed = path_findings(golden.queries, doctor)
         context_static = engine.meta.context_static
         model_id = engine.embedder.model_id
+    order = [q.id for q in golden.queries]
+    latency = summarise(timings, order)
     timestamp = datetime.now(UTC).replace(microsecond=0).isoformat()
     record = RunRecord(
         timestamp=timestamp,
@@ -161,6 +194,7 @@ def prepare(
         findings=scanner.findings([[h.path for h in hits] for hits in tops])
         + unindexed
         + duplicate_id_findings(golden.queries),
+        latency=latency,
     )
     result = compare(settings, record, attribution)
     answers = AnswerUpdate.of(recorder.sketches(timestamp), golden.queries)
@@ -168,8 +202,6 @@ def prepare(
     if view is not None:
         stored = load_history(result.history_path).answers if result.history_path else {}
         rot = diagnose(golden.queries, view, answers.merged(stored))
-    order = [q.id for q in golden.queries]
-    latency = summarise(timings, order)
     return replace(
         result,
         answers=answers,
@@ -178,18 +210,6 @@ def prepare(
         query_timings=timings,
         show_latency=settings.latency,
     )
-
-
-def _both(first: ChunkRowFn, second: ChunkRowFn) -> ChunkRowFn:
-    """One corpus pass feeding two scans."""
-
-    def visit(
-        path: str, index: int, heading: str | None, content: str, context: str | None
-    ) -> None:
-        first(path, index, heading, content, context)
-        second(path, index, heading, content, context)
-
-    return visit
 
 
 def _any_broken(golden: GoldenSet, recorder: AnswerRecorder) -> bool:
@@ -223,14 +243,18 @@ def _fingerprint(
     )
 
 
-def save(result: EvalRun, settings: EvalSettings) -> EvalRun:
+def save(result: EvalRun, settings: EvalSettings, defer: Defer | None = None) -> EvalRun:
     """Append ``result``'s run to the history (when the settings save it): the last step of
-    an eval, after every output was written. A failure raises and leaves the file as it was."""
+    an eval, after every output was written. A failure raises and leaves the file as it was.
+    With ``defer`` the run is handed to it instead (a writer that runs later appends it)."""
     if result.history_path is None or not settings.save_history:
         return result
     if result.gate_status is not None and result.gate_status.refused:
         # --require-baseline failed: a run nothing judged must not become the baseline of
         # the next one (a retry would then pass), so the history stays as it was.
+        return result
+    if defer is not None:
+        defer(result.record, result.history_path, settings.history_size, result.answers)
         return result
     saved = append_run(
         result.history_path, result.record, settings.history_size, answers=result.answers

@@ -65,6 +65,15 @@ class EvalSettings:
     name: str | None = None  # what the run is called wherever runs are listed
     junit: Path | None = None  # also write the run as a JUnit XML report (groove.report.junit)
     face: Face = "api"  # who runs it: the text it words (a note, the gate's reason) says so
+    #: The resolved EVAL settings that have no field above, by name: a new setting needs
+    #: its declaration only, and is read as ``settings["name"]``.
+    values: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
+
+    def __getitem__(self, name: str) -> Any:
+        """The resolved value of the EVAL setting ``name`` (its field, when it has one)."""
+        if name not in EVAL:
+            raise KeyError(f"EVAL declares no setting {name!r}")
+        return getattr(self, name) if name in _FIELDS else self.values[name]
 
     @property
     def depth(self) -> int:
@@ -72,9 +81,7 @@ class EvalSettings:
         return max(max(self.k_values, default=DEFAULT_LIMIT), self.limit)
 
 
-def golden_path_for(config: Config, kb: Path, golden: Path | None) -> Path:
-    """``--golden``, else ``[eval].golden``, else ``<kb>/.groove-eval.yml`` (eval and tune)."""
-    return golden or config.eval.golden or kb / GOLDEN_FILE_NAME
+_FIELDS = frozenset(f.name for f in fields(EvalSettings))
 
 
 def golden_file(golden: Path | None, kb: Path | None) -> Path | None:
@@ -90,7 +97,6 @@ def resolve_settings(
     /,
     *,
     retriever: RetrieverSpec | str | None = None,
-    source: str = "parameter",
     face: Face = "api",
     **given: Any,
 ) -> EvalSettings:
@@ -98,11 +104,10 @@ def resolve_settings(
     over the declared defaults (groove.resolve), then eval's own rules.
 
     ``retriever`` is a spec the CLI built from its flags, or the text the API and the
-    notebook take, read with ``retriever_options`` and ``retriever_name`` (errors worded
-    for ``source``: ``keyword`` or ``parameter``). ``history`` reads the eval history (to
-    diff against) and, unless ``save_history`` is False, appends the run to it;
-    ``save_history`` defaults to ``history`` (the CLI's and the notebook's rule; the API
-    passes False unless asked).
+    notebook take, read with ``retriever_options`` and ``retriever_name``. ``history``
+    reads the eval history (to diff against) and, unless ``save_history`` is False,
+    appends the run to it; ``save_history`` defaults to ``history`` (the CLI's and the
+    notebook's rule; the API passes False unless asked).
     """
     from groove.retrievers.spec import spec_from_mapping
 
@@ -110,9 +115,7 @@ def resolve_settings(
     values = resolve(EVAL, config, given, EVAL_RULES, notes)
     spec = retriever
     if spec is None or isinstance(spec, str):
-        spec = spec_from_mapping(
-            spec, values["retriever_options"], source=source, name=values["retriever_name"]
-        )
+        spec = spec_from_mapping(spec, values["retriever_options"], name=values["retriever_name"])
     kb: Path | None
     if spec is None:
         kb = check_kb_path(values["kb_path"])
@@ -132,10 +135,11 @@ def resolve_settings(
     search = build_options(config.search, limit, **{name: values[name] for name in PIPELINE})
     history = values["history"]
     save = given.get("save_history")  # the API's own keyword: absent on the other faces
-    same = {f.name: values[f.name] for f in fields(EvalSettings) if f.name in values}
+    same = {name: value for name, value in values.items() if name in _FIELDS}
     return EvalSettings(
         **{
             **same,
+            "values": {name: value for name, value in values.items() if name not in _FIELDS},
             "kb_path": kb,
             "golden_path": golden_path,
             "search": search,
@@ -149,6 +153,23 @@ def resolve_settings(
             "face": face,
         }
     )
+
+
+#: The settings that say which index, model and golden file an eval reads.
+SOURCE_SETTINGS = ("kb_path", "golden", "model", "model_path", "db_path")
+
+
+def resolve_reading(
+    config: Config,
+    given: Mapping[str, Any],
+    *more: str,
+    retriever: RetrieverSpec | None = None,
+) -> EvalSettings:
+    """The settings of a task that reads an eval's index, golden file and history but
+    stores no run (golden doctor, the judging pool): ``given``'s SOURCE_SETTINGS and the
+    ``more`` it names, by name (None: not given)."""
+    picked: dict[str, Any] = {name: given.get(name) for name in (*SOURCE_SETTINGS, *more)}
+    return resolve_settings(config, retriever=retriever, **picked, history=True, save_history=False)
 
 
 def baseline_file_for(given: Path | None, golden: Path) -> Path:

@@ -22,7 +22,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -47,6 +47,21 @@ from groove.store.legs import LexicalTable
 from groove.store.sqlite import Connection
 
 
+@dataclass(frozen=True)
+class ReachQuestion:
+    """What eval asks the tune grid about one query: its legs and FTS match, the vector
+    leg's top ``pool`` (``vec_ids``), each missed answer's chunk ids (``targets``), the cut
+    ``k`` and the fusion the eval ran with."""
+
+    legs: LegOrders
+    match: str | None
+    vec_ids: Sequence[int]
+    targets: Sequence[Sequence[int]]
+    pool: int
+    k: int
+    fusion: FusionConfig
+
+
 class GridProbe(Protocol):
     """The tune grid, seen from eval (``groove.tuning.reach.PROBE``; tune sits above eval,
     so the caller hands it in): the two weight sets that bound every grid weight set, and
@@ -55,16 +70,7 @@ class GridProbe(Protocol):
     lowest: tuple[float, float, float]
     highest: tuple[float, float, float]
 
-    def reach(
-        self,
-        legs: LegOrders,
-        match: str | None,
-        vec_ids: Sequence[int],
-        targets: Sequence[Sequence[int]],
-        pool: int,
-        k: int,
-        fusion: FusionConfig,
-    ) -> list[GridReach]: ...
+    def reach(self, question: ReachQuestion) -> list[GridReach]: ...
 
 
 @dataclass
@@ -169,9 +175,10 @@ class Explainer:
             if pool != self.per_leg:
                 vec_ids = vector_leg(self.conn, vector, pool, legs.excluded)
             targets = [d.targets for d in reachable]
-            reach = self.grid.reach(
+            question = ReachQuestion(
                 legs, compiled.match, vec_ids, targets, pool, self.k, self.options.fusion
             )
+            reach = self.grid.reach(question)
             for d, grid in zip(reachable, reach, strict=True):
                 d.attribution = replace(d.attribution, grid=grid)
         return tuple(d.attribution for d in drafts)
@@ -180,12 +187,8 @@ class Explainer:
         if e.path not in self.doctor.indexed:
             d = self.doctor.diagnose(e.path)
             return _Draft(
-                Attribution(
-                    path=e.path,
-                    heading=e.heading,
-                    k=self.k,
-                    cause="not-indexed",
-                    indexed=False,
+                replace(
+                    self._about(e, "not-indexed", indexed=False),
                     not_indexed_reason=d.reason,
                     not_indexed_detail=d.detail,
                     near_matches=tuple(n.path for n in d.near),
@@ -204,67 +207,93 @@ class Explainer:
                 # The heading cannot match, but the file may well rank: its best chunk's
                 # ranks say whether fixing the heading alone would make it a hit.
                 whole = [c.chunk_id for c in chunks]
+                final = next((h.rank for h in top if h.path == e.path), None)
+                mismatch = _Ranks.of(legs, whole, final)
+                closest = _closest_heading(e.heading, chunks)
                 return _Draft(
-                    Attribution(
-                        path=e.path,
-                        heading=e.heading,
-                        k=self.k,
-                        cause="heading-mismatch",
-                        indexed=True,
-                        heading_exists=False,
-                        closest_heading=_closest_heading(e.heading, chunks),
-                        fts_rank=legs.best(legs.fts_rank, whole),
-                        fts_matches=legs.fts_matches,
-                        vector_rank=legs.best(legs.vector_rank, whole),
-                        vector_candidates=legs.vector_candidates,
-                        pool=self.per_leg,
-                        fused_rank=legs.best(legs.fused_rank, whole),
-                        final_rank=next((h.rank for h in top if h.path == e.path), None),
+                    self._ranked(
+                        e, "heading-mismatch", legs, mismatch, False, closest_heading=closest
                     )
                 )
         final = next((h.rank for h in top if is_hit(e, h)), None)
-        fts_rank = legs.best(legs.fts_rank, targets)
-        vector_rank = legs.best(legs.vector_rank, targets)
-        fused_rank = legs.best(legs.fused_rank, targets)
+        exists = True if e.heading is not None else None
+        ranks = _Ranks.of(legs, targets, final)
         excluded = all(t in legs.excluded for t in targets)
-        cause = self._cause(final, fused_rank, fts_rank, vector_rank, excluded)
-        attribution = Attribution(
-            path=e.path,
-            heading=e.heading,
-            k=self.k,
-            cause=cause,
-            indexed=True,
-            heading_exists=True if e.heading is not None else None,
-            fts_rank=fts_rank,
-            fts_matches=legs.fts_matches,
-            vector_rank=vector_rank,
-            vector_candidates=legs.vector_candidates,
-            pool=self.per_leg,
-            fused_rank=fused_rank,
-            final_rank=final,
+        cause = self._cause(ranks, excluded)
+        attribution = self._ranked(  # built once, its cause known (a replace costs as much)
+            e,
+            cause,
+            legs,
+            ranks,
+            exists,
             excluded_by=legs.excluded_by(targets) if excluded else (),
             moved_by=self.moved_by if cause == "post-processing" else (),
         )
         return _Draft(attribution, () if cause in (FOUND, "excluded") else tuple(targets))
 
-    def _cause(
+    def _about(self, e: Expected, cause: str, indexed: bool) -> Attribution:
+        """An attribution of ``e`` at this eval's k, with nothing measured yet."""
+        return Attribution(path=e.path, heading=e.heading, k=self.k, cause=cause, indexed=indexed)
+
+    def _ranked(
         self,
-        final_rank: int | None,
-        fused_rank: int | None,
-        fts_rank: int | None,
-        vector_rank: int | None,
-        excluded: bool,
-    ) -> str:
+        e: Expected,
+        cause: str,
+        legs: LegOrders,
+        ranks: _Ranks,
+        heading_exists: bool | None,
+        **more: Any,
+    ) -> Attribution:
+        """An attribution of an indexed ``e``: where the best of its chunks stands in each
+        leg (of how many) and in the fused list, and where the answer ended (``ranks``);
+        ``more``: its other fields."""
+        return Attribution(
+            path=e.path,
+            heading=e.heading,
+            k=self.k,
+            cause=cause,
+            indexed=True,
+            heading_exists=heading_exists,
+            fts_rank=ranks.fts,
+            fts_matches=legs.fts_matches,
+            vector_rank=ranks.vector,
+            vector_candidates=legs.vector_candidates,
+            pool=self.per_leg,
+            fused_rank=ranks.fused,
+            final_rank=ranks.final,
+            **more,
+        )
+
+    def _cause(self, ranks: _Ranks, excluded: bool) -> str:
         k, pool = self.k, self.per_leg
-        if final_rank is not None and final_rank <= k:
+        if ranks.final is not None and ranks.final <= k:
             return FOUND
         if excluded:
             return "excluded"
-        if fused_rank is not None and fused_rank <= k:
+        if ranks.fused is not None and ranks.fused <= k:
             return "post-processing"
-        in_fts = fts_rank is not None and fts_rank <= pool
-        in_vec = vector_rank is not None and vector_rank <= pool
-        return leg_cause(fts_rank, vector_rank, k, pool, in_fts=in_fts, in_vec=in_vec)
+        in_fts = ranks.fts is not None and ranks.fts <= pool
+        in_vec = ranks.vector is not None and ranks.vector <= pool
+        return leg_cause(ranks.fts, ranks.vector, k, pool, in_fts=in_fts, in_vec=in_vec)
+
+
+class _Ranks(NamedTuple):
+    """An answer's best rank in each leg, after fusion and at the end (None: absent)."""
+
+    fts: int | None
+    vector: int | None
+    fused: int | None
+    final: int | None
+
+    @classmethod
+    def of(cls, legs: LegOrders, chunk_ids: Sequence[int], final: int | None) -> _Ranks:
+        best = legs.best
+        return cls(
+            best(legs.fts_rank, chunk_ids),
+            best(legs.vector_rank, chunk_ids),
+            best(legs.fused_rank, chunk_ids),
+            final,
+        )
 
 
 @dataclass

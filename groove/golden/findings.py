@@ -18,10 +18,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groove.golden.hit_paths import CHECK_HIT_PATHS, HitPathFinding
 from groove.golden.queries import DEFAULT_ID_CHARS, GoldenQuery, default_id
+
+if TYPE_CHECKING:
+    from groove.store.chunks import ChunkText
 
 CHECK_QUOTED = "golden-queries-quoted"
 CHECK_NOT_INDEXED = "golden-path-not-indexed"
@@ -88,16 +91,10 @@ class QuoteScanner:
                 self.needles.append(by_text[text])
         self.matches: dict[str, set[int]] = defaultdict(set)
 
-    def visit(
-        self,
-        path: str,
-        chunk_index: int,
-        heading: str | None,
-        content: str,
-        context: str | None,
-    ) -> None:
+    def visit(self, row: ChunkText) -> None:
         if not self.needles:
             return
+        path, _, heading, content, context = row
         for text in (heading, context, content):
             if not text:
                 continue

@@ -23,8 +23,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from groove.errors import Face, spell
+from groove.errors import Face
 from groove.metrics import RankedHit
+from groove.settings.spelling import spell
 
 CHECK_HIT_PATHS = "retriever-paths-implausible"
 EXAMPLES = 3

@@ -42,6 +42,7 @@ from filelock import FileLock, Timeout
 from groove import fileguard
 from groove.atomic import write_file
 from groove.errors import FileRefusedError, GoldenError
+from groove.golden.lines import json_lines, utf8_text
 from groove.metrics import Expected, RankedHit, is_hit, normalise_heading
 
 SUFFIX = ".judgements.jsonl"
@@ -169,21 +170,11 @@ def load_judgements(path: Path) -> Judgements:
 
 def parse_lines(raw: bytes, path: Path) -> list[Judgement]:
     """Every judgement of a JSONL file, in order; a GoldenError names the first bad line."""
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        bad = raw[: exc.start].count(b"\n") + 1
-        raise _error(path, bad, "invalid UTF-8", "save the file as UTF-8") from None
-    out = []
-    for number, record in enumerate(text.splitlines(), start=1):
-        if not record.strip():
-            continue
-        try:
-            data = json.loads(record)
-        except json.JSONDecodeError as exc:
-            raise _error(path, number, f"not JSON ({exc.msg})", _EXAMPLE) from None
-        out.append(judgement_from(data, lambda what, n=number: _error(path, n, what, _EXAMPLE)))
-    return out
+    text = utf8_text(raw, lambda n: _error(path, n, "invalid UTF-8", "save the file as UTF-8"))
+    return [
+        judgement_from(data, lambda what, n=number: _error(path, n, what, _EXAMPLE))
+        for number, data in json_lines(text, lambda n, what: _error(path, n, what, _EXAMPLE))
+    ]
 
 
 def judgement_from(data: Any, fail: Any) -> Judgement:

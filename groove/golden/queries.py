@@ -39,6 +39,7 @@ from yaml.reader import ReaderError
 
 from groove import fileguard
 from groove.errors import FileRefusedError, GoldenError, QueryError, literal
+from groove.golden.lines import utf8_text
 from groove.metrics import Expected
 
 MAX_GOLDEN_FILE_BYTES = 1_048_576
@@ -143,10 +144,7 @@ class _Problem(Exception):
 
 
 def _compose(data: bytes) -> Node | None:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise _Problem(data[: exc.start].count(b"\n") + 1, "invalid UTF-8") from None
+    text = utf8_text(data, lambda line: _Problem(line, "invalid UTF-8"))
     try:
         return yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:

@@ -63,13 +63,7 @@ class Baseline:
     def to_dict(self) -> dict[str, Any] | None:
         if self.run is None:
             return None
-        return {
-            "id": self.run.id,
-            "timestamp": self.run.timestamp,
-            "why": self.why,
-            "name": self.name,
-            "newest": self.newest,
-        }
+        return self.run.reference(why=self.why, name=self.name, newest=self.newest)
 
 
 def choose(history: History, fingerprint: Fingerprint, name: str | None = None) -> Baseline:
@@ -139,7 +133,8 @@ def check_name(name: str) -> str:
 
 
 def find_run(history: History, ref: str | None, path: Path) -> RunRecord:
-    """The run ``ref`` names (an id or an unambiguous prefix of one); None: the newest."""
+    """The run ``ref`` names (a run name given with ``groove eval --name``, the newest run
+    of that name; else an id or an unambiguous prefix of one); None: the newest."""
     if not history.runs:
         raise HistoryError(
             literal(f"the eval history {path} holds no runs"),
@@ -148,13 +143,16 @@ def find_run(history: History, ref: str | None, path: Path) -> RunRecord:
         )
     if ref is None:
         return history.runs[0]
+    named = next((r for r in history.runs if r.name == ref), None)
+    if named is not None:
+        return named
     wanted = ref.strip().lower()
     matches = [r for r in history.runs if r.id.startswith(wanted)] if wanted else []
     if len(matches) == 1:
         return matches[0]
-    listed = "groove baseline list shows the ids"
+    listed = "groove baseline list shows the ids and names"
     if not matches:
-        raise HistoryError(f"no run in the eval history has the id {ref!r}", listed)
+        raise HistoryError(f"no run in the eval history has the name or id {ref!r}", listed)
     ids = ", ".join(r.id for r in matches[:5])
     raise HistoryError(f"run id {ref!r} is ambiguous: {ids}", f"give more characters; {listed}")
 

@@ -65,13 +65,8 @@ class Floor:
     def to_dict(self) -> dict[str, Any] | None:
         if self.run is None:
             return None
-        return {
-            "id": self.run.id,
-            "timestamp": self.run.timestamp,
-            "source": self.source,
-            "file": str(self.path) if self.path is not None else None,
-            "runs_since": self.runs_since,
-        }
+        path = str(self.path) if self.path is not None else None
+        return self.run.reference(source=self.source, file=path, runs_since=self.runs_since)
 
 
 def history_floor(runs: Sequence[RunRecord], fingerprint: Fingerprint) -> RunRecord | None:

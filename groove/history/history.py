@@ -18,7 +18,9 @@ Besides the runs, the file holds the named baselines (``"baselines": {"main": "<
 set by ``groove baseline set``). Trimming to ``history_size`` never drops a pinned run, nor
 the run that is the current baseline of a configuration still in the history
 (groove.history.baseline), nor its accepted baseline (groove.history.floor): a burst of
-experiments or of failed runs must not push either out of the file.
+experiments or of failed runs must not push either out of the file. What repeats from run
+to run (the golden's queries, each hit's path and heading, the doctor's sketches) is stored
+once (groove.history.stored).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from groove.atomic import remove_stale_temps, write_file
 from groove.cards import Introduces, view
 from groove.errors import FileRefusedError, HistoryError, literal
 from groove.fileguard import is_present, read_checked
-from groove.golden.answers import AnswerSketch, AnswerUpdate, sketches_from_list
+from groove.golden.answers import AnswerSketch, AnswerUpdate
+from groove.history import stored
 from groove.history.floor import history_floor
 from groove.notes import Level, Note
 from groove.runs.fingerprint import Fingerprint
@@ -70,8 +73,9 @@ class History(Introduces):
         return self.warnings
 
     def to_dict(self) -> dict[str, Any]:
-        """The history file's document: ``runs`` (newest first) and, when any run is
-        pinned, ``baselines``; with ``notes`` when reading it found something."""
+        """The history as one document, every run in full (the file stores them compactly:
+        groove.history.stored): ``runs`` (newest first) and, when any run is pinned,
+        ``baselines``; with ``notes`` when reading it found something."""
         data = _document(self.runs, self.pins)
         if self.warnings:
             data["notes"] = [note.to_dict() for note in self.warnings]
@@ -126,7 +130,7 @@ def load_history(path: Path) -> History:
     try:
         runs, pins, answers = _parse(raw)
         return History(runs=runs, pins=pins, answers=answers)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         corrupted = Note(
             NOTE_HISTORY_CORRUPTED,
@@ -152,19 +156,7 @@ def stored_runs(path: Path | None, current: RunRecord) -> tuple[RunRecord, ...]:
 def _parse(
     raw: bytes,
 ) -> tuple[tuple[RunRecord, ...], dict[str, str], dict[str, AnswerSketch]]:
-    data = json.loads(raw.decode("utf-8"))
-    runs = data["runs"]
-    if not isinstance(runs, list):
-        raise TypeError("`runs` is not a list")
-    pins = data.get("baselines") or {}
-    if not isinstance(pins, dict):
-        raise TypeError("`baselines` is not a mapping")
-    records = tuple(RunRecord.from_dict(run) for run in runs)
-    return (
-        records,
-        {str(k): str(v) for k, v in pins.items()},
-        sketches_from_list(data.get("answers")),
-    )
+    return stored.decode(json.loads(raw.decode("utf-8")))
 
 
 def append_run(
@@ -233,20 +225,14 @@ def serialise(
     pins: Mapping[str, str] | None = None,
     answers: Mapping[str, AnswerSketch] | None = None,
 ) -> bytes:
-    data = _document(runs, pins, answers)
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """The history file's bytes: the stored form (groove.history.stored)."""
+    return stored.dumps(stored.encode(runs, pins, answers))
 
 
-def _document(
-    runs: Sequence[RunRecord],
-    pins: Mapping[str, str] | None,
-    answers: Mapping[str, AnswerSketch] | None = None,
-) -> dict[str, Any]:
+def _document(runs: Sequence[RunRecord], pins: Mapping[str, str] | None) -> dict[str, Any]:
     data: dict[str, Any] = {"runs": [r.to_dict(keep_empty_findings=False) for r in runs]}
     if pins:
         data["baselines"] = dict(sorted(pins.items()))
-    if answers:
-        data["answers"] = [answers[p].to_dict() for p in sorted(answers)]
     return data
 
 

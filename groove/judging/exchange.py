@@ -28,6 +28,7 @@ from groove import fileguard
 from groove.atomic import write_file
 from groove.errors import FileRefusedError, GoldenError
 from groove.golden.judgements import Judgement, now
+from groove.golden.lines import json_lines, utf8_text
 from groove.golden.queries import GoldenSet
 from groove.judging.pool import Pool
 
@@ -96,11 +97,7 @@ def read_verdicts(path: Path, golden: GoldenSet, by: str) -> Imported:
         raise GoldenError(f"refusing to read {path}: {exc.reason}", exc.hint) from exc
     except OSError as exc:
         raise GoldenError(f"failed to read {path}", f"check the file ({exc.strerror})") from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise _error(path, line, "invalid UTF-8") from None
+    text = utf8_text(raw, lambda line: _error(path, line, "invalid UTF-8"))
     ids = {q.id for q in golden.queries}
     out, skipped, unknown = [], 0, []
     stamp = now()
@@ -123,13 +120,7 @@ def read_verdicts(path: Path, golden: GoldenSet, by: str) -> Imported:
 
 def _rows(path: Path, text: str, fmt: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
     if fmt == "jsonl":
-        for number, record in enumerate(text.splitlines(), start=1):
-            if not record.strip():
-                continue
-            try:
-                data = json.loads(record)
-            except json.JSONDecodeError as exc:
-                raise _error(path, number, f"not JSON ({exc.msg})") from None
+        for number, data in json_lines(text, lambda n, what: _error(path, n, what)):
             if not isinstance(data, dict):
                 raise _error(path, number, "expected a JSON object")
             yield number, data

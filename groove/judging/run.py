@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from groove.config import Config
-from groove.evaluation.settings import EvalSettings, resolve_settings
+from groove.evaluation.settings import EvalSettings, resolve_reading
 from groove.judging.collect import DEFAULT_DEPTH, PoolSources, collect
 from groove.judging.pool import Pool
 from groove.retrievers.spec import RetrieverSpec, spec_from_mapping
@@ -30,7 +30,6 @@ def resolve(
     given: Mapping[str, Any],
     *,
     retriever: RetrieverSpec | None = None,
-    source: str = "parameter",
 ) -> PoolRequest:
     """``given``: the POOL settings by name (None = not given); ``retriever`` a spec built
     from CLI flags (else ``given["retriever"]`` with ``retriever_options``)."""
@@ -38,22 +37,10 @@ def resolve(
         retriever = spec_from_mapping(
             given.get("retriever"),
             given.get("retriever_options"),
-            source=source,
             name=given.get("retriever_name"),
         )
-    settings = resolve_settings(
-        config,
-        kb_path=given.get("kb_path"),
-        golden=given.get("golden"),
-        model=given.get("model"),
-        model_path=given.get("model_path"),
-        limit=given.get("limit"),
-        lexical=given.get("lexical"),
-        db_path=given.get("db_path"),
-        retriever=retriever,  # lets kb_path be absent when a retriever is the only source
-        history=True,
-        save_history=False,
-    )
+    # the retriever lets kb_path be absent when it is the only source
+    settings = resolve_reading(config, given, "limit", "lexical", retriever=retriever)
     settings = replace(settings, retriever=None)  # the retriever is a source, not the eval
     runs: Sequence[str] = given.get("runs") or ()
     sources = PoolSources(

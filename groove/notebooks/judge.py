@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import Any
 
 from groove.cards import clip
-from groove.errors import GrooveError, NotebookError
+from groove.errors import Face, GrooveError, NotebookError
 from groove.evaluation.settings import EvalSettings
 from groove.golden.judgements import (
     judgements_path,
@@ -42,6 +42,9 @@ from groove.golden.judgements import (
 from groove.install import install_command
 from groove.judging.pool import Candidate, Pool
 from groove.labels import location_label
+from groove.settings import JUDGE
+from groove.settings.signatures import offers
+from groove.settings.spelling import spelled
 
 INSTALL_HINT = f"{install_command('lab')} (ipywidgets, JupyterLab and jupyterlab_widgets)"
 NO_FRONT_END = (
@@ -249,9 +252,12 @@ def _done(total: int) -> str:
     )
 
 
-def _error(exc: GrooveError) -> str:
-    hint = f"<br>hint: {html.escape(exc.hint)}" if exc.hint else ""
-    return f"<pre class='groove-judge-log'>Error: {html.escape(exc.message)}{hint}</pre>"
+def _error(exc: GrooveError, face: Face = "api") -> str:
+    """An error box, the error worded as ``face`` says it: the judge notebook's
+    parameters, else (the view's buttons) the API's keywords, as ``groove.judge`` took them."""
+    message, hint = spelled(exc, face)
+    tail = f"<br>hint: {html.escape(hint)}" if hint else ""
+    return f"<pre class='groove-judge-log'>Error: {html.escape(message)}{tail}</pre>"
 
 
 def _eval_text(settings: EvalSettings) -> str:
@@ -263,62 +269,28 @@ def _eval_text(settings: EvalSettings) -> str:
     return eval_text.render(evaluation.run(saving))
 
 
-def open_view(
-    *,
-    kb_path: Any = None,
-    golden: Any = None,
-    depth: Any = 10,
-    history: Any = True,
-    runs: Any = None,
-    current: Any = False,
-    tune: Any = False,
-    retriever: Any = None,
-    retriever_options: Any = None,
-    retriever_name: Any = None,
-    model: Any = None,
-    limit: Any = None,
-    lexical: Any = None,
-    config: Any = None,
-    by: Any = None,
-) -> Any:
+@offers(JUDGE, "notebook")
+def open_view(**parameters: Any) -> Any:
     """The judge notebook's one call: its parameters (groove.settings.JUDGE) in, the view
     out; bad input shows as an error box, as in the report notebooks."""
     from IPython.display import HTML
 
     try:
-        return build_view(
-            "parameter",
-            kb_path=kb_path,
-            golden=golden,
-            depth=depth,
-            history=history,
-            runs=runs,
-            current=current,
-            tune=tune,
-            retriever=retriever,
-            retriever_options=retriever_options,
-            retriever_name=retriever_name,
-            model=model,
-            limit=limit,
-            lexical=lexical,
-            config=config,
-            by=by,
-        )
-    except GrooveError as exc:
-        return HTML(_error(exc))
+        return build_view(**parameters)
+    except GrooveError as exc:  # the judge notebook's boundary: its parameters' words
+        return HTML(_error(exc, "notebook"))
 
 
-def build_view(source: str, **given: Any) -> JudgeView:
+def build_view(**given: Any) -> JudgeView:
     """Parse ``given`` against groove.settings.JUDGE, pool, and build the view."""
     from groove.config import load_config
     from groove.golden.judgements import judge_name
     from groove.judging.run import pool, resolve
-    from groove.settings import JUDGE
+    from groove.resolve import resolve as resolve_settings
 
     require_widgets()  # before any retrieval: say what is missing first
-    parsed = {name: JUDGE[name].parse(value, source=source) for name, value in given.items()}
+    parsed = {name: JUDGE[name].parse(value) for name, value in given.items()}
     config = load_config(parsed.pop("config", None))
-    request = resolve(config, parsed, source=source)
-    return JudgeView(
-        pool(request), request.settings, judge_name(parsed.get("by"), config.eval.judge)
-    )
+    request = resolve(config, parsed)
+    judge = resolve_settings(JUDGE, config, parsed)["judge"]  # [eval].judge
+    return JudgeView(pool(request), request.settings, judge_name(parsed.get("by"), judge))

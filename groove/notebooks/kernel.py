@@ -13,22 +13,27 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from groove.atomic import write_file
-from groove.errors import ConfigError, GrooveError
+from groove.errors import GrooveError
+from groove.notebooks.cells import assigned as assigned
 from groove.notebooks.pending import PENDING_ENV, leave
 from groove.notebooks.runner import RESULT_FILE, error_document, summary_path, write_result
 from groove.notes import Level, Note
 from groove.report import plots
 from groove.report.notebook.outcome import Outcome, Refusal
-from groove.settings import EVAL, TUNE, Setting
+from groove.settings import EVAL, TUNE, Setting, spelled
+from groove.settings.signatures import offers
 
 if TYPE_CHECKING:
     from groove.config import Config
     from groove.evaluation.result import EvalRun
     from groove.tuning.result import TuneResult
+    from groove.tuning.retriever import RetrieverTuneSettings
+    from groove.tuning.settings import TuneSettings
 
 NOTE_REGRESSION = "regression"
 NOTE_GOLDEN_ROT = "golden-rot"  # falls from expected answers the index lost (report/rot.py)
@@ -37,37 +42,8 @@ NOTE_GOLDEN_ROT = "golden-rot"  # falls from expected answers the index lost (re
 # ---------------------------------------------------------------- run cells
 
 
-def eval_report(
-    *,
-    kb_path: Any = None,
-    golden: Any = None,
-    model: Any = None,
-    k_values: Any = None,
-    limit: Any = None,
-    reranker: Any = None,
-    mmr: Any = None,
-    mmr_lambda: Any = None,
-    mmr_same_doc_penalty: Any = None,
-    parent_retriever: Any = None,
-    lexical: Any = None,
-    history: Any = True,
-    fail_on_regression: Any = False,
-    baseline: Any = None,
-    baseline_file: Any = None,
-    require_baseline: Any = None,
-    regression_gate: Any = None,
-    slice_by: Any = None,
-    gate_slices: Any = None,
-    slice_min_queries: Any = None,
-    explain: Any = False,
-    name: Any = None,
-    config: Any = None,
-    result_path: Any = RESULT_FILE,
-    retriever: Any = None,
-    retriever_options: Any = None,
-    retriever_name: Any = None,
-    junit: Any = None,
-) -> Outcome[EvalRun]:
+@offers(EVAL, "notebook")
+def eval_report(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outcome[EvalRun]:
     """Run ``groove eval``; result.json = its ``--format json`` document plus ``verdict``
     ("passed" / "regression" / "not-applied") and ``exit_code``; summary.md beside it = its
     ``--format markdown`` report (for a CI page).
@@ -77,42 +53,25 @@ def eval_report(
     and the runner appends it after its own files (the HTML page): a run whose outputs
     failed never becomes a baseline."""
     from groove.evaluation import run as evaluation
+    from groove.evaluation.outputs import EvalOutputs
     from groove.evaluation.settings import resolve_settings
-    from groove.report import eval_json, eval_markdown
     from groove.report import junit as junit_report
-    from groove.report.cap import NOTEBOOK_WHERE
     from groove.report.notes import regression_message
     from groove.report.rot import rot_message
     from groove.tuning.reach import PROBE
 
     plots.preload()  # the report draws next; import matplotlib while the model loads
     try:
-        given = _parameters(EVAL, _declared(EVAL, locals()))
+        given = _parameters(EVAL, parameters)
         settings = resolve_settings(_config(given.pop("config")), face="notebook", **given)
-        if settings.junit is not None:
-            junit_report.forget(settings.junit)
-        run = evaluation.prepare(settings, grid=PROBE if settings.explain else None)
-        document = json.loads(eval_json.render(run))
-        document["previous"] = previous_summary(document.get("previous"))
-        document["verdict"] = verdict(run)
-        document["exit_code"] = run.exit_code
-        write_result(Path(result_path), document)
-        # The CI page summary (what `groove eval --format markdown` prints), beside result.json.
-        summary = summary_path(Path(result_path))
-        write_file(summary, eval_markdown.render(run, where=NOTEBOOK_WHERE))
-        if settings.junit is not None:  # the CI test report, where the parameter says
-            junit_report.write(settings.junit, run)
-        if os.environ.get(PENDING_ENV):  # the runner appends it after its own files
-            if run.history_path is not None and settings.save_history:
-                leave(
-                    Path(result_path),
-                    run.record,
-                    run.history_path,
-                    settings.history_size,
-                    run.answers,
-                )
-        else:
-            run = evaluation.save(run, settings)
+        written = Path(result_path)
+        outputs = EvalOutputs(
+            junit=junit_report,  # the CI test report, where the parameter says
+            report=(partial(_write_eval_result, written), partial(_write_summary, written)),
+            # under the runner, the run waits for its HTML page (groove.notebooks.pending)
+            defer=partial(leave, written) if os.environ.get(PENDING_ENV) else None,
+        )
+        run = evaluation.run(settings, outputs, grid=PROBE)
     except GrooveError as exc:
         return _refused(exc, result_path)
     notes = list(run.notes)
@@ -136,24 +95,28 @@ def eval_report(
     return Outcome(run, run.exit_code, None, tuple(notes))
 
 
-def tune_explorer(
-    *,
-    kb_path: Any = None,
-    golden: Any = None,
-    model: Any = None,
-    k_values: Any = None,
-    limit: Any = None,
-    lexical: Any = None,
-    tune_json: Any = None,
-    config: Any = None,
-    result_path: Any = RESULT_FILE,
-    retriever: Any = None,
-    retriever_options: Any = None,
-    retriever_name: Any = None,
-    family: Any = "rrf",
-    engine: Any = None,
-    window: Any = None,
-) -> Outcome[TuneResult]:
+def _write_eval_result(path: Path, run: EvalRun) -> None:
+    """result.json: the ``--format json`` document, the compared run's summary, the
+    verdict and the exit code."""
+    from groove.report import eval_json
+
+    document = json.loads(eval_json.render(run))
+    document["previous"] = previous_summary(document.get("previous"))
+    document["verdict"] = verdict(run)
+    document["exit_code"] = run.exit_code
+    write_result(path, document)
+
+
+def _write_summary(path: Path, run: EvalRun) -> None:
+    """The CI page summary beside result.json (what ``groove eval --format markdown`` prints)."""
+    from groove.report import eval_markdown
+    from groove.report.cap import NOTEBOOK_WHERE
+
+    write_file(summary_path(path), eval_markdown.render(run, where=NOTEBOOK_WHERE))
+
+
+@offers(TUNE, "notebook")
+def tune_explorer(*, result_path: Any = RESULT_FILE, **parameters: Any) -> Outcome[TuneResult]:
     """Run ``groove tune`` (or load ``tune_json``, a saved result); result.json = the saved
     form of groove.tuning.export (report, queries, full table) plus ``exit_code``, so it can
     be loaded back as ``tune_json``. With ``retriever`` it tunes that engine's fusion over
@@ -162,22 +125,20 @@ def tune_explorer(
     from groove.report import tune_text
     from groove.tuning import export
     from groove.tuning import run as tune
+    from groove.tuning.settings import refuse_for_saved
     from groove.tuning.settings import resolve_settings as tune_settings
 
     plots.preload()
     result: TuneResult
     try:
-        given = _parameters(TUNE, _declared(TUNE, locals()))
+        given = _parameters(TUNE, parameters)
         saved, config = given.pop("tune_json"), given.pop("config")
-        if given["retriever"] is not None or given["retriever_options"]:
-            result, source = _tune_retriever(_config(config), given, saved)
-        elif saved is not None:
-            _only_with_retriever(given)
+        if saved is not None:
+            refuse_for_saved(given, saved)
             result, source = export.load_tune(saved), f"loaded from {saved}"
         else:
-            _only_with_retriever(given)
-            result = tune.run(tune_settings(_config(config), **given))
-            source = "measured now: the grid ran on this knowledge base"
+            settings = tune_settings(_config(config), **given)
+            result, source = tune.run(settings), measured(settings)
     except GrooveError as exc:
         return _refused(exc, result_path)
     error = None
@@ -196,27 +157,13 @@ def tune_explorer(
     return Outcome(result, result.exit_code, error, result.notes, source)
 
 
-def _only_with_retriever(given: Mapping[str, Any]) -> None:
-    for name in ("retriever_name", "engine", "window"):
-        if given[name] is not None:
-            raise ConfigError(f"parameter {name} needs retriever", "pass -p retriever SPEC")
-    if given["family"] not in (None, "rrf"):
-        raise ConfigError("parameter family needs retriever", "pass -p retriever SPEC")
+def measured(settings: TuneSettings | RetrieverTuneSettings) -> str:
+    """Where the explorer's numbers come from, for its header."""
+    from groove.tuning.retriever import RetrieverTuneSettings
 
-
-def _tune_retriever(
-    config: Config, given: dict[str, Any], saved: Path | None
-) -> tuple[TuneResult, str]:
-    from groove.retrievers.spec import spec_from_mapping
-    from groove.tuning.retriever import refuse_index_settings, run_retriever
-
-    refuse_index_settings({**given, "tune_json": saved})
-    spec = spec_from_mapping(
-        given.pop("retriever"), given.pop("retriever_options"), name=given.pop("retriever_name")
-    )
-    assert spec is not None
-    result = run_retriever(config, spec, **given)
-    return result, f"measured now: one retrieval per query from {spec.name}, re-fused here"
+    if isinstance(settings, RetrieverTuneSettings):
+        return f"measured now: one retrieval per query from {settings.spec.name}, re-fused here"
+    return "measured now: the grid ran on this knowledge base"
 
 
 def verdict(run: EvalRun) -> str:
@@ -241,7 +188,7 @@ def previous_summary(previous: Any) -> dict[str, Any] | None:
 def _refused(exc: GrooveError, result_path: Any) -> Outcome[Any]:
     """The notebook's boundary: the error worded once as a notebook says it (``-p limit``),
     for result.json and the status cell alike."""
-    message, hint = exc.spelled("notebook")
+    message, hint = spelled(exc, "notebook")
     write_result(Path(result_path), error_document(exc.exit_code, message, hint))
     return Outcome(None, exc.exit_code, Refusal(message, hint, exc.exit_code, exc))
 
@@ -250,12 +197,6 @@ def _config(path: Path | None) -> Config:
     from groove.config import load_config
 
     return load_config(path)
-
-
-def _declared(table: Mapping[str, Setting], values: Mapping[str, Any]) -> dict[str, Any]:
-    """The run cell's parameters that ``table`` declares, by name (``locals()`` of a run
-    cell whose parameters are the table's): one spelling of them, not two."""
-    return {name: values[name] for name in table if name in values}
 
 
 def _parameters(table: Mapping[str, Setting], given: Mapping[str, Any]) -> dict[str, Any]:

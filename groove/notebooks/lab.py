@@ -83,7 +83,7 @@ def write_copy(
 
     label, source = runner.resolve_notebook(name, None)
     given = dict(parameters or {})
-    runner.check_parameters(given, runner.allowed_parameters(source), label)
+    runner.check_parameters(given, runner.allowed_parameters(source, label), label)
     if kb_path is not None:
         given["kb_path"] = str(kb_path)
     if config is not None:
@@ -100,7 +100,7 @@ def write_copy(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise NotebookError(f"cannot create {folder}: {exc.strerror or exc}") from exc
-    notebook = nbformat.read(str(source), as_version=4)
+    notebook = runner.read_notebook(source, label)
     kernel = runner.kernel_name()
     notebook.metadata["kernelspec"] = {
         "name": kernel,

@@ -53,12 +53,12 @@ from groove.errors import (
     GrooveError,
     NotebookError,
     literal,
-    spell,
 )
-from groove.notebooks import export
+from groove.notebooks import cells, export
 from groove.notebooks.pending import PENDING_ENV, pending_path
 from groove.report.notebook.headless import HEADLESS_ENV
 from groove.settings import NOTEBOOK_RUN
+from groove.settings.spelling import spell, spelled
 
 NOTEBOOKS = {
     "eval-report": "eval_report.ipynb",
@@ -123,12 +123,23 @@ def parse_parameters(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
     return {name: parse_value(value) for name, value in pairs}
 
 
-def allowed_parameters(notebook: Path) -> tuple[str, ...]:
-    """The names the notebook's ``parameters`` cell assigns, in order."""
+def allowed_parameters(notebook: Path, bundled: str | None = None) -> tuple[str, ...]:
+    """The names the notebook's ``parameters`` cell assigns, in order; for the bundled
+    notebook ``bundled``, then the settings of its table the cell lacks (notebooks.cells)."""
     import papermill
 
     with _quiet_logs():
-        return tuple(papermill.inspect_notebook(str(notebook)))
+        names = tuple(papermill.inspect_notebook(str(notebook)))
+    return cells.allowed(bundled, names) if bundled is not None else names
+
+
+def read_notebook(source: Path, bundled: str | None = None) -> Any:
+    """The notebook at ``source`` (an nbformat node); for the bundled notebook ``bundled``,
+    its parameters cell completed from its table (notebooks.cells)."""
+    import nbformat
+
+    notebook = nbformat.read(str(source), as_version=4)
+    return cells.complete(notebook, bundled) if bundled is not None else notebook
 
 
 def check_parameters(parameters: Mapping[str, Any], allowed: Sequence[str], name: str) -> None:
@@ -359,10 +370,11 @@ def run_notebook(
     refuse_other_notebooks_outputs(out, label)
     remove_earlier_outputs(executed, html, result_path, summary_path(result_path), pending)
     given = dict(parameters or {})
+    bundled = label if notebook is None else None  # its parameters are its table's
     try:
-        check_parameters(given, allowed_parameters(source), label)
+        check_parameters(given, allowed_parameters(source, bundled), label)
     except NotebookError as exc:
-        document = error_document(EXIT_BAD_INPUT, exc.message, exc.hint)
+        document = error_document(EXIT_BAD_INPUT, *spelled(exc, face))
         write_result(result_path, {**document, "notebook": label})
         raise
     if kb_path is not None:
@@ -374,7 +386,9 @@ def run_notebook(
     exporter = _HtmlExporter()  # loads nbconvert while the kernel works
     if cell_timeout is None:
         cell_timeout = NOTEBOOK_RUN["cell_timeout"].default
-    failure = _execute(source, executed, given, cwd or Path.cwd(), timings, cell_timeout, face)
+    failure = _execute(
+        (source, bundled), executed, given, cwd or Path.cwd(), timings, cell_timeout, face
+    )
     document = _settle(result_path, failure)
     html_made = exporter.export(source, executed, html, timings)
     document = _commit(pending, result_path, document, html_made)
@@ -393,7 +407,7 @@ def run_notebook(
 
 
 def _execute(
-    source: Path,
+    notebook: tuple[Path, str | None],
     executed: Path,
     parameters: Mapping[str, Any],
     cwd: Path,
@@ -407,11 +421,12 @@ def _execute(
 
     started = time.perf_counter()
     kernel = kernel_name()
+    source, bundled = notebook
     with tempfile.TemporaryFile() as kernel_log:
         try:
             with _quiet_logs():
                 papermill.execute_notebook(
-                    str(source),
+                    read_notebook(source, bundled),
                     str(executed),
                     parameters=dict(parameters),
                     kernel_name=kernel,
@@ -552,8 +567,8 @@ def _commit(
             document = error_document(EXIT_NOTEBOOK_FAILED, message)
         else:
             append(pending)
-    except GrooveError as exc:
-        document = error_document(exc.exit_code, exc.message, exc.hint)
+    except GrooveError as exc:  # the history's refusal, in the words result.json has used
+        document = error_document(exc.exit_code, *spelled(exc, "api"))
     except (OSError, ValueError, KeyError) as exc:
         message = f"could not add the run to the history ({pending.name}): {exc}"
         document = error_document(EXIT_NOTEBOOK_FAILED, message)

@@ -34,6 +34,8 @@ def _title(r: RunComparison) -> str:
     if not r.is_baseline and r.paired_queries == 0:
         role += f": {UNPAIRED}"
     config = "" if r.same_config or r.is_baseline else ", other config than the baseline"
+    if r.changed:
+        config += f": {'; '.join(r.changed)}"
     return (
         f"{r.run.label}  {r.run.record.timestamp}  ({role}{config}; model {fp.model}, "
         f"reranker {fp.reranker or 'none'}, limit {fp.limit})"
@@ -125,6 +127,8 @@ def render_markdown(comparison: Comparison) -> str:
         name = f"{r.run.label} `{r.run.record.timestamp}`" + (
             " (baseline)" if r.is_baseline else ""
         )
+        if r.changed:
+            name += f" ({'; '.join(r.changed)})"
         if r.unpaired_note is not None:
             name += f" ({r.unpaired_note})"
         lines.append(f"| {name} | " + " | ".join(cells) + " |")

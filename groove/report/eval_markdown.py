@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from groove.evaluation.frames import (
+    describe_baseline,
+    describe_floor,
+    floor_lines,
+    gate_lines,
+    metric_rows,
+)
 from groove.evaluation.result import (
-    DEFAULT_LIMIT,
     NOTE_CORPUS_CHANGED,
     VERDICT_REGRESSION,
     EvalRun,
@@ -16,12 +24,13 @@ from groove.report import eval_explain, eval_slices, judged
 from groove.report.cap import (
     ALL_ROWS,
     TOP_FINDINGS,
-    TOP_FLAGGED,
     TOP_QUOTED,
     first,
     rest_line,
 )
-from groove.report.eval_text import listed_first, worst_first
+from groove.report.eval_text import flagged_listing
+
+F = TypeVar("F")
 
 
 def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
@@ -60,10 +69,8 @@ def render(run: EvalRun, *, full: bool = False, where: str = ALL_ROWS) -> str:
 
 
 def _gate(run: EvalRun) -> list[str]:
-    """What the gate made of each metric that fell too far (significant mode) and of each
-    real fall under the threshold (both modes); nothing otherwise, as in the seed."""
-    gate = run.gate
-    if gate is None or not gate.listed:
+    gate, listed = run.gate, gate_lines(run)
+    if gate is None or not listed:
         return []
     if gate.mode == "significant":
         rule = (
@@ -76,7 +83,7 @@ def _gate(run: EvalRun) -> list[str]:
             f"with adjusted p(drop) < {gate.alpha:g} is real, but under the threshold."
         )
     lines = ["", rule, ""]
-    lines += [f"- {_cell(m.describe())}: {m.verdict()}" for m in gate.listed]
+    lines += [f"- {_cell(metric)}: {verdict}" for metric, verdict in listed]
     return lines
 
 
@@ -125,56 +132,67 @@ def _change(row: MetricRow) -> str:
 
 
 def _flagged(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[str]:
-    flagged = run.flagged_queries()
-    if not flagged:
+    listing = flagged_listing(run, full)
+    if listing is None:
         return []
-    k_max = max(run.fingerprint.k_values, default=DEFAULT_LIMIT)
-    shown, rest = first(worst_first(flagged, k_max, TOP_FLAGGED, full), TOP_FLAGGED, full)
-    title = f"### Regressions and misses ({len(flagged)} of {len(run.per_query)}"
-    title += f"; {listed_first(shown, flagged)})" if rest else ")"
-    lines = ["", title, ""]
+    k_max = listing.k_max
+    lines = ["", f"### Regressions and misses ({listing.counted})", ""]
     lines += [f"| query | recall@{k_max} | expected | top hit |", "|---|---:|---|---|"]
-    for q, previous in shown:
+    for q, previous in listing.shown:
         now = q.metrics.recall_at_k.get(k_max, 0.0)
         value = f"{previous:.2f} → {now:.2f}" if previous is not None else f"{now:.2f}"
         expected = ", ".join(f"`{e.path}`" for e in q.expected) or "(none)"
         top = f"`{q.top_k[0].path}`" if q.top_k else "(no hits)"
         lines.append(f"| {_cell(q.id)} | {value} | {expected} | {top} |")
-    if rest:
-        lines += ["", rest_line(rest, "queries", where)]
+    if listing.rest:
+        lines += ["", rest_line(listing.rest, "queries", where)]
     return lines
 
 
 def _findings(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[str]:
+    def entry(finding: Finding) -> str:
+        quoted = _names(
+            [f"{_cell(q.query_id)} ({_where(q.rank_in_top_k)})" for q in finding.quoted], full
+        )
+        return f"- `{finding.path}`: {quoted}"
+
     documents = [f for f in run.findings if isinstance(f, Finding)]
-    if not documents:
-        return []
-    lines = ["", "### Documents quoting golden queries (golden-queries-quoted)", ""]
-    shown, rest = first(documents, TOP_FINDINGS, full)
-    for finding in shown:
-        named, more = first(finding.quoted, TOP_QUOTED, full)
-        quoted = ", ".join(f"{_cell(q.query_id)} ({_where(q.rank_in_top_k)})" for q in named)
-        quoted += f" and {more:,} more" if more else ""
-        lines.append(f"- `{finding.path}`: {quoted}")
-    if rest:
-        lines += ["", rest_line(rest, "documents", where)]
-    return lines
+    title = "### Documents quoting golden queries (golden-queries-quoted)"
+    return _section(title, documents, entry, "documents", full, where)
 
 
 def _unindexed(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[str]:
-    missing = [f for f in run.findings if isinstance(f, PathFinding)]
-    if not missing:
-        return []
-    lines = ["", "### Expected paths not in the index (golden-path-not-indexed)", ""]
-    shown, rest = first(missing, TOP_FINDINGS, full)
-    for finding in shown:
+    def entry(finding: PathFinding) -> str:
         near = "".join(f"; did you mean `{n.path}` ({n.kind})?" for n in finding.near)
-        named, more = first(finding.queries, TOP_QUOTED, full)
-        queries = ", ".join(_cell(q) for q in named) + (f" and {more:,} more" if more else "")
-        lines.append(f"- `{finding.path}`: {finding.detail}{near} (expected by {queries})")
-    if rest:
-        lines += ["", rest_line(rest, "paths", where)]
-    return lines
+        queries = _names([_cell(q) for q in finding.queries], full)
+        return f"- `{finding.path}`: {finding.detail}{near} (expected by {queries})"
+
+    missing = [f for f in run.findings if isinstance(f, PathFinding)]
+    title = "### Expected paths not in the index (golden-path-not-indexed)"
+    return _section(title, missing, entry, "paths", full, where)
+
+
+def _section(
+    title: str,
+    findings: Sequence[F],
+    entry: Callable[[F], str],
+    noun: str,
+    full: bool,
+    where: str,
+) -> list[str]:
+    """A findings section: its title, a line for each of the first findings, and how
+    many more there are and where; nothing without findings."""
+    if not findings:
+        return []
+    shown, rest = first(findings, TOP_FINDINGS, full)
+    lines = ["", title, "", *(entry(finding) for finding in shown)]
+    return lines + (["", rest_line(rest, noun, where)] if rest else [])
+
+
+def _names(cells: Sequence[str], full: bool) -> str:
+    """``a, b and 3 more``: a finding's queries on one line, capped."""
+    named, more = first(cells, TOP_QUOTED, full)
+    return ", ".join(named) + (f" and {more:,} more" if more else "")
 
 
 def _other_findings(run: EvalRun) -> list[str]:

@@ -17,9 +17,17 @@ groove.history.change); colour only when asked for (a terminal, and no ``--no-co
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from groove.evaluation.frames import describe_baseline, describe_floor, floor_lines, metric_rows
-from groove.evaluation.result import DEFAULT_LIMIT, EvalRun, MetricDelta
+from groove.evaluation.frames import (
+    describe_baseline,
+    describe_floor,
+    floor_lines,
+    gate_lines,
+    largest_k,
+    metric_rows,
+)
+from groove.evaluation.result import EvalRun, MetricDelta
 from groove.history.change import Change, arrow, classify
 from groove.report import eval_explain, eval_slices, judged
 from groove.report.cap import ALL_ROWS, TOP_FLAGGED, first, rest_line
@@ -118,32 +126,50 @@ def _arrow(
 
 
 def _gate(run: EvalRun) -> list[str]:
-    """What the gate made of each metric that fell too far (significant mode) and of each
-    real fall under the threshold (both modes); nothing otherwise, as in the seed."""
-    gate = run.gate
-    if gate is None or not gate.listed:
+    gate, listed = run.gate, gate_lines(run)
+    if gate is None or not listed:
         return []
     if gate.mode == "significant":
         rule = f"significant: fell by more than {gate.threshold:.3f} and adjusted p(drop) < "
     else:
         rule = f"threshold: fell by more than {gate.threshold:.3f}; real drop: adjusted p(drop) < "
     lines = [f"Gate ({rule}{gate.alpha:g})"]
-    lines += [f"  {m.describe()}: {m.verdict()}" for m in gate.listed]
+    lines += [f"  {metric}: {verdict}" for metric, verdict in listed]
     return lines
 
 
 def _per_query(run: EvalRun, full: bool = False, where: str = ALL_ROWS) -> list[str]:
+    listing = flagged_listing(run, full)
+    if listing is None:
+        return []
+    lines = [f"Per-query (regressions and misses, {listing.counted})"]
+    lines += [f"  {per_query_line(q, previous, listing.k_max)}" for q, previous in listing.shown]
+    if listing.rest:
+        lines.append(f"  {rest_line(listing.rest, 'queries', where)}")
+    return lines
+
+
+@dataclass(frozen=True)
+class FlaggedListing:
+    """The flagged queries as the text and Markdown reports list them."""
+
+    k_max: int  # the queries are judged by their recall at the run's largest k
+    shown: Sequence[tuple[QueryResult, float | None]]  # (query, its previous recall)
+    rest: int  # how many more are flagged than shown
+    counted: str  # ``3 of 40``, and ``; the 2 largest falls first`` when the list is cut
+
+
+def flagged_listing(run: EvalRun, full: bool) -> FlaggedListing | None:
+    """The regressions and misses to list (all with ``full``, else the first, worst first);
+    None when no query is flagged."""
     flagged = run.flagged_queries()
     if not flagged:
-        return []
-    k_max = max(run.fingerprint.k_values, default=DEFAULT_LIMIT)
+        return None
+    k_max = largest_k(run)
     shown, rest = first(worst_first(flagged, k_max, TOP_FLAGGED, full), TOP_FLAGGED, full)
-    title = f"Per-query (regressions and misses, {len(flagged)} of {len(run.per_query)}"
-    lines = [title + (f"; {listed_first(shown, flagged)})" if rest else ")")]
-    lines += [f"  {per_query_line(q, previous, k_max)}" for q, previous in shown]
-    if rest:
-        lines.append(f"  {rest_line(rest, 'queries', where)}")
-    return lines
+    counted = f"{len(flagged)} of {len(run.per_query)}"
+    counted += f"; {listed_first(shown, flagged)}" if rest else ""
+    return FlaggedListing(k_max, shown, rest, counted)
 
 
 def listed_first(

@@ -11,7 +11,8 @@ Japanese Windows console shows it intact.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from groove.golden.findings import (
     CHECK_DUPLICATE_ID,
@@ -24,6 +25,8 @@ from groove.golden.findings import (
 )
 from groove.golden.hit_paths import HitPathFinding
 from groove.report.cap import TOP_STDERR, first
+
+F = TypeVar("F")
 
 #: where the left-out entries are, when the face names nothing of its own
 ALL_ENTRIES = "the full report lists them all, the JSON report has every one"
@@ -54,58 +57,87 @@ def _listed(items: Sequence[str], full: bool) -> str:
     return ", ".join(shown) + (f" ... and {rest:,} more" if rest else "")
 
 
+def _block(
+    findings: Sequence[F],
+    headline: str,
+    entry: Callable[[F], list[str]],
+    noun: str,
+    advice: tuple[str, ...],
+    *,
+    full: bool,
+    where: str,
+) -> str:
+    """One check's block: the headline with the count, the first findings' lines, how many
+    more there are and where, then what to do."""
+    shown, rest = first(findings, TOP_STDERR, full)
+    lines = [f"groove eval: {len(findings)} {headline}"]
+    for finding in shown:
+        lines += entry(finding)
+    lines += _more(rest, noun, where)
+    return "\n".join(lines + list(advice))
+
+
 def quoted_text(
     findings: Sequence[Finding], *, full: bool = False, where: str = ALL_ENTRIES
 ) -> str:
-    lines = [
-        f"groove eval: {len(findings)} document(s) quote 2 or more golden queries verbatim "
-        f"({CHECK_QUOTED})."
-    ]
-    shown, rest = first(findings, TOP_STDERR, full)
-    for finding in shown:
-        lines.append(f"  {finding.path}")
+    def entry(finding: Finding) -> list[str]:
+        lines = [f"  {finding.path}"]
         named, more = first(finding.quoted, TOP_STDERR, full)
         for q in named:
             where_in = "not in top_k" if q.rank_in_top_k is None else f"rank {q.rank_in_top_k}"
             lines.append(f"    {q.query_id} ({where_in})")
-        lines += _more(more, "queries", where, indent="    ")
-    lines += _more(rest, "documents", where)
-    lines.append("  Either these notes leaked into the corpus, or the queries came from them")
-    lines.append("  and the documents belong in `expected`. groove eval changes neither.")
-    return "\n".join(lines)
+        return lines + _more(more, "queries", where, indent="    ")
+
+    return _block(
+        findings,
+        f"document(s) quote 2 or more golden queries verbatim ({CHECK_QUOTED}).",
+        entry,
+        "documents",
+        (
+            "  Either these notes leaked into the corpus, or the queries came from them",
+            "  and the documents belong in `expected`. groove eval changes neither.",
+        ),
+        full=full,
+        where=where,
+    )
 
 
 def path_text(
     findings: Sequence[PathFinding], *, full: bool = False, where: str = ALL_ENTRIES
 ) -> str:
-    lines = [
-        f"groove eval: {len(findings)} expected path(s) in the golden file are not in the "
-        f"index ({CHECK_NOT_INDEXED})."
-    ]
-    shown, rest = first(findings, TOP_STDERR, full)
-    for finding in shown:
-        lines.append(f"  {finding.path}: {finding.detail}")
-        lines.append(f"    expected by: {_listed(finding.queries, full)}")
-        for near in finding.near:
-            lines.append(f"    did you mean {near.text}?")
-    lines += _more(rest, "paths", where)
-    lines.append("  No query can find these answers; fix the golden file or the index.")
-    return "\n".join(lines)
+    def entry(finding: PathFinding) -> list[str]:
+        return [
+            f"  {finding.path}: {finding.detail}",
+            f"    expected by: {_listed(finding.queries, full)}",
+            *(f"    did you mean {near.text}?" for near in finding.near),
+        ]
+
+    return _block(
+        findings,
+        f"expected path(s) in the golden file are not in the index ({CHECK_NOT_INDEXED}).",
+        entry,
+        "paths",
+        ("  No query can find these answers; fix the golden file or the index.",),
+        full=full,
+        where=where,
+    )
 
 
 def duplicate_id_text(
     findings: Sequence[DuplicateIdFinding], *, full: bool = False, where: str = ALL_ENTRIES
 ) -> str:
-    lines = [
-        f"groove eval: {len(findings)} query id(s) in the golden file name more than one "
-        f"query ({CHECK_DUPLICATE_ID})."
-    ]
-    shown, rest = first(findings, TOP_STDERR, full)
-    lines += [f"  {f.worded(_listed(f.line_labels, full))}" for f in shown]
-    lines += _more(rest, "ids", where)
-    lines.append("  Runs are paired by id (the per-query diff, groove compare): only the first")
-    lines.append("  query of each id is compared. Give every query its own `id`.")
-    return "\n".join(lines)
+    return _block(
+        findings,
+        f"query id(s) in the golden file name more than one query ({CHECK_DUPLICATE_ID}).",
+        lambda f: [f"  {f.worded(_listed(f.line_labels, full))}"],
+        "ids",
+        (
+            "  Runs are paired by id (the per-query diff, groove compare): only the first",
+            "  query of each id is compared. Give every query its own `id`.",
+        ),
+        full=full,
+        where=where,
+    )
 
 
 def hit_path_text(findings: Sequence[HitPathFinding]) -> str:

@@ -217,7 +217,6 @@ def spec_from_mapping(
     spec: str | None,
     options: Mapping[str, Any] | None,
     *,
-    source: str = "parameter",
     name: str | None = None,
 ) -> RetrieverSpec | None:
     """``retriever``, ``retriever_options`` and ``retriever_name`` of the notebook and of
@@ -227,20 +226,22 @@ def spec_from_mapping(
     same as the options' ``name``)."""
     if spec is None:
         if options:
-            raise ConfigError(f"{source} retriever_options needs retriever", None)
+            raise ConfigError("{setting} needs retriever", None, setting="retriever_options")
         if name is not None:
-            raise ConfigError(f"{source} retriever_name needs retriever", None)
+            raise ConfigError("{setting} needs retriever", None, setting="retriever_name")
         return None
     try:
         given, parsed = options_from_mapping(options)
     except (TypeError, ValueError) as exc:
         raise ConfigError(
-            f"{source} retriever_options has a value of the wrong type ({exc})",
+            "{setting} has a value of the wrong type " + literal(f"({exc})"),
             "timeout is seconds, concurrency and retries whole numbers, fields a mapping",
+            setting="retriever_options",
         ) from None
     if name is not None and given not in (None, name):
         raise ConfigError(
-            f"{source} retriever_name {name!r} and retriever_options name {given!r} disagree",
+            "{setting} " + literal(f"{name!r} and retriever_options name {given!r} disagree"),
             "give the name once",
+            setting="retriever_name",
         )
     return parse_spec(spec, name=name or given, options=parsed)

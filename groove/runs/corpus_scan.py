@@ -10,24 +10,26 @@ from groove.golden.answers import AnswerSketch, SketchedChunk
 from groove.golden.queries import GoldenQuery
 from groove.runs.corpus import CorpusSnapshot, encode_field
 from groove.store import chunks as rows
+from groove.store.chunks import ChunkText
 from groove.store.digests import body_digest
 from groove.store.sqlite import Connection
 
-ChunkRowFn = Callable[[str, int, str | None, str, str | None], None]
+ChunkRowFn = Callable[[ChunkText], None]
 
 
-def snapshot(conn: Connection, on_row: ChunkRowFn | None = None) -> CorpusSnapshot:
+def snapshot(conn: Connection, *on_row: ChunkRowFn) -> CorpusSnapshot:
     """Counts and digest, read in the caller's transaction (the run's snapshot).
 
-    ``on_row(path, chunk_index, heading, content, context)`` sees every chunk row of the
-    same pass, so other whole-corpus checks need no second scan.
+    Each ``on_row((path, chunk_index, heading, content, context))`` sees every chunk row
+    of the same pass, so other whole-corpus checks need no second scan.
     """
     digest = hashlib.sha256()
-    for path, chunk_index, heading, content, context in rows.chunk_texts_in_order(conn):
+    for row in rows.chunk_texts_in_order(conn):
+        path, chunk_index, heading, content, context = row
         for value in (path, str(chunk_index), heading, content, context):
             digest.update(encode_field(value))
-        if on_row is not None:
-            on_row(path, chunk_index, heading, content, context)
+        for visit in on_row:
+            visit(row)
     documents, chunks = rows.counts(conn)
     return CorpusSnapshot(documents, chunks, digest.hexdigest())
 
@@ -39,14 +41,8 @@ class AnswerRecorder:
         self.paths = frozenset(e.path for q in queries for e in q.expected)
         self.found: dict[str, list[SketchedChunk]] = {}
 
-    def visit(
-        self,
-        path: str,
-        chunk_index: int,
-        heading: str | None,
-        content: str,
-        context: str | None,
-    ) -> None:
+    def visit(self, row: ChunkText) -> None:
+        path, _, heading, content, _ = row
         if path in self.paths:
             self.found.setdefault(path, []).append(SketchedChunk(heading, body_digest(content)))
 

@@ -11,13 +11,16 @@ import itertools
 import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groove.cards import Introduces
 from groove.golden.findings import AnyFinding, finding_from_dict
 from groove.metrics import AggregateMetrics, Expected, QueryMetrics, RankedHit
 from groove.runs.corpus import CorpusSnapshot
 from groove.runs.fingerprint import Fingerprint
+
+if TYPE_CHECKING:
+    from groove.runs.latency import Latency
 
 
 def _k_map(values: Mapping[int, float]) -> dict[str, float]:
@@ -142,6 +145,9 @@ class RunRecord(Introduces):
     # short strings by setting name (groove.runs.described); None in runs stored before.
     name: str | None = None
     settings: Mapping[str, str] | None = None
+    # How long its retrieval took (groove.runs.latency); None when nothing was timed (a
+    # run file) and in runs stored before groove kept it.
+    latency: Latency | None = None
 
     @property
     def id(self) -> str:
@@ -152,6 +158,11 @@ class RunRecord(Introduces):
     def passed(self) -> bool:
         """May this run serve as a baseline? Not when it failed the gate, unless accepted."""
         return self.accepted or self.outcome != OUTCOME_REGRESSED
+
+    def reference(self, **chosen: Any) -> dict[str, Any]:
+        """The run as the JSON report names a run chosen to compare with: its id and time,
+        then how it was chosen (``chosen``, in order)."""
+        return {"id": self.id, "timestamp": self.timestamp, **chosen}
 
     def to_dict(self, *, keep_empty_findings: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -174,6 +185,8 @@ class RunRecord(Introduces):
             out["name"] = self.name
         if self.settings is not None:
             out["settings"] = dict(self.settings)
+        if self.latency is not None:
+            out["latency"] = self.latency.to_dict()
         return out
 
     @classmethod
@@ -194,6 +207,7 @@ class RunRecord(Introduces):
             accepted=data.get("accepted") is True,
             name=str(data["name"]) if data.get("name") else None,
             settings=_settings(data.get("settings")),
+            latency=_latency(data.get("latency")),
         )
 
 
@@ -202,6 +216,19 @@ def _settings(value: Any) -> dict[str, str] | None:
     if not isinstance(value, Mapping):
         return None
     return {str(k): v if isinstance(v, str) else str(v) for k, v in value.items()}
+
+
+def _latency(value: Any) -> Latency | None:
+    """A stored latency summary read back; a malformed one reads as not timed (the run's
+    metrics, which the baselines need, never depend on it)."""
+    if not isinstance(value, Mapping):
+        return None
+    from groove.runs.latency import Latency
+
+    try:
+        return Latency.from_dict(value)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def content_id(record: RunRecord, taken: Collection[str] = ()) -> str:

@@ -15,9 +15,10 @@ derived from these tables:
 * the click options of every ``groove`` command (``COMMANDS`` in ``commands.py`` maps each
   command to its table; presentation options such as ``--format`` aside), built by
   ``groove.cli.common.command_options`` / ``setting_options``;
-* the check of the notebooks' parameters (``groove.notebooks.kernel``) and of the keywords
-  of ``groove.evaluate`` / ``groove.tune`` (``Setting.parse``);
-* how each face spells a setting in an error (``spelling.py``);
+* the keywords of the API's functions and the parameters of the notebooks' run cells,
+  with their types and defaults (``signatures.py``), and their check (``Setting.parse``);
+* how each face words an error or a note that names settings (``spelling.py``:
+  ``spelled(error, face)``, ``spell(template, face)``);
 * tests that compare the notebooks' parameters cells and the API signatures with it.
 
 The one rule for a value above a cap (``at_most``, ``LIMIT_MAX``) is in ``setting.py``.
@@ -73,7 +74,7 @@ from groove.settings.shared import (
     PIPELINE,
     RERANKER,
 )
-from groove.settings.spelling import cli_flag, command_line
+from groove.settings.spelling import boundary, cli_flag, command_line, spell, spelled
 from groove.settings.tuning import TUNE
 
 __all__ = [
@@ -126,8 +127,11 @@ __all__ = [
     "Setting",
     "Surface",
     "at_most",
+    "boundary",
     "cli_flag",
     "command_line",
     "on",
     "parse_k_list",
+    "spell",
+    "spelled",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from groove.settings import shared
-from groove.settings.setting import DEFAULT_LIMIT, LIMIT_MAX, Setting, table
+from groove.settings.setting import CLI_ONLY, DEFAULT_LIMIT, LIMIT_MAX, Setting, switch, table
 
 # ---------------------------------------------------------------- groove index / search
 # (their command-line options are generated from these tables, but for the presentation
@@ -38,16 +38,13 @@ SEARCH = table(
 )
 
 MODEL_PREPARE = table(
-    shared.FORCE.but(help="Rebuild the ONNX file even if it exists.", surfaces=frozenset({"cli"})),
-    Setting(
+    shared.FORCE.but(help="Rebuild the ONNX file even if it exists.", surfaces=CLI_ONLY),
+    switch(
         "int8",
-        "bool",
+        "--int8",
         "Also write an int8-quantised copy (model minilm-int8: faster, slightly less exact; "
         "an index built with it records that model).",
-        flag="--int8",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.CONFIG,
 )
@@ -68,7 +65,7 @@ SERVE = table(
         flag="--host",
         default="127.0.0.1",
         show_default=True,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.PORT.but(
         help="Port to listen on (0 picks a free one).", default=8765, show_default=True
@@ -81,7 +78,7 @@ SERVE = table(
         flag="--threads",
         default=1,
         show_default=True,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.CONFIG,
 )
@@ -98,17 +95,14 @@ EXPORT = table(
         flag="--to",
         dest="target",
         metavar="URL",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
-    Setting(
+    switch(
         "replace",
-        "bool",
+        "--replace",
         "Drop a table of that name that groove did not write (a groove export is replaced "
         "without it).",
-        flag="--replace",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.CONFIG,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from groove.settings import shared
-from groove.settings.setting import FILE_ONLY, Setting, table
+from groove.settings.setting import CLI_ONLY, FILE_ONLY, Setting, switch, table
 
 # ---------------------------------------------------------------- [eval] in groove.toml
 # (no flag: the file holds them; eval reads them through its table like the others)
@@ -81,33 +81,24 @@ EVAL = table(
         default=False,
         surfaces=frozenset({"api"}),
     ),
-    Setting(
+    switch(
         "diff",
-        "bool",
+        "--no-diff",
         "Do not compare with the previous run.",
-        flag="--no-diff",
-        switch=True,
-        default=True,
         surfaces=frozenset({"cli", "api"}),
     ),
-    Setting(
+    switch(
         "full",
-        "bool",
+        "--full",
         "List every regression, miss and explained query in the text and Markdown reports, "
         "and every entry of the findings on stderr (they show the first 20, 10 and 10, and "
         "count the rest).",
-        flag="--full",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
-    Setting(
+    switch(
         "fail_on_regression",
-        "bool",
+        "--fail-on-regression",
         "Exit 1 if a metric fell by more than regression_threshold since the last run.",
-        flag="--fail-on-regression",
-        switch=True,
-        default=False,
     ),
     BASELINE_PIN,
     Setting(
@@ -120,15 +111,12 @@ EVAL = table(
         metavar="PATH",
         config_key="eval.baseline_file",
     ),
-    Setting(
+    switch(
         "require_baseline",
-        "bool",
+        "--require-baseline",
         "Exit 4 when the regression gate cannot be applied (no comparable baseline, "
         "too few queries, --no-diff) (default: [eval].require_baseline).",
-        flag="--require-baseline",
-        switch=True,
         config_key="eval.require_baseline",
-        default=False,
     ),
     Setting(
         "regression_gate",
@@ -144,15 +132,12 @@ EVAL = table(
     REGRESSION_THRESHOLD,
     ALPHA,
     SLICE_BY_SETTING,
-    Setting(
+    switch(
         "gate_slices",
-        "bool",
+        "--gate-slices",
         "Also apply the regression gate to every slice of at least [eval].slice_min_queries "
         "queries (default: [eval].gate_slices).",
-        flag="--gate-slices",
-        switch=True,
         config_key="eval.gate_slices",
-        default=False,
     ),
     Setting(
         "slice_min_queries",
@@ -165,23 +150,17 @@ EVAL = table(
         default=10,
         bounds=(1, 1_000_000),
     ),
-    Setting(
+    switch(
         "explain",
-        "bool",
+        "--explain",
         "Say why each expected answer outside the top k was missed (causes: docs/eval.md).",
-        flag="--explain",
-        switch=True,
-        default=False,
     ),
-    Setting(
+    switch(
         "latency",
-        "bool",
+        "--latency",
         "Add the retrieval latency line (p50 / p95 / max per query) to the text report; "
         "a retriever's report always has it, JSON always carries it.",
-        flag="--latency",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     *shared.PIPELINE_SETTINGS,
     shared.DB_PATH,
@@ -192,7 +171,7 @@ EVAL = table(
         "file",
         "Also write the run as a TREC run file (for trec_eval, ranx, ir_measures).",
         flag="--export-run",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "junit",
@@ -204,14 +183,11 @@ EVAL = table(
         metavar="FILE",
         surfaces=frozenset({"cli", "notebook"}),
     ),
-    Setting(
+    switch(
         "export_run_headings",
-        "bool",
+        "--export-run-headings",
         "TREC doc ids path#heading for every hit (default: path, first hit per document).",
-        flag="--export-run-headings",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
 )
 
@@ -222,9 +198,9 @@ BASELINE = table(
     shared.KB_PATH,
     shared.GOLDEN.but(
         help="Without a KB (runs of --retriever): the history beside this golden file.",
-        surfaces=frozenset({"cli"}),
-        config_key=None,
+        surfaces=CLI_ONLY,
     ),
+    HISTORY_SIZE,
     shared.CONFIG,
 )
 #: set and accept also take the run to pin
@@ -236,7 +212,7 @@ BASELINE_RUN = table(
         "Run id or prefix (default: the newest run).",
         flag="--run",
         dest="ref",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
 )
 #: accept may also pin the accepted run
@@ -247,7 +223,7 @@ BASELINE_ACCEPT = table(
         "text",
         "Also pin the accepted run under this name.",
         flag="--name",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "file",
@@ -258,8 +234,9 @@ BASELINE_ACCEPT = table(
         flag="--file",
         metavar="[PATH]",
         bare="",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
+    EVAL["baseline_file"].but(surfaces=FILE_ONLY),  # where --file alone writes
 )
 
 # ---------------------------------------------------------------- groove compare
@@ -271,13 +248,13 @@ COMPARE = table(
         kind="text",
         help="The run the others are compared with (default: the first REF).",
         metavar="REF",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
         config_key=None,
     ),
     ALPHA.but(
         help="Level of the significance marks (default: [eval].alpha).",
         flag="--alpha",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "last",
@@ -286,17 +263,17 @@ COMPARE = table(
         flag="--last",
         default=5,
         show_default=True,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.GOLDEN.but(
         help="Golden YAML whose judgements file gives judged@k (default: [eval].golden, else "
         "<kb>/.groove-eval.yml; none: no judged@k).",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     SLICE_BY_SETTING.but(
         help="Slices listed under each run: tags (one per tag of its queries) or folder (also "
         "one per top folder of the expected paths) (default: [eval].slice_by).",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.CONFIG,
 )

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from groove.settings import shared
 from groove.settings.commands import COMMANDS
 from groove.settings.evaluation import EVAL
-from groove.settings.judging import JUDGE
+from groove.settings.judging import JUDGE, JUDGE_NAME
 from groove.settings.setting import FILE_ONLY, Setting
 from groove.settings.tuning import TUNE
 
@@ -131,15 +131,6 @@ MAX_EXPANDED_TOKENS_SETTING = _file(
     "search.parent_retriever.max_expanded_tokens",
     2000,
     bounds=(1, MAX_EXPANDED_TOKENS),
-)
-
-# ---------------------------------------------------------------- [eval] (judging)
-
-JUDGE_NAME = _file(
-    "judge",
-    "text",
-    "Who judges hits when $GROOVE_JUDGE is unset (docs/judgements.md).",
-    "eval.judge",
 )
 
 #: The keys only groove.toml holds, in the file's order.

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from groove.settings import shared
-from groove.settings.setting import Setting, table
+from groove.settings.setting import CLI_ONLY, FILE_ONLY, Setting, switch, table
+
+#: [eval] judge in groove.toml: no face takes it (``by`` is the face's own).
+JUDGE_NAME = Setting(
+    "judge",
+    "text",
+    "Who judges hits when $GROOVE_JUDGE is unset (docs/judgements.md).",
+    surfaces=FILE_ONLY,
+    config_key="eval.judge",
+)
 
 # ---------------------------------------------------------------- groove golden pool / judge
 # (docs/judgements.md; the --retriever family is the eval's, so a spec reads the same)
@@ -27,21 +36,15 @@ _POOL_SOURCES = (
         dest="runs",
         metavar="REF",
     ),
-    Setting(
+    switch(
         "current",
-        "bool",
+        "--current",
         "Also pool a fresh run of groove's engine with the current settings.",
-        flag="--current",
-        switch=True,
-        default=False,
     ),
-    Setting(
+    switch(
         "tune",
-        "bool",
+        "--tune",
         "Also pool the top lists of the tune grid's 384 rrf_k x bm25-weight conditions.",
-        flag="--tune",
-        switch=True,
-        default=False,
     ),
 )
 
@@ -67,6 +70,7 @@ JUDGE = table(
         "Who is judging (default: $GROOVE_JUDGE, else [eval].judge, else the login name).",
         flag="--by",
     ),
+    JUDGE_NAME,
 )
 
 # ---------------------------------------------------------------- groove golden (the rest)
@@ -81,7 +85,7 @@ GOLDEN_IMPORT = table(
         "TREC qrels (qid 0 docid rel) or BEIR qrels TSV (query-id, corpus-id, score).",
         flag="--qrels",
         required=True,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "queries",
@@ -89,7 +93,7 @@ GOLDEN_IMPORT = table(
         'BEIR queries.jsonl ({"_id", "text"}) or qid<TAB>text lines.',
         flag="--queries",
         required=True,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "path_template",
@@ -99,7 +103,7 @@ GOLDEN_IMPORT = table(
         dest="path_template",
         default="{docid}",
         show_default=True,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "min_relevance",
@@ -108,7 +112,7 @@ GOLDEN_IMPORT = table(
         flag="--min-relevance",
         default=1,
         show_default=True,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.OUT.but(help="Golden YAML to write (default: standard output)."),
     shared.CONFIG,
@@ -123,25 +127,19 @@ GOLDEN_EXPORT_QRELS = table(
         "file",
         "Also write the queries as qid<TAB>text lines.",
         flag="--queries-out",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.CONFIG,
 )
 
-GOLDEN_IMPORT_JUDGEMENTS = table(shared.KB_PATH, shared.GOLDEN, JUDGE["by"], shared.CONFIG)
+GOLDEN_IMPORT_JUDGEMENTS = table(
+    shared.KB_PATH, shared.GOLDEN, JUDGE["by"], JUDGE_NAME, shared.CONFIG
+)
 
 GOLDEN_APPLY = table(
     shared.KB_PATH,
     shared.GOLDEN,
-    Setting(
-        "dry_run",
-        "bool",
-        "Say what would be added; change nothing.",
-        flag="--dry-run",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli"}),
-    ),
+    switch("dry_run", "--dry-run", "Say what would be added; change nothing.", surfaces=CLI_ONLY),
     shared.CONFIG,
 )
 
@@ -152,22 +150,12 @@ GOLDEN_APPLY = table(
 GOLDEN_DOCTOR = table(
     shared.KB_PATH,
     shared.GOLDEN,
-    Setting(
+    switch(
         "apply",
-        "bool",
+        "--apply",
         "Rewrite the entries the doctor is certain of (comments and layout kept).",
-        flag="--apply",
-        switch=True,
-        default=False,
     ),
-    Setting(
-        "accept_likely",
-        "bool",
-        "With --apply: rewrite the likely proposals too.",
-        flag="--accept-likely",
-        switch=True,
-        default=False,
-    ),
+    switch("accept_likely", "--accept-likely", "With --apply: rewrite the likely proposals too."),
     shared.MODEL,
     shared.MODEL_PATH,
     shared.DB_PATH,

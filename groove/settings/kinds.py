@@ -89,6 +89,9 @@ class KindRule:
     #: An example, as its words on the command line, written as a JSON value (a
     #: retriever_options key in a hint); None: the example as it is.
     as_json: Callable[[list[str]], Any] | None = None
+    #: The Python type the API and a notebook take, as an annotation (the generated
+    #: signatures, groove.settings.signatures).
+    annotation: str = "str"
 
     def parse(self, value: Any, bounds: Bounds | None) -> Any:
         """``value`` as the API or a notebook hands it, checked; None stays None."""
@@ -341,6 +344,7 @@ def _at_least(low: int) -> KindRule:
         _toml_whole(low),
         _click(lambda click: click.IntRange(min=low)),
         ranged="a whole number",
+        annotation="int",
     )
 
 
@@ -352,17 +356,33 @@ def _choice(values: tuple[str, ...], toml_words: str | None = None) -> KindRule:
         _one_of(values),
         _toml_choice(values, "must be " + (toml_words or _quoted(values))),
         _click(lambda click: click.Choice(values)),
+        annotation="Literal[" + ", ".join(f'"{v}"' for v in values) + "]",
     )
 
 
 _FRACTION = _click(lambda click: click.FloatRange(0, 1))
+_PATH = "str | os.PathLike[str]"
 
 #: Every kind of setting, by the name a Setting declares it with.
 KINDS: Mapping[str, KindRule] = {
-    "path": KindRule("a path", _path, _toml_path, _click_path(), placeholder="PATH"),
-    "file": KindRule("a path", _path, _toml_path, _click_path(dir_okay=False), placeholder="PATH"),
+    "path": KindRule(
+        "a path", _path, _toml_path, _click_path(), placeholder="PATH", annotation=_PATH
+    ),
+    "file": KindRule(
+        "a path",
+        _path,
+        _toml_path,
+        _click_path(dir_okay=False),
+        placeholder="PATH",
+        annotation=_PATH,
+    ),
     "folder": KindRule(
-        "a path", _path, _toml_path, _click_path(file_okay=False), placeholder="PATH"
+        "a path",
+        _path,
+        _toml_path,
+        _click_path(file_okay=False),
+        placeholder="PATH",
+        annotation=_PATH,
     ),
     "text": KindRule(
         "text", _text, _toml_string, _no_type, as_json=lambda words: words[0] if words else None
@@ -372,15 +392,22 @@ KINDS: Mapping[str, KindRule] = {
     "whole": _at_least(1),
     "count": _at_least(0),
     "several": _at_least(2),
-    "integer": KindRule("a whole number", _integer, _not_in_toml, _click(lambda click: int)),
+    "integer": KindRule(
+        "a whole number", _integer, _not_in_toml, _click(lambda click: int), annotation="int"
+    ),
     "port": KindRule(
         "a port number from 0 to 65535",
         _int_between(0, 65535),
         _not_in_toml,
         _click(lambda click: click.IntRange(0, 65535)),
+        annotation="int",
     ),
     "number": KindRule(
-        "a number", _float_where(math.isfinite), _toml_number, _click(lambda click: float)
+        "a number",
+        _float_where(math.isfinite),
+        _toml_number,
+        _click(lambda click: float),
+        annotation="float",
     ),
     "fraction": KindRule(
         "a number from 0 to 1",
@@ -388,6 +415,7 @@ KINDS: Mapping[str, KindRule] = {
         _toml_number,
         _FRACTION,
         bounds=(0.0, 1.0),
+        annotation="float",
     ),
     "level": KindRule(
         "a number between 0 and 1 (both excluded)",
@@ -395,20 +423,25 @@ KINDS: Mapping[str, KindRule] = {
         _toml_level,
         _click(lambda click: click.FloatRange(0, 1, min_open=True, max_open=True)),
         bounds=(0.0, 1.0),
+        annotation="float",
     ),
     "seconds": KindRule(
         "a number of seconds > 0",
         _float_where(lambda v: v > 0),
         _not_in_toml,
         _click(lambda click: click.FloatRange(min=0, min_open=True)),
+        annotation="float",
     ),
-    "bool": KindRule("true or false", _bool, _toml_bool, _click(lambda click: click.BOOL)),
+    "bool": KindRule(
+        "true or false", _bool, _toml_bool, _click(lambda click: click.BOOL), annotation="bool"
+    ),
     "k_list": KindRule(
         "a list of whole numbers like [1, 5, 10]",
         _k_list,
         _toml_k_list,
         _no_type,
         from_flag=_k_text,
+        annotation="Sequence[int]",
     ),
     "texts": KindRule(
         "a list of texts",
@@ -416,8 +449,11 @@ KINDS: Mapping[str, KindRule] = {
         _toml_texts,
         lambda: {"multiple": True, "default": ()},
         as_json=lambda words: words,
+        annotation="Sequence[str]",
     ),
-    "mapping": KindRule("a mapping (a dict)", _mapping, _not_in_toml, _no_type),
+    "mapping": KindRule(
+        "a mapping (a dict)", _mapping, _not_in_toml, _no_type, annotation="Mapping[str, Any]"
+    ),
     "gate": _choice(GATE_MODES),
     "slice_by": _choice(SLICE_BY),
     "lexical": _choice(LEXICAL_MODES),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from groove.settings import shared
-from groove.settings.setting import Setting, table
+from groove.settings.setting import CLI_ONLY, Setting, switch, table
 
 # ---------------------------------------------------------------- groove notebook run / open
 # (NAME is an argument, and -p NAME VALUE, the notebook's own parameters, is written in
@@ -18,7 +18,7 @@ NOTEBOOK_RUN = table(
         flag="--out",
         dest="out_dir",
         required=True,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "notebook",
@@ -26,7 +26,7 @@ NOTEBOOK_RUN = table(
         "Run this notebook file instead of a bundled one.",
         flag="--notebook",
         dest="notebook_path",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "cell_timeout",
@@ -35,7 +35,7 @@ NOTEBOOK_RUN = table(
         flag="--cell-timeout",
         metavar="SECONDS",
         default=1800,  # half an hour: far above a real eval, short of a CI job's own limit
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.CONFIG,  # handed to the notebook, which loads it
 )
@@ -48,35 +48,18 @@ NOTEBOOK_OPEN = table(
         "Working folder for the copy (default: ./groove-notebooks).",
         flag="--dir",
         dest="folder",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
-    Setting(
-        "overwrite",
-        "bool",
-        "Replace an earlier copy in the folder.",
-        flag="--overwrite",
-        switch=True,
-        default=False,
-        surfaces=frozenset({"cli"}),
-    ),
-    Setting(
-        "browser",
-        "bool",
-        "Start JupyterLab without opening a browser.",
-        flag="--no-browser",
-        switch=True,
-        default=True,
-        surfaces=frozenset({"cli"}),
+    switch("overwrite", "--overwrite", "Replace an earlier copy in the folder.", surfaces=CLI_ONLY),
+    switch(
+        "browser", "--no-browser", "Start JupyterLab without opening a browser.", surfaces=CLI_ONLY
     ),
     shared.PORT,
-    Setting(
+    switch(
         "start",
-        "bool",
+        "--no-start",
         "Write the copy and print the command; do not start.",
-        flag="--no-start",
-        switch=True,
-        default=True,
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     shared.CONFIG,  # handed to the copy, which loads it
 )

@@ -30,6 +30,7 @@ from groove.settings.kinds import (  # the kinds' constants, re-exported with Se
 
 __all__ = [
     "ALL",
+    "CLI_ONLY",
     "DEFAULT_LIMIT",
     "EVAL_RETRIEVAL_CAP",
     "FILE_ONLY",
@@ -44,6 +45,7 @@ __all__ = [
     "at_most",
     "on",
     "parse_k_list",
+    "switch",
     "table",
 ]
 
@@ -82,6 +84,9 @@ Surface = Literal["cli", "api", "notebook"]
 ALL: frozenset[Surface] = frozenset({"cli", "api", "notebook"})
 #: A setting only groove.toml holds (no flag, keyword or parameter).
 FILE_ONLY: frozenset[Surface] = frozenset()
+#: A setting only the command line takes (a presentation choice, or one the API and the
+#: notebooks take in another form, such as the retriever's flags in ``retriever_options``).
+CLI_ONLY: frozenset[Surface] = frozenset({"cli"})
 
 
 @dataclass(frozen=True)
@@ -135,24 +140,21 @@ class Setting:
         assert self.flag is not None, self.name
         return self.flag.removeprefix("--").replace("-", "_")
 
-    def parse(self, value: Any, *, source: str = "parameter") -> Any:
-        """``value`` checked against the kind and limits; None stays None.
+    def parse(self, value: Any) -> Any:
+        """``value`` (as the API or a notebook hands it) checked against the kind and
+        limits; None stays None.
 
-        A wrong value is a ConfigError (exit 2) worded for ``source``: ``parameter`` (a
-        notebook parameter, given with ``-p``) or ``keyword`` (an argument of the API).
+        A wrong value is a ConfigError (exit 2) about this setting: what it takes
+        (``expected``), what it was given (``given``) and, in its hint, what its kind
+        takes; the face that took the value words it (groove.settings.spelling).
         """
         kind = KINDS[self.kind]
         try:
             return kind.parse(value, self.bounds)
         except Refused as bad:
-            hint = (
-                f"pass it like -p {self.name} VALUE"
-                if source == "parameter"
-                else f"pass {self.name}= as {kind.wanted}, or leave it out"
-            )
             raise ConfigError(
-                literal(f"{source} {self.name} must be {bad.wanted}, got {bad.value!r}"),
-                literal(hint),
+                "{setting} must be " + literal(f"{bad.wanted}, got {bad.value!r}"),
+                "{pass_value:" + kind.wanted + "}",  # the kinds' wording holds no braces
                 setting=self.name,
                 expected=bad.wanted,
                 given=bad.value,
@@ -161,6 +163,13 @@ class Setting:
     def but(self, **changes: Any) -> Setting:
         """The same setting as one task words or offers it (its help, surfaces, default)."""
         return replace(self, **changes)
+
+
+def switch(name: str, flag: str, help: str, **more: Any) -> Setting:
+    """A flag that takes no value: ``--x`` turns the setting on (it is off by default),
+    ``--no-x`` turns it off (it is on by default)."""
+    default = flag.startswith("--no-")
+    return Setting(name, "bool", help, flag=flag, switch=True, default=default, **more)
 
 
 def table(*settings: Setting) -> Mapping[str, Setting]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groove.settings.setting import Setting
+from groove.settings.setting import CLI_ONLY, Setting, switch
 
 KB_PATH = Setting(
     "kb_path",
@@ -123,30 +123,20 @@ K_VALUES = Setting(
     capped=True,
     default=(1, 5, 10),
 )
-HISTORY = Setting(
-    "history",
-    "bool",
-    "Neither read nor write the history.",
-    flag="--no-history",
-    switch=True,
-    default=True,
-)
-FORCE = Setting(
+HISTORY = switch("history", "--no-history", "Neither read nor write the history.")
+FORCE = switch(
     "force",
-    "bool",
+    "--force",
     "Rebuild from scratch (re-embed every chunk).",
-    flag="--force",
-    switch=True,
-    default=False,
     surfaces=frozenset({"cli", "api"}),
 )
-PORT = Setting("port", "port", "Port for JupyterLab.", flag="--port", surfaces=frozenset({"cli"}))
+PORT = Setting("port", "port", "Port for JupyterLab.", flag="--port", surfaces=CLI_ONLY)
 OUT = Setting(
     "out",
     "file",
     "Write the candidates to this .csv or .jsonl file, to judge elsewhere.",
     flag="--out",
-    surfaces=frozenset({"cli"}),
+    surfaces=CLI_ONLY,
 )
 
 # ---------------------------------------------------------------- another retriever
@@ -182,29 +172,23 @@ RETRIEVER_TIMEOUT = Setting(
     "Per-query answer timeout (default 30).",
     flag="--retriever-timeout",
     metavar="SECONDS",
-    surfaces=frozenset({"cli"}),
+    surfaces=CLI_ONLY,
 )
-RETRIEVER_ALLOW_STALE_COPY = Setting(
+RETRIEVER_ALLOW_STALE_COPY = switch(
     "retriever_allow_stale_copy",
-    "bool",
+    "--allow-stale-copy",
     "Measure an engine's copy that differs from the local index (recording the copy's "
     "corpus) instead of refusing it (docs/engines.md).",
-    flag="--allow-stale-copy",
     dest="retriever_allow_stale_copy",
-    switch=True,
-    default=False,
-    surfaces=frozenset({"cli"}),
+    surfaces=CLI_ONLY,
 )
-RETRIEVER_ANN_RECALL = Setting(
+RETRIEVER_ANN_RECALL = switch(
     "retriever_ann_recall",
-    "bool",
+    "--ann-recall",
     "Also run each query's vector leg with exact search on PostgreSQL or LanceDB and report "
     "the approximate leg's recall@k against it (docs/engines.md).",
-    flag="--ann-recall",
     dest="retriever_ann_recall",
-    switch=True,
-    default=False,
-    surfaces=frozenset({"cli"}),
+    surfaces=CLI_ONLY,
 )
 #: How eval (and the pool, which reads runs the same way) reaches a retriever.
 RETRIEVER_SETTINGS = (
@@ -218,7 +202,7 @@ RETRIEVER_SETTINGS = (
         flag="--retriever-header",
         dest="retriever_headers",
         metavar="'NAME: VALUE'",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     RETRIEVER_TIMEOUT,
     RETRIEVER_ALLOW_STALE_COPY,
@@ -228,14 +212,14 @@ RETRIEVER_SETTINGS = (
         "whole",
         "HTTP requests in flight (default 4).",
         flag="--retriever-concurrency",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "retriever_retries",
         "count",
         "HTTP retries on connection errors and 5xx (default 3).",
         flag="--retriever-retries",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "retriever_body",
@@ -243,7 +227,7 @@ RETRIEVER_SETTINGS = (
         'HTTP request template with "{{query}}", "{{limit}}", "{{id}}" values.',
         flag="--retriever-body",
         metavar="JSON",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "retriever_hits",
@@ -251,7 +235,7 @@ RETRIEVER_SETTINGS = (
         "Where the hit list is in an HTTP answer (default hits; OpenSearch: hits.hits).",
         flag="--retriever-hits",
         metavar="PATH",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
     Setting(
         "retriever_fields",
@@ -260,6 +244,6 @@ RETRIEVER_SETTINGS = (
         flag="--retriever-field",
         dest="retriever_fields",
         metavar="NAME=PATH",
-        surfaces=frozenset({"cli"}),
+        surfaces=CLI_ONLY,
     ),
 )

@@ -31,6 +31,8 @@ def comparison_card(comparison: Comparison) -> Card:
             f"{m.label} {m.value:.3f}{m.mark}" for m in r.metrics[:3] if m.value is not None
         )
         role = "baseline" if r.is_baseline else f"{r.paired_queries} paired"
+        if r.changed:
+            role += f", {'; '.join(r.changed)}"
         rows.append((clip(r.run.label, 40), f"{role}: {values}"))
     shown, more = rows_with_more(rows, "runs")
     return Card(

@@ -28,6 +28,7 @@ from groove.golden.judgements import Judgements
 from groove.metrics import metric_name
 from groove.progress import Progress, ProgressFn, reporter
 from groove.runs.described import label as run_label
+from groove.runs.described import record_changes
 from groove.runs.judged import JudgedSummary, summarise
 from groove.runs.record import RunRecord
 from groove.settings import COMPARE, command_line
@@ -98,6 +99,9 @@ class RunComparison:
     # each slice of the run's queries (their tags, and folders with slice_by "folder")
     # against the same queries of the baseline (groove.stats.slices); empty without tags
     slices: tuple[Slice, ...] = ()
+    # the settings that differ from the baseline's, worded as the CLI words them
+    # (``mmr off -> on``); empty for the baseline and for a run of the same configuration
+    changed: tuple[str, ...] = ()
 
     @property
     def unpaired_note(self) -> str | None:
@@ -127,6 +131,7 @@ class Comparison(Introduces):
                     "timestamp": r.run.record.timestamp,
                     "baseline": r.is_baseline,
                     "same_config": r.same_config,
+                    "changed": list(r.changed),
                     "paired_queries": r.paired_queries,
                     "unpaired": dict(r.unpaired or {}),
                     **({"judged": r.judged.to_dict()} if r.judged is not None else {}),
@@ -162,6 +167,7 @@ class Comparison(Introduces):
                         "timestamp": r.run.record.timestamp,
                         "baseline": r.is_baseline,
                         "same config": r.same_config,
+                        "changed": "; ".join(r.changed),
                         "metric": metric_name(m.label),
                         "value": m.value,
                         "delta": t.delta if t else None,
@@ -173,15 +179,6 @@ class Comparison(Introduces):
                     }
                 )
         return pd.DataFrame(rows)
-
-
-def _value(record: RunRecord, label: str) -> float | None:
-    agg = record.aggregate
-    if label == "MRR":
-        return agg.mrr
-    name, _, k = label.partition("@")
-    values = agg.recall_at_k if name == "recall" else agg.ndcg_at_k
-    return values.get(int(k))
 
 
 def _labels(runs: Sequence[LabelledRun]) -> list[str]:
@@ -213,10 +210,10 @@ def compare_runs(
         tests: list[PairedTest | None] = []
         paired = 0
         for label in labels:
-            if i == baseline or _value(run.record, label) is None:
+            if i == baseline or run.record.aggregate.value(label) is None:
                 tests.append(None)
                 continue
-            if _value(base.record, label) is None:
+            if base.record.aggregate.value(label) is None:
                 tests.append(None)  # the baseline never measured it: n/a, not a fall from 0
                 continue
             ids, now, before = paired_values(run.record.per_query, base.record.per_query, label)
@@ -230,18 +227,20 @@ def compare_runs(
             metrics.append(
                 MetricComparison(
                     label=label,
-                    value=_value(run.record, label),
+                    value=run.record.aggregate.value(label),
                     test=test,
                     p_holm=p_holm,
                     significant=p_holm is not None and p_holm < alpha,
-                    baseline_measured=_value(base.record, label) is not None,
+                    baseline_measured=base.record.aggregate.value(label) is not None,
                 )
             )
+        same_config = run.record.fingerprint.compatible_with(base.record.fingerprint)
         out.append(
             RunComparison(
                 run=run,
                 is_baseline=i == baseline,
-                same_config=run.record.fingerprint.compatible_with(base.record.fingerprint),
+                same_config=same_config,
+                changed=() if same_config else record_changes(base.record, run.record),
                 paired_queries=len(run.record.per_query) if i == baseline else paired,
                 metrics=tuple(metrics),
                 unpaired=None if i == baseline else unpaired(run.record, base.record),
@@ -319,8 +318,9 @@ def load_run_file(path: Path) -> RunRecord:
 
 
 def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[LabelledRun]:
-    """Each ref: an existing file, a history position (1 = newest), a timestamp (prefix) or
-    a run id (prefix of at least 4 characters).
+    """Each ref: an existing file, a run name (``groove eval --name``: the newest run of
+    that name), a history position (1 = newest), a timestamp (prefix) or a run id (prefix
+    of at least 4 characters).
     A file is labelled by its name, with as many parent folders as tell it apart from the
     other files (``main/result.json``, ``pr/result.json``)."""
     files = [Path(ref).expanduser() for ref in refs if Path(ref).expanduser().is_file()]
@@ -330,6 +330,10 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
         path = Path(ref).expanduser()
         if path.is_file():
             out.append(LabelledRun(names[path], load_run_file(path)))
+            continue
+        named = next((r for r in history if r.name == ref), None)
+        if named is not None:
+            out.append(LabelledRun(run_label(named), named))
         elif ref.isdigit() and not _id_matches(ref, history):
             position = int(ref)
             if not 1 <= position <= len(history):
@@ -344,9 +348,10 @@ def resolve_refs(refs: Sequence[str], history: Sequence[RunRecord]) -> list[Labe
             if len(matches) != 1:
                 found = "no" if not matches else f"{len(matches)}"
                 raise HistoryError(
-                    f"{found} run(s) in the eval history match {ref!r} (as a timestamp or run id)",
-                    "pass a history position (1 = newest), a unique timestamp, a run id "
-                    "(groove baseline list) or a saved file",
+                    f"{found} run(s) in the eval history match {ref!r} "
+                    "(as a run name, timestamp or run id)",
+                    "pass a run name, a history position (1 = newest), a unique timestamp, "
+                    "a run id (groove baseline list) or a saved file",
                 )
             out.append(LabelledRun(run_label(history[matches[0]]), history[matches[0]]))
     return out
@@ -474,12 +479,13 @@ def compare(
 
     ``runs``: EvalRun, RunRecord, a saved eval JSON document (dict) or a path to one.
     ``baseline``: a position in ``runs`` or the timestamp (or label) of one of them.
-    Columns: run, timestamp, baseline, same config, metric, value, delta, ci_low, ci_high,
+    Columns: run, timestamp, baseline, same config, changed (the settings that differ from
+    the baseline's, as the CLI words them), metric, value, delta, ci_low, ci_high,
     p (sign-flip), p_holm (over the run's metrics) and mark (▲ / ▼ when p_holm < alpha).
     ``progress`` receives a ``Progress`` (task ``compare``) as each run is compared.
     """
     labelled = _labelled(runs)
-    alpha = COMPARE["alpha"].parse(alpha, source="keyword")  # checked by its declaration
+    alpha = COMPARE["alpha"].parse(alpha)  # checked by its declaration
     if alpha is None:  # not given: the declared default
         alpha = COMPARE["alpha"].default
     if isinstance(baseline, str):

@@ -235,16 +235,6 @@ def metric_labels(k_recall: Sequence[int], k_ndcg: Sequence[int]) -> list[str]:
     return [f"recall@{k}" for k in k_recall] + ["MRR"] + [f"nDCG@{k}" for k in k_ndcg]
 
 
-def query_value(q: QueryResult, label: str) -> float | None:
-    """One query's value of a metric label (None when the query has no value for that k)."""
-    m = q.metrics
-    if label == "MRR":
-        return m.reciprocal_rank
-    name, _, k = label.partition("@")
-    values = m.recall_at_k if name == "recall" else m.ndcg_at_k
-    return values.get(int(k))
-
-
 def paired_values(
     now: Sequence[QueryResult], previous: Sequence[QueryResult], label: str
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -264,8 +254,8 @@ def paired_values(
             continue
         seen.add(q.id)
         ids.append(q.id)
-        a.append(query_value(q, label) or 0.0)
-        b.append(query_value(p, label) or 0.0)
+        a.append(q.metrics.value(label) or 0.0)
+        b.append(p.metrics.value(label) or 0.0)
     return ids, np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
 
 

@@ -150,12 +150,10 @@ class Slice:
         return k, self.judged[k]
 
     def value(self, label: str) -> float:
-        """The slice's aggregate of a diff label (``recall@10``, ``MRR``, ``nDCG@10``)."""
-        agg = self.aggregate
-        if label == "MRR":
-            return agg.mrr
-        name, _, k = label.partition("@")
-        return (agg.recall_at_k if name == "recall" else agg.ndcg_at_k).get(int(k), 0.0)
+        """The slice's aggregate of a diff label (``recall@10``, ``MRR``, ``nDCG@10``); 0 for
+        a k the slice was not measured at."""
+        value = self.aggregate.value(label)
+        return 0.0 if value is None else value
 
     def delta(self, label: str) -> SliceDelta | None:
         for d in self.deltas or ():

@@ -85,14 +85,29 @@ def read_postings(conn: Connection, table: str) -> Postings:
     name = FTS_TABLES[table]
     key = index_key(conn, table)
     rows, totals = _averages(conn, name)
-    vocab = f"groove_vocab_{table}"
-    conn.execute(f"CREATE VIRTUAL TABLE temp.{vocab}_row USING fts5vocab(main, {name}, 'row')")
+    return read_table_postings(conn, "main", name, key, rows, sum(totals))
+
+
+def read_table_postings(
+    conn: Connection,
+    schema: str,
+    name: str,
+    key: tuple[object, ...] = (),
+    rows: int = 0,
+    total: int = 0,
+) -> Postings:
+    """The postings of the FTS5 table ``schema.name`` (``read_postings``, which also gives
+    the key and FTS5's counts; another caller may pass its own)."""
+    vocab = f"groove_vocab_{name}"
+    conn.execute(f"CREATE VIRTUAL TABLE temp.{vocab}_row USING fts5vocab({schema}, {name}, 'row')")
     conn.execute(
-        f"CREATE VIRTUAL TABLE temp.{vocab}_inst USING fts5vocab(main, {name}, 'instance')"
+        f"CREATE VIRTUAL TABLE temp.{vocab}_inst USING fts5vocab({schema}, {name}, 'instance')"
     )
     try:
         listed = conn.execute(f"SELECT term, cnt FROM temp.{vocab}_row").fetchall()
-        columns = [r[1] for r in conn.execute(f"SELECT * FROM pragma_table_info('{name}')")]
+        columns = [
+            r[1] for r in conn.execute("SELECT * FROM pragma_table_info(?, ?)", (name, schema))
+        ]
         case = " ".join(f"WHEN '{c}' THEN {i}" for i, c in enumerate(columns))
         sql = (
             f"SELECT group_concat(doc * 4 + CASE col {case} END) FROM temp.{vocab}_inst "
@@ -102,7 +117,7 @@ def read_postings(conn: Connection, table: str) -> Postings:
     finally:
         conn.execute(f"DROP TABLE temp.{vocab}_row")
         conn.execute(f"DROP TABLE temp.{vocab}_inst")
-    return _assemble(key, [t for t, _ in listed], parts, rows, sum(totals), len(columns))
+    return _assemble(key, [t for t, _ in listed], parts, rows, total, len(columns))
 
 
 def _groups(listed: Sequence[tuple[str, int]]) -> Iterator[tuple[int, int]]:
@@ -165,6 +180,22 @@ def _assemble(
     lengths = np.zeros(size, dtype=np.int64)
     for p in parts:
         lengths[: len(p.lengths)] += p.lengths
+    return narrowed(key, terms, start, docs, tf.T, lengths, rows, total)
+
+
+def narrowed(
+    key: tuple[object, ...],
+    terms: list[str],
+    start: np.ndarray,
+    docs: np.ndarray,
+    tf: np.ndarray,
+    lengths: np.ndarray,
+    rows: int,
+    total: int,
+) -> Postings:
+    """Postings of the types a read gives: int32 rowids and uint16 counts when they fit;
+    ``tf`` is (columns, postings), ``lengths`` one per rowid up to the largest in ``docs``."""
+    size = int(docs.max()) + 1 if len(docs) else 0
     narrow = np.uint16 if tf.size == 0 or int(tf.max()) <= np.iinfo(np.uint16).max else np.uint32
     narrow_ids = np.int32 if size <= np.iinfo(np.int32).max else np.int64
     return Postings(
@@ -172,8 +203,8 @@ def _assemble(
         terms={t: i for i, t in enumerate(terms)},
         start=start,
         docs=docs.astype(narrow_ids),
-        tf=np.ascontiguousarray(tf.T.astype(narrow)),
-        doc_length=lengths.astype(np.float64),
+        tf=np.ascontiguousarray(tf.astype(narrow)),
+        doc_length=lengths[:size].astype(np.float64),
         rows=rows,
         total_tokens=total,
     )

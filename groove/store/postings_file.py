@@ -21,7 +21,9 @@ The file, written through ``groove.atomic`` (a reader sees the old file, none, o
 When it may be used: exactly as the vector copy (``store.vector_copy``). ``index_meta``
 holds a random ``postings_token``; triggers on ``chunks`` delete it on any chunk insert,
 delete or update (the FTS tables change only with chunk rows), and ``refresh`` sets a new
-token and reads the postings in one write transaction. A reader also compares FTS5's
+token and reads the postings in one write transaction (or, when the file held the index's
+as the caller's changes began, updates them from it, ``store.postings_delta``: a run that
+changed a few files pays a fraction of the read). A reader also compares FTS5's
 averages record with the file's (row count and column totals: any write changes it). A
 missing, stale, foreign or unreadable file makes ``load`` return None, and the caller reads
 the postings through SQL as before.
@@ -31,41 +33,29 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import json
 import mmap
-import os
 import platform
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
 
-from groove.store.beside import db_file, meta_token
-from groove.store.beside import signature as file_signature
-from groove.store.db import transaction
+from groove.store.beside import HEADER_BYTES, Kind, Opened, db_file, map_file, meta_token
 from groove.store.postings import Postings, index_key, read_postings
-from groove.store.schema import FTS_TABLES
+from groove.store.postings_delta import updated
+from groove.store.schema import FTS_TABLES, has_table
 from groove.store.sqlite import Connection
 
 FILE_SUFFIX = ".postings"
 KEY_POSTINGS_TOKEN = "postings_token"
-MAGIC = b"groove postings\n"
-FORMAT = 1
-HEADER_BYTES = 4096
-_SEEN_MAX = 65536  # tokens SortedTerms remembers before it starts again
-
-_TRIGGERS = tuple(
-    f"CREATE TRIGGER IF NOT EXISTS postings_token_{event.lower()} AFTER {event} ON chunks "
-    f"BEGIN DELETE FROM index_meta WHERE key = '{KEY_POSTINGS_TOKEN}'; END"
-    for event in ("INSERT", "DELETE", "UPDATE")
-)
+KIND = Kind(FILE_SUFFIX, b"groove postings\n", format=1, token_key=KEY_POSTINGS_TOKEN)
 
 
 def file_path(db_path: Path) -> Path:
-    return db_path.with_name(db_path.name + FILE_SUFFIX)
+    return KIND.path(db_path)
 
 
 def environment() -> dict[str, str]:
@@ -81,31 +71,19 @@ def environment() -> dict[str, str]:
 
 
 class SortedTerms(Mapping[str, int]):
-    """Term -> index over the file's sorted term bytes, by bisection (no dict to build).
-    Tokens looked up are remembered (found or not): queries repeat their words, and an
-    explained query looks each of its words up several times."""
+    """Term -> index over the file's sorted term bytes, by bisection (no dict to build)."""
 
     def __init__(self, ends: np.ndarray, blob: memoryview) -> None:
         self._ends = ends
         self._blob = blob
         self._keys = _TermKeys(ends, blob)
-        self._seen: dict[str, int] = {}  # token -> index, -1 when absent
 
     def __getitem__(self, token: str) -> int:
-        at = self._seen.get(token)
-        if at is None:
-            at = self._find(token)
-            if len(self._seen) >= _SEEN_MAX:
-                self._seen.clear()
-            self._seen[token] = at
-        if at < 0:
-            raise KeyError(token)
-        return at
-
-    def _find(self, token: str) -> int:
         key = token.encode("utf-8")
         at = bisect.bisect_left(self._keys, key)
-        return at if at < len(self._ends) and self._keys[at] == key else -1
+        if at < len(self._ends) and self._keys[at] == key:
+            return at
+        raise KeyError(token)
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -140,15 +118,13 @@ class Loaded:
 
 # ---------------------------------------------------------------- reading
 
-_OPENED: dict[tuple[str, str, str], Loaded] = {}
-_MISSED: dict[tuple[str, str, str], tuple[int, int, int] | None] = {}
+_OPENED: Opened[Loaded] = Opened()
 
 
 def forget_open_files() -> None:
     """Drop the files this process has mapped (the next ``load`` looks again, as a new
     process would). A mapping stays valid: groove replaces the file, never rewrites it."""
     _OPENED.clear()
-    _MISSED.clear()
 
 
 def load(conn: Connection, table: str) -> Loaded | None:
@@ -158,20 +134,10 @@ def load(conn: Connection, table: str) -> Loaded | None:
     db = db_file(conn)
     if token is None or not db:
         return None
-    where = (db, token, table)
-    found = _OPENED.get(where)
+    path = file_path(Path(db))
+    found = _OPENED.lookup((db, token, table), path, lambda: _open(path, token, table))
     if found is None:
-        path = file_path(Path(db))
-        signature = file_signature(path)
-        if where in _MISSED and _MISSED[where] == signature:
-            return None  # looked at already, and the file has not changed since
-        found = _open(path, token, table) if signature is not None else None
-        if found is None:
-            _MISSED[where] = signature
-            return None
-        for stale in [k for k in _OPENED if k[0] == db and k[2] == table]:
-            del _OPENED[stale]  # an older state of the same index: let its mapping go
-        _OPENED[where] = found
+        return None
     key = index_key(conn, table)
     if key[2] != found.postings.key[2]:
         return None  # FTS5's counts moved although the token stayed: not this state
@@ -179,30 +145,16 @@ def load(conn: Connection, table: str) -> Loaded | None:
 
 
 def _open(path: Path, token: str, table: str) -> Loaded | None:
-    try:
-        with path.open("rb") as handle:
-            if os.fstat(handle.fileno()).st_size < HEADER_BYTES:
-                return None
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
+    mapped = map_file(path)
+    if mapped is None:
         return None
-    header = _header(mapped[:HEADER_BYTES])
+    header = KIND.header(mapped[:HEADER_BYTES])
     if header is None or header.get("token") != token or header.get("table") != table:
         return None
     try:
         return _views(mapped, header)
     except (KeyError, TypeError, ValueError):
         return None
-
-
-def _header(raw: bytes) -> dict[str, object] | None:
-    if not raw.startswith(MAGIC):
-        return None
-    try:
-        header = json.loads(raw[len(MAGIC) :].rstrip(b" \n").decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return header if isinstance(header, dict) and header.get("format") == FORMAT else None
 
 
 def _views(mapped: mmap.mmap, header: dict[str, object]) -> Loaded:
@@ -246,54 +198,56 @@ def _views(mapped: mmap.mmap, header: dict[str, object]) -> Loaded:
 # ---------------------------------------------------------------- writing
 
 
-def refresh(conn: Connection, db_path: Path, table: str, check: Callable[[Postings], bool]) -> bool:
+#: ``check(postings, words)``: whether a few scores equal SQL's (``engine.bm25``); ``words``
+#: are the terms an update touched, None after a full read.
+Check = Callable[[Postings, Sequence[str] | None], bool]
+
+
+def refresh(
+    conn: Connection, db_path: Path, table: str, check: Check, before: Loaded | None = None
+) -> bool:
     """Make ``<db>.postings`` hold ``table``'s postings, unless it already does; returns
-    whether a valid file is in place. ``check(postings)`` compares a few scores with SQL's
-    (engine.bm25): it is recorded, so that readers in the same environment need not redo it.
+    whether a valid file is in place. ``check``'s answer is recorded, so that readers in the
+    same environment need not redo it. ``before``: the file as the caller's changes began, if
+    it held the index's; the new postings are then made from it (``postings_delta``) instead
+    of a full read (``_current``).
     For ``groove index``, under its build lock; OSError (a full disk) propagates.
     """
-    import secrets  # here, as the writing below: a reader (a one-shot search) needs neither
-
-    from groove.atomic import remove_stale_temps, write_stream
-
-    path = file_path(Path(db_file(conn) or db_path))
-    remove_stale_temps(path)
-    name = FTS_TABLES[table]
-    exists = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-    ).fetchone()
-    if exists is None:
+    path = KIND.writer_path(conn, db_path)
+    if not has_table(conn, FTS_TABLES[table]):
         path.unlink(missing_ok=True)
         return False
-    with transaction(conn):  # the write lock: the postings cannot change while being read
-        for trigger in _TRIGGERS:
-            conn.execute(trigger)
-        token = meta_token(conn, KEY_POSTINGS_TOKEN)
-        if token is not None and _file_token(path) == token:
-            return True
-        postings = read_postings(conn, table)
-        ends = _sorted_term_ends(postings.terms)
-        if ends is None:
-            path.unlink(missing_ok=True)  # terms not in byte order: this reader cannot bisect
-            return False
-        if token is None:
-            token = secrets.token_hex(16)
-            conn.execute(
-                "INSERT INTO index_meta(key, value) VALUES (?, ?)", (KEY_POSTINGS_TOKEN, token)
-            )
-        checked = check(postings)
-        write_stream(path, lambda handle: _export(handle, postings, ends, token, table, checked))
+    # under the write lock: the postings cannot change while being read
+    return KIND.refresh(conn, path, lambda token: _write(conn, path, table, check, before, token()))
+
+
+def _write(
+    conn: Connection, path: Path, table: str, check: Check, before: Loaded | None, token: str
+) -> bool:
+    from groove.atomic import write_stream  # the writers' module: not a reader's
+
+    postings, checked = _current(conn, table, check, before)
+    ends = _sorted_term_ends(postings.terms)
+    if ends is None:
+        path.unlink(missing_ok=True)  # terms not in byte order: this reader cannot bisect
+        return False
+    write_stream(path, lambda handle: _export(handle, postings, ends, token, table, checked))
     forget_open_files()
     return True
 
 
-def _file_token(path: Path) -> str | None:
-    try:
-        with path.open("rb") as handle:
-            header = _header(handle.read(HEADER_BYTES))
-    except OSError:
-        return None
-    return None if header is None else str(header.get("token"))
+def _current(
+    conn: Connection, table: str, check: Check, before: Loaded | None
+) -> tuple[Postings, bool]:
+    """The table's postings now and whether they passed ``check``: updated from ``before``
+    when its arithmetic was checked in this environment (the update's own words then do)
+    and that check passes; else read in full."""
+    if before is not None and before.checked:
+        update = updated(conn, table, before.postings)
+        if update is not None and check(update.postings, update.touched):
+            return update.postings, True
+    postings = read_postings(conn, table)
+    return postings, check(postings, None)
 
 
 def _sorted_term_ends(terms: Mapping[str, int]) -> tuple[np.ndarray, bytes] | None:
@@ -334,7 +288,7 @@ def _export(
     tf = postings.tf
     largest = [int(m) for m in tf.max(axis=1)] if tf.shape[1] else [0] * len(tf)
     header = {
-        "format": FORMAT,
+        "format": KIND.format,
         "token": token,
         "table": table,
         "averages": bytes(postings.key[2]).hex() if isinstance(postings.key[2], bytes) else "",
@@ -345,9 +299,4 @@ def _export(
         "checked": checked,
         "sections": sections,
     }
-    raw = MAGIC + json.dumps(header).encode("utf-8")
-    if len(raw) > HEADER_BYTES:
-        raise ValueError("postings header too long")
-    handle.seek(0)
-    handle.write(raw.ljust(HEADER_BYTES, b" "))
-    handle.seek(0, os.SEEK_END)
+    KIND.write_header(handle, header)

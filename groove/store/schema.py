@@ -105,11 +105,15 @@ def create_vector_table(conn: Connection, dim: int) -> None:
     )
 
 
-def has_vector_table(conn: Connection) -> bool:
+def has_table(conn: Connection, name: str) -> bool:
     row = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vec_chunks'"
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
     ).fetchone()
     return row is not None
+
+
+def has_vector_table(conn: Connection) -> bool:
+    return has_table(conn, "vec_chunks")
 
 
 def optimize_fts(conn: Connection) -> None:

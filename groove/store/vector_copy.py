@@ -30,9 +30,7 @@ by a groove that predates them.
 from __future__ import annotations
 
 import itertools
-import json
 import mmap
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,9 +39,15 @@ from typing import BinaryIO
 
 import numpy as np
 
-from groove.store.beside import db_file, meta_token
-from groove.store.beside import signature as file_signature
-from groove.store.db import transaction
+from groove.store.beside import (
+    HEADER_BYTES,
+    HeaderTooLong,
+    Kind,
+    Opened,
+    db_file,
+    map_file,
+    meta_token,
+)
 from groove.store.knn import exact_distances, top_k
 from groove.store.schema import has_vector_table
 from groove.store.sqlite import Connection, Error
@@ -53,16 +57,8 @@ KEY_VECTORS_TOKEN = "vectors_token"
 #: sqlite-vec versions whose distance arithmetic and tie order groove.store.knn reproduces
 #: (checked by tests/test_vector_copy.py); any other runs the SQL path.
 VERIFIED_SQLITE_VEC = frozenset({"v0.1.9"})
-MAGIC = b"groove vector copy\n"
-FORMAT = 1
-HEADER_BYTES = 4096
+KIND = Kind(COPY_SUFFIX, b"groove vector copy\n", format=1, token_key=KEY_VECTORS_TOKEN)
 K_MAX = 4096  # sqlite-vec refuses a larger k; such calls keep the SQL path and its error
-
-_TRIGGERS = tuple(
-    f"CREATE TRIGGER IF NOT EXISTS vectors_token_{event.lower()} AFTER {event} ON chunks "
-    f"BEGIN DELETE FROM index_meta WHERE key = '{KEY_VECTORS_TOKEN}'; END"
-    for event in ("INSERT", "DELETE", "UPDATE")
-)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -99,14 +95,13 @@ class VectorCopy:
 
 
 def copy_path(db_path: Path) -> Path:
-    return db_path.with_name(db_path.name + COPY_SUFFIX)
+    return KIND.path(db_path)
 
 
 # ---------------------------------------------------------------- reading
 
 
-_OPENED: dict[tuple[str, str], VectorCopy] = {}
-_MISSED: dict[tuple[str, str], tuple[int, int, int] | None] = {}
+_OPENED: Opened[VectorCopy] = Opened()
 _SQL_ONLY = [False]
 
 
@@ -126,7 +121,6 @@ def forget_open_copies() -> None:
     new process would). A copy stays valid while open: groove replaces the file, never
     rewrites it in place, so a mapping keeps the state its token names."""
     _OPENED.clear()
-    _MISSED.clear()
 
 
 def current(conn: Connection) -> VectorCopy | None:
@@ -139,22 +133,8 @@ def current(conn: Connection) -> VectorCopy | None:
     db = db_file(conn)
     if not db:
         return None
-    key = (db, token)
-    found = _OPENED.get(key)
-    if found is not None:
-        return found
     path = copy_path(Path(db))
-    signature = file_signature(path)
-    if key in _MISSED and _MISSED[key] == signature:
-        return None  # looked at already, and the file has not changed since
-    opened = _open(conn, path, token) if signature is not None else None
-    if opened is None:
-        _MISSED[key] = signature
-        return None
-    for stale in [k for k in _OPENED if k[0] == db]:
-        del _OPENED[stale]  # an older state of the same index: let its mapping go
-    _OPENED[key] = opened
-    return opened
+    return _OPENED.lookup((db, token, ""), path, lambda: _open(conn, path, token))
 
 
 def nearest(conn: Connection, vector: np.ndarray, k: int) -> tuple[list[int], list[float]] | None:
@@ -234,14 +214,10 @@ def _sqlite_vec_version(conn: Connection) -> str:
 
 
 def _open(conn: Connection, path: Path, token: str) -> VectorCopy | None:
-    try:
-        with path.open("rb") as handle:
-            if os.fstat(handle.fileno()).st_size < HEADER_BYTES:
-                return None
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
+    mapped = map_file(path)
+    if mapped is None:
         return None
-    header = _header(mapped[:HEADER_BYTES])
+    header = KIND.header(mapped[:HEADER_BYTES])
     version = _sqlite_vec_version(conn)
     if (
         header is None
@@ -255,16 +231,6 @@ def _open(conn: Connection, path: Path, token: str) -> VectorCopy | None:
     except (KeyError, TypeError, ValueError):
         return None
     return copy if _same_arithmetic(conn, copy) else None
-
-
-def _header(raw: bytes) -> dict[str, object] | None:
-    if not raw.startswith(MAGIC):
-        return None
-    try:
-        header = json.loads(raw[len(MAGIC) :].rstrip(b" \n").decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return header if isinstance(header, dict) and header.get("format") == FORMAT else None
 
 
 def _views(mapped: mmap.mmap, header: dict[str, object], token: str) -> VectorCopy:
@@ -318,43 +284,24 @@ def refresh(conn: Connection, db_path: Path) -> bool:
 
     OSError (a full disk, a read-only folder) propagates; the index itself is untouched.
     """
-    import secrets  # here, as the writing below: a reader (a one-shot search) needs neither
-
-    from groove.atomic import remove_stale_temps, write_stream
-
-    # the name readers derive from the connection (SQLite resolves symlinks in it)
-    path = copy_path(Path(db_file(conn) or db_path))
-    remove_stale_temps(path)
+    path = KIND.writer_path(conn, db_path)
     version = _sqlite_vec_version(conn)
     if not has_vector_table(conn) or version not in VERIFIED_SQLITE_VEC:
         path.unlink(missing_ok=True)
         return False
-    with transaction(conn):  # the write lock: the vectors cannot change while being read
-        for trigger in _TRIGGERS:
-            conn.execute(trigger)
-        token = meta_token(conn, KEY_VECTORS_TOKEN)
-        if token is not None and _file_token(path) == token:
-            return True
-        if token is None:
-            token = secrets.token_hex(16)
-            conn.execute(
-                "INSERT INTO index_meta(key, value) VALUES (?, ?)", (KEY_VECTORS_TOKEN, token)
-            )
-        try:
-            write_stream(path, lambda handle: _export(conn, handle, token, version))
-        except (_Unexpected, Error):
-            path.unlink(missing_ok=True)
-            return False
-    return True
+    # under the write lock: the vectors cannot change while being read
+    return KIND.refresh(conn, path, lambda token: _write(conn, path, version, token()))
 
 
-def _file_token(path: Path) -> str | None:
+def _write(conn: Connection, path: Path, version: str, token: str) -> bool:
+    from groove.atomic import write_stream  # the writers' module: not a reader's
+
     try:
-        with path.open("rb") as handle:
-            header = _header(handle.read(HEADER_BYTES))
-    except OSError:
-        return None
-    return None if header is None else str(header.get("token"))
+        write_stream(path, lambda handle: _export(conn, handle, token, version))
+    except (_Unexpected, HeaderTooLong, Error):
+        path.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def _export(conn: Connection, handle: BinaryIO, token: str, version: str) -> None:
@@ -403,7 +350,7 @@ def _export(conn: Connection, handle: BinaryIO, token: str, version: str) -> Non
         handle.write(array.tobytes())
     max_norm = float(np.sqrt(norms.max())) * (1 + 1e-6) if len(norms) else 0.0
     header = {
-        "format": FORMAT,
+        "format": KIND.format,
         "token": token,
         "dim": dim,
         "count": count,
@@ -411,12 +358,7 @@ def _export(conn: Connection, handle: BinaryIO, token: str, version: str) -> Non
         "max_norm": max_norm,
         "sections": sections,
     }
-    raw = MAGIC + json.dumps(header).encode("utf-8")
-    if len(raw) > HEADER_BYTES:
-        raise _Unexpected("header too long")
-    handle.seek(0)
-    handle.write(raw.ljust(HEADER_BYTES, b" "))
-    handle.seek(0, os.SEEK_END)
+    KIND.write_header(handle, header)
 
 
 def _spot_check(conn: Connection, chunk_id: int, row: np.ndarray) -> None:

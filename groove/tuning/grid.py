@@ -9,13 +9,26 @@ content 1.0, rrf_k 60, flat index 226.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from groove.notes import Note
+from groove.settings import Setting
 
 RRF_K_GRID: tuple[float, ...] = (5.0, 10.0, 20.0, 30.0, 60.0, 100.0)
 BM25_WEIGHT_GRID: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
 N_WEIGHT_SETS = len(BM25_WEIGHT_GRID) ** 3
 N_CONDITIONS = N_WEIGHT_SETS * len(RRF_K_GRID)
 PRIMARY_K = 5
+
+
+def with_primary_k(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
+    """A resolver rule of every tune: k always includes the primary k (5), sorted, without
+    repeats (the reference's normalisation: ``--k 1,10`` is 1, 5, 10)."""
+    values["k_values"] = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
+    return []
+
 
 _N_W = len(BM25_WEIGHT_GRID)
 _N_K = len(RRF_K_GRID)

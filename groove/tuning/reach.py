@@ -24,7 +24,7 @@ import numpy as np
 
 from groove.config import FusionConfig
 from groove.explain.attribution import GridReach
-from groove.explain.explain import LegOrders
+from groove.explain.explain import LegOrders, ReachQuestion
 from groove.tuning.grid import BM25_WEIGHT_GRID, RRF_K_GRID, Condition, all_conditions, weight_sets
 from groove.tuning.sweep import fuse_lists, top_lists
 
@@ -40,22 +40,15 @@ class TuneGrid:
     lowest = (_LOW, _LOW, _LOW)
     highest = (_HIGH, _HIGH, _HIGH)
 
-    def reach(
-        self,
-        legs: LegOrders,
-        match: str | None,
-        vec_ids: Sequence[int],
-        targets: Sequence[Sequence[int]],
-        pool: int,
-        k: int,
-        fusion: FusionConfig,
-    ) -> list[GridReach]:
+    def reach(self, question: ReachQuestion) -> list[GridReach]:
         """For each answer (its chunk ids), the grid conditions that find it within k."""
+        legs, vec_ids, targets = question.legs, question.vec_ids, question.targets
+        pool, k = question.pool, question.k
         total = len(all_conditions())
         reach = [may_reach(legs, t, vec_ids, pool, k) for t in targets]
         found = [np.zeros(0, dtype=np.intp) for _ in targets]
         if any(reach):
-            lists = grid_rankings(legs, match, pool)
+            lists = grid_rankings(legs, question.match, pool)
             distinct = list(dict.fromkeys(lists))
             fused = fuse_lists(vec_ids, distinct, k)  # every distinct list, all rrf_k, top k
             within = np.arange(fused.order.shape[-1]) < fused.lengths[:, None, None]
@@ -69,7 +62,7 @@ class TuneGrid:
             hit: np.ndarray = np.any(wanted[:, fused.order] & within, axis=-1)  # answers, lists, k
             flat = hit[:, slot, :].reshape(len(targets), -1)  # condition flat index order
             found = [np.flatnonzero(row) for row in flat]
-        current = current_condition(fusion)
+        current = current_condition(question.fusion)
         return [GridReach(len(f), total, examples(f, current)) for f in found]
 
 

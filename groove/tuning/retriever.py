@@ -19,6 +19,7 @@ table.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +37,16 @@ from groove.metrics import (
 )
 from groove.notes import Note
 from groove.progress import Progress
-from groove.resolve import resolve
+from groove.resolve import Rule, resolve
 from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.provenance import corpus_to_record, read_local
 from groove.retrievers.spec import RetrieverSpec
-from groove.settings import DEFAULT_LIMIT, TUNE, at_most
+from groove.settings import DEFAULT_LIMIT, TUNE, Setting, at_most
 from groove.tuning.analysis import analyse
 from groove.tuning.families import FamilyGrid, family_grid
-from groove.tuning.grid import PRIMARY_K
+from groove.tuning.grid import with_primary_k
 from groove.tuning.recommend import ENGINES, retriever_legs
 from groove.tuning.result import LegCounts, TuneResult
 from groove.tuning.table import MetricTable
@@ -219,9 +220,33 @@ def tune_legs(
     return TuneResult(golden_path, limit, k_values, queries, source, analysis, grid, notes, kb_path)
 
 
+#: The deepest window swept when none is given (the retrieval's limit).
+DEFAULT_WINDOW = 100
+
+
+def limit_from_the_default(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
+    """A limit not given is DEFAULT_LIMIT (the retrieval is the window's; the limit only
+    cuts the fused list), and it is at least the largest k."""
+    values["limit"] = max(values["limit"] or DEFAULT_LIMIT, max(values["k_values"], default=0))
+    return []
+
+
+def window_from_the_default(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
+    values["window"] = values["window"] or DEFAULT_WINDOW
+    return []
+
+
+#: tune --retriever's rules after the bound (groove.resolve): k with the primary k, the
+#: limit from DEFAULT_LIMIT and the k, the window from DEFAULT_WINDOW.
+RETRIEVER_RULES: tuple[Rule, ...] = (
+    with_primary_k,
+    limit_from_the_default,
+    window_from_the_default,
+)
+
+
 #: The settings of groove's own index (and the tune explorer's saved result).
 INDEX_ONLY = ("model", "model_path", "lexical", "db_path", "tune_json")
-DEFAULT_WINDOW = 100
 
 
 def refuse_index_settings(given: Mapping[str, Any]) -> None:
@@ -237,20 +262,51 @@ def refuse_index_settings(given: Mapping[str, Any]) -> None:
             )
 
 
-def run_retriever(
-    config: Config,
-    spec: RetrieverSpec,
-    *,
-    progress: Callable[[Progress], None] | None = None,
-    **given: Any,
-) -> TuneResult:
-    """Resolve the TUNE settings ``given`` (by name, None: not given) over groove.toml over
-    the declared defaults (groove.resolve), then tune ``spec``'s legs.
+#: The settings of a retriever's legs (the fusion family and the engine are the engine's,
+#: the window its retrieval's depth): given without a retriever, they are an input error.
+RETRIEVER_ONLY = (
+    "retriever_name",
+    "retriever_timeout",
+    "retriever_allow_stale_copy",
+    "family",
+    "engine",
+    "window",
+)
+
+
+def refuse_without_retriever(given: Mapping[str, Any]) -> None:
+    """The rule of every face: a retriever's settings need the retriever (``family`` rrf
+    is also groove's own fusion, and the default)."""
+    for name in RETRIEVER_ONLY:
+        value = given.get(name)
+        if value is not None and not (name == "family" and value == "rrf"):
+            raise ConfigError(
+                "{setting} needs {retriever}", "pass {give_retriever:SPEC} as well", setting=name
+            )
+
+
+@dataclass(frozen=True)
+class RetrieverTuneSettings:
+    """Every input of one ``groove tune --retriever``, resolved (``resolve_retriever``)."""
+
+    spec: RetrieverSpec
+    golden_path: Path
+    family: Family
+    engine: str
+    limit: int
+    k_values: tuple[int, ...]
+    depth: int  # the deepest window swept: the retrieval's limit
+    kb_path: Path | None  # the KB an engine's copy must match, and the one the result names
+
+
+def resolve_retriever(config: Config, spec: RetrieverSpec, **given: Any) -> RetrieverTuneSettings:
+    """The TUNE settings ``given`` (by name, None: not given) over groove.toml over the
+    declared defaults (groove.resolve), for tuning ``spec``'s legs.
 
     ``engine`` defaults to the retriever's kind when it is an engine groove writes for
     (postgresql, lancedb), else groove; ``golden`` to ``[eval].golden``, else the golden
     file of ``kb_path`` (given or groove.toml's)."""
-    values = resolve(TUNE, config, given)
+    values = resolve(TUNE, config, given, RETRIEVER_RULES)
     family = values["family"]
     if family not in FUSION_FAMILIES:
         raise ConfigError(
@@ -265,11 +321,6 @@ def run_retriever(
             f"use one of {', '.join(ENGINES)}",
             setting="engine",
         )
-    window = values["window"]
-    if window is not None and window < 1:
-        raise ConfigError(
-            f"{{setting}} {window}", "give the deepest window swept, 1 or more", setting="window"
-        )
     kb = values["kb_path"]
     golden_path = golden_file(values["golden"], kb)
     if golden_path is None:
@@ -278,15 +329,31 @@ def run_retriever(
             "pass {give:FILE} (or {give_kb_path:KB})",
             setting="golden",
         )
-    ks = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
-    return run(
+    return RetrieverTuneSettings(
         spec,
         golden_path,
-        family=family,
-        engine=chosen,
-        limit=max(values["limit"] or DEFAULT_LIMIT, max(ks)),
-        k_values=ks,
-        depth=window or DEFAULT_WINDOW,
-        progress=progress,
-        kb_path=kb,
+        family,
+        chosen,
+        values["limit"],
+        values["k_values"],
+        values["window"],
+        kb,
     )
+
+
+def tune_retriever(
+    settings: RetrieverTuneSettings, progress: Callable[[Progress], None] | None = None
+) -> TuneResult:
+    """Retrieve once and sweep (``run``, whose keywords are the settings' fields)."""
+    return run(progress=progress, **{f.name: getattr(settings, f.name) for f in fields(settings)})
+
+
+def run_retriever(
+    config: Config,
+    spec: RetrieverSpec,
+    *,
+    progress: Callable[[Progress], None] | None = None,
+    **given: Any,
+) -> TuneResult:
+    """Resolve the settings ``given`` (``resolve_retriever``), then tune ``spec``'s legs."""
+    return tune_retriever(resolve_retriever(config, spec, **given), progress)

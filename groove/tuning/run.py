@@ -1,10 +1,13 @@
-"""``groove tune``: measure whether rrf_k and the bm25 column weights can move nDCG@5.
+"""``groove tune``: measure whether the fusion can move nDCG@5.
 
-``run(settings)`` reads the golden set, runs the pre-flight (FTS candidates per query),
-builds the query x condition metric table (sweep.py), selects a condition with nested
-leave-one-query-out CV and puts it through the five gates. It applies nothing: the result
-is either a ``[search.fusion]`` snippet to paste or "keep the built-in defaults". tune
-always measures the plain RRF stage: no reranker, no MMR, no parent retriever.
+``run(settings)`` is the task every face calls (the CLI, ``groove.tune``, the notebook
+kernel), whichever source the legs come from: a retriever's legs
+(groove.tuning.retriever) or groove's own engine. For the engine it reads the golden set,
+runs the pre-flight (FTS candidates per query), builds the query x condition metric table
+(sweep.py), selects a condition with nested leave-one-query-out CV and puts it through the
+five gates. It applies nothing and writes nothing: the result is either a
+``[search.fusion]`` snippet to paste or "keep the built-in defaults", and a face renders
+it. tune always measures the plain RRF stage: no reranker, no MMR, no parent retriever.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from groove.tuning.result import (
     QueryDiagnostics,
     TuneResult,
 )
+from groove.tuning.retriever import RetrieverTuneSettings, tune_retriever
 from groove.tuning.settings import SMALL_N_WARN, TuneSettings
 from groove.tuning.sweep import (
     LOWEST,
@@ -61,15 +65,34 @@ MIN_PARALLEL_QUERIES = 32
 
 
 def run(
-    settings: TuneSettings,
+    settings: TuneSettings | RetrieverTuneSettings,
     *,
-    embedder: Embedder | None = None,
     progress: OnProgress | None = None,
     on_note: OnNote | None = None,
+    embedder: Embedder | None = None,
 ) -> TuneResult:
-    """Pre-flight, sweep, select, cross-validate, gate. ``progress`` receives a Progress
-    at each step and ``on_note`` each note as it arises (both in run order); the notes are
-    also in the result (after the settings' notes)."""
+    """One tune of the legs ``settings`` name (``tuning.settings.resolve_settings``).
+    ``progress`` receives a Progress at each step and ``on_note`` each note as it arises
+    (the settings' first); the notes are also in the result."""
+    note = on_note or (lambda _note: None)
+    if isinstance(settings, RetrieverTuneSettings):
+        result = tune_retriever(settings, progress)
+        for item in result.notes:  # they arise with the analysis, at the end
+            note(item)
+        return result
+    for item in settings.notes:
+        note(item)
+    return _sweep_engine(settings, embedder, progress, on_note)
+
+
+def _sweep_engine(
+    settings: TuneSettings,
+    embedder: Embedder | None,
+    progress: OnProgress | None,
+    on_note: OnNote | None,
+) -> TuneResult:
+    """Pre-flight, sweep, select, cross-validate, gate, on groove's own engine; the
+    settings' notes come first in the result."""
     say = progress or (lambda _event: None)
     notes: list[Note] = []
 
@@ -114,15 +137,9 @@ def run(
         lexical=mode,
     )
     return TuneResult(
-        golden_path=settings.golden_path,
-        limit=settings.limit,
-        k_values=settings.k_values,
-        queries=usable,
-        source=source,
-        analysis=analysis,
-        notes=settings.notes + tuple(notes),
-        kb_path=settings.kb_path,
-    )
+        settings.golden_path, settings.limit, settings.k_values, usable, source, analysis,
+        notes=settings.notes + tuple(notes), kb_path=settings.kb_path,
+    )  # fmt: skip
 
 
 def _extra_readers(routed: Sequence[LexicalQuery]) -> int:

@@ -7,16 +7,23 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from groove.config import Config
+from groove.config import Config, SearchConfig
 from groove.engine.lexical import LexicalMode
 from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
 from groove.evaluation.settings import GOLDEN_FILE_NAME
 from groove.notes import Note
 from groove.resolve import Rule, limit_covers_k, resolve
-from groove.settings import DEFAULT_LIMIT, TUNE, Setting
-from groove.tuning.grid import PRIMARY_K
+from groove.retrievers.spec import RetrieverSpec, spec_from_mapping
+from groove.settings import DEFAULT_LIMIT, TUNE
+from groove.tuning.grid import with_primary_k
 from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
+from groove.tuning.retriever import (
+    RetrieverTuneSettings,
+    refuse_index_settings,
+    refuse_without_retriever,
+    resolve_retriever,
+)
 
 SMALL_N_WARN = 50
 
@@ -39,25 +46,68 @@ class TuneSettings:
         return candidate_pool(self.limit)
 
 
-def with_primary_k(values: dict[str, Any], table: Mapping[str, Setting]) -> list[Note]:
-    """k always includes the primary k (5), sorted, without repeats (the reference's
-    normalisation: ``--k 1,10`` is 1, 5, 10)."""
-    values["k_values"] = tuple(sorted({k for k in values["k_values"] if k > 0} | {PRIMARY_K}))
-    return []
-
-
 #: tune's rules after the bound (groove.resolve): k with the primary k, the limit at
 #: least the largest k. Up to LIMIT_MAX, nothing is lowered.
 TUNE_RULES: tuple[Rule, ...] = (with_primary_k, limit_covers_k)
 
 
-def resolve_settings(config: Config, /, **given: Any) -> TuneSettings:
+def resolve_settings(config: Config, /, **given: Any) -> TuneSettings | RetrieverTuneSettings:
     """The TUNE settings ``given`` by a face (by name, None: not given) over groove.toml
-    over the declared defaults (groove.resolve), with tune's rules (TUNE_RULES)."""
+    over the declared defaults (groove.resolve), with tune's rules: with ``retriever``
+    (or ``retriever_options``) the settings of a retriever's legs (groove.tuning.retriever,
+    groove's index settings refused), else groove's own engine's (TUNE_RULES), a
+    retriever's settings refused."""
+    if given.get("retriever") is not None or given.get("retriever_options"):
+        refuse_index_settings(given)
+        rest = {name: value for name, value in given.items() if name not in _SPEC_PARTS}
+        return resolve_retriever(config, retriever_spec(given), **rest)
+    refuse_without_retriever(given)
     values = resolve(TUNE, config, given, TUNE_RULES)
     kb = check_kb_path(values["kb_path"])
+    same = {f.name: values[f.name] for f in fields(TuneSettings) if f.name in values}
+    return TuneSettings(
+        **{
+            **same,
+            "kb_path": kb,
+            "golden_path": values["golden"] or kb / GOLDEN_FILE_NAME,
+            "notes": _stage_notes(config.search),
+        }
+    )
+
+
+def refuse_for_saved(given: Mapping[str, Any], saved: Path) -> None:
+    """A saved result (the tune explorer's ``tune_json``) is shown, not measured: with a
+    retriever it is refused as groove's index settings are, without one a retriever's
+    settings are refused as when measuring."""
+    if given.get("retriever") is not None or given.get("retriever_options"):
+        refuse_index_settings({**given, "tune_json": saved})
+    refuse_without_retriever(given)
+
+
+#: What names the retriever and how to reach it: its spec, not a setting of the sweep.
+_SPEC_PARTS = frozenset(
+    {"retriever", "retriever_options", "retriever_name", "retriever_timeout",
+     "retriever_allow_stale_copy"}
+)  # fmt: skip
+
+
+def retriever_spec(given: Mapping[str, Any]) -> RetrieverSpec:
+    """The retriever ``given`` names: the text of ``retriever`` read with the API's and
+    the notebook's ``retriever_options`` or the command line's own retriever flags."""
+    options = dict(given.get("retriever_options") or {})
+    if given.get("retriever_timeout") is not None:
+        options["timeout"] = given["retriever_timeout"]
+    if given.get("retriever_allow_stale_copy"):
+        options["allow_stale_copy"] = True
+    spec = spec_from_mapping(given.get("retriever"), options, name=given.get("retriever_name"))
+    assert spec is not None  # retriever_options without retriever is refused there
+    return spec
+
+
+def _stage_notes(search: SearchConfig) -> tuple[Note, ...]:
+    """What tune leaves out of groove.toml's [search]: it measures the plain RRF stage
+    against the built-in defaults."""
     notes: list[Note] = []
-    search = config.search
     if search.mmr.enabled or search.parent_retriever.enabled:
         notes.append(
             Note(
@@ -75,12 +125,4 @@ def resolve_settings(config: Config, /, **given: Any) -> TuneSettings:
                 data={"fusion": search.fusion.to_dict()},
             )
         )
-    same = {f.name: values[f.name] for f in fields(TuneSettings) if f.name in values}
-    return TuneSettings(
-        **{
-            **same,
-            "kb_path": kb,
-            "golden_path": values["golden"] or kb / GOLDEN_FILE_NAME,
-            "notes": tuple(notes),
-        }
-    )
+    return tuple(notes)

@@ -25,12 +25,11 @@ from groove.engine.embed import Embedder
 from groove.errors import ConfigError, RetrieverError, literal
 from groove.install import install_command
 from groove.metrics import RankedHit
-from groove.notes import Note
-from groove.retrievers.ann import leg_recall
 from groove.retrievers.backends.common import (
     BackendOptions,
     ExportMeta,
     ExportRow,
+    MeasuringBackend,
     engine_error,
     first_line,
     parse_options,
@@ -187,7 +186,7 @@ def _keep_last_versions(table: Any, keep: int) -> None:
     table.optimize(cleanup_older_than=max(datetime.now() - cutoff, timedelta(0)))
 
 
-class LanceRetriever:
+class LanceRetriever(MeasuringBackend):
     """Both legs and LanceDB's own hybrid query (RRFReranker) per golden query."""
 
     kind = "lancedb"
@@ -195,17 +194,8 @@ class LanceRetriever:
     def __init__(
         self, url: str, name: str, embedder: Embedder | None = None, *, ann_recall: bool = False
     ) -> None:
-        self.url = url
-        self.name = name
+        super().__init__(url, name, embedder, ann_recall)
         self.folder, self.options = split_url(url)
-        self.ann_recall = ann_recall
-        # query id -> leg -> k -> recall of the vector leg against exact search
-        self.ann: dict[str, dict[str, dict[int, float]]] = {}
-        self.legs: dict[str, QueryLegs] = {}
-        self.timings: dict[str, QueryTiming] = {}
-        self.notes: list[Note] = []
-        self.copy: EngineCopy | None = None
-        self._embedder = embedder
 
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
@@ -228,7 +218,7 @@ class LanceRetriever:
                 after_vector = time.perf_counter()
                 fts = table.search(q.query, query_type="fts").limit(window).to_list()
                 after_lexical = time.perf_counter()
-                self.legs[q.id] = QueryLegs(
+                legs = QueryLegs(
                     lexical=tuple(_hit(i, r, float(r["_score"])) for i, r in enumerate(fts, 1)),
                     vector=tuple(
                         _hit(i, r, 1.0 - float(r["_distance"])) for i, r in enumerate(vec, 1)
@@ -246,18 +236,18 @@ class LanceRetriever:
                     .to_list()
                 )
                 end = time.perf_counter()
-                if self.ann_recall:
-                    exact = self._vector_leg(table, vector, window).bypass_vector_index()
-                    ids = [str(r["id"]) for r in exact.to_list()]
-                    at = leg_recall([str(r["id"]) for r in vec], ids, (q.limit, window))
-                    self.ann[q.id] = {"vector": at}
-                self.timings[q.id] = QueryTiming(
-                    end - start,
-                    {
-                        "vector": after_vector - start,
-                        "lexical": after_lexical - after_vector,
-                        "hybrid": end - after_lexical,
-                    },
+                exact = self._exact_ids(table, vector, window) if self.ann_recall else None
+                timing = {
+                    "vector": after_vector - start,
+                    "lexical": after_lexical - after_vector,
+                    "hybrid": end - after_lexical,
+                }
+                self._measured(
+                    q,
+                    window,
+                    legs,
+                    QueryTiming(end - start, timing),
+                    exact,
                 )
                 out.append(
                     tuple(
@@ -273,6 +263,11 @@ class LanceRetriever:
 
     def close(self) -> None:
         """An embedded database holds nothing open between runs."""
+
+    def _exact_ids(self, table: Any, vector: np.ndarray, window: int) -> list[str]:
+        """The vector leg's ids by exact search (no vector index)."""
+        exact = self._vector_leg(table, vector, window).bypass_vector_index()
+        return [str(r["id"]) for r in exact.to_list()]
 
     def _vector_leg(self, table: Any, vector: np.ndarray, window: int) -> Any:
         """The vector leg's query; ``nprobes`` / ``refine_factor`` from the URL apply when

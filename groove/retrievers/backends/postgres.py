@@ -28,12 +28,11 @@ from groove.engine.embed import Embedder
 from groove.errors import ConfigError, RetrieverError, literal
 from groove.install import install_command
 from groove.metrics import RankedHit
-from groove.notes import Note
-from groove.retrievers.ann import leg_recall
 from groove.retrievers.backends import postgres_sql as sql
 from groove.retrievers.backends.common import (
     ExportMeta,
     ExportRow,
+    MeasuringBackend,
     batched,
     engine_error,
     first_line,
@@ -244,7 +243,7 @@ def _groove_meta(conn: Any, cur: Any, table: sql.Table) -> ExportMeta | None:
         return None
 
 
-class PostgresRetriever:
+class PostgresRetriever(MeasuringBackend):
     """Both legs, each run once, and PostgreSQL's own fusion of them, per query."""
 
     kind = "postgresql"
@@ -258,19 +257,10 @@ class PostgresRetriever:
         *,
         ann_recall: bool = False,
     ) -> None:
-        self.url = url
-        self.ann_recall = ann_recall
-        # query id -> leg -> k -> recall of the HNSW leg against exact search (--ann-recall)
-        self.ann: dict[str, dict[str, dict[int, float]]] = {}
-        self.name = name
+        super().__init__(url, name, embedder, ann_recall)  # the vector leg: HNSW
         self.timeout = timeout
         self.target = parse_target(url)
         self.options = self.target.options
-        self.legs: dict[str, QueryLegs] = {}
-        self.timings: dict[str, QueryTiming] = {}
-        self.notes: list[Note] = []
-        self.copy: EngineCopy | None = None
-        self._embedder = embedder
 
     def retrieve(
         self, queries: Sequence[RetrieverQuery], progress: ProgressFn | None = None
@@ -306,18 +296,18 @@ class PostgresRetriever:
                     for i, (chunk_id, score) in enumerate(fused.fetchall(), 1)
                 )
                 end = time.perf_counter()
-                self.legs[q.id] = legs
-                if self.ann_recall:
-                    exact = _exact_ids(cur, vector, params)
-                    at = leg_recall(legs.vector_ids, exact, (q.limit, window))  # type: ignore[arg-type]
-                    self.ann[q.id] = {"vector": at}
-                self.timings[q.id] = QueryTiming(
-                    end - start,
-                    {
-                        "lexical": after_lexical - start,
-                        "vector": after_vector - after_lexical,
-                        "fusion": end - after_vector,
-                    },
+                exact = _exact_ids(cur, vector, params) if self.ann_recall else None
+                timing = {
+                    "lexical": after_lexical - start,
+                    "vector": after_vector - after_lexical,
+                    "fusion": end - after_vector,
+                }
+                self._measured(
+                    q,
+                    window,
+                    legs,
+                    QueryTiming(end - start, timing),
+                    exact,
                 )
                 out.append(hits)
                 if progress is not None:
