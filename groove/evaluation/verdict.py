@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from groove.evaluation.gate_status import (
     NOTE_GATE_NOT_APPLIED,
@@ -115,13 +115,7 @@ def compare(
     slice_gate: SliceGate | None = None
     if gate is not None and base is not None and settings.gate_slices and slice_defs:
         slice_gate = decide_slices(
-            record,
-            base,
-            slice_defs,
-            mode=settings.regression_gate,
-            threshold=settings.regression_threshold,
-            alpha=settings.alpha,
-            min_queries=settings.slice_min_queries,
+            record, base, slice_defs, **_rule(settings), min_queries=settings.slice_min_queries
         )
     # The gate's view is stored with the run whatever the flags: a regressed run never
     # becomes a baseline by itself (the default rule skips it). A fall the significant
@@ -202,10 +196,19 @@ def compare(
 def _decide(
     settings: EvalSettings, record: RunRecord, base: RunRecord, significance: Significance
 ) -> GateDecision:
-    return decide_gate(
-        record,
-        base,
-        significance,
+    return decide_gate(record, base, significance, **_rule(settings))
+
+
+class _Rule(TypedDict):
+    """The gate's rule as the settings hold it, in the keywords the gates take."""
+
+    mode: str
+    threshold: float
+    alpha: float
+
+
+def _rule(settings: EvalSettings) -> _Rule:
+    return _Rule(
         mode=settings.regression_gate,
         threshold=settings.regression_threshold,
         alpha=settings.alpha,
@@ -291,9 +294,7 @@ def _status(
     return GateStatus(
         applied=reason is None,
         reason=reason,
-        mode=settings.regression_gate,
-        threshold=settings.regression_threshold,
-        alpha=settings.alpha,
+        **_rule(settings),
         wanted=settings.fail_on_regression or settings.require_baseline,
         required=settings.require_baseline,
         threshold_fell=threshold_fell,

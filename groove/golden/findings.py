@@ -18,13 +18,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from groove.golden.hit_paths import CHECK_HIT_PATHS, HitPathFinding
 from groove.golden.queries import DEFAULT_ID_CHARS, GoldenQuery, default_id
 
-if TYPE_CHECKING:
-    from groove.store.chunks import ChunkText
+# A chunk as the corpus scan hands it over (store.chunks.ChunkText): path, chunk index,
+# heading, content, context. Spelled out here: renderers import this module, and they may
+# not depend on the store, even for a type.
+ChunkText = tuple[str, int, str | None, str, str | None]
 
 CHECK_QUOTED = "golden-queries-quoted"
 CHECK_NOT_INDEXED = "golden-path-not-indexed"

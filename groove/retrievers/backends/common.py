@@ -1,6 +1,6 @@
 """What the PostgreSQL and LanceDB backends share: the export rows, the URL options, the
-embedder that matches the export, what a retriever measures beside its answers, and how a
-backend failure reads."""
+embedder that matches the export and how a backend failure reads (what a retriever
+measures beside its answers is backends/measuring.py)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,9 @@ from urllib.parse import parse_qs
 import numpy as np
 
 from groove.config import FUSION_FAMILIES, FUSION_NORMALIZERS
-from groove.engine.embed import Embedder
 from groove.errors import ConfigError, RetrieverError, literal
 from groove.fusion import Fusion
-from groove.notes import Note
-from groove.retrievers.ann import leg_recall
-from groove.retrievers.base import RetrieverQuery
-from groove.retrievers.legs import QueryLegs
-from groove.retrievers.provenance import EngineCopy
 from groove.runs.corpus import CorpusSnapshot
-from groove.runs.latency import QueryTiming
 
 DEFAULT_TABLE = "groove_chunks"
 DEFAULT_WINDOW = 100
@@ -158,37 +151,3 @@ T = TypeVar("T")
 def batched(rows: Sequence[T], size: int) -> Iterator[list[T]]:
     for start in range(0, len(rows), size):
         yield list(rows[start : start + size])
-
-
-class MeasuringBackend:
-    """What a backend keeps beside its answers, read by eval and tune after a run: each
-    query's legs and timing, with ``ann_recall`` its vector leg's recall against exact
-    search, notes, and which groove index the table is a copy of."""
-
-    def __init__(self, url: str, name: str, embedder: Embedder | None, ann_recall: bool) -> None:
-        self.url = url
-        self.name = name
-        self.ann_recall = ann_recall
-        # query id -> leg -> k -> recall of the vector leg against exact search
-        self.ann: dict[str, dict[str, dict[int, float]]] = {}
-        self.legs: dict[str, QueryLegs] = {}
-        self.timings: dict[str, QueryTiming] = {}
-        self.notes: list[Note] = []
-        self.copy: EngineCopy | None = None
-        self._embedder = embedder
-
-    def _measured(
-        self,
-        q: RetrieverQuery,
-        window: int,
-        legs: QueryLegs,
-        timing: QueryTiming,
-        exact_ids: Sequence[str] | None,
-    ) -> None:
-        """Keep one query's legs and timing and, given ``exact_ids`` (the same vector leg
-        searched exactly: with ``ann_recall`` only), the recall of its vector leg."""
-        self.legs[q.id] = legs
-        if exact_ids is not None:
-            ids = [str(i) for i in legs.vector_ids]
-            self.ann[q.id] = {"vector": leg_recall(ids, exact_ids, (q.limit, window))}
-        self.timings[q.id] = timing

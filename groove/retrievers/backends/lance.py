@@ -29,13 +29,13 @@ from groove.retrievers.backends.common import (
     BackendOptions,
     ExportMeta,
     ExportRow,
-    MeasuringBackend,
     engine_error,
     first_line,
     parse_options,
     whole_option,
 )
 from groove.retrievers.backends.embedding import embedder_for
+from groove.retrievers.backends.measuring import MeasuringBackend
 from groove.retrievers.base import ProgressFn, RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.provenance import EngineCopy

@@ -32,12 +32,12 @@ from groove.retrievers.backends import postgres_sql as sql
 from groove.retrievers.backends.common import (
     ExportMeta,
     ExportRow,
-    MeasuringBackend,
     batched,
     engine_error,
     first_line,
 )
 from groove.retrievers.backends.embedding import embedder_for
+from groove.retrievers.backends.measuring import MeasuringBackend
 from groove.retrievers.backends.postgres_url import (
     MAX_EF_SEARCH,
     Target,
