@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import keyword
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -192,6 +191,8 @@ def load_config(explicit: Path | None = None, cwd: Path | None = None) -> Config
 
 
 def parse_config(text: str, source: Path) -> Config:
+    import tomllib  # here: without a groove.toml nothing is parsed
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -43,7 +43,6 @@ from typing import BinaryIO
 
 import numpy as np
 
-from groove.atomic import write_stream
 from groove.store.beside import HEADER_BYTES, Kind, Opened, db_file, map_file, meta_token
 from groove.store.postings import Postings, index_key, read_postings
 from groove.store.postings_delta import updated
@@ -225,6 +224,8 @@ def refresh(
 def _write(
     conn: Connection, path: Path, table: str, check: Check, before: Loaded | None, token: str
 ) -> bool:
+    from groove.atomic import write_stream  # the writers' module: not a reader's
+
     postings, checked = _current(conn, table, check, before)
     ends = _sorted_term_ends(postings.terms)
     if ends is None:
