@@ -21,7 +21,7 @@ from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGN
 from groove.tuning.retriever import (
     RetrieverTuneSettings,
     refuse_index_settings,
-    refuse_without_retriever,
+    refuse_tune_settings_without_retriever,
     resolve_retriever,
 )
 
@@ -61,7 +61,7 @@ def resolve_settings(config: Config, /, **given: Any) -> TuneSettings | Retrieve
         refuse_index_settings(given)
         rest = {name: value for name, value in given.items() if name not in _SPEC_PARTS}
         return resolve_retriever(config, retriever_spec(given), **rest)
-    refuse_without_retriever(given)
+    refuse_tune_settings_without_retriever(given)
     values = resolve(TUNE, config, given, TUNE_RULES)
     kb = check_kb_path(values["kb_path"])
     same = {f.name: values[f.name] for f in fields(TuneSettings) if f.name in values}
@@ -81,7 +81,7 @@ def refuse_for_saved(given: Mapping[str, Any], saved: Path) -> None:
     settings are refused as when measuring."""
     if given.get("retriever") is not None or given.get("retriever_options"):
         refuse_index_settings({**given, "tune_json": saved})
-    refuse_without_retriever(given)
+    refuse_tune_settings_without_retriever(given)
 
 
 #: What names the retriever and how to reach it: its spec, not a setting of the sweep.
