@@ -87,7 +87,8 @@ def test_no_doc_quotes_a_golden_query() -> None:
 def test_example_config_is_valid_and_points_at_the_demo() -> None:
     config = load_config(CONFIG)
     assert config.kb_path is not None and config.kb_path.resolve() == DOCS
-    assert config.eval.golden is not None and config.eval.golden.resolve() == GOLDEN
+    golden = config.value("eval.golden")
+    assert golden is not None and golden.resolve() == GOLDEN
     assert config.search.fusion == FusionConfig()  # the example must not move the baseline
     assert config.contextual is False
 
