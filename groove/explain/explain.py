@@ -167,6 +167,9 @@ class Explainer:
         if not result.expected or result.metrics.recall_at_k.get(self.k, 0.0) >= 1.0:
             return None
         legs = LegOrders.measure(self, compiled, vector, read)
+        indexed = [e.path for e in result.expected if e.path in self.doctor.indexed]
+        # every chunk an answer may be ranked by, placed in the vector order at once
+        legs.vector_order.prefetch([c.chunk_id for p in indexed for c in self.headings(p)])
         drafts = [self._one(e, result.top_k, legs) for e in result.expected]
         reachable = [d for d in drafts if d.targets]
         if reachable and self.grid is not None:
