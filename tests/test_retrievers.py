@@ -600,11 +600,15 @@ def test_groove_evaluate_takes_a_retriever(golden: Path, run_jsonl: Path) -> Non
     assert run.fingerprint.retriever == {"kind": "run", "name": "baseline"}
     assert run.record.aggregate.mrr == 0.5
     assert not (golden.parent / ".groove-eval-history.json").exists()  # save_history=False
-    with pytest.raises(groove.ConfigError, match="keyword retriever_options needs retriever"):
+    with pytest.raises(groove.ConfigError) as lonely:
         groove.evaluate(None, golden, retriever_options={"name": "x"})
+    assert (lonely.value.message, lonely.value.hint) == (
+        "keyword retriever_options needs keyword retriever",
+        "pass retriever=SPEC as well",
+    )
     named = groove.evaluate(None, golden, retriever=f"run:{run_jsonl}", retriever_name="bm25")
     assert named.fingerprint.retriever == {"kind": "run", "name": "bm25"}
-    with pytest.raises(groove.ConfigError, match="keyword retriever_name needs retriever"):
+    with pytest.raises(groove.ConfigError, match="keyword retriever_name needs keyword retriever"):
         groove.evaluate(None, golden, retriever_name="bm25")
     with pytest.raises(groove.ConfigError, match="'bm25' and retriever_options name 'x' disagree"):
         groove.evaluate(None, golden, retriever=f"run:{run_jsonl}", retriever_name="bm25",
