@@ -645,7 +645,7 @@ def test_copied_vector_places_equal_exact_places_near_ties_and_duplicates_includ
     base /= np.linalg.norm(base, axis=1, keepdims=True)
     near = base[rng.integers(0, 60, 240)]
     near += rng.choice([0.0, 1e-7, -3e-7, 2e-6], size=near.shape).astype(np.float32)
-    matrix = np.concatenate([base, near]).astype(np.float32)
+    matrix = np.concatenate([base, near, near[:20]]).astype(np.float32)  # exact ties too
     ids = rng.choice(100_000, size=len(matrix), replace=False).astype(np.int64)
     wide = matrix.astype(np.float64)
     sqnorms = np.einsum("ij,ij->i", wide, wide)
@@ -662,10 +662,14 @@ def test_copied_vector_places_equal_exact_places_near_ties_and_duplicates_includ
     for query in (base[3], matrix[100], rng.standard_normal(48).astype(np.float32)):
         for exclude in (frozenset(), frozenset(int(i) for i in ids[::9])):
             a, b = ranks.CopiedVectors(copy).places(query, exclude), read.places(query, exclude)
-            assert {int(i): a[int(i)] for i in ids if int(i) not in exclude} == {
-                int(i): b[int(i)] for i in ids if int(i) not in exclude
-            }
-            assert list(a) == list(b)
+            ahead = ranks.CopiedVectors(copy).places(query, exclude)  # many looked up at once
+            ahead.prefetch([*rng.choice(ids, 120).tolist(), 100_001])
+            plain = np.sqrt(np.sum(np.square(read.matrix - query), axis=1, dtype=np.float32))
+            expected = _sorted_places(read.ids, plain, exclude)  # the stable sort's places
+            for places in (a, ahead, b):
+                assert {int(i): places[int(i)] for i in ids if int(i) not in exclude} == expected
+                assert all(int(i) not in places for i in [*exclude, 100_001])
+            assert list(a) == list(b) == list(expected)
 
 
 def test_the_vector_order_from_the_vector_copy_equals_the_read_vectors_order(

@@ -553,9 +553,14 @@ def _served(
     lexical: LexicalQuery, weights: Weights
 ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The query's phrases as single tokens, or None when the numpy path cannot serve it."""
-    if len(weights) != 3 or not all(math.isfinite(w) and w >= 0 for w in weights):
+    if not _weights_served(tuple(weights)):
         return None
     return _single_tokens(lexical.leg, lexical.terms.positive, lexical.terms.negative)
+
+
+@lru_cache(maxsize=256)
+def _weights_served(weights: Weights) -> bool:
+    return len(weights) == 3 and all(math.isfinite(w) and w >= 0 for w in weights)
 
 
 @lru_cache(maxsize=1024)

@@ -19,7 +19,7 @@ Per such query, inside the eval's read snapshot:
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, NamedTuple, Protocol
@@ -167,6 +167,9 @@ class Explainer:
         if not result.expected or result.metrics.recall_at_k.get(self.k, 0.0) >= 1.0:
             return None
         legs = LegOrders.measure(self, compiled, vector, read)
+        indexed = [e.path for e in result.expected if e.path in self.doctor.indexed]
+        # every chunk an answer may be ranked by, placed in the vector order at once
+        legs.vector_order.prefetch([c.chunk_id for p in indexed for c in self.headings(p)])
         drafts = [self._one(e, result.top_k, legs) for e in result.expected]
         reachable = [d for d in drafts if d.targets]
         if reachable and self.grid is not None:
@@ -349,8 +352,8 @@ class LegOrders:
     lexical: LexicalQuery | None = None  # the compiled query (the grid scores it in numpy)
 
     @cached_property
-    def fts_rank(self) -> dict[int, int]:
-        return _positions(self.fts_ids.tolist())
+    def fts_rank(self) -> Mapping[int, int]:
+        return _OrderPlaces(self.fts_ids)
 
     @property
     def vector_rank(self) -> Mapping[int, int]:
@@ -412,6 +415,33 @@ class LegOrders:
 
 def _positions(ids: Sequence[int]) -> dict[int, int]:
     return {chunk_id: i for i, chunk_id in enumerate(ids, start=1)}
+
+
+class _OrderPlaces(Mapping[int, int]):
+    """Each chunk's place (from 1) in ``ids``, an order of distinct chunk ids: one array
+    indexed by chunk id, not a dict of the whole FTS order (a thousand entries a query,
+    for the few answers looked up)."""
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self._ids = ids
+        self._place = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.int64)
+        self._place[ids] = np.arange(1, len(ids) + 1)
+
+    def get(self, chunk_id: int, default: int | None = None) -> int | None:  # type: ignore[override]
+        place = int(self._place[chunk_id]) if 0 <= chunk_id < len(self._place) else 0
+        return place if place else default
+
+    def __getitem__(self, chunk_id: int) -> int:
+        place = self.get(chunk_id)
+        if place is None:
+            raise KeyError(chunk_id)
+        return place
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ids.tolist())
 
 
 def _closest_heading(heading: str, chunks: Sequence[ranks.ChunkHeading]) -> str | None:
