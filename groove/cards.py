@@ -15,7 +15,6 @@ type), which is the one place that names them all.
 
 from __future__ import annotations
 
-import html
 import re
 from abc import ABC
 from collections.abc import Sequence
@@ -91,6 +90,8 @@ class Card:
 
     def html(self) -> str:
         """The Jupyter card: one bordered box, about a dozen lines tall."""
+        import html  # here: only notebooks render cards
+
         e = html.escape
         colour = _COLOURS[self.level]
         parts = [

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import keyword
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,9 +18,7 @@ from typing import Any, Literal
 
 from groove.errors import ConfigError, literal
 from groove.fusion import FAMILIES, NORMALIZERS
-from groove.settings import parse_k_list as parse_k_list  # re-exported for the commands
 from groove.settings import shared
-from groove.settings.evaluation import EVAL
 from groove.settings.groove_toml import (
     BM25_CONTENT_WEIGHT,
     BM25_CONTEXT_WEIGHT,
@@ -124,25 +121,6 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
-class EvalConfig:
-    """[eval]; each default is its setting's (groove.settings.evaluation)."""
-
-    golden: Path | None = None
-    history_size: int = EVAL["history_size"].default
-    k_values: tuple[int, ...] = EVAL["k_values"].default
-    regression_threshold: float = EVAL["regression_threshold"].default
-    regression_gate: str = EVAL["regression_gate"].default
-    alpha: float = EVAL["alpha"].default
-    baseline: str | None = None  # compare with the run pinned under this name
-    baseline_file: Path | None = None  # the committed accepted baseline (history/baseline_file)
-    require_baseline: bool = EVAL["require_baseline"].default  # exit 4: gate not applied
-    judge: str | None = None  # who judges hits (docs/judgements.md)
-    slice_by: str = EVAL["slice_by"].default  # the slices reported (groove.stats.slices)
-    gate_slices: bool = EVAL["gate_slices"].default  # also gate every large-enough slice
-    slice_min_queries: int = EVAL["slice_min_queries"].default
-
-
-@dataclass(frozen=True)
 class Config:
     """What groove.toml says. The sections below are typed views for the code that reads
     them by attribute (``config.search.fusion``); a key no section has a field for is
@@ -158,7 +136,6 @@ class Config:
     exclude_dirs: tuple[str, ...] | None = None
     contextual: bool = CONTEXTUAL.default
     search: SearchConfig = field(default_factory=SearchConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
     #: The keys the file set that no section has a field for: (dotted key, value) pairs
     #: (a tuple, so that a Config stays hashable like its sections).
     values: tuple[tuple[str, Any], ...] = ()
@@ -214,6 +191,8 @@ def load_config(explicit: Path | None = None, cwd: Path | None = None) -> Config
 
 
 def parse_config(text: str, source: Path) -> Config:
+    import tomllib  # here: without a groove.toml nothing is parsed
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

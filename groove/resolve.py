@@ -14,7 +14,8 @@ face or task spells out the fallback.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import fields
+from typing import Any, ClassVar
 
 from groove.config import Config
 from groove.notes import Note
@@ -92,3 +93,35 @@ def limit_covers_k(values: dict[str, Any], table: Mapping[str, Setting]) -> list
     """The limit is at least the largest k (a k deeper than the list would be empty)."""
     values["limit"] = max(values["limit"] or 0, max(values["k_values"], default=0))
     return []
+
+
+class ByName:
+    """A task's resolved settings (a frozen dataclass with a ``values`` field), read by
+    name: ``settings["name"]`` is the field of that name when there is one, else the value
+    as resolved, kept in ``values``. So a new setting of the task needs its declaration
+    only, and the code that reads it."""
+
+    #: The task's table and the name its KeyError says (EVAL, TUNE).
+    TABLE: ClassVar[Mapping[str, Setting]]
+    TABLE_NAME: ClassVar[str]
+    values: Mapping[str, Any]
+
+    def __getitem__(self, name: str) -> Any:
+        """The resolved value of the setting ``name`` (its field, when it has one)."""
+        if name not in self.TABLE:
+            raise KeyError(f"{self.TABLE_NAME} declares no setting {name!r}")
+        return getattr(self, name) if name in self.field_names() else self.values[name]
+
+    @classmethod
+    def field_names(cls) -> frozenset[str]:
+        return frozenset(f.name for f in fields(cls))  # type: ignore[arg-type]
+
+    @classmethod
+    def split(cls, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The keywords that build the settings from the resolved ``values``: each value
+        that has a field, and the rest as ``values``."""
+        named = cls.field_names()
+        return {
+            **{name: value for name, value in values.items() if name in named},
+            "values": {name: value for name, value in values.items() if name not in named},
+        }

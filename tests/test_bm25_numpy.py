@@ -311,12 +311,18 @@ def test_scores_of_some_matching_rows_equal_sqls_restricted_pass(  # type: ignor
     scorer = bm25.Scorer.of(read_postings(conn, "porter"))
     ordered = np.sort(np.asarray(some, dtype=np.int64))
     assert all(bm25._sums_exact(w, scorer.largest) for w in grid)
-    # the grid's sums are exact (one matrix product); a set whose sums round is not
+    # the grid's sums are exact (one matrix product); a set whose sums round is not.
+    # Each from the postings alone, and from those a ``scores`` call just looked up.
     for sets in (grid, [*grid, (0.3, 1.7, 0.9)]):
         expected = {int(r[0]): r[1:] for r in bm25_columns(conn, lq.match, sets, "porter", some)}
-        columns = scorer.scores_of(phrases[0], sets, ordered)
-        found = {
-            int(r): tuple(float(c[i]) for c in columns) for i, r in enumerate(ordered.tolist())
-        }
-        assert found == expected
+        for after_scores in (False, True):
+            scorer.recent.clear()
+            if after_scores:
+                scorer.scores(*phrases, sets[:1])
+                assert scorer.recent or not matching
+            columns = scorer.scores_of(phrases[0], sets, ordered)
+            found = {
+                int(r): tuple(float(c[i]) for c in columns) for i, r in enumerate(ordered.tolist())
+            }
+            assert found == expected
     conn.close()

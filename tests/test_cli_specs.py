@@ -47,6 +47,7 @@ def _commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
 def _cli_commands() -> dict[str, click.Command]:
     from groove.cli import cli
 
+    cli.list_commands(click.Context(cli))  # commands register on first use: all of them now
     return _commands(cli)
 
 

@@ -8,7 +8,6 @@ import pytest
 
 from groove.config import (
     Config,
-    EvalConfig,
     FusionConfig,
     MmrConfig,
     ParentRetrieverConfig,
@@ -16,9 +15,9 @@ from groove.config import (
     find_config,
     load_config,
     parse_config,
-    parse_k_list,
 )
 from groove.errors import ConfigError
+from groove.settings import parse_k_list
 from groove.settings.spelling import spelled
 
 SRC = Path("/proj/groove.toml")
@@ -44,7 +43,9 @@ def test_an_empty_file_gives_the_built_in_defaults() -> None:
     assert defaults.search.fusion.weights == (2.0, 1.0, 1.0)
     assert defaults.search.mmr == MmrConfig(False, 0.7, 0.0)
     assert defaults.search.parent_retriever == ParentRetrieverConfig(False, 100, 2000)
-    assert defaults.eval == EvalConfig(None, 10, (1, 5, 10), 0.05)
+    assert defaults.values == ()
+    eval_keys = ("eval.golden", "eval.history_size", "eval.k_values", "eval.regression_threshold")
+    assert [defaults.value(key) for key in eval_keys] == [None, 10, (1, 5, 10), 0.05]
     assert defaults.contextual is False
     assert defaults.exclude_dirs is None
     assert defaults.exclude_headings == ()
@@ -101,7 +102,12 @@ regression_threshold = 0.1
             mmr=MmrConfig(True, 0.5, 0.25),
             parent_retriever=ParentRetrieverConfig(True, 50, 8192),
         ),
-        eval=EvalConfig(Path("/proj/golden/set.yml"), 3, (1, 3), 0.1),
+        values=(
+            ("eval.golden", Path("/proj/golden/set.yml")),
+            ("eval.history_size", 3),
+            ("eval.k_values", (1, 3)),
+            ("eval.regression_threshold", 0.1),
+        ),
     )
     assert cfg.search.fusion.is_default is False
 
@@ -109,7 +115,7 @@ regression_threshold = 0.1
 def test_absolute_paths_stay_absolute() -> None:
     cfg = parse_config('kb_path = "/data/kb"\n[eval]\ngolden = "/data/g.yml"', SRC)
     assert cfg.kb_path == Path("/data/kb")
-    assert cfg.eval.golden == Path("/data/g.yml")
+    assert cfg.value("eval.golden") == Path("/data/g.yml")
 
 
 # ---------------------------------------------------------------- validation messages

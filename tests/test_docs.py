@@ -87,7 +87,8 @@ def test_no_doc_quotes_a_golden_query() -> None:
 def test_example_config_is_valid_and_points_at_the_demo() -> None:
     config = load_config(CONFIG)
     assert config.kb_path is not None and config.kb_path.resolve() == DOCS
-    assert config.eval.golden is not None and config.eval.golden.resolve() == GOLDEN
+    golden = config.value("eval.golden")
+    assert golden is not None and golden.resolve() == GOLDEN
     assert config.search.fusion == FusionConfig()  # the example must not move the baseline
     assert config.contextual is False
 
@@ -114,7 +115,9 @@ def _flags(command: click.Command) -> set[str]:
 def test_every_flag_is_documented(command: str, pages: tuple[str, ...]) -> None:
     from groove.cli import cli
 
-    flags = _flags(cli.commands[command])
+    found = cli.get_command(click.Context(cli), command)  # registered on first use
+    assert found is not None
+    flags = _flags(found)
     assert flags
     for page in pages:
         text = (DOCS / page).read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from groove.config import Config, EvalConfig
+from groove.config import Config
 from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.errors import GoldenError, IndexMissingError, ModelError
@@ -273,7 +273,9 @@ def test_default_id_is_the_first_32_characters(kb: Path, tmp_path: Path) -> None
 
 
 def test_config_eval_section_is_used_and_flags_win(kb: Path, golden: Path) -> None:
-    config = Config(eval=EvalConfig(golden=golden, k_values=(3, 1), history_size=2))
+    config = Config(
+        values=(("eval.golden", golden), ("eval.k_values", (3, 1)), ("eval.history_size", 2))
+    )
     s = resolve_settings(config, kb_path=kb)
     assert (s.golden_path, s.k_values, s.limit, s.history_size) == (golden, (1, 3), 3, 2)
     assert resolve_settings(config, kb_path=kb, k_values=[7]).k_values == (7,)

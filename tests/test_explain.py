@@ -228,13 +228,14 @@ def test_a_numbered_note_is_not_a_typo_of_another_number() -> None:
 
 def test_cause_order_for_the_post_retrieval_and_leg_cases() -> None:
     from groove.explain.explain import Explainer as E
+    from groove.explain.explain import _Ranks
 
     ex = E.__new__(E)
     ex.k, ex.options, ex.reranker, ex.depth = K, resolve_search(), True, K
 
     def cause(**ranks: Any) -> str:
-        a = Attribution("a.md", None, K, "found", True, pool=ex.per_leg, **ranks)
-        return ex._cause(a, excluded=False)
+        named = ("fts_rank", "vector_rank", "fused_rank", "final_rank")
+        return ex._cause(_Ranks(*(ranks.get(n) for n in named)), excluded=False)
 
     assert ex.per_leg == 250  # reranker, no MMR: each leg fetches candidate_pool(pool)
     assert cause(fused_rank=3, final_rank=14) == "post-processing"
@@ -628,6 +629,47 @@ def test_vector_places_are_the_stable_sorts_places_ties_and_exclusions_included(
         assert list(places) == list(expected)
         for gone in [*sorted(exclude)[:5], 10_001]:
             assert gone not in places
+
+
+def test_copied_vector_places_equal_exact_places_near_ties_and_duplicates_included() -> None:
+    """The copy's places are counted over an approximate order, and exact distances only
+    where it is too close to call: vectors a rounding apart, exact duplicates, exclusions
+    and a scan order unlike the id order give the places of the exact distances."""
+    import numpy as np
+
+    from groove.store import ranks
+    from groove.store.vector_copy import VectorCopy
+
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal((60, 48)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    near = base[rng.integers(0, 60, 240)]
+    near += rng.choice([0.0, 1e-7, -3e-7, 2e-6], size=near.shape).astype(np.float32)
+    matrix = np.concatenate([base, near, near[:20]]).astype(np.float32)  # exact ties too
+    ids = rng.choice(100_000, size=len(matrix), replace=False).astype(np.int64)
+    wide = matrix.astype(np.float64)
+    sqnorms = np.einsum("ij,ij->i", wide, wide)
+    copy = VectorCopy(
+        token="t",
+        ids=ids,
+        matrix=matrix,
+        sqnorms=sqnorms.astype(np.float32),
+        by_id=np.argsort(ids, kind="stable").astype(np.int64),
+        max_norm=float(np.sqrt(sqnorms.max())) * (1 + 1e-6),
+    )
+    by_id = np.argsort(ids)
+    read = ranks.StoredVectors(ids[by_id], matrix[by_id])
+    for query in (base[3], matrix[100], rng.standard_normal(48).astype(np.float32)):
+        for exclude in (frozenset(), frozenset(int(i) for i in ids[::9])):
+            a, b = ranks.CopiedVectors(copy).places(query, exclude), read.places(query, exclude)
+            ahead = ranks.CopiedVectors(copy).places(query, exclude)  # many looked up at once
+            ahead.prefetch([*rng.choice(ids, 120).tolist(), 100_001])
+            plain = np.sqrt(np.sum(np.square(read.matrix - query), axis=1, dtype=np.float32))
+            expected = _sorted_places(read.ids, plain, exclude)  # the stable sort's places
+            for places in (a, ahead, b):
+                assert {int(i): places[int(i)] for i in ids if int(i) not in exclude} == expected
+                assert all(int(i) not in places for i in [*exclude, 100_001])
+            assert list(a) == list(b) == list(expected)
 
 
 def test_the_vector_order_from_the_vector_copy_equals_the_read_vectors_order(

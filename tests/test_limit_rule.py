@@ -87,9 +87,7 @@ def test_eval_takes_its_limit_from_the_k_as_given_before_lowering_them(kb: Path)
 
 
 def test_eval_lowers_groove_toml_k_values_too(kb: Path) -> None:
-    from groove.config import EvalConfig
-
-    config = Config(eval=EvalConfig(k_values=(5000, 10)))
+    config = Config(values=(("eval.k_values", (5000, 10)),))
     s = eval_settings(config, kb_path=kb, golden=kb / "g.yml")
     assert (s.k_values, s.limit, s.notes) == ((10, 1000), 1000, (_capped(5000),))
 

@@ -226,7 +226,6 @@ EVAL_FOLDED = {
 #: EVAL settings the CLI itself uses: its report options and the retriever flags it
 #: turns into a spec.
 EVAL_CLI_OWN = {"full", "export_run", "export_run_headings", *RETRIEVER_FLAGS} - {"retriever"}
-TUNE_FOLDED = {"golden", "config", "tune_json"}
 #: The tune --retriever settings (groove.tuning.retriever.RetrieverTuneSettings).
 TUNE_EXTERNAL = {"retriever", "retriever_options", *RETRIEVER_ONLY}
 SAMPLE: dict[str, Any] = {
@@ -291,10 +290,39 @@ SETTABLE = set(EVAL) - EVAL_OWN_RULES - EVAL_FOLDED - {"baseline_file", "config"
 }
 
 
-def test_every_tune_setting_reaches_the_run_or_is_a_faces_own() -> None:
-    field_names = {f.name for f in fields(TuneSettings)}
-    unused = set(TUNE) - field_names - TUNE_FOLDED - TUNE_EXTERNAL
-    assert unused == set(), f"declared in TUNE, used by nothing: {sorted(unused)}"
+def test_every_tune_setting_reaches_the_run(tmp_path: Path) -> None:
+    """As eval's: each TUNE setting of groove's own engine is read from the resolved
+    settings by name, its field when it has one, else the value as resolved (a
+    retriever's settings are refused without one: refuse_without_retriever)."""
+    given = {name: _sample(TUNE[name]) for name in TUNE if name in TUNE_SETTABLE}
+    assert {"golden", "tune_json"} <= set(given) - {f.name for f in fields(TuneSettings)}
+    settings = tune_settings(Config(), kb_path=tmp_path, **given)
+    for name, value in given.items():
+        assert settings[name] == value, name
+    with pytest.raises(KeyError, match="TUNE declares no setting 'candidate_pool'"):
+        settings["candidate_pool"]
+    for f in fields(TuneSettings):
+        if f.name in TUNE and TUNE[f.name].default is not None:
+            assert f.default == TUNE[f.name].default, f.name
+
+
+def test_a_new_tune_setting_needs_its_declaration_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import groove.tuning.settings as tune_module
+
+    probe = Setting("probe", "count", "A test setting.", default=3)
+    table = {**TUNE, "probe": probe}
+    monkeypatch.setattr(tune_module, "TUNE", table)
+    monkeypatch.setattr(TuneSettings, "TABLE", table)
+    assert tune_settings(Config(), kb_path=tmp_path)["probe"] == 3
+    assert tune_settings(Config(), kb_path=tmp_path, probe=7)["probe"] == 7
+
+
+#: TUNE settings of groove's own engine whose value is read as given (not changed by a
+#: rule, nor turned into a path by tune's own resolution; ``config`` is the file the face
+#: loads).
+TUNE_SETTABLE = set(TUNE) - {"kb_path", "k_values", "limit", "config"} - TUNE_EXTERNAL
 
 
 def test_a_setting_named_as_a_field_is_copied_into_the_eval_settings(tmp_path: Path) -> None:

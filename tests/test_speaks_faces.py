@@ -58,6 +58,27 @@ def test_a_bad_retriever_spec_names_the_setting_per_face() -> None:
     assert faces(raised(parse_spec, "run:"))["api"][0] == "keyword retriever run: names no file"
 
 
+def test_eval_and_tune_word_a_retriever_setting_without_a_retriever_alike(tmp_path: Path) -> None:
+    """One rule for both tasks: the CLI's words as they were, the API and a notebook name
+    the retriever as they name every input."""
+    from groove.config import Config
+    from groove.evaluation.settings import resolve_settings as eval_settings
+    from groove.tuning.settings import resolve_settings as tune_settings
+
+    golden = tmp_path / "g.yml"
+    on_eval = faces(raised(eval_settings, Config(), golden=golden, retriever_name="bm25"))
+    on_tune = faces(raised(tune_settings, Config(), golden=golden, retriever_name="bm25"))
+    assert on_eval == on_tune
+    assert on_eval == {
+        "cli": ("--retriever-name needs --retriever", "pass --retriever SPEC as well"),
+        "api": ("keyword retriever_name needs keyword retriever", "pass retriever=SPEC as well"),
+        "notebook": (
+            "parameter retriever_name needs parameter retriever",
+            "pass -p retriever SPEC as well",
+        ),
+    }
+
+
 def test_retriever_options_are_keys_of_retriever_options_outside_the_cli() -> None:
     header = faces(raised(parse_spec, "run:x", options=RetrieverOptions(headers=("nonsense",))))
     assert header["cli"] == (

@@ -8,6 +8,7 @@ are imported inside the commands so that ``groove --help`` stays fast.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -37,7 +38,18 @@ class _StderrNotices(logging.Handler):
 
 
 class _GrooveGroup(click.Group):
-    """Catches GrooveError once for every command: message, hint, fixed exit code."""
+    """Catches GrooveError once for every command: message, hint, fixed exit code. A
+    command's module is imported when the command is looked up (``_MODULES``), so that a
+    one-shot ``groove search`` does not build every other command first; listing the
+    commands (help, completion) loads them all."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        _load([cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _load(_MODULES)
+        return super().list_commands(ctx)
 
     def invoke(self, ctx: click.Context) -> Any:
         logger = logging.getLogger("groove")
@@ -105,28 +117,44 @@ def _add_config_option(command: click.Command) -> None:
     )
 
 
+#: The commands registered on first use, and the modules of groove.cli that add them
+#: (``register``); ``engine_cmds`` (index, search, model) is registered at once.
+_MODULES: dict[str, tuple[str, ...]] = {
+    "eval": ("eval_cmd",),
+    "baseline": ("baseline_cmd",),
+    "tune": ("tune_cmd",),
+    "notebook": ("notebook_cmd",),
+    "compare": ("compare_cmd",),
+    "serve": ("serve_cmd",),
+    "golden": ("golden_cmd", "judge_cmds"),  # judge_cmds adds pool, import-judgements...
+    "export": ("export_cmd",),
+}
+_LOADED: set[str] = set()
+
+
+def _load(commands: Iterable[str]) -> None:
+    """Register these commands (names in ``_MODULES``; others are ignored), once each."""
+    for command in commands:
+        if command not in _MODULES or command in _LOADED:
+            continue
+        _LOADED.add(command)
+        before = set(cli.commands)
+        for name in _MODULES[command]:
+            try:
+                module = __import__(f"groove.cli.{name}", fromlist=["register"])
+            except ModuleNotFoundError as exc:
+                if exc.name != f"groove.cli.{name}":
+                    raise
+                continue
+            module.register(cli)
+        for added in set(cli.commands) - before:
+            _add_config_option(cli.commands[added])
+
+
 def _register() -> None:
     from groove.cli import engine_cmds
 
     engine_cmds.register(cli)
-    for name in (
-        "eval_cmd",
-        "baseline_cmd",
-        "tune_cmd",
-        "notebook_cmd",
-        "compare_cmd",
-        "serve_cmd",
-        "golden_cmd",
-        "export_cmd",
-        "judge_cmds",
-    ):
-        try:
-            module = __import__(f"groove.cli.{name}", fromlist=["register"])
-        except ModuleNotFoundError as exc:
-            if exc.name != f"groove.cli.{name}":
-                raise
-            continue
-        module.register(cli)
     for command in cli.commands.values():
         _add_config_option(command)
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groove.settings import EVAL
-
 if TYPE_CHECKING:
     from groove.retrievers.spec import RetrieverSpec
 
@@ -39,29 +37,28 @@ def spec_from_flags(
     retriever_hits: str | None,
     retriever_fields: tuple[str, ...],
 ) -> RetrieverSpec | None:
-    from groove.errors import ConfigError
-    from groove.retrievers.spec import RetrieverOptions, field_map, parse_spec
+    from groove.retrievers.spec import (
+        RetrieverOptions,
+        field_map,
+        parse_spec,
+        refuse_without_retriever,
+    )
 
     if retriever is None:
-        values = (
+        flags = (
             retriever_name,
-            retriever_headers or None,
+            retriever_headers,
             retriever_timeout,
-            retriever_allow_stale_copy or None,
-            retriever_ann_recall or None,
+            retriever_allow_stale_copy,
+            retriever_ann_recall,
             retriever_concurrency,
             retriever_retries,
             retriever_body,
             retriever_hits,
-            retriever_fields or None,
+            retriever_fields,
         )
-        given = [
-            EVAL[name].flag
-            for name, value in zip(RETRIEVER_FLAGS[1:], values, strict=True)
-            if value is not None
-        ]
-        if given:
-            raise ConfigError(f"{given[0]} needs --retriever", "pass --retriever SPEC as well")
+        given = dict(zip(RETRIEVER_FLAGS[1:], flags, strict=True))
+        refuse_without_retriever(given, RETRIEVER_FLAGS[1:])
         return None
     defaults = RetrieverOptions()
     options = RetrieverOptions(

@@ -46,7 +46,6 @@ import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
@@ -77,6 +76,10 @@ class Scorer:
     length_term: np.ndarray  # per rowid: k1 * (1 - b + b * D / avgdl)
     largest: tuple[int, ...]  # the largest count in each column
     impacts: dict[tuple[str, Weights], np.ndarray] = field(default_factory=dict, compare=False)
+    # The last ``scores`` call's matches (positive tokens -> their postings, the matched
+    # rows and each posting's row among them): an explain's grid then scores a few of
+    # those rows (``scores_of``) without looking the postings up again.
+    recent: dict[tuple[str, ...], _Matched] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, postings: Postings) -> Scorer:
@@ -91,8 +94,8 @@ class Scorer:
 
     def top(
         self,
-        positive: list[str],
-        negative: list[str],
+        positive: Sequence[str],
+        negative: Sequence[str],
         weights: Weights,
         n: int,
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -135,8 +138,8 @@ class Scorer:
 
     def tops(
         self,
-        positive: list[str],
-        negative: list[str],
+        positive: Sequence[str],
+        negative: Sequence[str],
         weight_sets: Sequence[Weights],
         n: int,
     ) -> tuple[list[tuple[int, ...]], int]:
@@ -147,72 +150,88 @@ class Scorer:
         return out, len(ids)
 
     def scores(
-        self, positive: list[str], negative: list[str], weight_sets: Sequence[Weights]
+        self, positive: Sequence[str], negative: Sequence[str], weight_sets: Sequence[Weights]
     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """(rowids of every matching row, ascending; their bm25 under each weight set):
         the matched rows, each token's IDF and length terms found once, each weight set's
         terms ``impact``'s arithmetic added per row in phrase order as ``top`` does (not
         kept: a sweep's weight sets would crowd out a search's impacts)."""
-        held = [self.postings.term(token) for token in positive]
-        held = [(docs, tf) for docs, tf in held if len(docs)]
-        if not held:
+        held = self._held(positive)
+        if held is None:
             return np.zeros(0, dtype=np.int64), [np.zeros(0) for _ in weight_sets]
-        docs = np.concatenate([d for d, _ in held])
-        ids = np.unique(docs)
-        slot = np.searchsorted(ids, docs)
+        # The matched rows, ascending, and each posting's place among them: a mark per row
+        # of the table costs less than sorting the postings.
+        marked = np.zeros(self.postings.size, dtype=bool)
+        marked[held.docs] = True
+        ids = np.flatnonzero(marked)
+        slot = (np.cumsum(marked) - 1)[held.docs]
+        self.recent.clear()
+        self.recent[tuple(positive)] = _Matched(held, ids, slot)
         kept = np.ones(len(ids), dtype=bool)
         for token in negative:
             kept &= ~np.isin(ids, self.postings.term(token)[0])
-        shared = [(self._idf(len(d)), tf, self.length_term[d]) for d, tf in held]
-        columns = []
-        for weights in weight_sets:
-            terms = np.concatenate([self._terms(*token, weights) for token in shared])
-            columns.append(-1.0 * np.bincount(slot, weights=terms, minlength=len(ids))[kept])
-        return ids[kept].astype(np.int64), columns
+        columns = self._sums(held, slot, len(ids), weight_sets)
+        return ids[kept].astype(np.int64), [column[kept] for column in columns]
 
     def scores_of(
-        self, positive: list[str], weight_sets: Sequence[Weights], rows: np.ndarray
+        self, positive: Sequence[str], weight_sets: Sequence[Weights], rows: np.ndarray
     ) -> list[np.ndarray]:
         """The bm25 of ``rows`` (ascending rowids, each a match) under each weight set: the
         floats ``scores`` gives those rows, found from their postings alone (each row's
         terms added in phrase order, as there). An explain's grid scores its few contenders
         so, not every match."""
-        shared = []
-        slots = []
-        for token in positive:
-            docs, tf = self.postings.term(token)
-            if not len(docs):
-                continue
-            at = np.minimum(np.searchsorted(docs, rows), len(docs) - 1)
-            (holding,) = np.nonzero(docs[at] == rows)
-            if not len(holding):
-                continue
-            found = at[holding]
-            shared.append((self._idf(len(docs)), tf[:, found], self.length_term[docs[found]]))
-            slots.append(holding)
-        if not shared:
+        matched = self.recent.get(tuple(positive))
+        at = np.searchsorted(matched.ids, rows) if matched is not None else None
+        if matched is not None and at is not None and _holds(matched.ids, at, rows):
+            # the postings ``scores`` just looked up, cut to ``rows``
+            place = np.full(len(matched.ids), -1, dtype=np.int64)
+            place[at] = np.arange(len(rows))
+            slot = place[matched.slot]
+            (found,) = np.nonzero(slot >= 0)
+            return self._sums(matched.held.take(found), slot[found], len(rows), weight_sets)
+        held = self._held(positive)
+        if held is None or not len(rows):
             return [np.zeros(len(rows)) for _ in weight_sets]
-        slot = np.concatenate(slots)
-        if not all(_sums_exact(w, self.largest) for w in weight_sets):
-            columns = []
-            for weights in weight_sets:
-                terms = np.concatenate([self._terms(*token, weights) for token in shared])
-                columns.append(-1.0 * np.bincount(slot, weights=terms, minlength=len(rows)))
-            return columns
-        # Every partial sum of f is exact, so one product of the weight matrix with the
-        # counts gives each weight set's f bit for bit, whatever order it adds in; the rest
-        # is _terms' arithmetic element by element, and one bincount per (set, row) bucket
-        # adds the tokens' terms in phrase order, as above.
-        matrix = np.asarray(weight_sets, dtype=np.float64)
-        terms = np.concatenate(
-            [
-                idf * ((f * (K1 + 1.0)) / (f + length_term))
-                for idf, tf, length_term in shared
-                for f in [matrix @ tf.astype(np.float64)]
-            ],
-            axis=1,
-        )
-        size = len(rows)
+        # Each posting's key (its token's place, its row) ascends: every (token, row) pair
+        # of ``rows`` is looked up at once, token by token as the phrases come.
+        size = self.postings.size
+        keys = held.token * size + held.docs
+        wanted = (np.arange(held.tokens)[:, None] * size + rows[None, :]).ravel()
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        (holding,) = np.nonzero(keys[at] == wanted)
+        found = at[holding]
+        return self._sums(held.take(found), holding % len(rows), len(rows), weight_sets)
+
+    def _held(self, positive: Sequence[str]) -> _Held | None:
+        """The postings of ``positive``'s tokens, one after the other (None: no row holds
+        any), with each posting's IDF and length term."""
+        held = [self.postings.term(token) for token in positive]
+        held = [(docs, tf) for docs, tf in held if len(docs)]
+        if not held:
+            return None
+        counts = [len(docs) for docs, _ in held]
+        docs = np.concatenate([d for d, _ in held]).astype(np.int64)
+        idf = np.repeat(np.array([self._idf(n) for n in counts], dtype=np.float64), counts)
+        token = np.repeat(np.arange(len(held), dtype=np.int64), counts)
+        tf = np.concatenate([tf for _, tf in held], axis=1)
+        return _Held(len(held), token, docs, tf, idf, self.length_term[docs])
+
+    def _sums(
+        self, held: _Held, slot: np.ndarray, size: int, weight_sets: Sequence[Weights]
+    ) -> list[np.ndarray]:
+        """bm25 of ``size`` rows under each weight set: ``held``'s terms added into their
+        row's ``slot`` in phrase order (bincount adds in input order, from 0.0), every
+        weight set in one bincount of (set, row) buckets. Each term is ``_terms``'
+        arithmetic element by element, so the floats are those of one token at a time."""
+        if all(_sums_exact(w, self.largest) for w in weight_sets):
+            # Every partial sum of f is exact, so one product of the weight matrix with the
+            # counts gives each weight set's f bit for bit, whatever order it adds in.
+            f = np.asarray(weight_sets, dtype=np.float64) @ held.tf.astype(np.float64)
+            terms = held.idf * ((f * (K1 + 1.0)) / (f + held.length_term))
+        else:
+            terms = np.stack(
+                [self._terms(held.idf, held.tf, held.length_term, w) for w in weight_sets]
+            )
         buckets = (np.arange(len(weight_sets))[:, None] * size + slot[None, :]).ravel()
         sums = np.bincount(buckets, weights=terms.ravel(), minlength=len(weight_sets) * size)
         return list(-1.0 * sums.reshape(len(weight_sets), size))
@@ -223,12 +242,51 @@ class Scorer:
         return IDF_FLOOR if idf <= 0.0 else idf
 
     def _terms(
-        self, idf: float, tf: np.ndarray, length_term: np.ndarray, weights: Weights
+        self, idf: float | np.ndarray, tf: np.ndarray, length_term: np.ndarray, weights: Weights
     ) -> np.ndarray:
         """One token's bm25 term in each row holding it (counts ``tf``, ``length_term``)."""
         f = _frequency(tf, weights, _sums_exact(weights, self.largest))
         terms: np.ndarray = idf * ((f * (K1 + 1.0)) / (f + length_term))
         return terms
+
+
+@dataclass(frozen=True)
+class _Held:
+    """A query's postings, token after token in phrase order (rows ascending within a
+    token), with what each posting's bm25 term needs besides the weights."""
+
+    tokens: int  # tokens holding a row
+    token: np.ndarray  # per posting: its token's place among them
+    docs: np.ndarray  # per posting: its rowid (int64)
+    tf: np.ndarray  # (columns, postings) counts
+    idf: np.ndarray  # per posting: its token's IDF
+    length_term: np.ndarray  # per posting: its row's k1 * (1 - b + b * D / avgdl)
+
+    def take(self, at: np.ndarray) -> _Held:
+        """The postings at ``at`` (ascending: their order is kept)."""
+        return _Held(
+            self.tokens,
+            self.token[at],
+            self.docs[at],
+            self.tf[:, at],
+            self.idf[at],
+            self.length_term[at],
+        )
+
+
+@dataclass(frozen=True)
+class _Matched:
+    """One query's postings (``_Held``), its matched rows (ascending, exclusions not yet
+    applied) and each posting's place among them."""
+
+    held: _Held
+    ids: np.ndarray
+    slot: np.ndarray
+
+
+def _holds(ids: np.ndarray, at: np.ndarray, rows: np.ndarray) -> bool:
+    """Whether every one of ``rows`` is in ``ids`` (ascending), at ``at``."""
+    return len(rows) > 0 and bool(np.all(ids[np.minimum(at, len(ids) - 1)] == rows))
 
 
 def _best(ids: np.ndarray, bm25: np.ndarray, n: int) -> np.ndarray:
@@ -247,9 +305,9 @@ def _sums_exact(weights: Weights, largest: tuple[int, ...]) -> bool:
     """Whether adding the weights one instance at a time never rounds, for any row (no
     column holds more than ``largest`` instances): then the counts' dot product with the
     weights is the same float."""
-    fractions = [Fraction(w) for w in weights]
-    scale = max(f.denominator for f in fractions)  # a power of two: every float is dyadic
-    units = sum(abs(f * scale) * m for f, m in zip(fractions, largest, strict=True))
+    ratios = [w.as_integer_ratio() for w in weights]  # exact: every float is dyadic
+    scale = max(d for _, d in ratios)  # a power of two, so every denominator divides it
+    units = sum(abs(n * (scale // d)) * m for (n, d), m in zip(ratios, largest, strict=True))
     return units <= _EXACT_SUMS
 
 
@@ -371,7 +429,7 @@ def scored_rows(
 
 def _serving(
     conn: Connection, lexical: LexicalQuery, weight_sets: Sequence[Weights]
-) -> tuple[_State, Scorer, tuple[list[str], list[str]]] | None:
+) -> tuple[_State, Scorer, tuple[tuple[str, ...], tuple[str, ...]]] | None:
     """(the connection's numpy state, its scorer, the first set's positive and negative
     terms) when numpy serves ``lexical`` under every weight set; else None. Reads the
     postings when they are due, whatever the answer."""
@@ -380,7 +438,7 @@ def _serving(
     served = [_served(lexical, w) for w in weight_sets]
     if state is None or scorer is None or None in served:
         return None
-    return state, scorer, served[0] or ([], [])
+    return state, scorer, served[0] or ((), ())
 
 
 def prepare(conn: Connection, table: LexicalTable = PORTER) -> bool:
@@ -491,15 +549,31 @@ def serves(lexical: LexicalQuery, weights: Weights) -> bool:
     return lexical.leg == PORTER and _served(lexical, weights) is not None
 
 
-def _served(lexical: LexicalQuery, weights: Weights) -> tuple[list[str], list[str]] | None:
+def _served(
+    lexical: LexicalQuery, weights: Weights
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The query's phrases as single tokens, or None when the numpy path cannot serve it."""
-    if len(weights) != 3 or not all(math.isfinite(w) and w >= 0 for w in weights):
+    if not _weights_served(tuple(weights)):
         return None
+    return _single_tokens(lexical.leg, lexical.terms.positive, lexical.terms.negative)
+
+
+@lru_cache(maxsize=256)
+def _weights_served(weights: Weights) -> bool:
+    return len(weights) == 3 and all(math.isfinite(w) and w >= 0 for w in weights)
+
+
+@lru_cache(maxsize=1024)
+def _single_tokens(
+    leg: LexicalTable, positive: tuple[str, ...], negative: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(positive, negative) phrases as one token each, or None when a phrase is not one
+    token. Kept: an explained query is asked once per weight set of its grid (19 times)."""
     out: list[list[str]] = [[], []]
-    for side, phrases in ((0, lexical.terms.positive), (1, lexical.terms.negative)):
+    for side, phrases in ((0, positive), (1, negative)):
         for phrase in phrases:
-            cut = tokens(phrase, lexical.leg)
+            cut = tokens(phrase, leg)
             if len(cut) != 1:
                 return None
             out[side].append(cut[0])
-    return out[0], out[1]
+    return tuple(out[0]), tuple(out[1])

@@ -25,18 +25,14 @@ unit L2 norm, so the cosine of two texts is the dot product of their rows.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.metadata
 import importlib.util
 import json
 import logging
 import os
-import socket
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
-from urllib.parse import urlparse
 
 import numpy as np
 
@@ -112,6 +108,32 @@ def int8_model_dir() -> Path:
 # ---------------------------------------------------------------- preparing the default model
 
 
+def weights_version(weights: Path) -> str:
+    """The installed version of the weights package (``weights``: its model folder): read
+    from the ``.dist-info`` folder beside the package when there is exactly one, as
+    ``importlib.metadata`` would read it, without importing that (and the email package it
+    brings: a twentieth of a one-shot search's cold start); else through it."""
+    prefix = WEIGHTS_PACKAGE + "-"
+    beside = list(weights.parent.parent.glob(prefix + "*.dist-info"))
+    if len(beside) == 1:
+        try:
+            with (beside[0] / "METADATA").open(encoding="utf-8") as handle:
+                for line in handle:
+                    if not line.strip():
+                        break  # the headers end at the first blank line
+                    key, _, value = line.partition(":")
+                    if key.strip().lower() == "version":
+                        return value.strip()
+        except OSError:
+            pass
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(WEIGHTS_DIST)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"  # importable without its metadata, e.g. vendored
+
+
 def weights_dir() -> Path:
     """The folder of the installed weights package, found without importing it."""
     spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
@@ -127,13 +149,9 @@ def weights_dir() -> Path:
 
 def _expected_manifest(source: Path) -> dict[str, Any]:
     """What the prepared folder records about its origin; any change triggers a rebuild."""
-    try:
-        version = importlib.metadata.version(WEIGHTS_DIST)
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"  # importable without its metadata, e.g. vendored
     return {
         "model": DEFAULT_MODEL,
-        "source": f"{WEIGHTS_DIST} {version}",
+        "source": f"{WEIGHTS_DIST} {weights_version(source)}",
         "weights_bytes": (source / "model.safetensors").stat().st_size,
         "max_length": MAX_LENGTH,
     }
@@ -230,6 +248,9 @@ def hub_reachable(timeout: float = 3.0) -> bool:
     """Whether a TCP connection to the Hugging Face endpoint opens (no request is sent)."""
     if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "TRUE", "YES", "ON"}:
         return False
+    import socket
+    from urllib.parse import urlparse
+
     from huggingface_hub import constants
 
     url = urlparse(constants.ENDPOINT)
@@ -305,6 +326,8 @@ def find_onnx_file(folder: Path, kind: str) -> str:
 
 def local_registration_name(folder: Path, onnx_file: str) -> str:
     """A fastembed name unique to this folder, so two folders never share a registration."""
+    import hashlib
+
     digest = hashlib.sha1(f"{folder.resolve()}|{onnx_file}".encode()).hexdigest()[:12]
     return f"groove-local/{digest}"
 

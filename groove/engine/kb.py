@@ -21,17 +21,18 @@ Files are listed by their metadata only; ``read_document`` re-checks each one on
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING
 
 from groove.errors import FileRefusedError, KnowledgeBaseError, literal
 from groove.fileguard import hard_link_reason, is_present, read_checked
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 DEFAULT_EXCLUDE_DIRS = (".obsidian", ".git", "node_modules", "target", ".vscode", ".idea")
 ALWAYS_EXCLUDED_DIRS = (".git", ".svn", "node_modules")
@@ -122,6 +123,8 @@ def _is_pattern(line: str) -> bool:
 
 
 def _compile_ignore(lines: list[str], warnings: list[str]) -> GitIgnoreSpec | None:
+    from pathspec import GitIgnoreSpec  # here: a search only finds the KB's root
+
     patterns = [line for line in lines if _is_pattern(line)]
     if len(patterns) > MAX_IGNORE_PATTERNS:
         warnings.append(
@@ -305,4 +308,6 @@ def read_document(f: KbFile) -> tuple[str, bytes]:
 
 def content_hash(raw: bytes) -> str:
     """Lowercase hex SHA-256 of the raw file bytes."""
+    import hashlib  # here: indexing hashes files, a search does not
+
     return hashlib.sha256(raw).hexdigest()

@@ -4,19 +4,16 @@
 into a folder of ``model.onnx`` and the tokenizer files: written under a temp name and
 renamed into place once complete, so a run killed half way leaves only a temp folder, which
 the next run removes. Checking a folder (``is_prepared``) reads its manifest only: onnx is
-imported when a folder is written, not when one is loaded.
+imported when a folder is written, not when one is loaded (nor are the file-writing modules:
+a one-shot search only checks the folder).
 """
 
 from __future__ import annotations
 
-import glob
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from groove.atomic import replace_folder, stale_folder_prefix, temp_folder
 
 # bump when a prepared folder changes shape, so old caches are rebuilt
 PREPARE_FORMAT = 1
@@ -54,6 +51,8 @@ def _write_json(path: Path, data: Any, indent: int | None = 1) -> None:
 
 def _write_folder(source: Path, dest: Path, manifest: dict[str, Any], max_length: int) -> None:
     """model.onnx built from the weights, the tokenizer files beside it, the manifest last."""
+    import shutil
+
     from groove.engine.onnx_bert import convert
 
     convert(source / "model.safetensors", source / "config.json", dest / "model.onnx")
@@ -105,6 +104,8 @@ def _write_quantized(source: Path, dest: Path, manifest: dict[str, Any]) -> None
         quantize_dynamic(source / "model.onnx", dest / "model.onnx", weight_type=QuantType.QInt8)
     finally:
         root.setLevel(level)
+    import shutil
+
     for name in PREPARED_FILES:
         if name != "model.onnx":
             shutil.copyfile(source / name, dest / name)
@@ -114,7 +115,12 @@ def _write_quantized(source: Path, dest: Path, manifest: dict[str, Any]) -> None
 def _prepare(
     target: Path, manifest: dict[str, Any], force: bool, write: Callable[[Path], None]
 ) -> Path:
+    import glob
+    import shutil
+
     from filelock import FileLock
+
+    from groove.atomic import replace_folder, stale_folder_prefix, temp_folder
 
     if not force and is_prepared(target, manifest):
         return target

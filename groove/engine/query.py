@@ -71,6 +71,7 @@ the FTS leg.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from groove.errors import QueryError
 
@@ -136,7 +137,7 @@ class CompiledQuery:
     def negative_match(self) -> str | None:
         return _or_join(self.negative)
 
-    @property
+    @cached_property  # asked several times per query (each leg, --explain's passes)
     def match(self) -> str | None:
         positive, negative = self.positive_match, self.negative_match
         if positive is None or negative is None:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from groove.config import Config
 from groove.engine.search import SearchOptions, build_options
 from groove.engine.session import check_kb_path
 from groove.errors import ConfigError, Face, GoldenError, literal
 from groove.notes import Note
-from groove.resolve import Rule, limit_from_k, resolve
+from groove.resolve import ByName, Rule, limit_from_k, resolve
 from groove.settings import DEFAULT_LIMIT, EVAL, EVAL_RETRIEVAL_CAP, PIPELINE, Setting
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ NOTE_LIMIT_CAPPED = "limit-capped"
 
 
 @dataclass(frozen=True)
-class EvalSettings:
+class EvalSettings(ByName):
     """Every input of one eval, already resolved from flags, groove.toml and defaults.
 
     With an external ``retriever`` the KB is optional: when given (and indexed) it supplies
@@ -68,20 +68,13 @@ class EvalSettings:
     #: The resolved EVAL settings that have no field above, by name: a new setting needs
     #: its declaration only, and is read as ``settings["name"]``.
     values: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
-
-    def __getitem__(self, name: str) -> Any:
-        """The resolved value of the EVAL setting ``name`` (its field, when it has one)."""
-        if name not in EVAL:
-            raise KeyError(f"EVAL declares no setting {name!r}")
-        return getattr(self, name) if name in _FIELDS else self.values[name]
+    TABLE: ClassVar[Mapping[str, Setting]] = EVAL
+    TABLE_NAME: ClassVar[str] = "EVAL"
 
     @property
     def depth(self) -> int:
         """How many hits each query retrieves: the larger of max(k) and the limit."""
         return max(max(self.k_values, default=DEFAULT_LIMIT), self.limit)
-
-
-_FIELDS = frozenset(f.name for f in fields(EvalSettings))
 
 
 def golden_file(golden: Path | None, kb: Path | None) -> Path | None:
@@ -135,11 +128,9 @@ def resolve_settings(
     search = build_options(config.search, limit, **{name: values[name] for name in PIPELINE})
     history = values["history"]
     save = given.get("save_history")  # the API's own keyword: absent on the other faces
-    same = {name: value for name, value in values.items() if name in _FIELDS}
     return EvalSettings(
         **{
-            **same,
-            "values": {name: value for name, value in values.items() if name not in _FIELDS},
+            **EvalSettings.split(values),
             "kb_path": kb,
             "golden_path": golden_path,
             "search": search,

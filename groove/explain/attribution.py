@@ -209,12 +209,20 @@ def summary_line(attributions: Attributions) -> str:
     return "misses by cause: " + ", ".join(f"{cause} {n}" for cause, n in pairs)
 
 
-def leg_cause(a: Attribution, k: int, pool: int, *, in_fts: bool, in_vec: bool) -> str:
+def leg_cause(
+    fts_rank: int | None,
+    vector_rank: int | None,
+    k: int,
+    pool: int,
+    *,
+    in_fts: bool,
+    in_vec: bool,
+) -> str:
     """Why an answer that neither the final list nor the fused list holds in its top ``k``
-    was missed, from its legs: a leg had it in the top ``k`` but fusion buried it, or it
-    sat low in both legs, in one, or in neither (``in_fts`` / ``in_vec``: within the
-    pool the legs were cut to)."""
-    if (a.fts_rank or pool + 1) <= k or (a.vector_rank or pool + 1) <= k:
+    was missed, from its best rank in each leg: a leg had it in the top ``k`` but fusion
+    buried it, or it sat low in both legs, in one, or in neither (``in_fts`` / ``in_vec``:
+    within the pool the legs were cut to)."""
+    if (fts_rank or pool + 1) <= k or (vector_rank or pool + 1) <= k:
         return "fusion-buried"
     if in_fts and in_vec:
         return "both-low"

@@ -19,10 +19,10 @@ Per such query, inside the eval's read snapshot:
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -167,6 +167,9 @@ class Explainer:
         if not result.expected or result.metrics.recall_at_k.get(self.k, 0.0) >= 1.0:
             return None
         legs = LegOrders.measure(self, compiled, vector, read)
+        indexed = [e.path for e in result.expected if e.path in self.doctor.indexed]
+        # every chunk an answer may be ranked by, placed in the vector order at once
+        legs.vector_order.prefetch([c.chunk_id for p in indexed for c in self.headings(p)])
         drafts = [self._one(e, result.top_k, legs) for e in result.expected]
         reachable = [d for d in drafts if d.targets]
         if reachable and self.grid is not None:
@@ -208,19 +211,27 @@ class Explainer:
                 # ranks say whether fixing the heading alone would make it a hit.
                 whole = [c.chunk_id for c in chunks]
                 final = next((h.rank for h in top if h.path == e.path), None)
-                mismatch = self._ranked(e, "heading-mismatch", legs, whole, final, False)
+                mismatch = _Ranks.of(legs, whole, final)
                 closest = _closest_heading(e.heading, chunks)
-                return _Draft(replace(mismatch, closest_heading=closest))
+                return _Draft(
+                    self._ranked(
+                        e, "heading-mismatch", legs, mismatch, False, closest_heading=closest
+                    )
+                )
         final = next((h.rank for h in top if is_hit(e, h)), None)
         exists = True if e.heading is not None else None
-        attribution = self._ranked(e, FOUND, legs, targets, final, exists)
+        ranks = _Ranks.of(legs, targets, final)
         excluded = all(t in legs.excluded for t in targets)
-        if excluded:
-            attribution = replace(attribution, excluded_by=legs.excluded_by(targets))
-        cause = self._cause(attribution, excluded)
-        if cause == "post-processing":
-            attribution = replace(attribution, moved_by=self.moved_by)
-        attribution = replace(attribution, cause=cause)
+        cause = self._cause(ranks, excluded)
+        attribution = self._ranked(  # built once, its cause known (a replace costs as much)
+            e,
+            cause,
+            legs,
+            ranks,
+            exists,
+            excluded_by=legs.excluded_by(targets) if excluded else (),
+            moved_by=self.moved_by if cause == "post-processing" else (),
+        )
         return _Draft(attribution, () if cause in (FOUND, "excluded") else tuple(targets))
 
     def _about(self, e: Expected, cause: str, indexed: bool) -> Attribution:
@@ -232,35 +243,60 @@ class Explainer:
         e: Expected,
         cause: str,
         legs: LegOrders,
-        chunk_ids: Sequence[int],
-        final_rank: int | None,
+        ranks: _Ranks,
         heading_exists: bool | None,
+        **more: Any,
     ) -> Attribution:
-        """An attribution of an indexed ``e``: where the best of its ``chunk_ids`` stands in
-        each leg (of how many) and in the fused list, and where the answer ended."""
-        return replace(
-            self._about(e, cause, indexed=True),
+        """An attribution of an indexed ``e``: where the best of its chunks stands in each
+        leg (of how many) and in the fused list, and where the answer ended (``ranks``);
+        ``more``: its other fields."""
+        return Attribution(
+            path=e.path,
+            heading=e.heading,
+            k=self.k,
+            cause=cause,
+            indexed=True,
             heading_exists=heading_exists,
-            fts_rank=legs.best(legs.fts_rank, chunk_ids),
+            fts_rank=ranks.fts,
             fts_matches=legs.fts_matches,
-            vector_rank=legs.best(legs.vector_rank, chunk_ids),
+            vector_rank=ranks.vector,
             vector_candidates=legs.vector_candidates,
             pool=self.per_leg,
-            fused_rank=legs.best(legs.fused_rank, chunk_ids),
-            final_rank=final_rank,
+            fused_rank=ranks.fused,
+            final_rank=ranks.final,
+            **more,
         )
 
-    def _cause(self, a: Attribution, excluded: bool) -> str:
+    def _cause(self, ranks: _Ranks, excluded: bool) -> str:
         k, pool = self.k, self.per_leg
-        if a.final_rank is not None and a.final_rank <= k:
+        if ranks.final is not None and ranks.final <= k:
             return FOUND
         if excluded:
             return "excluded"
-        if a.fused_rank is not None and a.fused_rank <= k:
+        if ranks.fused is not None and ranks.fused <= k:
             return "post-processing"
-        in_fts = a.fts_rank is not None and a.fts_rank <= pool
-        in_vec = a.vector_rank is not None and a.vector_rank <= pool
-        return leg_cause(a, k, pool, in_fts=in_fts, in_vec=in_vec)
+        in_fts = ranks.fts is not None and ranks.fts <= pool
+        in_vec = ranks.vector is not None and ranks.vector <= pool
+        return leg_cause(ranks.fts, ranks.vector, k, pool, in_fts=in_fts, in_vec=in_vec)
+
+
+class _Ranks(NamedTuple):
+    """An answer's best rank in each leg, after fusion and at the end (None: absent)."""
+
+    fts: int | None
+    vector: int | None
+    fused: int | None
+    final: int | None
+
+    @classmethod
+    def of(cls, legs: LegOrders, chunk_ids: Sequence[int], final: int | None) -> _Ranks:
+        best = legs.best
+        return cls(
+            best(legs.fts_rank, chunk_ids),
+            best(legs.vector_rank, chunk_ids),
+            best(legs.fused_rank, chunk_ids),
+            final,
+        )
 
 
 @dataclass
@@ -316,8 +352,8 @@ class LegOrders:
     lexical: LexicalQuery | None = None  # the compiled query (the grid scores it in numpy)
 
     @cached_property
-    def fts_rank(self) -> dict[int, int]:
-        return _positions(self.fts_ids.tolist())
+    def fts_rank(self) -> Mapping[int, int]:
+        return _OrderPlaces(self.fts_ids)
 
     @property
     def vector_rank(self) -> Mapping[int, int]:
@@ -363,7 +399,7 @@ class LegOrders:
 
     @staticmethod
     def best(ranking: Mapping[int, int], targets: Sequence[int]) -> int | None:
-        found = [ranking[t] for t in targets if t in ranking]
+        found = [r for r in map(ranking.get, targets) if r is not None]  # one lookup each
         return min(found) if found else None
 
     def excluded_by(self, targets: Sequence[int]) -> tuple[str, ...]:
@@ -379,6 +415,33 @@ class LegOrders:
 
 def _positions(ids: Sequence[int]) -> dict[int, int]:
     return {chunk_id: i for i, chunk_id in enumerate(ids, start=1)}
+
+
+class _OrderPlaces(Mapping[int, int]):
+    """Each chunk's place (from 1) in ``ids``, an order of distinct chunk ids: one array
+    indexed by chunk id, not a dict of the whole FTS order (a thousand entries a query,
+    for the few answers looked up)."""
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self._ids = ids
+        self._place = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.int64)
+        self._place[ids] = np.arange(1, len(ids) + 1)
+
+    def get(self, chunk_id: int, default: int | None = None) -> int | None:  # type: ignore[override]
+        place = int(self._place[chunk_id]) if 0 <= chunk_id < len(self._place) else 0
+        return place if place else default
+
+    def __getitem__(self, chunk_id: int) -> int:
+        place = self.get(chunk_id)
+        if place is None:
+            raise KeyError(chunk_id)
+        return place
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ids.tolist())
 
 
 def _closest_heading(heading: str, chunks: Sequence[ranks.ChunkHeading]) -> str | None:

@@ -33,7 +33,7 @@ def _cause(a: Attribution, k: int, pool: int) -> str:
     if a.final_rank is not None and a.final_rank <= k:
         return FOUND
     in_fts, in_vec = a.fts_rank is not None, a.vector_rank is not None
-    return leg_cause(a, k, pool, in_fts=in_fts, in_vec=in_vec)
+    return leg_cause(a.fts_rank, a.vector_rank, k, pool, in_fts=in_fts, in_vec=in_vec)
 
 
 def attribute(result: QueryResult, legs: QueryLegs, k: int) -> tuple[Attribution, ...] | None:

@@ -213,6 +213,23 @@ def options_from_mapping(data: Mapping[str, Any] | None) -> tuple[str | None, Re
     )
 
 
+def refuse_without_retriever(given: Mapping[str, Any], names: Sequence[str]) -> None:
+    """The rule of every task (eval, tune, judge) on every face: a retriever's settings
+    need the retriever. The first of ``names`` that ``given`` holds (by name; None, a
+    switch left off or an empty list is not given) is refused, named as the face says it."""
+    for name in names:
+        if _holds(given.get(name)):
+            raise ConfigError(
+                "{setting} needs {retriever}", "pass {give_retriever:SPEC} as well", setting=name
+            )
+
+
+def _holds(value: Any) -> bool:
+    if isinstance(value, tuple | list | Mapping):
+        return bool(value)
+    return value is not None and value is not False
+
+
 def spec_from_mapping(
     spec: str | None,
     options: Mapping[str, Any] | None,
@@ -225,11 +242,8 @@ def spec_from_mapping(
     ``fields``, ``allow_stale_copy``, ``ann_recall``; ``name`` as ``--retriever-name`` (the
     same as the options' ``name``)."""
     if spec is None:
-        alone = "retriever_options" if options else None if name is None else "retriever_name"
-        if alone is not None:
-            raise ConfigError(
-                "{setting} needs {retriever}", "pass {give_retriever:SPEC} as well", setting=alone
-            )
+        lonely = {"retriever_options": options, "retriever_name": name}
+        refuse_without_retriever(lonely, ("retriever_options", "retriever_name"))
         return None
     try:
         given, parsed = options_from_mapping(options)

@@ -12,13 +12,11 @@ from __future__ import annotations
 import json
 import mmap
 import os
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Generic, TypeVar
 
-from groove.atomic import remove_stale_temps
 from groove.store.db import transaction
 from groove.store.sqlite import Connection
 
@@ -81,6 +79,8 @@ class Kind:
     def writer_path(self, conn: Connection, db_path: Path) -> Path:
         """Where a writer puts the file: the name readers derive from the connection
         (SQLite resolves symlinks in it), cleared of temporary files a crash left."""
+        from groove.atomic import remove_stale_temps  # the writers' module: not a reader's
+
         path = self.path(Path(db_file(conn) or db_path))
         remove_stale_temps(path)
         return path
@@ -110,6 +110,8 @@ class Kind:
 
     def new_token(self, conn: Connection) -> str:
         """A fresh random token, stored in ``index_meta`` (within the writer's transaction)."""
+        import secrets  # here: a reader (a one-shot search) never makes one
+
         token = secrets.token_hex(16)
         conn.execute("INSERT INTO index_meta(key, value) VALUES (?, ?)", (self.token_key, token))
         return token

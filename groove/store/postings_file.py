@@ -43,7 +43,6 @@ from typing import BinaryIO
 
 import numpy as np
 
-from groove.atomic import write_stream
 from groove.store.beside import HEADER_BYTES, Kind, Opened, db_file, map_file, meta_token
 from groove.store.postings import Postings, index_key, read_postings
 from groove.store.postings_delta import updated
@@ -71,20 +70,35 @@ def environment() -> dict[str, str]:
     }
 
 
+_SEEN_MAX = 65536  # tokens SortedTerms remembers before it starts again
+
+
 class SortedTerms(Mapping[str, int]):
-    """Term -> index over the file's sorted term bytes, by bisection (no dict to build)."""
+    """Term -> index over the file's sorted term bytes, by bisection (no dict to build).
+    Tokens looked up are remembered (found or not): queries repeat their words, and an
+    explained query looks each of its words up several times."""
 
     def __init__(self, ends: np.ndarray, blob: memoryview) -> None:
         self._ends = ends
         self._blob = blob
         self._keys = _TermKeys(ends, blob)
+        self._seen: dict[str, int] = {}  # token -> index, -1 when absent
 
     def __getitem__(self, token: str) -> int:
+        at = self._seen.get(token)
+        if at is None:
+            at = self._find(token)
+            if len(self._seen) >= _SEEN_MAX:
+                self._seen.clear()
+            self._seen[token] = at
+        if at < 0:
+            raise KeyError(token)
+        return at
+
+    def _find(self, token: str) -> int:
         key = token.encode("utf-8")
         at = bisect.bisect_left(self._keys, key)
-        if at < len(self._ends) and self._keys[at] == key:
-            return at
-        raise KeyError(token)
+        return at if at < len(self._ends) and self._keys[at] == key else -1
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -225,6 +239,8 @@ def refresh(
 def _write(
     conn: Connection, path: Path, table: str, check: Check, before: Loaded | None, token: str
 ) -> bool:
+    from groove.atomic import write_stream  # the writers' module: not a reader's
+
     postings, checked = _current(conn, table, check, before)
     ends = _sorted_term_ends(postings.terms)
     if ends is None:

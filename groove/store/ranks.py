@@ -19,12 +19,12 @@ this file changing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from groove.store import vector_copy
+from groove.store import knn, vector_copy
 from groove.store.legs import TRIGRAM, LexicalTable
 from groove.store.schema import FTS_TABLES
 from groove.store.sqlite import Connection
@@ -80,14 +80,6 @@ def fts_scores(
     return data[:, 0].astype(np.int64), data[:, 1:]
 
 
-def fts_order(
-    conn: Connection, match: str | None, weights: tuple[float, float, float]
-) -> np.ndarray:
-    """Ids of every chunk matching ``match``, best bm25 first, ties to the lower rowid."""
-    ids, scores = fts_scores(conn, match, [weights])
-    return ids[np.lexsort((ids, scores[:, 0]))] if len(ids) else ids
-
-
 def matching(
     conn: Connection, match: str, chunk_ids: Iterable[int], table: LexicalTable = TRIGRAM
 ) -> frozenset[int]:
@@ -120,39 +112,96 @@ def l2_distances(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Key comparisons made at once when places are looked up in a block (bounds the memory).
+_COMPARED_AT_ONCE = 4_000_000
+
+
 class VectorPlaces(Mapping[int, int]):
     """Each chunk's place in the vector order over every stored vector (nearest first,
-    ties to the lower id, excluded chunks left out), found per lookup: a count over the
-    distances, instead of sorting every chunk for the few answers an explain looks up."""
+    ties to the lower id, excluded chunks left out), found when it is looked up.
 
-    def __init__(self, ids: np.ndarray, distances: np.ndarray, kept: np.ndarray) -> None:
+    The count reads an ordering key per chunk (``near``): the distance itself, or a cheap
+    approximation never more than ``margin`` off the order of the distances (the vector
+    copy's ``|x|^2 - 2 x.q``, with ``store.knn``'s bound). Chunks whose key is more than
+    ``margin`` below the looked-up chunk's are certainly nearer; only those within
+    ``margin`` of it get their exact distance (``exact``: positions -> float32), so no query
+    computes every distance for the few answers an explain looks up.
+    """
+
+    def __init__(
+        self,
+        ids: np.ndarray,
+        near: np.ndarray,
+        margin: float,
+        exact: Callable[[np.ndarray], np.ndarray],
+        kept: np.ndarray,
+    ) -> None:
         self._ids = ids  # int64, ascending
-        self._distances = distances  # float32, aligned with ids
+        self._near = np.where(kept, near, np.inf)  # float64, aligned; excluded: never ahead
+        self._margin = margin
+        self._exact = exact
         self._kept = kept  # bool, aligned: not excluded
         self._size = int(np.count_nonzero(kept))
+        self._known: dict[int, int] = {}  # places found so far (0: not a kept chunk)
 
     def __len__(self) -> int:
         return self._size
 
     def __getitem__(self, chunk_id: int) -> int:
-        at = int(np.searchsorted(self._ids, chunk_id))
-        if at >= len(self._ids) or self._ids[at] != chunk_id or not self._kept[at]:
+        place = self._known.get(chunk_id)
+        if place is None:
+            self.prefetch([chunk_id])
+            place = self._known[chunk_id]
+        if not place:
             raise KeyError(chunk_id)
-        d = self._distances[at]
-        ahead = (self._distances < d) | ((self._distances == d) & (self._ids < chunk_id))
-        return 1 + int(np.count_nonzero(ahead & self._kept))
+        return place
+
+    def prefetch(self, chunk_ids: Sequence[int]) -> None:
+        """Find the places of these chunks at once (an explain's answers): one pass over
+        the keys per block of chunks instead of one per chunk."""
+        wanted = np.unique(np.asarray(chunk_ids, dtype=np.int64))
+        wanted = wanted[[int(c) not in self._known for c in wanted.tolist()]]
+        block = max(1, _COMPARED_AT_ONCE // max(len(self._ids), 1))
+        for lo in range(0, len(wanted), block):
+            part = wanted[lo : lo + block]
+            self._known.update(zip(part.tolist(), self._places(part).tolist(), strict=True))
+
+    def _places(self, chunk_ids: np.ndarray) -> np.ndarray:
+        """The place of each of ``chunk_ids`` (ascending), 0 for one not kept or absent."""
+        at = np.minimum(np.searchsorted(self._ids, chunk_ids), max(len(self._ids) - 1, 0))
+        places = np.zeros(len(chunk_ids), dtype=np.int64)
+        if not len(self._ids):
+            return places
+        (mine,) = np.nonzero((self._ids[at] == chunk_ids) & self._kept[at])
+        at, keys = at[mine], self._near[at[mine]][:, None]
+        sure = np.count_nonzero(self._near < keys - self._margin, axis=1)
+        # each chunk's close ones: within the margin of its key, the chunk itself included
+        which, close = np.nonzero(np.abs(self._near - keys) <= self._margin)
+        rows, slot = np.unique(np.concatenate([close, at]), return_inverse=True)
+        d = self._exact(rows)
+        mine_d, their_d = d[slot[len(close) :]][which], d[slot[: len(close)]]
+        ahead = (their_d < mine_d) | ((their_d == mine_d) & (close < at[which]))
+        places[mine] = 1 + sure + np.bincount(which, weights=ahead, minlength=len(at)).astype(int)
+        return places
 
     def __iter__(self) -> Iterator[int]:
         """The chunk ids in vector order."""
-        order = np.argsort(self._distances, kind="stable")  # ids ascend: ties to the lower
+        distances = self._exact(np.arange(len(self._ids)))
+        order = np.argsort(distances, kind="stable")  # ids ascend: ties to the lower
         yield from self._ids[order][self._kept[order]].tolist()
 
 
-def _places(ids: np.ndarray, distances: np.ndarray, exclude: frozenset[int]) -> VectorPlaces:
+def _kept(ids: np.ndarray, exclude: frozenset[int]) -> np.ndarray:
     kept = np.ones(len(ids), dtype=bool)
     if exclude:
         kept &= ~np.isin(ids, np.fromiter(exclude, dtype=np.int64))
-    return VectorPlaces(ids, distances, kept)
+    return kept
+
+
+def _places(ids: np.ndarray, distances: np.ndarray, exclude: frozenset[int]) -> VectorPlaces:
+    """Places counted over the distances themselves."""
+    near = distances.astype(np.float64)
+    return VectorPlaces(ids, near, 0.0, lambda at: distances[at], _kept(ids, exclude))
 
 
 @dataclass(frozen=True)
@@ -175,9 +224,27 @@ class CopiedVectors:
     copy: vector_copy.VectorCopy
 
     def places(self, vector: np.ndarray, exclude: frozenset[int] = frozenset()) -> VectorPlaces:
-        by_id = self.copy.by_id
-        distances = l2_distances(self.copy.matrix, vector)[by_id]
-        return _places(self.copy.ids[by_id], distances, exclude)
+        """As ``StoredVectors.places``, the same places; the order is counted over one
+        matrix-vector product, and exact distances are computed only where it is too close
+        to call (``VectorPlaces``)."""
+        copy, by_id = self.copy, self.copy.by_id
+        query = np.ascontiguousarray(vector, dtype=np.float32)
+        # knn.top_k's approximation of d^2 - |q|^2 (einsum: see there), in chunk-id order
+        near = (copy.sqnorms - 2.0 * np.einsum("ij,j->i", copy.matrix, query))[by_id]
+        near = near.astype(np.float64)
+        margin = 0.0
+        if len(near):
+            query_norm = float(np.sqrt(np.dot(query.astype(np.float64), query.astype(np.float64))))
+            # the bound at the largest key holds for every chunk's (knn.candidate_margin)
+            widest = float(np.max(np.abs(near)))
+            margin = knn.candidate_margin(copy.dim, copy.max_norm, query_norm, widest)
+
+        def exact(at: np.ndarray) -> np.ndarray:
+            # l2_distances' arithmetic, row by row (a few rows: no blocks)
+            squares = copy.matrix[by_id[at]] - query
+            return np.sqrt(np.sum(squares * squares, axis=1, dtype=np.float32))
+
+        return VectorPlaces(copy.ids[by_id], near, margin, exact, _kept(copy.ids[by_id], exclude))
 
 
 def stored_vectors(conn: Connection, dim: int) -> StoredVectors | CopiedVectors:

@@ -39,7 +39,6 @@ from typing import BinaryIO
 
 import numpy as np
 
-from groove.atomic import write_stream
 from groove.store.beside import (
     HEADER_BYTES,
     HeaderTooLong,
@@ -295,6 +294,8 @@ def refresh(conn: Connection, db_path: Path) -> bool:
 
 
 def _write(conn: Connection, path: Path, version: str, token: str) -> bool:
+    from groove.atomic import write_stream  # the writers' module: not a reader's
+
     try:
         write_stream(path, lambda handle: _export(conn, handle, token, version))
     except (_Unexpected, HeaderTooLong, Error):

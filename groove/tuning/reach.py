@@ -46,7 +46,7 @@ class TuneGrid:
         pool, k = question.pool, question.k
         total = len(all_conditions())
         reach = [may_reach(legs, t, vec_ids, pool, k) for t in targets]
-        found: list[list[int]] = [[] for _ in targets]
+        found = [np.zeros(0, dtype=np.intp) for _ in targets]
         if any(reach):
             lists = grid_rankings(legs, question.match, pool)
             distinct = list(dict.fromkeys(lists))
@@ -54,15 +54,14 @@ class TuneGrid:
             within = np.arange(fused.order.shape[-1]) < fused.lengths[:, None, None]
             where = {fts_ids: d for d, fts_ids in enumerate(distinct)}
             slot = [where[fts_ids] for fts_ids in lists]
-            n_k = len(RRF_K_GRID)
+            # wanted[i, u]: the fused lists' chunk u is one of answer i's chunks
+            wanted = np.zeros((len(targets), len(fused.union)), dtype=bool)
             for i, (t, r) in enumerate(zip(targets, reach, strict=True)):
-                if not r:
-                    continue
-                wanted = np.isin(fused.union, np.asarray(t, dtype=np.int64))
-                hit = (wanted[fused.order] & within).any(axis=-1).tolist()  # (lists, rrf_k)
-                found[i] = [
-                    w * n_k + j for w, d in enumerate(slot) for j in range(n_k) if hit[d][j]
-                ]
+                if r:
+                    wanted[i] = np.isin(fused.union, np.asarray(t, dtype=np.int64))
+            hit: np.ndarray = np.any(wanted[:, fused.order] & within, axis=-1)  # answers, lists, k
+            flat = hit[:, slot, :].reshape(len(targets), -1)  # condition flat index order
+            found = [np.flatnonzero(row) for row in flat]
         current = current_condition(question.fusion)
         return [GridReach(len(f), total, examples(f, current)) for f in found]
 
@@ -119,7 +118,7 @@ def current_condition(fusion: FusionConfig) -> Condition | None:
         return None
 
 
-def examples(found: Sequence[int], current: Condition | None) -> tuple[str, ...]:
+def examples(found: Sequence[int] | np.ndarray, current: Condition | None) -> tuple[str, ...]:
     """Labels of the conditions nearest to ``current`` (fewest grid steps away; the lower
     flat index among equals)."""
     chosen = np.asarray(found, dtype=np.intp)

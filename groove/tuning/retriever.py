@@ -10,7 +10,7 @@ baseline (RRF k = 60 over the whole window) in place of the built-in defaults: t
 analysis of every tune (groove.tuning.analysis, a pure function of the table, so a saved
 result reloads). The result is the one ``TuneResult``, its source ``RetrieverLegs``.
 
-``run_retriever`` checks and resolves the inputs (before any retrieval, so a bad family,
+``resolve_retriever`` checks and resolves the inputs (before any retrieval, so a bad family,
 engine, window or golden file is an input error, exit 2, and nothing runs);
 ``retrieve_legs`` refuses a retriever that answers without legs; ``sweep_legs`` fills the
 table.
@@ -42,7 +42,7 @@ from groove.retrievers.base import RetrieverQuery
 from groove.retrievers.legs import QueryLegs
 from groove.retrievers.opener import open_retriever
 from groove.retrievers.provenance import corpus_to_record, read_local
-from groove.retrievers.spec import RetrieverSpec
+from groove.retrievers.spec import RetrieverSpec, refuse_without_retriever
 from groove.settings import DEFAULT_LIMIT, TUNE, Setting, at_most
 from groove.tuning.analysis import analyse
 from groove.tuning.families import FamilyGrid, family_grid
@@ -274,15 +274,11 @@ RETRIEVER_ONLY = (
 )
 
 
-def refuse_without_retriever(given: Mapping[str, Any]) -> None:
-    """The rule of every face: a retriever's settings need the retriever (``family`` rrf
-    is also groove's own fusion, and the default)."""
-    for name in RETRIEVER_ONLY:
-        value = given.get(name)
-        if value is not None and not (name == "family" and value == "rrf"):
-            raise ConfigError(
-                "{setting} needs {retriever}", "pass {give_retriever:SPEC} as well", setting=name
-            )
+def refuse_tune_settings_without_retriever(given: Mapping[str, Any]) -> None:
+    """tune's RETRIEVER_ONLY settings need the retriever (``family`` rrf is also groove's
+    own fusion, and the default): the rule of every task (refuse_without_retriever)."""
+    own_fusion = given.get("family") == "rrf"
+    refuse_without_retriever(given, [n for n in RETRIEVER_ONLY if n != "family" or not own_fusion])
 
 
 @dataclass(frozen=True)
@@ -346,14 +342,3 @@ def tune_retriever(
 ) -> TuneResult:
     """Retrieve once and sweep (``run``, whose keywords are the settings' fields)."""
     return run(progress=progress, **{f.name: getattr(settings, f.name) for f in fields(settings)})
-
-
-def run_retriever(
-    config: Config,
-    spec: RetrieverSpec,
-    *,
-    progress: Callable[[Progress], None] | None = None,
-    **given: Any,
-) -> TuneResult:
-    """Resolve the settings ``given`` (``resolve_retriever``), then tune ``spec``'s legs."""
-    return tune_retriever(resolve_retriever(config, spec, **given), progress)

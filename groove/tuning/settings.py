@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from groove.config import Config, SearchConfig
 from groove.engine.lexical import LexicalMode
@@ -13,15 +13,15 @@ from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
 from groove.evaluation.settings import GOLDEN_FILE_NAME
 from groove.notes import Note
-from groove.resolve import Rule, limit_covers_k, resolve
+from groove.resolve import ByName, Rule, limit_covers_k, resolve
 from groove.retrievers.spec import RetrieverSpec, spec_from_mapping
-from groove.settings import DEFAULT_LIMIT, TUNE
+from groove.settings import DEFAULT_LIMIT, TUNE, Setting
 from groove.tuning.grid import with_primary_k
 from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 from groove.tuning.retriever import (
     RetrieverTuneSettings,
     refuse_index_settings,
-    refuse_without_retriever,
+    refuse_tune_settings_without_retriever,
     resolve_retriever,
 )
 
@@ -29,7 +29,7 @@ SMALL_N_WARN = 50
 
 
 @dataclass(frozen=True)
-class TuneSettings:
+class TuneSettings(ByName):
     kb_path: Path
     golden_path: Path
     k_values: tuple[int, ...] = TUNE["k_values"].default
@@ -40,6 +40,11 @@ class TuneSettings:
     notes: tuple[Note, ...] = ()
     # [search] lexical: which FTS table each query's bm25 leg reads; None: the index's mode
     lexical: LexicalMode | None = None
+    #: The resolved TUNE settings that have no field above, by name: a new setting needs
+    #: its declaration only, and is read as ``settings["name"]``.
+    values: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
+    TABLE: ClassVar[Mapping[str, Setting]] = TUNE
+    TABLE_NAME: ClassVar[str] = "TUNE"
 
     @property
     def candidate_pool(self) -> int:
@@ -61,13 +66,12 @@ def resolve_settings(config: Config, /, **given: Any) -> TuneSettings | Retrieve
         refuse_index_settings(given)
         rest = {name: value for name, value in given.items() if name not in _SPEC_PARTS}
         return resolve_retriever(config, retriever_spec(given), **rest)
-    refuse_without_retriever(given)
+    refuse_tune_settings_without_retriever(given)
     values = resolve(TUNE, config, given, TUNE_RULES)
     kb = check_kb_path(values["kb_path"])
-    same = {f.name: values[f.name] for f in fields(TuneSettings) if f.name in values}
     return TuneSettings(
         **{
-            **same,
+            **TuneSettings.split(values),
             "kb_path": kb,
             "golden_path": values["golden"] or kb / GOLDEN_FILE_NAME,
             "notes": _stage_notes(config.search),
@@ -81,7 +85,7 @@ def refuse_for_saved(given: Mapping[str, Any], saved: Path) -> None:
     settings are refused as when measuring."""
     if given.get("retriever") is not None or given.get("retriever_options"):
         refuse_index_settings({**given, "tune_json": saved})
-    refuse_without_retriever(given)
+    refuse_tune_settings_without_retriever(given)
 
 
 #: What names the retriever and how to reach it: its spec, not a setting of the sweep.

@@ -183,14 +183,14 @@ def _tops(
 ) -> list[tuple[int, ...]]:
     """For each weight set (its column of ``scores``): ids best first, ties to the lower
     id, ``pool`` long. A column shared by several weight sets is ranked once."""
-    ranked: dict[int, tuple[int, ...]] = {}
-    out = []
-    for column in columns:
-        if column not in ranked:
-            order = np.lexsort((ids, scores[:, column]))[:pool]
-            ranked[column] = tuple(ids[order].tolist())
-        out.append(ranked[column])
-    return out
+    distinct = list(dict.fromkeys(columns))
+    by_id = np.argsort(ids, kind="stable")
+    # A stable sort of each column over ascending ids: ties go to the lower id.
+    columns_first = np.ascontiguousarray(scores[by_id][:, distinct].T)
+    order = np.argsort(columns_first, axis=1, kind="stable")[:, :pool]
+    lists = ids[by_id][order].tolist()
+    ranked = dict(zip(distinct, map(tuple, lists), strict=True))
+    return [ranked[column] for column in columns]
 
 
 def fuse_all_k(
