@@ -115,17 +115,6 @@ def test_file_layout_is_pretty_json_with_runs_and_no_empty_findings(tmp_path: Pa
     assert text.startswith('{\n  "runs": [\n')
 
 
-def test_previous_compatible_is_only_the_newest_run(tmp_path: Path) -> None:
-    path = history_path(tmp_path)
-    append_run(path, make_record("2026-01-01T00:00:00+00:00"), 10)
-    append_run(path, make_record("2026-01-02T00:00:00+00:00", golden_hash="other"), 10)
-    history = load_history(path)
-    now = make_record().fingerprint
-    # The older run matches, but only the newest is ever compared.
-    assert history.previous_compatible(now) is None
-    assert history.previous_compatible(history.runs[0].fingerprint) is history.runs[0]
-
-
 def test_unparseable_bytes_start_fresh_with_a_warning(tmp_path: Path) -> None:
     path = history_path(tmp_path)
     path.write_text("{not json", encoding="utf-8")

@@ -55,7 +55,6 @@ def test_the_summary_sits_beside_its_result() -> None:
     assert runner.summary_path(Path("w/eval-report.result.json")) == Path(
         "w/eval-report.summary.md"
     )
-    assert runner.live_result_name("tune-explorer") == "tune-explorer.result.json"
 
 
 def test_open_and_run_spell_the_notebook_alike(tmp_path: Path) -> None:

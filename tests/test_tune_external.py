@@ -236,11 +236,12 @@ def test_saved_form_is_the_tune_explorers_plus_the_engine_keys(
 ) -> None:
     from groove.config import Config
     from groove.tuning.export import to_document as engine_document
-    from groove.tuning.retriever import run_retriever
+    from groove.tuning.retriever import resolve_retriever, tune_retriever
 
     golden_path, legs_path = made_up
     spec = parse_spec(_adapter(legs_path, Fusion("rrf", 60.0, window=50)))
-    result = run_retriever(Config(), spec, golden=golden_path, family="convex", window=50)
+    settings = resolve_retriever(Config(), spec, golden=golden_path, family="convex", window=50)
+    result = tune_retriever(settings)
     assert result.ran_grid
     doc = engine_document(result)
     builtin = _builtin_document()
@@ -370,11 +371,12 @@ def test_saved_engine_result_reloads_with_the_same_analysis(
     from groove.errors import ConfigError
     from groove.tuning.export import dumps, load_tune, to_document
     from groove.tuning.result import RetrieverLegs
-    from groove.tuning.retriever import run_retriever
+    from groove.tuning.retriever import resolve_retriever, tune_retriever
 
     golden_path, legs_path = made_up
     spec = parse_spec(_adapter(legs_path, Fusion("rrf", 60.0, window=50)))
-    result = run_retriever(Config(), spec, golden=golden_path, family="rrf", window=50)
+    settings = resolve_retriever(Config(), spec, golden=golden_path, family="rrf", window=50)
+    result = tune_retriever(settings)
     path = tmp_path / "saved.json"
     path.write_text(dumps(to_document(result)))
     loaded = load_tune(path)

@@ -314,7 +314,7 @@ def test_preflight_is_what_the_plain_legs_measure(tuned, real_embedder) -> None:
     count and the vector leg measured on their own (the pre-flight's former SQL)."""
     from groove.config import FusionConfig
     from groove.engine.search import excluded_chunks, fts_leg, vector_leg
-    from groove.store.legs import match_count
+    from groove.store.schema import FTS_TABLES
 
     result, _ = tuned
     conn = connect(default_db_path(result.kb_path))
@@ -324,7 +324,9 @@ def test_preflight_is_what_the_plain_legs_measure(tuned, real_embedder) -> None:
         vector = real_embedder.embed([routed.terms.positive_text])[0]
         fts_ids = fts_leg(conn, routed.match, FusionConfig().weights, pool, routed.leg)
         vec_ids = vector_leg(conn, vector, pool, excluded_chunks(conn, routed))
-        total = 0 if routed.match is None else match_count(conn, routed.match, routed.leg)
+        table = FTS_TABLES[routed.leg]
+        sql = f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"
+        total = 0 if routed.match is None else conn.execute(sql, (routed.match,)).fetchone()[0]
         assert (d.fts_candidates, d.fts_total_matches) == (len(fts_ids), total), q.id
         assert d.vec_fts_overlap == len(set(fts_ids) & set(vec_ids)), q.id
 

@@ -46,17 +46,6 @@ def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[
     return click.option(setting.flag, setting.param, **kw)
 
 
-def setting_options(table: Mapping[str, Setting], *names: str) -> Callable[[F], F]:
-    """The options of ``names`` (in that order in ``--help``), from ``table``."""
-
-    def apply(f: F) -> F:
-        for name in reversed(names):
-            f = setting_option(table[name])(f)
-        return f
-
-    return apply
-
-
 def command_options(
     table: Mapping[str, Setting], after: Mapping[str, Sequence[Callable[[Any], Any]]] | None = None
 ) -> Callable[[F], F]:

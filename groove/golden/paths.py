@@ -64,10 +64,6 @@ class PathDiagnosis:
     detail: str
     near: tuple[NearMatch, ...] = ()
 
-    @property
-    def suggestion(self) -> str | None:
-        return self.near[0].path if self.near else None
-
 
 def near_matches(path: str, indexed: Iterable[str]) -> tuple[NearMatch, ...]:
     """Indexed paths the author may have meant, best kind first, at most MAX_NEAR."""

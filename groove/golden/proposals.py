@@ -20,7 +20,6 @@ from groove.metrics import Expected
 CERTAIN = "certain"
 LIKELY = "likely"
 NONE = "none"
-CONFIDENCES = (CERTAIN, LIKELY, NONE)
 
 #: What happened to the answer, as the evidence tells it.
 MOVED = "moved"  # the file moved or was renamed; the heading (if any) is unchanged
@@ -141,10 +140,6 @@ class DoctorReport:
     @property
     def likely(self) -> tuple[Proposal, ...]:
         return tuple(p for p in self.proposals if p.confidence == LIKELY)
-
-    @property
-    def healthy(self) -> bool:
-        return not self.proposals and not self.checks
 
     def to_dict(self) -> dict[str, Any]:
         return {

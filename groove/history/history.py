@@ -41,7 +41,6 @@ from groove.golden.answers import AnswerSketch, AnswerUpdate
 from groove.history import stored
 from groove.history.floor import history_floor
 from groove.notes import Level, Note
-from groove.runs.fingerprint import Fingerprint
 from groove.runs.record import RunRecord, content_id
 
 if TYPE_CHECKING:
@@ -90,13 +89,6 @@ class History(Introduces):
         aggregate metrics, ``fingerprint_changed`` and ``corpus_changed`` against the run
         before (NA for the oldest). Columns: docs/api.md."""
         return view(self, "runs_frame")
-
-    def previous_compatible(self, fingerprint: Fingerprint) -> RunRecord | None:
-        """The newest run, only if it is comparable with ``fingerprint`` (never an older one)."""
-        newest = self.newest
-        if newest is not None and newest.fingerprint.compatible_with(fingerprint):
-            return newest
-        return None
 
 
 @dataclass(frozen=True)

@@ -309,11 +309,6 @@ def summary_path(result_path: Path) -> Path:
     return result_path.with_name(SUMMARY_FILE)
 
 
-def live_result_name(label: str) -> str:
-    """The result file of a live copy of notebook ``label``."""
-    return label + NAMED_RESULT_SUFFIX
-
-
 def refuse_other_notebooks_outputs(out: Path, label: str) -> None:
     """One --out folder holds one notebook's outputs: a second notebook run into it would
     replace the first one's result.json and summary.md, so it is refused before anything

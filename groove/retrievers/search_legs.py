@@ -25,8 +25,6 @@ from groove.fusion import Fusion
 from groove.retrievers.base import FieldMap, lookup, violation
 from groove.retrievers.legs import legs_to_dict, parse_legs
 
-SEARCHES = ("lexical", "vector", "hybrid")
-
 
 def msearch_body(
     index: str,

@@ -14,7 +14,7 @@ derived from these tables:
 
 * the click options of every ``groove`` command (``COMMANDS`` in ``commands.py`` maps each
   command to its table; presentation options such as ``--format`` aside), built by
-  ``groove.cli.common.command_options`` / ``setting_options``;
+  ``groove.cli.common.command_options``;
 * the keywords of the API's functions and the parameters of the notebooks' run cells,
   with their types and defaults (``signatures.py``), and their check (``Setting.parse``);
 * how each face words an error or a note that names settings (``spelling.py``:

@@ -73,13 +73,6 @@ def matching_chunks(conn: Connection, match: str, table: LexicalTable = TRIGRAM)
     return [chunk_id for (chunk_id,) in found.fetchall()]
 
 
-def match_count(conn: Connection, match: str, table: LexicalTable = TRIGRAM) -> int:
-    """How many chunks match ``match``."""
-    name = _name(table)
-    found = conn.execute(f"SELECT count(*) FROM {name} WHERE {name} MATCH ?", (match,))
-    return int(found.fetchone()[0])
-
-
 def bm25_columns(
     conn: Connection,
     match: str,

@@ -125,10 +125,6 @@ def _merged(
     )
 
 
-def _widened(array: np.ndarray, other: np.ndarray) -> np.ndarray:
-    return array.astype(np.result_type(array, other), copy=False)
-
-
 def _kept(before: Postings, gone: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(docs, tf, postings per term) of ``before`` without the rows ``gone`` marks."""
     counts = np.diff(before.start)

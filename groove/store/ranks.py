@@ -80,14 +80,6 @@ def fts_scores(
     return data[:, 0].astype(np.int64), data[:, 1:]
 
 
-def fts_order(
-    conn: Connection, match: str | None, weights: tuple[float, float, float]
-) -> np.ndarray:
-    """Ids of every chunk matching ``match``, best bm25 first, ties to the lower rowid."""
-    ids, scores = fts_scores(conn, match, [weights])
-    return ids[np.lexsort((ids, scores[:, 0]))] if len(ids) else ids
-
-
 def matching(
     conn: Connection, match: str, chunk_ids: Iterable[int], table: LexicalTable = TRIGRAM
 ) -> frozenset[int]:

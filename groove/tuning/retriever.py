@@ -10,7 +10,7 @@ baseline (RRF k = 60 over the whole window) in place of the built-in defaults: t
 analysis of every tune (groove.tuning.analysis, a pure function of the table, so a saved
 result reloads). The result is the one ``TuneResult``, its source ``RetrieverLegs``.
 
-``run_retriever`` checks and resolves the inputs (before any retrieval, so a bad family,
+``resolve_retriever`` checks and resolves the inputs (before any retrieval, so a bad family,
 engine, window or golden file is an input error, exit 2, and nothing runs);
 ``retrieve_legs`` refuses a retriever that answers without legs; ``sweep_legs`` fills the
 table.
@@ -342,14 +342,3 @@ def tune_retriever(
 ) -> TuneResult:
     """Retrieve once and sweep (``run``, whose keywords are the settings' fields)."""
     return run(progress=progress, **{f.name: getattr(settings, f.name) for f in fields(settings)})
-
-
-def run_retriever(
-    config: Config,
-    spec: RetrieverSpec,
-    *,
-    progress: Callable[[Progress], None] | None = None,
-    **given: Any,
-) -> TuneResult:
-    """Resolve the settings ``given`` (``resolve_retriever``), then tune ``spec``'s legs."""
-    return tune_retriever(resolve_retriever(config, spec, **given), progress)
