@@ -120,12 +120,14 @@ class Explainer:
         weights = self.options.fusion.weights
         bounds = [self.grid.lowest, self.grid.highest] if self.grid is not None else []
         found = self._numpy_scores(compiled, [weights, *bounds])
-        if found is None:
-            found = ranks.fts_scores(
+        if found is not None:  # its ids ascend: a stable sort sends ties to the lower id
+            ids, scores = found
+            order = np.argsort(scores[:, 0], kind="stable")
+        else:
+            ids, scores = ranks.fts_scores(
                 self.conn, compiled.match, [weights, *bounds], table=compiled.leg
             )
-        ids, scores = found
-        order = np.lexsort((ids, scores[:, 0])) if len(ids) else np.zeros(0, dtype=np.int64)
+            order = np.lexsort((ids, scores[:, 0])) if len(ids) else np.zeros(0, dtype=np.int64)
         return LegReads(
             lexical=compiled,
             excluded=excluded,
@@ -183,7 +185,9 @@ class Explainer:
             )
             reach = self.grid.reach(question)
             for d, grid in zip(reachable, reach, strict=True):
-                d.attribution = replace(d.attribution, grid=grid)
+                # the last field of an attribution only this call holds yet: set in place,
+                # as a dataclass's __post_init__ would (a replace rebuilds all twenty)
+                object.__setattr__(d.attribution, "grid", grid)
         return tuple(d.attribution for d in drafts)
 
     def _one(self, e: Expected, top: Sequence[RankedHit], legs: LegOrders) -> _Draft:

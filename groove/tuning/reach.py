@@ -45,7 +45,8 @@ class TuneGrid:
         legs, vec_ids, targets = question.legs, question.vec_ids, question.targets
         pool, k = question.pool, question.k
         total = len(all_conditions())
-        reach = [may_reach(legs, t, vec_ids, pool, k) for t in targets]
+        lowest = np.sort(legs.fts_lowest)  # counted by bisection for every answer
+        reach = [may_reach(legs, t, vec_ids, pool, k, lowest) for t in targets]
         found = [np.zeros(0, dtype=np.intp) for _ in targets]
         if any(reach):
             lists = grid_rankings(legs, question.match, pool)
@@ -69,25 +70,38 @@ class TuneGrid:
 PROBE = TuneGrid()
 
 
-def best_fts_rank(legs: LegOrders, targets: Sequence[int]) -> int | None:
+def best_fts_rank(
+    legs: LegOrders, targets: Sequence[int], lowest: np.ndarray | None = None
+) -> int | None:
     """A lower bound on the best FTS rank any grid weight set gives one of ``targets``:
-    1 + the chunks that beat its best score even at their worst."""
-    positions = [legs.fts_rank[t] - 1 for t in targets if t in legs.fts_rank]
+    1 + the chunks that beat its best score even at their worst (``lowest``: the worst
+    scores sorted, when the caller has them)."""
+    ranked = legs.fts_rank
+    positions = [p - 1 for p in map(ranked.get, targets) if p is not None]
     if not positions:
         return None
     best = min(legs.fts_highest[p] for p in positions)
-    return 1 + int(np.sum(legs.fts_lowest < best - _TOLERANCE * (1 + abs(best))))
+    below = best - _TOLERANCE * (1 + abs(best))
+    if lowest is None:
+        return 1 + int(np.sum(legs.fts_lowest < below))
+    return 1 + int(np.searchsorted(lowest, below, side="left"))
 
 
 def may_reach(
-    legs: LegOrders, targets: Sequence[int], vec_ids: Sequence[int], pool: int, k: int
+    legs: LegOrders,
+    targets: Sequence[int],
+    vec_ids: Sequence[int],
+    pool: int,
+    k: int,
+    lowest: np.ndarray | None = None,
 ) -> bool:
-    """False only when no grid condition can fuse one of ``targets`` within k."""
+    """False only when no grid condition can fuse one of ``targets`` within k
+    (``lowest``: ``legs.fts_lowest`` sorted, as ``best_fts_rank`` takes it)."""
     if len(vec_ids) < k:
         return True
     wanted = set(targets)
     vec_rank = min((i for i, c in enumerate(vec_ids, start=1) if c in wanted), default=0)
-    fts_rank = best_fts_rank(legs, targets)
+    fts_rank = best_fts_rank(legs, targets, lowest)
     for rrf_k in RRF_K_GRID:
         score = 1 / (rrf_k + vec_rank) if vec_rank else 0.0
         score += 1 / (rrf_k + fts_rank) if fts_rank is not None and fts_rank <= pool else 0.0
