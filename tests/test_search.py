@@ -11,6 +11,7 @@ import onnx
 import pytest
 from conftest import copy_kb
 from embed_fixtures import tiny_config, tiny_weights, write_tokenizer_files
+from helpers.hashing import HashingEmbedder
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,6 @@ from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, Search
 from groove.engine import onnx_bert
 from groove.engine import search as search_mod
 from groove.engine.chunking import parse_markdown
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.engine.lexical import LexicalMode, lexical_query
 from groove.engine.query import compile_query
