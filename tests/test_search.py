@@ -20,7 +20,7 @@ from groove.engine import onnx_bert
 from groove.engine import search as search_mod
 from groove.engine.chunking import parse_markdown
 from groove.engine.index import build
-from groove.engine.lexical import LexicalMode, lexical_query
+from groove.engine.lexical import lexical_query
 from groove.engine.query import compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import (
@@ -36,6 +36,7 @@ from groove.engine.search import (
 )
 from groove.engine.session import open_engine
 from groove.errors import ConfigError
+from groove.settings import LexicalMode
 from groove.settings.spelling import spelled
 from groove.store import chunks as rows
 from groove.store.db import connect, transaction
