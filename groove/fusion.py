@@ -7,16 +7,14 @@ best first, ties going to the key seen first when the legs are read in order (fi
 first, top to bottom): a rule every function here shares, so that two fusions of the same
 legs can be compared cell for cell.
 
-Rank fusion (Cormack et al., SIGIR 2009), in each engine's own terms:
+Rank fusion (Cormack et al., SIGIR 2009), with one-based ranks as the paper,
+Elasticsearch, OpenSearch, LanceDB and Milvus count them (Qdrant counts from 0: its k is
+translated where its recommendation is written, groove.tuning.recommend):
 
-* ``rrf``: ``sum 1 / (k + rank)``; ``rank_base`` 1 (the paper, Elasticsearch, OpenSearch,
-  LanceDB, Milvus, groove) or 0 (Qdrant, whose ranks start at 0, so its default k = 2 is
-  the paper's k = 1, and the paper's 60 is Qdrant's 61); ``window`` cuts each leg first
-  (Elasticsearch's ``rank_window_size``).
+* ``rrf``: ``sum 1 / (k + rank)``; ``window`` cuts each leg first (Elasticsearch's
+  ``rank_window_size``).
 * ``weighted_rrf``: ``sum w / (k + rank)`` (Elasticsearch 9.2+ per-retriever ``weight``,
-  OpenSearch 2.19+ ``score-ranker-processor`` weights, which must sum to 1) or Qdrant's
-  ``1 / (k + (r + 1) / w - 1)`` over zero-based ``r``, where a weight stretches the ranks
-  instead of scaling the gain.
+  OpenSearch 2.19+ ``score-ranker-processor`` weights, which sum to 1).
 
 Score fusion (Bruch et al., TOIS 2023: a convex combination of normalised scores):
 ``convex`` normalises each leg on its own list, then sums ``w_i * norm_i(score)``; a key
@@ -30,7 +28,7 @@ observed minimum) and ``none``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -38,9 +36,6 @@ K = TypeVar("K", bound=Hashable)
 
 Normalizer = Literal["none", "minmax", "zscore", "dbsf", "l2", "tmm"]
 NORMALIZERS: tuple[Normalizer, ...] = ("none", "minmax", "zscore", "dbsf", "l2", "tmm")
-WeightRule = Literal["scale", "qdrant"]
-#: OpenSearch refuses score-ranker weights whose sum is not 1 (to within this).
-WEIGHT_SUM_TOLERANCE = 1e-6
 
 
 def _ordered(gains: dict[K, float], first_seen: dict[K, int]) -> list[tuple[K, float]]:
@@ -58,11 +53,10 @@ def rrf(
     k: float = 60.0,
     *,
     window: int | None = None,
-    rank_base: int = 1,
 ) -> list[tuple[K, float]]:
-    """Reciprocal rank fusion: ``sum over legs of 1 / (k + rank)``, ``rank`` counted from
-    ``rank_base`` (1 or 0), each leg cut to ``window`` first."""
-    return weighted_rrf(legs, [1.0] * len(legs), k, window=window, rank_base=rank_base)
+    """Reciprocal rank fusion: ``sum over legs of 1 / (k + rank)``, one-based ranks, each
+    leg cut to ``window`` first."""
+    return weighted_rrf(legs, [1.0] * len(legs), k, window=window)
 
 
 def weighted_rrf(
@@ -71,12 +65,9 @@ def weighted_rrf(
     k: float = 60.0,
     *,
     window: int | None = None,
-    rank_base: int = 1,
-    rule: WeightRule = "scale",
 ) -> list[tuple[K, float]]:
-    """Weighted RRF. ``rule="scale"``: ``w / (k + rank)`` (Elasticsearch, OpenSearch,
-    Milvus). ``rule="qdrant"``: ``1 / (k + (r + 1) / w - 1)`` with zero-based ``r`` (the
-    ``rank_base`` is then ignored); a weight of 0 drops the leg."""
+    """Weighted RRF: ``sum over legs of w / (k + rank)``, one-based ranks (Elasticsearch,
+    OpenSearch, Milvus); a weight of 0 drops the leg."""
     if len(weights) != len(legs):
         raise ValueError(f"{len(weights)} weights for {len(legs)} legs")
     if any(w < 0 for w in weights):
@@ -85,44 +76,8 @@ def weighted_rrf(
     seen: dict[K, int] = {}
     for leg, w in zip(legs, weights, strict=True):
         for position, key in enumerate(leg[:window] if window is not None else leg):
-            if rule == "qdrant":
-                gain = 0.0 if w == 0 else 1.0 / (k + (position + 1) / w - 1.0)
-            else:
-                gain = w / (k + position + rank_base)
-            _add(gains, seen, key, gain)
+            _add(gains, seen, key, w / (k + position + 1))
     return _ordered(gains, seen)
-
-
-def elasticsearch_rrf(
-    legs: Sequence[Sequence[K]],
-    rank_constant: float = 60.0,
-    rank_window_size: int | None = None,
-    weights: Sequence[float] | None = None,
-) -> list[tuple[K, float]]:
-    """The ``rrf`` retriever: one-based ranks, per-retriever ``weight`` (default 1)."""
-    w = list(weights) if weights is not None else [1.0] * len(legs)
-    return weighted_rrf(legs, w, rank_constant, window=rank_window_size)
-
-
-def opensearch_rrf(
-    legs: Sequence[Sequence[K]],
-    rank_constant: float = 60.0,
-    weights: Sequence[float] | None = None,
-) -> list[tuple[K, float]]:
-    """``score-ranker-processor``: one-based ranks; weights, if given, sum to 1."""
-    if weights is None:
-        return rrf(legs, rank_constant)
-    if abs(sum(weights) - 1.0) > WEIGHT_SUM_TOLERANCE:
-        raise ValueError(f"OpenSearch score-ranker weights must sum to 1, got {sum(weights)}")
-    return weighted_rrf(legs, weights, rank_constant)
-
-
-def qdrant_rrf(
-    legs: Sequence[Sequence[K]], k: float = 2.0, weights: Sequence[float] | None = None
-) -> list[tuple[K, float]]:
-    """Qdrant's ``rrf`` fusion: zero-based positions, default k = 2, weights stretch ranks."""
-    w = list(weights) if weights is not None else [1.0] * len(legs)
-    return weighted_rrf(legs, w, k, rule="qdrant")
 
 
 # -- score normalisation -----------------------------------------------------------------
@@ -190,52 +145,6 @@ def convex(
         for (key, _), value in zip(cut, normed, strict=True):
             _add(gains, seen, key, w * value)
     return _ordered(gains, seen)
-
-
-def opensearch_combine(
-    legs: Sequence[Sequence[tuple[K, float]]],
-    normalization: Literal["min_max", "l2", "z_score"] = "min_max",
-    combination: Literal["arithmetic_mean", "geometric_mean", "harmonic_mean"] = (
-        "arithmetic_mean"
-    ),
-    weights: Sequence[float] | None = None,
-) -> list[tuple[K, float]]:
-    """OpenSearch's ``normalization-processor``: each clause normalised, then a weighted
-    mean. Arithmetic: ``sum w s / sum w`` over every clause (an absent score counts 0);
-    geometric ``exp(sum w ln s / sum w)`` and harmonic ``sum w / sum (w / s)`` over the
-    clauses with a positive score only."""
-    w = list(weights) if weights is not None else [1.0] * len(legs)
-    method: Normalizer = {"min_max": "minmax", "l2": "l2", "z_score": "zscore"}[normalization]  # type: ignore[assignment]
-    per_key: dict[K, list[tuple[float, float]]] = {}
-    seen: dict[K, int] = {}
-    for leg, weight in zip(legs, w, strict=True):
-        for (key, _), value in zip(leg, normalize([s for _, s in leg], method), strict=True):
-            seen.setdefault(key, len(seen))
-            per_key.setdefault(key, []).append((weight, value))
-    total = sum(w)
-    combine: Callable[[list[tuple[float, float]]], float]
-    if combination == "arithmetic_mean":
-
-        def combine(pairs: list[tuple[float, float]]) -> float:
-            return sum(wt * v for wt, v in pairs) / total
-    elif combination == "geometric_mean":
-
-        def combine(pairs: list[tuple[float, float]]) -> float:
-            positive = [(wt, v) for wt, v in pairs if v > 0]
-            if not positive:
-                return 0.0
-            return math.exp(
-                sum(wt * math.log(v) for wt, v in positive) / sum(wt for wt, _ in positive)
-            )
-    else:
-
-        def combine(pairs: list[tuple[float, float]]) -> float:
-            positive = [(wt, v) for wt, v in pairs if v > 0]
-            if not positive:
-                return 0.0
-            return sum(wt for wt, _ in positive) / sum(wt / v for wt, v in positive)
-
-    return _ordered({key: combine(pairs) for key, pairs in per_key.items()}, seen)
 
 
 # -- a fusion as a value: what a config, a sweep cell or a recommendation names ----------------

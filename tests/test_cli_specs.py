@@ -78,7 +78,33 @@ def test_cli_options_are_the_declared_settings(command: str) -> None:
         assert option.help == setting.help, name
         assert option.is_flag == setting.switch, name
         assert option.required == setting.required, name
-        assert option.default == _click_default(setting), name
+        if not setting.required:  # a required option has no default (common.setting_option)
+            assert option.default == _click_default(setting), name
+
+
+REQUIRED = sorted(
+    (command, setting.flag)
+    for command, table in COMMANDS.items()
+    for setting in table.values()
+    if setting.required
+)
+
+
+@pytest.mark.parametrize(("command", "flag"), REQUIRED)
+def test_a_required_option_left_out_is_refused_before_the_command_runs(
+    command: str, flag: str
+) -> None:
+    """Bad input, not a traceback: click takes an explicit default of None as a value
+    given, so a required option must declare none."""
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    others = [s.flag for s in COMMANDS[command].values() if s.required and s.flag != flag]
+    given = [word for other in others for word in (other, "x")]
+    result = CliRunner().invoke(cli, [*command.split(), *given])
+    assert result.exit_code == 2, result.output
+    assert f"Missing option '{flag}'" in result.output
 
 
 def test_a_setting_name_has_one_flag_in_every_command() -> None:

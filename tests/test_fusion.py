@@ -42,45 +42,30 @@ def test_paper_rrf_one_based_k60() -> None:
     assert scores(fused)["c"] == pytest.approx(1 / 63)
 
 
-def test_qdrant_default_k2_zero_based() -> None:
-    fused = fusion.qdrant_rrf([VECTOR, LEXICAL])
-    # zero-based, k=2: a 1/2, b 1/3 + 1/2 = 5/6, c 1/4, d 1/3
-    assert scores(fused) == pytest.approx({"a": 0.5, "b": 5 / 6, "c": 0.25, "d": 1 / 3})
-    assert order(fused) == ["b", "a", "d", "c"]
-
-
 def test_qdrant_k61_is_the_papers_k60() -> None:
-    paper = fusion.rrf([VECTOR, LEXICAL], 60)
-    qdrant = fusion.qdrant_rrf([VECTOR, LEXICAL], k=61)
-    assert qdrant == paper  # 1/(61 + r0) == 1/(60 + r1): the same floats
-    assert fusion.rrf([VECTOR, LEXICAL], 61, rank_base=0) == paper
-
-
-def test_qdrant_weight_stretches_ranks() -> None:
-    fused = fusion.qdrant_rrf([VECTOR, LEXICAL], k=2, weights=[3, 1])
-    # vector w=3: pos0 1/(2 + 1/3 - 1) = 3/4; pos1 1/(2 + 2/3 - 1) = 3/5; pos2 1/(2 + 1 - 1) = 1/2
-    # lexical w=1: pos0 1/2, pos1 1/3.  b = 3/5 + 1/2 = 1.1
-    assert scores(fused) == pytest.approx({"a": 0.75, "b": 1.1, "c": 0.5, "d": 1 / 3})
-    # Qdrant's own reading: with weight 3, position 2 weighs what position 0 does at weight 1
-    assert scores(fused)["c"] == scores(fusion.qdrant_rrf([["c"]]))["c"]
+    """Qdrant counts positions from 0 (``1 / (k + position)``, its default k 2 being the
+    paper's 1): its k = 61 is groove's 60, the k its recommendation writes
+    (groove.tuning.recommend.qdrant)."""
+    qdrant: dict[str, float] = {}
+    for leg in (VECTOR, LEXICAL):
+        for position, key in enumerate(leg):
+            qdrant[key] = qdrant.get(key, 0.0) + 1 / (61 + position)
+    assert scores(fusion.rrf([VECTOR, LEXICAL], 60)) == qdrant  # the same floats
 
 
 def test_elasticsearch_weight_and_window() -> None:
-    fused = fusion.elasticsearch_rrf(
-        [VECTOR, LEXICAL], rank_constant=60, rank_window_size=2, weights=[2, 1]
-    )
+    # the rrf retriever's per-retriever weight and rank_window_size
+    fused = fusion.weighted_rrf([VECTOR, LEXICAL], [2, 1], 60, window=2)
     # window 2 drops c; a 2/61, b 2/62 + 1/61, d 1/62
     assert scores(fused) == pytest.approx({"a": 2 / 61, "b": 2 / 62 + 1 / 61, "d": 1 / 62})
     assert order(fused) == ["b", "a", "d"]
 
 
-def test_opensearch_weights_must_sum_to_one() -> None:
-    fused = fusion.opensearch_rrf([VECTOR, LEXICAL], 60, [0.7, 0.3])
+def test_opensearch_score_ranker_weights() -> None:
+    fused = fusion.weighted_rrf([VECTOR, LEXICAL], [0.7, 0.3], 60)
     # a 0.7/61, b 0.7/62 + 0.3/61, c 0.7/63, d 0.3/62
     assert scores(fused)["b"] == pytest.approx(0.7 / 62 + 0.3 / 61)
     assert scores(fused)["d"] == pytest.approx(0.3 / 62)
-    with pytest.raises(ValueError, match="sum to 1"):
-        fusion.opensearch_rrf([VECTOR, LEXICAL], 60, [0.7, 0.4])
 
 
 def test_ties_go_to_the_key_seen_first() -> None:
@@ -149,19 +134,6 @@ def test_convex_tmm_uses_each_legs_bound() -> None:
     assert scores(fused) == pytest.approx(
         {"a": 0.5, "b": 0.5 * 1.5 / 1.9 + 0.5, "c": 0.5 * 1.1 / 1.9, "d": 0.5 / 3}
     )
-
-
-def test_opensearch_combinations() -> None:
-    legs = [VEC_SCORED, LEX_SCORED]
-    arith = fusion.opensearch_combine(legs, "min_max", "arithmetic_mean", [0.7, 0.3])
-    assert scores(arith) == pytest.approx({"a": 0.7, "b": 0.65, "c": 0.0, "d": 0.0})
-    geo = fusion.opensearch_combine(legs, "min_max", "geometric_mean", [0.7, 0.3])
-    # b: exp((0.7 ln 0.5 + 0.3 ln 1) / 1.0) = 0.5^0.7; a: only its positive vector score, 1
-    assert scores(geo)["b"] == pytest.approx(0.5**0.7)
-    assert scores(geo)["a"] == pytest.approx(1.0)
-    harm = fusion.opensearch_combine(legs, "min_max", "harmonic_mean", [0.7, 0.3])
-    # b: (0.7 + 0.3) / (0.7 / 0.5 + 0.3 / 1) = 1 / 1.7
-    assert scores(harm)["b"] == pytest.approx(1 / 1.7)
 
 
 def test_fusion_value_dispatches_and_labels() -> None:

@@ -209,3 +209,14 @@ def test_changes_are_worded_as_the_cli_words_them() -> None:
     assert setting_changes(before, before) == ()
     assert differing_settings([before, now]) == ("limit", "lexical", "golden", "alpha")
     assert differing_settings([before, before]) == ()
+
+
+def test_a_setting_a_run_records_only_off_its_default_is_a_change() -> None:
+    """A run's fusion and context settings are recorded only when they differ from the
+    built-in ones (the fingerprint keeps them so), so a run with groove.toml's rrf_k = 30
+    knows rrf_k and the default run before it does not: compare must still name it."""
+    default = {"limit": "10", "mmr": "off", "golden": "aaaa"}
+    tuned = {**default, "rrf_k": "30", "bm25_weights": "2,1,1", "context": "static"}
+    assert setting_changes(default, tuned) == ("rrf_k 60 -> 30", "context off -> static")
+    assert setting_changes(tuned, default) == ("rrf_k 30 -> 60", "context static -> off")
+    assert setting_changes(default, {**default, "bm25_weights": "2,1,1"}) == ()

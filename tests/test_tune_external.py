@@ -294,8 +294,12 @@ def test_api_and_cli_refuse_bad_engine_inputs_before_any_retrieval(
 
     golden_path, legs_path = made_up
     spec = _adapter(legs_path, Fusion("rrf", 60.0, window=50))
-    for keywords in ({"family": "bogus"}, {"engine": "vespa"}, {"window": 0}):
-        with pytest.raises(ConfigError):
+    for keywords, words in (
+        ({"family": "bogus"}, "keyword family 'bogus' is not a fusion family"),
+        ({"engine": "vespa"}, "keyword engine 'vespa' is not an engine groove tunes for"),
+        ({"window": 0}, "keyword window must be a whole number >= 1"),
+    ):
+        with pytest.raises(ConfigError, match=words):
             groove.tune(None, golden_path, retriever=spec, **keywords)  # type: ignore[arg-type]
     for keywords in ({"engine": "qdrant"}, {"family": "convex"}, {"window": 20}):
         with pytest.raises(ConfigError, match="needs keyword retriever"):
@@ -303,7 +307,7 @@ def test_api_and_cli_refuse_bad_engine_inputs_before_any_retrieval(
     out = CliRunner().invoke(
         cli, ["tune", "--golden", str(golden_path), "--retriever", spec, "--family", "bogus"]
     )
-    assert out.exit_code == 2 and "Error: --family 'bogus'" in out.output
+    assert out.exit_code == 2 and "Error: --family 'bogus' is not a fusion family" in out.output
     out = CliRunner().invoke(
         cli, ["tune", "--golden", str(golden_path), "--retriever", spec, "--lexical", "porter"]
     )

@@ -34,6 +34,9 @@ def setting_option(setting: Setting, *, show_default: bool = False) -> Callable[
     if show_default or setting.show_default:
         kw.update(default=setting.default, show_default=True)
     if setting.required:
+        # no default at all: click takes an explicit None as a value given, and would never
+        # find a required option missing
+        del kw["default"]
         kw["required"] = True
     if setting.switch:
         kw.update(is_flag=True, default=False)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from groove.config import FusionConfig
+
 if TYPE_CHECKING:
     from groove.runs.fingerprint import Fingerprint
     from groove.runs.record import RunRecord
@@ -76,6 +78,15 @@ def fingerprint_settings(fingerprint: Fingerprint) -> dict[str, str]:
     return out
 
 
+# A run records these only when they differ from the built-in (as its fingerprint does): one
+# that does not record them had these values.
+_BUILT_IN = {
+    "rrf_k": number(FusionConfig().rrf_k),
+    "bm25_weights": ",".join(number(weight) for weight in FusionConfig().weights),
+    "context": "off",
+}
+
+
 def gate_settings(gate: str, threshold: float, alpha: float) -> dict[str, str]:
     """The regression gate's settings of a run (not part of its fingerprint)."""
     return {
@@ -95,15 +106,17 @@ def run_settings(record: RunRecord) -> dict[str, str]:
 def setting_changes(before: Mapping[str, str], now: Mapping[str, str]) -> tuple[str, ...]:
     """Each setting that differs, worded as the CLI words it: ``lexical auto -> trigram``;
     ``golden changed`` for another golden file. A setting only one side knows (the gate's,
-    for a run stored before groove kept them) is not a change."""
+    for a run stored before groove kept them) is not a change, unless not knowing it means
+    the built-in value (``_BUILT_IN``)."""
     changes = []
     for name in _ordered({*before, *now}):
-        if name not in before or name not in now or before[name] == now[name]:
+        was, is_ = before.get(name, _BUILT_IN.get(name)), now.get(name, _BUILT_IN.get(name))
+        if was is None or is_ is None or was == is_:
             continue
         if name == "golden":
             changes.append("golden changed")
         else:
-            changes.append(f"{name} {before[name]} -> {now[name]}")
+            changes.append(f"{name} {was} -> {is_}")
     return tuple(changes)
 
 

@@ -306,14 +306,14 @@ def resolve_retriever(config: Config, spec: RetrieverSpec, **given: Any) -> Retr
     family = values["family"]
     if family not in FUSION_FAMILIES:
         raise ConfigError(
-            "{setting} " + literal(repr(family)),
+            "{setting} " + literal(repr(family)) + " is not a fusion family",
             f"use one of {', '.join(FUSION_FAMILIES)}",
             setting="family",
         )
     chosen = values["engine"] or (spec.kind if spec.kind in ENGINES else "groove")
     if chosen not in ENGINES:
         raise ConfigError(
-            "{setting} " + literal(repr(chosen)),
+            "{setting} " + literal(repr(chosen)) + " is not an engine groove tunes for",
             f"use one of {', '.join(ENGINES)}",
             setting="engine",
         )
