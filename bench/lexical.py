@@ -34,11 +34,12 @@ from _cranfield import DEFAULT_DATASET, indexed_cranfield
 from groove.cli.words import index_line
 from groove.engine.embed import Embedder, load_embedder
 from groove.engine.index import build
-from groove.engine.lexical import LexicalMode, compile_porter
+from groove.engine.lexical import compile_porter
 from groove.engine.query import compile_query
 from groove.engine.search import SearchOptions, fts_leg, search
 from groove.golden.queries import load_golden
 from groove.metrics import RankedHit, query_metrics
+from groove.settings import LexicalMode
 from groove.store.db import connect, default_db_path
 from groove.store.legs import PORTER, TRIGRAM
 

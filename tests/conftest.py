@@ -30,7 +30,7 @@ def real_embedder():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def hashing_embedder():  # type: ignore[no-untyped-def]
-    from groove.engine.embed import HashingEmbedder
+    from helpers.hashing import HashingEmbedder
 
     return HashingEmbedder()
 

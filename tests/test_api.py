@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.hashing import HashingEmbedder
 
 import groove
 from groove import errors
 from groove.config import Config
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.evaluation.frames import worst_first
 from groove.evaluation.run import run as eval_run

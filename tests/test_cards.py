@@ -9,10 +9,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from helpers.hashing import HashingEmbedder
 
 from groove.cards import MAX_REPR_CHARS, MAX_ROWS, Card, clip
 from groove.config import Config
-from groove.engine.embed import HashingEmbedder
 from groove.engine.query import compile_query
 from groove.engine.search import SearchOptions, search
 from groove.history.history import history_path, load_history

@@ -29,10 +29,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from helpers.crash_worker import Outcome, Worker
+from helpers.hashing import HashingEmbedder
 from helpers.history_jobs import SITES, make_record
 
 from groove.cli import cli
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.errors import HistoryError
 from groove.history.history import HISTORY_FILE_NAME, append_run, history_path, load_history

@@ -36,9 +36,9 @@ from pathlib import Path
 
 import pytest
 from helpers.crash_worker import Outcome, Worker
+from helpers.hashing import HashingEmbedder
 from helpers.kbgen import kb_v1, kb_v2, write_kb
 
-from groove.engine.embed import HashingEmbedder
 from groove.engine.lexical import compile_porter
 from groove.engine.query import compile_query
 from groove.engine.session import open_engine

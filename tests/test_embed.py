@@ -19,6 +19,7 @@ from embed_fixtures import (
     tiny_tokenizer,
     write_tiny_checkpoint,
 )
+from helpers.hashing import HashingEmbedder
 
 from groove.engine import embed, model_folder
 from groove.engine.onnx_embed import OnnxEmbedder
@@ -77,7 +78,7 @@ def test_unit_rows_scales_rows_and_keeps_zero_rows() -> None:
 
 
 def test_hashing_embedder_hashes_trigrams_into_buckets() -> None:
-    fake = embed.HashingEmbedder(dim=1024)
+    fake = HashingEmbedder(dim=1024)
     assert (fake.model_id, fake.dim) == ("groove-hashing-test", 1024)
     row = fake.embed(["Ab"])[0]
     expected = np.zeros(1024)
@@ -87,15 +88,15 @@ def test_hashing_embedder_hashes_trigrams_into_buckets() -> None:
 
 
 def test_hashing_embedder_rows_are_unit_deterministic_and_word_sensitive() -> None:
-    fake = embed.HashingEmbedder()
+    fake = HashingEmbedder()
     rows = fake.embed([QUERY, PARAPHRASE, CAT, ""])
     assert rows.shape == (4, 64) and rows.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-6)
-    np.testing.assert_array_equal(rows, embed.HashingEmbedder().embed([QUERY, PARAPHRASE, CAT, ""]))
+    np.testing.assert_array_equal(rows, HashingEmbedder().embed([QUERY, PARAPHRASE, CAT, ""]))
     assert _cos(rows[0], rows[1]) > _cos(rows[0], rows[2])
     assert fake.embed([]).shape == (0, 64)
     with pytest.raises(ValueError, match="dim must be >= 1, got 0"):
-        embed.HashingEmbedder(dim=0)
+        HashingEmbedder(dim=0)
 
 
 # ---------------------------------------------------------------- errors

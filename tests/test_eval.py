@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.hashing import HashingEmbedder
 
 from groove.config import Config
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.errors import GoldenError, IndexMissingError, ModelError
 from groove.evaluation.run import run

@@ -253,9 +253,9 @@ def test_plausible_hits_raise_nothing() -> None:
 
 def test_groove_engine_runs_report_duplicate_ids_too(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from conftest import copy_kb
+    from helpers.hashing import HashingEmbedder
 
     from groove.config import Config
-    from groove.engine.embed import HashingEmbedder
     from groove.engine.index import build
     from groove.evaluation.run import run
     from groove.evaluation.settings import resolve_settings

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from helpers.hashing import HashingEmbedder
 
 from groove.cli import cli
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.engine.kb import SkippedFile, scan_kb
 from groove.errors import GoldenError, HistoryError

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import copy_kb
+from helpers.hashing import HashingEmbedder
 
 from groove.cli.words import index_line
 from groove.config import Config
 from groove.engine import index as index_mod
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import IndexSummary, build, lock_path
 from groove.engine.kb import SkippedFile
 from groove.engine.session import LazyEmbedder, index_embedder, open_engine

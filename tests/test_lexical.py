@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, copy_kb
+from helpers.hashing import HashingEmbedder
 
 from groove.config import Config, SearchConfig, parse_config
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.engine.lexical import (
     DEFAULT_LEXICAL,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from conftest import copy_kb
+from helpers.hashing import HashingEmbedder
 
 from groove.config import ParentRetrieverConfig
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.engine.parent import estimate_tokens, expand_parents, expanded_text, render_chunk
 from groove.engine.search import SearchOptions, search

@@ -75,8 +75,9 @@ def test_small_reports_are_unchanged_by_the_cap(runs) -> None:  # type: ignore[n
 
 @pytest.mark.slow
 def test_tune_text_puts_the_verdict_before_the_diagnostics(runs) -> None:  # type: ignore[no-untyped-def]
+    from helpers.hashing import HashingEmbedder
+
     from groove.config import Config
-    from groove.engine.embed import HashingEmbedder
     from groove.tuning.run import run as tune_run
     from groove.tuning.settings import resolve_settings as tune_settings
 

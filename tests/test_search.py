@@ -11,6 +11,7 @@ import onnx
 import pytest
 from conftest import copy_kb
 from embed_fixtures import tiny_config, tiny_weights, write_tokenizer_files
+from helpers.hashing import HashingEmbedder
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,9 +19,8 @@ from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, Search
 from groove.engine import onnx_bert
 from groove.engine import search as search_mod
 from groove.engine.chunking import parse_markdown
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
-from groove.engine.lexical import LexicalMode, lexical_query
+from groove.engine.lexical import lexical_query
 from groove.engine.query import compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import (
@@ -36,6 +36,7 @@ from groove.engine.search import (
 )
 from groove.engine.session import open_engine
 from groove.errors import ConfigError
+from groove.settings import LexicalMode
 from groove.settings.spelling import spelled
 from groove.store import chunks as rows
 from groove.store.db import connect, transaction

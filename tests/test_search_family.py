@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import copy_kb
+from helpers.hashing import HashingEmbedder
 
 from groove import fusion
 from groove.config import FusionConfig, parse_config
-from groove.engine.embed import HashingEmbedder
 from groove.engine.family import scored_lexical_leg, scored_vector_leg
 from groove.engine.index import build
 from groove.engine.lexical import trigram_query

@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 
 from groove.cli import cli
 from groove.config import Config, parse_config
-from groove.engine.lexical import LexicalMode, lexical_query
+from groove.engine.lexical import lexical_query
 from groove.engine.query import compile_query
 from groove.engine.search import rrf_fuse
 from groove.golden.queries import load_golden
 from groove.report import tune_json, tune_text
 from groove.report.notes import cli_line, progress_line
+from groove.settings import LexicalMode
 from groove.store.db import connect, default_db_path
 from groove.store.schema import FTS_TABLES
 from groove.tuning.grid import DEFAULT_CONDITION, Condition, toml_snippet

@@ -11,11 +11,16 @@ from groove.tuning.select import (
     fold_means,
     phase_scores,
     pick,
-    select_condition,
+    select_from_means,
 )
 from groove.tuning.table import MetricTable
 
 WINNER = Condition(3, 1, 1, 4)
+
+
+def select_condition(primary: np.ndarray, rows: list[int] | range | np.ndarray) -> Condition:
+    """The condition coordinate descent selects on the query ``rows`` of ``primary``."""
+    return select_from_means(condition_means(primary, rows))
 
 
 def table_with(n: int, base: float, cells: dict[Condition, float | list[float]]) -> np.ndarray:

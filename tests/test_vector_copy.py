@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.hashing import HashingEmbedder
 
 from groove.engine.chunking import parse_markdown
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import build
 from groove.engine.search import SearchOptions, search, vector_leg
 from groove.store import chunks as rows

@@ -58,8 +58,7 @@ from groove.engine.query import (
     compile_query,
     scan_segments,
 )
-from groove.settings import LEXICAL_MODES as LEXICAL_MODES  # declared with --lexical
-from groove.settings import LexicalMode as LexicalMode
+from groove.settings import LexicalMode
 from groove.store.legs import PORTER, TRIGRAM, LexicalTable
 from groove.store.meta import IndexMeta
 

@@ -26,13 +26,13 @@ from groove.cards import Introduces
 from groove.config import FusionConfig, MmrConfig, ParentRetrieverConfig, SearchConfig
 from groove.engine import bm25
 from groove.engine.family import fuse_family, scored_lexical_leg, scored_vector_leg
-from groove.engine.lexical import LexicalMode, LexicalQuery, lexical_query, mode_for_index
+from groove.engine.lexical import LexicalQuery, lexical_query, mode_for_index
 from groove.engine.mmr import mmr_select
 from groove.engine.parent import expand_parents
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.rerank import Reranker
 from groove.notes import Level, Note
-from groove.settings import DEFAULT_LIMIT, at_most
+from groove.settings import DEFAULT_LIMIT, LexicalMode, at_most
 from groove.store import chunks as rows
 from groove.store.legs import TRIGRAM, LexicalTable, bm25_ranked, matching_chunks, nearest_chunks
 from groove.store.meta import read_meta

@@ -29,7 +29,7 @@ from groove.runs.fingerprint import Fingerprint
 from groove.runs.judged import JudgedSummary
 from groove.runs.latency import Latency, QueryTiming
 from groove.runs.record import QueryResult, RunRecord, metric_pairs
-from groove.settings import DEFAULT_LIMIT as DEFAULT_LIMIT  # declared with the limit
+from groove.settings import DEFAULT_LIMIT
 from groove.stats.gate import GateDecision, GatedMetric
 from groove.stats.significance import Significance
 from groove.stats.slices import GatedSlice, Slice, SliceGate

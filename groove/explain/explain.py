@@ -97,7 +97,7 @@ class Explainer:
         """No chunk has a context: the grid's context weight then changes no bm25 score."""
         return not chunk_rows.any_context(self.conn)
 
-    @property
+    @cached_property
     def per_leg(self) -> int:
         """Candidates each leg fetched in the eval's search (same rule as search.search)."""
         pool = candidate_pool(self.depth)

@@ -24,10 +24,11 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 from groove.errors import GrooveError
-from groove.evaluation.result import DEFAULT_LIMIT, EvalRun
+from groove.evaluation.result import EvalRun
 from groove.explain.attribution import Attribution
 from groove.report.eval_text import per_query_line
 from groove.runs.record import metric_pairs
+from groove.settings import DEFAULT_LIMIT
 
 SUITE_NAME = "groove eval"
 XML_HEADER = '<?xml version="1.0" encoding="UTF-8"?>'

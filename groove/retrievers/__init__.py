@@ -5,21 +5,7 @@ one contract (``docs/retrievers.md``): a program speaking JSON lines on its stan
 and output (``command:``), an HTTP endpoint (``http://``, ``https://``) or a precomputed
 run file (``run:``). Each returns, per query, the ranked hits that groove then scores
 exactly as it scores its own engine.
+
+Import the submodules directly (``spec``, ``opener``, ``base``); this package re-exports
+nothing.
 """
-
-from groove.retrievers.base import Retriever, RetrieverQuery
-from groove.retrievers.opener import open_retriever
-from groove.retrievers.spec import (
-    RetrieverOptions,
-    RetrieverSpec,
-    parse_spec,
-)
-
-__all__ = [
-    "Retriever",
-    "RetrieverOptions",
-    "RetrieverQuery",
-    "RetrieverSpec",
-    "open_retriever",
-    "parse_spec",
-]

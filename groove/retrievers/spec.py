@@ -93,7 +93,7 @@ def parse_spec(
             raise _spec_error("run: names no file")
         return RetrieverSpec("run", path, name or run_file_name(path), options)
     if text.startswith(("postgresql://", "postgres://")):
-        from groove.retrievers.backends.postgres import public_name
+        from groove.retrievers.backends.postgres_url import public_name
 
         return RetrieverSpec("postgresql", text, name or public_name(text), options)
     if text.startswith("lancedb://"):

@@ -99,11 +99,6 @@ def select_from_means(means: np.ndarray) -> Condition:
     return pick(plateau)
 
 
-def select_condition(primary: np.ndarray, rows: Rows) -> Condition:
-    """The condition coordinate descent selects on the query ``rows`` of ``primary`` (nDCG@5)."""
-    return select_from_means(condition_means(primary, rows))
-
-
 @dataclass(frozen=True, eq=False)
 class PhaseScores:
     """What the two phases saw over the selection rows: the 64 weight sets at k=60 (grid

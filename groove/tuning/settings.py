@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from groove.config import Config, SearchConfig
-from groove.engine.lexical import LexicalMode
 from groove.engine.search import candidate_pool
 from groove.engine.session import check_kb_path
 from groove.evaluation.settings import GOLDEN_FILE_NAME
 from groove.notes import Note
 from groove.resolve import ByName, Rule, limit_covers_k, resolve
 from groove.retrievers.spec import RetrieverSpec, spec_from_mapping
-from groove.settings import DEFAULT_LIMIT, TUNE, Setting
+from groove.settings import DEFAULT_LIMIT, TUNE, LexicalMode, Setting
 from groove.tuning.grid import with_primary_k
 from groove.tuning.result import NOTE_FUSION_CUSTOMISED, NOTE_STAGE_SETTINGS_IGNORED
 from groove.tuning.retriever import (

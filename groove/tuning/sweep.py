@@ -240,8 +240,8 @@ def fuse_lists(
     fts_rank[np.repeat(np.arange(len(fts_lists)), sizes), np.searchsorted(union, fts)] = within
     scores = _gains(vec_rank)[np.newaxis] + _gains(fts_rank[:, np.newaxis, :])
     present = (vec_rank > 0)[np.newaxis, :] | (fts_rank > 0)
-    keys = (np.broadcast_to(union, scores.shape), -scores)
-    order = np.lexsort(keys, axis=-1)[..., :limit]
+    # union ascends: a stable sort of the negated scores sends ties to the lower id
+    order = np.argsort(-scores, axis=-1, kind="stable")[..., :limit]
     return FusedLists(
         union=union,
         order=order,

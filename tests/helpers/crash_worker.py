@@ -236,7 +236,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for "helpers.x"
     import groove.cli
     import groove.engine.session
-    from groove.engine.embed import HashingEmbedder
+    from helpers.hashing import HashingEmbedder
 
     def hashing(*args: object, **kwargs: object) -> HashingEmbedder:
         return HashingEmbedder()

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from groove.config import Config
-from groove.engine.embed import HashingEmbedder
 from groove.engine.index import IndexSummary, build
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
 from helpers.golden_gen import generated_golden
+from helpers.hashing import HashingEmbedder
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 QUERIES = 1000

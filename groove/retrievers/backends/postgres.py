@@ -54,7 +54,7 @@ from groove.settings import command_line
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["PostgresRetriever", "connect", "export", "public_name", "split_url"]
+__all__ = ["PostgresRetriever", "connect", "export", "split_url"]
 
 INSTALL_HINT = f"install the extra: {install_command('postgres')}"
 # `groove export` has no API form: the command to run, its flags as declared
