@@ -196,13 +196,13 @@ def evaluate(
 
 @_api
 def set_baseline(kb_path: PathArg | None, name: str, run: str | None = None) -> RunRecord:
-    """Pin the run ``run`` (an id or an unambiguous prefix; default: the newest) of
+    """Pin the run ``run`` (a run's name, an id or an unambiguous prefix; default: the newest) of
     ``kb_path``'s history as the baseline ``name``, like ``groove baseline set``; returns it.
     ``evaluate(..., baseline=name)`` and ``groove eval --baseline NAME`` compare with it."""
     from groove.history import baseline
 
     _checked("name", name, _text, "text")
-    _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
+    _checked("run", run, _text_or_none, "text (a run name, id or id prefix) or None")
     path, size = _history_file(_baseline_settings(BASELINE_RUN, kb_path))
     return baseline.pin(path, name, run, size)
 
@@ -224,7 +224,7 @@ def accept_baseline(
     accepted run."""
     from groove.history import baseline
 
-    _checked("run", run, _text_or_none, "text (a run id or prefix) or None")
+    _checked("run", run, _text_or_none, "text (a run name, id or id prefix) or None")
     _checked("name", name, _text_or_none, "text or None")
     values = _baseline_settings(BASELINE_ACCEPT, kb_path)
     path, size = _history_file(values)
