@@ -129,6 +129,12 @@ def test_an_unwritable_report_is_bad_input_and_the_history_is_kept(
     assert result.stderr.startswith(f"Error: cannot write the JUnit report {missing}: ")
     assert "hint: check the folder and its permissions" in result.stderr
     assert (kb / HISTORY_FILE_NAME).read_bytes() == history
+    # nothing half-written: the TREC run file asked for beside it is not left behind either
+    trec = tmp_path / "run.trec"
+    both = ("--export-run", str(trec), "--junit", str(missing))
+    result = groove("eval", "--kb-path", str(kb), "--golden", str(golden_en), *both)
+    assert result.exit_code == 2 and f"cannot write the JUnit report {missing}: " in result.stderr
+    assert not trec.exists()
 
 
 def test_a_failed_run_leaves_no_earlier_report_and_never_a_foreign_file(

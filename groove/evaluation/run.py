@@ -16,6 +16,8 @@ history read, baseline choice, regression check; then the outputs; the history w
 
 from __future__ import annotations
 
+import errno
+import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -28,6 +30,7 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import search, vector_depth
 from groove.engine.session import open_engine_for
+from groove.errors import GrooveError
 from groove.evaluation.outputs import NO_OUTPUTS, Defer, EvalOutputs
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
@@ -75,6 +78,7 @@ def run(
     """
     if settings.junit is not None and outputs.junit is not None:
         outputs.junit.forget(settings.junit)  # a failed run must not leave the last report
+    _check_folders(settings, outputs)
     chosen = grid if settings.explain else None
     result = prepare(settings, embedder=embedder, progress=progress, grid=chosen)
     _write_files(result, settings, outputs)
@@ -87,6 +91,20 @@ def run(
     for note in saved.notes[len(result.notes) :]:
         say(note)
     return saved
+
+
+def _check_folders(settings: EvalSettings, outputs: EvalOutputs) -> None:
+    """A file to write into a folder that is not there is bad input found before anything
+    is measured or written, so that a run refused for one output leaves no other behind
+    (the writers word the same error, for a folder that goes missing meanwhile)."""
+    junit = settings.junit if outputs.junit is not None else None
+    for path, what in ((outputs.export_run, ""), (junit, "the JUnit report ")):
+        if path is not None and not path.parent.is_dir():
+            missing = errno.ENOTDIR if path.parent.exists() else errno.ENOENT
+            raise GrooveError(
+                f"cannot write {what}{path}: {os.strerror(missing)}",
+                "check the folder and its permissions",
+            )
 
 
 def _write_files(result: EvalRun, settings: EvalSettings, outputs: EvalOutputs) -> None:
