@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groove.errors import ConfigError
+from groove.errors import ConfigError, GrooveError
 from groove.golden.queries import GoldenQuery
 from groove.metrics import Expected
 from groove.notes import Note
@@ -264,3 +264,13 @@ def test_the_text_report_says_where_the_left_out_diagnostics_are_as_its_face_wor
     neutral = tune_text.render(result).splitlines()  # the notebook's and the library's words
     assert neutral[-2].endswith(f"every row is {tune_text.DIAGNOSTICS_WHERE}")
     assert "--format" not in tune_text.DIAGNOSTICS_WHERE
+
+
+def test_a_missing_folder_is_a_one_line_error_and_nothing_is_left(tmp_path: Path) -> None:
+    """Bad input, not an OSError naming the temporary file groove writes first."""
+    target = tmp_path / "no-such-folder" / "tune.json"
+    with pytest.raises(GrooveError) as refused:
+        save_tune(_result(), target)
+    assert str(refused.value.message) == f"cannot write {target}: No such file or directory"
+    assert refused.value.hint == "check the folder and its permissions"
+    assert not target.parent.exists()

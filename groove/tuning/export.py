@@ -37,8 +37,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from groove.atomic import write_file
 from groove.errors import ConfigError
+from groove.golden.qrels import write_atomic
 from groove.golden.queries import GoldenQuery
 from groove.metrics import Expected
 from groove.notes import Note
@@ -93,7 +93,7 @@ def dumps(document: Mapping[str, Any]) -> str:
 
 def save_tune(result: TuneResult, path: Path) -> Path:
     """Write ``result`` (with its full metric table) to ``path`` atomically; return the path."""
-    write_file(path, dumps(to_document(result)))
+    write_atomic(path, dumps(to_document(result)))  # an OSError is a one-line error
     return path
 
 
