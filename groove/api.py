@@ -91,9 +91,8 @@ def index(
     ``index``, stage ``embed``) as chunks are embedded (by default a bar is drawn where a
     person watches: in Jupyter, on a terminal; ``progress=False`` draws none). ``lexical``
     records that mode in the index (``--lexical``); without it the recorded mode is kept,
-    ``force`` included. Returns what
-    the build did; its ``line()`` is the CLI's summary line and its ``notes`` what the CLI
-    prints on stderr.
+    ``force`` included. Returns what the build did: the counts, ``skipped`` and
+    ``warnings``, and its ``notes`` (what the CLI prints on stderr); its repr is a card.
     """
     from groove.engine.index import build
     from groove.engine.session import check_kb_path, index_embedder
