@@ -315,12 +315,17 @@ def test_scores_of_some_matching_rows_equal_sqls_restricted_pass(  # type: ignor
     # Each from the postings alone, and from those a ``scores`` call just looked up.
     for sets in (grid, [*grid, (0.3, 1.7, 0.9)]):
         expected = {int(r[0]): r[1:] for r in bm25_columns(conn, lq.match, sets, "porter", some)}
-        for after_scores in (False, True):
+        for after_scores, at_once in ((False, None), (True, None), (True, 1)):
             scorer.recent.clear()
             if after_scores:
                 scorer.scores(*phrases, sets[:1])
                 assert scorer.recent or not matching
-            columns = scorer.scores_of(phrases[0], sets, ordered)
+            saved = bm25._TERMS_AT_ONCE
+            bm25._TERMS_AT_ONCE = at_once or saved  # 1: one weight set per pass
+            try:
+                columns = scorer.scores_of(phrases[0], sets, ordered)
+            finally:
+                bm25._TERMS_AT_ONCE = saved
             found = {
                 int(r): tuple(float(c[i]) for c in columns) for i, r in enumerate(ordered.tolist())
             }
