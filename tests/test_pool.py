@@ -244,3 +244,17 @@ def test_a_titled_document_is_shown_by_its_title_not_as_text_before_a_heading(
     assert "before its first heading" not in _card(titled)
     assert plain.lead_title is None
     assert "(the text before its first heading)" in _card(plain)
+
+
+def test_a_pool_file_in_a_missing_folder_is_a_one_line_error(tmp_path: Path) -> None:
+    """Bad input, not an OSError naming the temporary file groove writes first."""
+    from groove.errors import GrooveError
+    from groove.judging.exchange import export_pool
+    from groove.judging.pool import Pool
+
+    empty = Pool(tmp_path / "golden.yml", tmp_path / "golden.judgements.jsonl", 10, (), (), 0)
+    target = tmp_path / "no-such-folder" / "pool.csv"
+    with pytest.raises(GrooveError) as refused:
+        export_pool(empty, target)
+    assert refused.value.message == f"cannot write {target}: No such file or directory"
+    assert refused.value.hint == "check the folder and its permissions"

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from groove import fileguard
-from groove.atomic import write_file
 from groove.errors import FileRefusedError, GoldenError
 from groove.golden.judgements import Judgement, now
 from groove.golden.lines import json_lines, utf8_text
+from groove.golden.qrels import write_atomic
 from groove.golden.queries import GoldenSet
 from groove.judging.pool import Pool
 
@@ -64,7 +64,7 @@ def export_text(pool: Pool, fmt: str) -> str:
 
 
 def export_pool(pool: Pool, path: Path) -> Path:
-    write_file(path, export_text(pool, file_format(path)))
+    write_atomic(path, export_text(pool, file_format(path)))  # an OSError: a one-line error
     return path
 
 
