@@ -532,7 +532,7 @@ def test_tune_explorer_refuses_bad_engine_parameters_with_exit_2(tmp_path: Path)
     assert result.exit_code == 2, result.output
     document = json.loads((out / "result.json").read_text(encoding="utf-8"))
     assert (document["verdict"], document["exit_code"]) == ("error", 2)
-    assert document["error"] == "parameter family 'bogus'"  # named as the notebook spells it
+    assert document["error"] == "parameter family 'bogus' is not a fusion family"  # notebook words
     assert {p.name: p.read_bytes() for p in kb.iterdir()} == before  # history unchanged
 
 
