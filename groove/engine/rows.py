@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -27,7 +28,7 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
     return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-class BatchedEmbedder:
+class BatchedEmbedder(ABC):
     """What every model-backed embedder shares: ``embed`` cuts the texts into length-sorted
     batches and puts each batch's rows (``_embed_batch``, the model's own part) back in
     input order."""
@@ -35,8 +36,9 @@ class BatchedEmbedder:
     dim: int
     batch_size: int
 
+    @abstractmethod
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        raise NotImplementedError
+        """Unit-length float32 rows of one batch, in the batch's order."""
 
     def embed(
         self,
