@@ -24,6 +24,7 @@ from _cranfield import DEFAULT_DATASET, indexed_cranfield
 import groove.evaluation.run as evaluation
 from groove.config import Config
 from groove.engine.embed import load_embedder
+from groove.engine.embedded import threads_beside_caller
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import resolve_settings
 from groove.explain.attribution import summary_line
@@ -63,7 +64,7 @@ def main() -> None:
         kb, golden = args.kb, args.golden
     else:
         kb, golden = indexed_cranfield(args.dataset)
-    embedder = load_embedder()
+    embedder = load_embedder(threads=threads_beside_caller())  # as groove eval loads it
     one_run(kb, golden, embedder, explain=False)  # warm-up: page cache, model session
     plain, explained, plain_cpu, explained_cpu = [], [], [], []
     result = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -49,8 +49,16 @@ class BatchedEmbedder(ABC):
     ) -> np.ndarray:
         """(len(texts), dim) float32 in input order; ``progress(n)`` after each batch of n."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for batch in length_sorted_batches(texts, batch_size or self.batch_size):
-            out[batch] = self._embed_batch([texts[i] for i in batch])
+        for batch, rows in self.batches(texts, batch_size=batch_size):
+            out[batch] = rows
             if progress is not None:
                 progress(len(batch))
         return out
+
+    def batches(
+        self, texts: Sequence[str], *, batch_size: int | None = None
+    ) -> Iterator[tuple[list[int], np.ndarray]]:
+        """``embed``'s batches one at a time: (indices into ``texts``, their rows), the
+        rows ``embed`` gives those texts."""
+        for batch in length_sorted_batches(texts, batch_size or self.batch_size):
+            yield batch, self._embed_batch([texts[i] for i in batch])

@@ -9,7 +9,7 @@ embedding, so that an update with nothing to embed never pays for loading a mode
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -18,6 +18,7 @@ import numpy as np
 
 from groove.config import Config
 from groove.engine.embed import DEFAULT_MODEL, Embedder, load_embedder
+from groove.engine.embedded import batches_of
 from groove.engine.kb import kb_root
 from groove.engine.query import CompiledQuery, compile_query
 from groove.engine.search import SearchOptions, SearchResult, search
@@ -124,7 +125,10 @@ class EngineSettings(Protocol):
 
 
 def open_engine_for(
-    settings: EngineSettings, embedder: Embedder | None = None, config: Config | None = None
+    settings: EngineSettings,
+    embedder: Embedder | None = None,
+    config: Config | None = None,
+    threads: int | None = None,
 ) -> Engine:
     """``open_engine`` with a task's resolved settings."""
     return open_engine(
@@ -134,6 +138,7 @@ def open_engine_for(
         model_path=settings.model_path,
         config=config,
         embedder=embedder,
+        threads=threads,
     )
 
 
@@ -176,12 +181,21 @@ class LazyEmbedder:
         return self._real is not None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.real.embed(texts)
+
+    def batches(self, texts: Sequence[str]) -> Iterator[tuple[list[int], np.ndarray]]:
+        """The real embedder's batches (``embedded.batches_of``)."""
+        return batches_of(self.real, texts)
+
+    @property
+    def real(self) -> Embedder:
+        """The model, loaded and checked on first use."""
         if self._real is None:
             real = self._load()
             recorded = IndexMeta(self.model_id, self.dim, None, None)
             check_model(recorded, real.model_id, real.dim, self._kb)
             self._real = real
-        return self._real.embed(texts)
+        return self._real
 
 
 def index_embedder(

@@ -10,8 +10,10 @@ Rendering lives in ``groove.report``; a face passes its renderers in and formats
 comes back.
 
 Order of work (it decides which error a user sees first): golden file, index, model,
-searches inside one read snapshot (which also takes the corpus digest and the quote scan),
-history read, baseline choice, regression check; then the outputs; the history write last.
+searches inside one read snapshot (which first takes the corpus digest and the quote scan,
+while the model embeds the first queries on a worker thread; then each batch of queries is
+searched as the model finishes it), history read, baseline choice, regression check; then
+the outputs; the history write last.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from groove.engine.embed import Embedder
+from groove.engine.embedded import embedded_ahead, threads_beside_caller
 from groove.engine.lexical import lexical_query, mode_for_index
 from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
-from groove.engine.search import search, vector_depth
+from groove.engine.search import SearchResult, search, vector_depth
 from groove.engine.session import open_engine_for
 from groove.errors import GrooveError
 from groove.evaluation.outputs import NO_OUTPUTS, Defer, EvalOutputs
@@ -142,15 +145,19 @@ def prepare(
 
         return run_external(settings, retriever, answered)
     golden = load_golden(settings.golden_path, check_query=compile_query)
-    with open_engine_for(settings, embedder) as engine:
+    # the model embeds on a worker thread beside the searches (engine.embedded)
+    with open_engine_for(settings, embedder, threads=threads_beside_caller()) as engine:
         reranker = load_reranker(settings.reranker)
-        compiled, vectors = engine.compile_and_embed([q.query for q in golden.queries])
+        compiled = [compile_query(q.query) for q in golden.queries]
         lexical = mode_for_index(settings.search.lexical, engine.meta)
         options = replace(settings.search, limit=settings.depth, lexical=lexical)
         scanner = QuoteScanner(golden.queries)
         recorder = AnswerRecorder(golden.queries)
         depth = vector_depth(options, reranker is not None)
-        with read_snapshot(engine.conn) as conn:
+        texts = [c.positive_text for c in compiled]  # -term exclusions do not pull the vector
+        with read_snapshot(engine.conn) as conn, embedded_ahead(engine.embedder, texts) as done:
+            # the corpus is read while the first batch of queries is embedded
+            corpus = snapshot(conn, scanner.visit, recorder.visit)
             doctor = PathDoctor(settings.kb_path, indexed_paths(conn), settings.exclude_dirs)
             explainer = None
             if settings.explain:
@@ -160,39 +167,51 @@ def prepare(
                     k=max(settings.k_values, default=settings.limit),
                     depth=settings.depth,
                     reranker=reranker is not None,
-                    dim=int(vectors.shape[-1]),
+                    dim=engine.embedder.dim,
                     doctor=doctor,
                     grid=grid,
                 )
-            results = []
-            timings: dict[str, QueryTiming] = {}
             total = len(golden.queries)
-            attribution: dict[str, tuple[Attribution, ...]] | None = None
+            found: list[SearchResult | None] = [None] * total
+            seconds = [0.0] * total
+            explained: dict[str, tuple[Attribution, ...]] = {}
+            first = {q.id: i for i, q in reversed(list(enumerate(golden.queries)))}
+            searched = 0
+            for batch, vectors in done:  # the model's batches, in the order they are done
+                with batch_vector_legs(conn, vectors, depth):  # one product for many queries
+                    for i, vector in zip(batch, vectors, strict=True):
+                        q = golden.queries[i]
+                        read: LegReads | None = None
+                        if explainer is not None:
+                            # --explain reads the query's legs once, whole; its search fuses
+                            # their heads, and the query is explained at once: no query's
+                            # whole leg orders are held past it (at 100,000 chunks,
+                            # megabytes each)
+                            read = explainer.read(
+                                lexical_query(q.query, lexical, compiled[i]), vector
+                            )
+                        fed = read.candidates if read is not None else None
+                        start = time.perf_counter()
+                        hits = search(conn, q.query, vector, options, reranker, compiled[i], fed)
+                        seconds[i] = time.perf_counter() - start
+                        found[i] = hits
+                        if explainer is not None and first[q.id] == i:
+                            leg = hits.lexical.leg if hits.lexical is not None else None
+                            scored = score_one(q, hits.hits, settings.k_values, leg)
+                            routed = hits.lexical or lexical_query(
+                                hits.query, lexical, hits.compiled
+                            )
+                            explain_into(explained, explainer, scored, routed, vector, read)
+                        searched += 1
+                        message = f"searched query {q.id} ({searched} of {total})"
+                        say(Progress("evaluate", "search", searched, total, message, q.id))
+            results = [r for r in found if r is not None]  # every query: each batch came
+            # golden order, whatever order the batches came in (a repeated id: its last
+            # query's timing, its first query's attributions, as before)
+            timings = {q.id: QueryTiming(seconds[i]) for i, q in enumerate(golden.queries)}
+            attribution = None
             if explainer is not None:
-                attribution = {}
-            with batch_vector_legs(conn, vectors, depth):  # one product for many queries
-                for i, q in enumerate(golden.queries):
-                    read: LegReads | None = None
-                    if explainer is not None:
-                        # --explain reads the query's legs once, whole; its search fuses
-                        # their heads, and the query is explained at once: no query's whole
-                        # leg orders are held past it (at 100,000 chunks, megabytes each)
-                        read = explainer.read(
-                            lexical_query(q.query, lexical, compiled[i]), vectors[i]
-                        )
-                    fed = read.candidates if read is not None else None
-                    start = time.perf_counter()
-                    hits = search(conn, q.query, vectors[i], options, reranker, compiled[i], fed)
-                    timings[q.id] = QueryTiming(time.perf_counter() - start)
-                    results.append(hits)
-                    if explainer is not None and attribution is not None:
-                        leg = hits.lexical.leg if hits.lexical is not None else None
-                        scored = score_one(q, hits.hits, settings.k_values, leg)
-                        routed = hits.lexical or lexical_query(hits.query, lexical, hits.compiled)
-                        explain_into(attribution, explainer, scored, routed, vectors[i], read)
-                    message = f"searched query {q.id} ({i + 1} of {total})"
-                    say(Progress("evaluate", "search", i + 1, total, message, q.id))
-            corpus = snapshot(conn, scanner.visit, recorder.visit)
+                attribution = {q.id: explained[q.id] for q in golden.queries if q.id in explained}
             view = IndexView(tuple(chunk_digests(conn))) if _any_broken(golden, recorder) else None
             tops = [r.hits for r in results]
             legs = [r.lexical.leg if r.lexical is not None else None for r in results]
