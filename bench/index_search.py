@@ -408,11 +408,17 @@ def kept_synthetic_index(args: argparse.Namespace, prefix: str) -> tuple[Path, P
 
 
 def vocabulary_of(kb: Path) -> list[str]:
+    """The words of ``kb``'s notes, most frequent first (an error when it has none)."""
     counts: dict[str, int] = {}
     for path in kb.rglob("*.md"):
         for word in path.read_text(encoding="utf-8").lower().split():
             if word.isalpha():
                 counts[word] = counts.get(word, 0) + 1
+    if not counts:
+        raise SystemExit(
+            f"no Markdown words to draw from in {kb}: pass a folder of notes (the Cranfield "
+            "KB of ../shared/datasets/cranfield)"
+        )
     return sorted(counts, key=lambda w: (-counts[w], w))
 
 

@@ -3,8 +3,8 @@
 Writes a KB of ``--chunks`` chunks (Markdown files of five 120-word sections, words drawn
 Zipf-like from the Cranfield vocabulary, so common words match most chunks as in a real
 KB) and a golden set of ``--queries`` queries generated from its notes, then runs each step
-as its own ``groove`` process (so that its peak memory is its own, read from the process's
-resource usage):
+as its own ``groove`` process (so that its peak memory is its own, read from its
+``/proc/self/status`` as it exits: Linux only):
 
 1. ``groove index`` from nothing, with the real model; beside it, raw fastembed
    (``TextEmbedding.embed``, batch 16, no groove code) on a sample of the same chunk texts
@@ -104,18 +104,39 @@ def change_share(kb: Path, share: float, seed: int = 5) -> int:
     return len(picked)
 
 
+#: Runs a console script and, as it exits, writes its own peak resident KB (VmHWM) to a
+#: file. A child's ru_maxrss is no good here: Linux starts a child made with vfork from its
+#: parent's high-water mark, so every step showed the bench process's own peak (1,343 MB
+#: after a stand-in index built in process). VmHWM belongs to the image exec started.
+_OWN_PEAK = """
+import atexit, runpy, sys
+out, script = sys.argv[1], sys.argv[2]
+def peak():
+    with open("/proc/self/status") as status:
+        kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(out, "w") as f:
+        f.write(kb)
+atexit.register(peak)
+sys.argv = sys.argv[2:]
+runpy.run_path(script, run_name="__main__")
+"""
+
+
 def run_step(name: str, argv: Sequence[str], note: str = "", ok: Sequence[int] = (0,)) -> Step:
-    """Run one groove process; its wall time and peak resident memory (ru_maxrss)."""
-    started = time.perf_counter()
-    process = subprocess.Popen(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - started
-    code = os.waitstatus_to_exitcode(status)
-    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
-    if code not in ok:
-        raise SystemExit(f"{name} exited {code}:\n{stderr[-2000:]}")
+    """Run one groove process (``argv[0]`` a console script); its wall time and its own
+    peak resident memory."""
+    with tempfile.TemporaryDirectory() as scratch:
+        peak_file = Path(scratch) / "peak"
+        wrapped = [sys.executable, "-c", _OWN_PEAK, str(peak_file), *argv]
+        started = time.perf_counter()
+        done = subprocess.run(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        seconds = time.perf_counter() - started
+        peak_kb = int(peak_file.read_text()) if peak_file.exists() else 0
+    stderr = done.stderr.decode(errors="replace")
+    if done.returncode not in ok:
+        raise SystemExit(f"{name} exited {done.returncode}:\n{stderr[-2000:]}")
     print(f"[{time.strftime('%H:%M:%S')}] {name}: {seconds:.1f} s", file=sys.stderr, flush=True)
-    return Step(name, seconds, usage.ru_maxrss / 1024, note)
+    return Step(name, seconds, peak_kb / 1024, note)
 
 
 def raw_rate(db: Path, sample: float) -> tuple[float, int]:
