@@ -200,7 +200,8 @@ def test_the_four_entry_points_send_progress(results: dict[str, Any]) -> None:
         assert all(0 <= e.done <= e.total for e in sent), task
     queries = [q.id for q in results["second"].per_query]
     searched = [e for e in events["evaluate"] if e.stage == "search"]
-    assert [e.item for e in searched] == queries  # one event per golden query, in order
+    # one event per golden query, in the order the model's batches were done
+    assert sorted(e.item for e in searched) == sorted(queries)
     assert [e.done for e in searched] == list(range(1, len(queries) + 1))
     tune_stages = [e.stage for e in events["tune"]]
     assert tune_stages[:2] == ["preflight", "sweep"] and set(tune_stages[2:]) == {"query"}
