@@ -271,4 +271,6 @@ def save(result: EvalRun, settings: EvalSettings, defer: Defer | None = None) ->
     saved = append_run(
         result.history_path, result.record, settings.history_size, answers=result.answers
     )
-    return replace(result, history_saved=True, notes=(*result.notes, *saved.warnings))
+    record = saved.run or result.record  # its id is new if a run saved meanwhile took it
+    notes = (*result.notes, *saved.warnings)
+    return replace(result, record=record, history_saved=True, notes=notes)
