@@ -22,6 +22,7 @@ Folders (the prepared model) are built under ``temp_folder`` and published with
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import os
 import shutil
@@ -30,6 +31,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
+
+from groove.errors import GrooveError
 
 TEMP_SUFFIX = ".tmp"
 
@@ -57,6 +60,19 @@ def write_stream(path: Path, fill: Callable[[BinaryIO], object]) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     fsync_folder(path.parent)
+
+
+def check_folder(path: Path, what: str = "") -> None:
+    """A file to write into a folder that is not there is bad input, refused before anything
+    is written: groove creates no folder a typo named (``what`` names the file, e.g.
+    "the JUnit report ")."""
+    if path.parent.is_dir():
+        return
+    missing = errno.ENOTDIR if path.parent.exists() else errno.ENOENT
+    raise GrooveError(
+        f"cannot write {what}{path}: {os.strerror(missing)}",
+        "check the folder and its permissions",
+    )
 
 
 def _plain_mode(path: Path) -> int:

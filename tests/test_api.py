@@ -29,8 +29,9 @@ from groove.evaluation.frames import worst_first
 from groove.evaluation.run import run as eval_run
 from groove.evaluation.settings import resolve_settings as eval_settings
 from groove.history.change import direction
-from groove.history.history import history_path, load_history
+from groove.history.history import History, history_path, load_history
 from groove.metrics import best_ranks
+from groove.runs.record import RunRecord
 from groove.settings import (
     EVAL,
     GOLDEN_DOCTOR,
@@ -297,6 +298,7 @@ def _evaluate(kb: Path, **kw):  # type: ignore[no-untyped-def]
 
 
 METRICS = ["recall@1", "recall@5", "recall@10", "mrr", "ndcg@1", "ndcg@5", "ndcg@10"]
+LATENCY = ["latency_p50_ms", "latency_p95_ms", "latency_max_ms"]
 
 
 def test_per_query_frame_without_a_previous_run(kb: Path) -> None:
@@ -363,6 +365,7 @@ def test_frames_after_a_change_show_previous_values_and_deltas(kb: Path) -> None
         "model",
         "queries",
         *METRICS,
+        *LATENCY,
         "fingerprint_changed",
         "changed",
         "corpus_changed",
@@ -385,7 +388,7 @@ def test_history_frame_marks_a_fingerprint_change_and_merges_k(kb: Path) -> None
     # each setting that differs has a column (the limit follows the largest k)
     assert list(frame["k"]) == ["1,5,10", "3"] and list(frame["limit"]) == ["10", "3"]
     assert frame["changed"][1] == "limit 10 -> 3; k 1,5,10 -> 3"
-    assert list(frame.columns[9:-3]) == [
+    assert list(frame.columns[9 : -3 - len(LATENCY)]) == [
         "recall@1",
         "recall@3",
         "recall@5",
@@ -396,6 +399,23 @@ def test_history_frame_marks_a_fingerprint_change_and_merges_k(kb: Path) -> None
         "ndcg@5",
         "ndcg@10",
     ]
+
+
+def test_history_frame_shows_each_runs_latency_and_nan_for_a_run_stored_before(
+    kb: Path,
+) -> None:
+    _evaluate(kb)
+    _evaluate(kb)
+    newest, oldest = load_history(history_path(kb)).runs
+    assert newest.latency is not None
+    # a run stored before groove timed retrieval: its record has no latency
+    older = RunRecord.from_dict({k: v for k, v in oldest.to_dict().items() if k != "latency"})
+    assert older.latency is None
+    frame = History(runs=(newest, older)).runs_frame()
+    assert frame[LATENCY].iloc[0].isna().all()
+    total = newest.latency.total
+    assert frame[LATENCY].iloc[1].tolist() == [total.p50_ms, total.p95_ms, total.max_ms]
+    assert all(str(frame[name].dtype) == "float64" for name in LATENCY)
 
 
 def test_an_empty_history_has_an_empty_frame(tmp_path: Path) -> None:

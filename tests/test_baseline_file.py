@@ -220,6 +220,7 @@ def test_a_file_of_another_configuration_is_not_applied(golden: Path) -> None:
 
 def test_the_baseline_file_setting_and_the_api(golden: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "ci" / "floor.json"
+    elsewhere.parent.mkdir()
     config = tmp_path / "groove.toml"
     config.write_text(f'[eval]\nbaseline_file = "{elsewhere}"\n', encoding="utf-8")
     eval_(golden, 0)
@@ -250,6 +251,28 @@ def test_the_baseline_file_setting_and_the_api(golden: Path, tmp_path: Path) -> 
     )
     assert run.verdict == "regression"
     assert run.floor is not None and run.floor.from_file
+
+
+def test_a_file_in_a_missing_folder_is_a_one_line_error_and_nothing_is_written(
+    golden: Path, tmp_path: Path
+) -> None:
+    """As eval's --junit and --export-run: a folder is never made for a mistyped path."""
+    eval_(golden, 0)
+    history = golden.parent / HISTORY_FILE_NAME
+    before = history.read_bytes()
+    target = tmp_path / "no-such-folder" / "floor.json"
+    refused = accept(golden, "--file", str(target), "--name", "main")
+    assert refused.exit_code == 2
+    assert refused.stdout == ""
+    assert refused.stderr == (
+        f"Error: cannot write the baseline file {target}: No such file or directory\n"
+        "hint: check the folder and its permissions\n"
+    )
+    assert not target.parent.exists()
+    assert history.read_bytes() == before  # not pinned either
+    with pytest.raises(groove.GrooveError, match="No such file or directory"):
+        groove.accept_baseline(tmp_path, file=target)
+    assert not target.parent.exists()
 
 
 def test_the_real_engine_gates_against_the_file_without_a_history(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.hashing import HashingEmbedder
@@ -16,9 +17,11 @@ from helpers.hashing import HashingEmbedder
 from groove.config import Config
 from groove.engine.index import build
 from groove.errors import GoldenError, IndexMissingError, ModelError
-from groove.evaluation.run import run
+from groove.evaluation.run import prepare, run, save
 from groove.evaluation.settings import EvalSettings, resolve_settings
+from groove.history.baseline import pin
 from groove.history.history import history_path, load_history
+from groove.notes import Note
 from groove.report import eval_json, eval_text
 from groove.settings.spelling import spelled
 
@@ -185,11 +188,46 @@ def test_no_history_neither_reads_nor_writes(kb: Path, golden: Path) -> None:
 
 
 def test_corrupt_history_starts_fresh_with_a_note(kb: Path, golden: Path) -> None:
-    history_path(kb).write_text("{", encoding="utf-8")
-    result = evaluate(kb, golden)
-    assert [n.kind for n in result.notes] == ["history-corrupted"]
-    assert result.notes[0].message.startswith("eval history corrupted (")
+    """The corrupted file was replaced with no copy left of it: the notice names the copy
+    now, said once, and the copy holds the old bytes exactly."""
+    old = b'{"runs": [{"timestamp": \xff'
+    history_path(kb).write_bytes(old)
+    said: list[Note] = []
+    result = run(settings(kb, golden), embedder=HashingEmbedder(), on_note=said.append)
+    assert [n.kind for n in result.notes] == [n.kind for n in said] == ["history-corrupted"]
+    copy = Path(said[0].data["copy"])
+    assert said[0].message.startswith("eval history corrupted (")
+    assert said[0].message.endswith(f"), starting fresh; the old file is kept as {copy}")
+    assert copy.parent == kb and copy.read_bytes() == old
     assert len(load_history(history_path(kb)).runs) == 1
+
+
+def test_two_evals_started_together_store_the_ids_they_showed(
+    kb: Path, golden: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two evals started in the same second with identical results each read the history
+    before the other saved: both runs got one id, which `baseline set --run` could not
+    resolve. Each run keeps the id its report showed before the save."""
+    import groove.evaluation.run as run_module
+
+    class Frozen(run_module.datetime):  # type: ignore[misc,name-defined]
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return run_module.datetime(2026, 1, 2, 3, 4, 5, tzinfo=tz)
+
+    monkeypatch.setattr(run_module, "datetime", Frozen)
+    chosen = settings(kb, golden)
+    first, second = (prepare(chosen, embedder=HashingEmbedder()) for _ in range(2))
+    assert first.record.timestamp == second.record.timestamp
+    assert first.record.aggregate == second.record.aggregate
+    shown = [json.loads(eval_json.render(r))["id"] for r in (first, second)]
+    saved = [save(r, chosen) for r in (first, second)]
+    assert shown[0] != shown[1] and [r.record.id for r in saved] == shown
+    assert [n.kind for r in saved for n in r.notes] == []
+    path = history_path(kb)
+    assert [r.id for r in load_history(path).runs] == shown[::-1]
+    for run_id in shown:
+        assert pin(path, "main", run_id, history_size=10).id == run_id
 
 
 def test_a_note_quoting_two_golden_queries_is_a_finding(kb: Path, golden: Path) -> None:

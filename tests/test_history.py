@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,48 @@ def test_unparseable_bytes_start_fresh_with_a_warning(tmp_path: Path) -> None:
     assert warning.message.startswith("eval history corrupted (")
     assert warning.message.endswith("), starting fresh")
     assert warning.data["path"] == str(path)
+
+
+def test_a_save_over_a_corrupted_history_keeps_its_bytes_beside_it(tmp_path: Path) -> None:
+    """A corrupted history was replaced by a fresh one with no copy left of what it held."""
+    path = history_path(tmp_path)
+    old = b'{"runs": [{"timestamp": "2026-01-01", "per_query": \x00'
+    path.write_bytes(old)
+    saved = append_run(path, make_record(), history_size=10)
+    [note] = saved.warnings
+    copy = Path(note.data["copy"])
+    assert copy.parent == tmp_path and copy.name.startswith(HISTORY_FILE_NAME + ".corrupt-")
+    assert note.kind == "history-corrupted"
+    assert note.message.endswith(f"), starting fresh; the old file is kept as {copy}")
+    assert copy.read_bytes() == old
+    assert [r.timestamp for r in load_history(path).runs] == [make_record().timestamp]
+    # other bytes corrupted later get their own copy; the first is left as it was
+    path.write_bytes(b"{")
+    again = append_run(path, make_record("2026-01-02T00:00:00+00:00"), history_size=10)
+    second = Path(again.warnings[0].data["copy"])
+    assert second != copy and second.read_bytes() == b"{" and copy.read_bytes() == old
+
+
+def test_a_copy_is_made_once_and_never_over_another_file(tmp_path: Path) -> None:
+    path = history_path(tmp_path)
+    path.write_bytes(b"not json")
+    plain = load_history(path)  # a reader that will not save over it copies nothing
+    assert "copy" not in plain.warnings[0].data
+    assert sorted(p.name for p in tmp_path.iterdir()) == [HISTORY_FILE_NAME]
+    read = load_history(path, keep_corrupt=True)  # eval, which will save: copied now
+    copy = Path(read.warnings[0].data["copy"])
+    assert read.warnings[0].message.endswith(f"; the old file is kept as {copy}")
+    assert copy.read_bytes() == b"not json"
+    # its save finds the copy made: said once, by the read; nothing else is written
+    assert append_run(path, make_record(), history_size=10).warnings == ()
+    assert len(list(tmp_path.glob("*.corrupt-*"))) == 1
+    # a file of that name that groove did not write is left alone: the next name is taken
+    copy.write_bytes(b"someone else's file")
+    path.write_bytes(b"not json")
+    saved = append_run(path, make_record("2026-01-02T00:00:00+00:00"), history_size=10)
+    assert saved.warnings[0].data["copy"] == f"{copy}-2"
+    assert copy.read_bytes() == b"someone else's file"
+    assert Path(f"{copy}-2").read_bytes() == b"not json"
 
 
 def test_wrong_shape_also_starts_fresh(tmp_path: Path) -> None:
@@ -272,3 +315,31 @@ def test_concurrent_appends_lose_no_run(tmp_path: Path) -> None:
     runs = load_history(history_path(tmp_path)).runs
     assert len(runs) == 20
     assert len({r.timestamp for r in runs}) == 20
+
+
+def test_a_run_saved_meanwhile_with_the_same_id_leaves_both_distinct(tmp_path: Path) -> None:
+    """Two evals started in the same second on one KB, with identical results: each chose
+    its id from the history before the other saved, so both were stored under one id and
+    `groove baseline set --run ID` could not tell them apart."""
+    from groove.history.baseline import find_run, pin
+    from groove.runs.record import content_id
+
+    path = history_path(tmp_path)
+    record = make_record()
+    first = replace(record, run_id=content_id(record))  # as each eval chose it, before
+    second = replace(record, run_id=content_id(record))  # either saved
+    saved_first = append_run(path, first, history_size=10)
+    saved_second = append_run(path, second, history_size=10)
+    assert saved_first.run is not None and saved_first.run.id == first.id  # what it printed
+    assert saved_first.warnings == ()
+    assert saved_second.run is not None and saved_second.run.id != first.id
+    [note] = saved_second.warnings
+    assert (note.kind, dict(note.data)) == (
+        "run-id-taken",
+        {"id": saved_second.run.id, "taken": first.id},
+    )
+    history = load_history(path)
+    assert [r.id for r in history.runs] == [saved_second.run.id, first.id]
+    for run_id in (first.id, saved_second.run.id):
+        assert find_run(history, run_id, path).id == run_id
+        assert pin(path, "main", run_id, history_size=10).id == run_id

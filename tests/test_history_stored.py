@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import groove
+from groove.errors import HistoryError
 from groove.golden.answers import AnswerSketch, SketchedChunk
 from groove.history.history import (
     HISTORY_FILE_NAME,
@@ -29,6 +30,7 @@ from groove.runs.corpus import CorpusSnapshot
 from groove.runs.fingerprint import Fingerprint
 from groove.runs.latency import Latency, Spread
 from groove.runs.record import QueryResult, RunRecord
+from groove.settings.spelling import spelled
 
 KS = (1, 5, 10)
 FINGERPRINT = Fingerprint("m", None, 10, KS, "golden", 2, 3)
@@ -188,6 +190,51 @@ def test_a_damaged_stored_run_starts_fresh_with_a_warning(tmp_path: Path, damage
     history = load_history(path)
     assert history.runs == ()
     assert [w.kind for w in history.warnings] == ["history-corrupted"]
+
+
+def test_a_missing_query_list_is_named_in_the_warning(tmp_path: Path) -> None:
+    """It read as `eval history corrupted ('nosuchdigest')`: a bare KeyError."""
+    path = history_path(tmp_path)
+    append_run(path, _engine_run("2026-01-01T00:00:00+00:00"), history_size=10)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["runs"][0]["queries"] = "nosuchdigest"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    [warning] = load_history(path).warnings
+    assert warning.message == (
+        "eval history corrupted (run run01 names the query list 'nosuchdigest', which the "
+        "file lacks), starting fresh"
+    )
+    del data["runs"][0]["queries"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    [warning] = load_history(path).warnings
+    assert warning.data["reason"] == "run run01 has results but names no query list"
+
+
+def test_scores_in_a_format_a_newer_groove_wrote_are_refused(tmp_path: Path) -> None:
+    """An unknown `scores` format read as plain numbers, silently; and a history that a
+    newer groove wrote holds baselines: it must not start fresh over them."""
+    path = history_path(tmp_path)
+    append_run(path, _engine_run("2026-01-01T00:00:00+00:00"), history_size=10)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["runs"][0]["scores"] = "f16"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = path.read_bytes()
+    for read in (
+        lambda: load_history(path),
+        lambda: append_run(path, _engine_run("2026-01-02T00:00:00+00:00"), history_size=10),
+    ):
+        with pytest.raises(HistoryError) as info:
+            read()
+        assert spelled(info.value, "cli") == (
+            f"the eval history {path} was written by a newer groove (scores format 'f16', "
+            "this one reads only 'f32')",
+            "upgrade groove, or pass --no-history to skip the history",
+        )
+    assert path.read_bytes() == before and list(tmp_path.glob("*.corrupt-*")) == []
+    data["runs"][0]["scores"] = 32  # not a format's name at all: damage
+    path.write_text(json.dumps(data), encoding="utf-8")
+    [warning] = load_history(path).warnings
+    assert warning.data["reason"] == "a run's `scores` is 32, not a format name"
 
 
 @pytest.mark.model

@@ -94,16 +94,17 @@ def test_runs_are_referred_to_by_name_and_compare_says_what_differs(
     document = json.loads(run("compare", "base", "mmr", "--format", "json").stdout)
     assert [r["label"] for r in document["runs"]] == ["base", "mmr"]
     assert [r["timestamp"] for r in document["runs"]] == [again["timestamp"], mmr["timestamp"]]
-    assert [r["changed"] for r in document["runs"]] == [[], ["mmr off -> on"]]
+    on = "mmr off -> on (lambda 0.7)"  # the lambda it was switched on with
+    assert [r["changed"] for r in document["runs"]] == [[], [on]]
     text = run("compare", "base", "mmr").stdout
-    assert "(10 paired queries, other config than the baseline: mmr off -> on; model " in text
+    assert f"(10 paired queries, other config than the baseline: {on}; model " in text
     markdown = run("compare", "base", "mmr", "--format", "markdown").stdout
-    assert f"| mmr `{mmr['timestamp']}` (mmr off -> on) |" in markdown
+    assert f"| mmr `{mmr['timestamp']}` ({on}) |" in markdown
     stored = load_history(kb / HISTORY_FILE_NAME).runs
     card = repr(compare_runs(resolve_refs(["base", "mmr"], stored)))
-    assert "10 paired, mmr off -> on: recall@1" in card
+    assert f"10 paired, {on}: recall@1" in card
     frame = groove.compare([stored[0], stored[1]])
-    assert set(frame["changed"]) == {"", "mmr off -> on"}
+    assert set(frame["changed"]) == {"", on}
     same = json.loads(run("compare", again["id"], base["id"], "--format", "json").stdout)
     assert [r["changed"] for r in same["runs"]] == [[], []]  # same configuration: nothing
 
@@ -117,6 +118,12 @@ def test_runs_are_referred_to_by_name_and_compare_says_what_differs(
     accepted = run("baseline", "accept", "--run", "mmr").stdout
     assert accepted.startswith(f"accepted {mmr['id']} ({mmr['timestamp']})")
     _eval(kb, golden_en, "--name", "mmr-2", "--mmr", "true", "--mmr-lambda", "0.5")
+    lambdas = json.loads(run("compare", "mmr", "mmr-2", "base", "--format", "json").stdout)
+    assert [r["changed"] for r in lambdas["runs"]] == [
+        [],
+        ["mmr_lambda 0.7 -> 0.5"],
+        ["mmr on -> off"],
+    ]
     alone = CliRunner().invoke(cli, ["compare", "--kb-path", str(kb)])
     assert (alone.exit_code, alone.stderr) == (
         2,
@@ -144,13 +151,34 @@ def test_an_unnamed_run_is_listed_by_its_id_and_the_card_names_the_change(
     assert "not compared: config or metric version changed since last run" in card
     assert f"(limit 10 -> 20 since {first.record.id})" in card  # the setting, as the CLI words it
     third = groove.evaluate(kb, golden_en, save_history=True, mmr=True, name="diverse")
-    assert "limit 20 -> 10; mmr off -> on since deeper)" in repr(third)  # the run before, named
+    changed = "limit 20 -> 10; mmr off -> on (lambda 0.7)"
+    assert f"{changed} since deeper)" in repr(third)  # the run before, named
     assert f"deeper · {second.record.id}" in card
     frame = groove.load_history(kb).runs_frame()
     assert frame["name"].isna().iloc[0] and frame["name"].iloc[1] == "deeper"
     assert list(frame["limit"]) == ["10", "20", "10"]
     assert frame["changed"].iloc[1] == "limit 10 -> 20"
-    assert frame["changed"].iloc[2] == "limit 20 -> 10; mmr off -> on"
+    assert frame["changed"].iloc[2] == changed
+
+
+@pytest.mark.parametrize(
+    ("before", "now", "words"),
+    [
+        ({"mmr": "off"}, {"mmr": "on", "mmr_lambda": "0.7", "mmr_same_doc_penalty": "0"},
+         ("mmr off -> on (lambda 0.7)",)),
+        ({"mmr": "off"}, {"mmr": "on", "mmr_lambda": "0.3", "mmr_same_doc_penalty": "0.1"},
+         ("mmr off -> on (lambda 0.3, same_doc_penalty 0.1)",)),
+        ({"mmr": "on", "mmr_lambda": "0.5", "mmr_same_doc_penalty": "0"},
+         {"mmr": "on", "mmr_lambda": "0.7", "mmr_same_doc_penalty": "0"},
+         ("mmr_lambda 0.5 -> 0.7",)),
+        ({"mmr": "on", "mmr_lambda": "0.5", "mmr_same_doc_penalty": "0"}, {"mmr": "off"},
+         ("mmr on -> off",)),
+    ],
+)  # fmt: skip
+def test_mmr_switched_on_names_its_lambda(
+    before: dict[str, str], now: dict[str, str], words: tuple[str, ...]
+) -> None:
+    assert setting_changes(before, now) == words
 
 
 def test_a_run_stored_before_settings_were_kept_is_described_by_its_fingerprint() -> None:

@@ -531,6 +531,59 @@ def test_open_refuses_an_unknown_parameter_before_writing(tmp_path: Path) -> Non
     assert not (tmp_path / "w").exists()
 
 
+def _edited_copy(tmp_path: Path, golden: Path, edited: Path) -> Path:
+    """A copy ``groove notebook open`` wrote (its golden file injected), then edited on disk
+    the way a user edits it in JupyterLab: the injected golden replaced by ``edited``."""
+    from groove.notebooks import lab
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "a.md").write_text("# A\n", encoding="utf-8")
+    copy = lab.write_copy(
+        "eval-report", folder=tmp_path / "work", kb_path=kb, parameters={"golden": str(golden)}
+    )
+    notebook = nbformat.read(str(copy), as_version=4)
+    [injected] = [c for c in notebook.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert str(golden) in injected.source
+    injected.source = injected.source.replace(str(golden), str(edited))
+    nbformat.write(notebook, str(copy))
+    return copy
+
+
+@pytest.mark.slow
+def test_a_copy_runs_with_its_own_parameter_values_and_p_still_wins(tmp_path: Path) -> None:
+    """papermill replaces a copy's injected cell with the run's: its values stay defaults."""
+    edited, given = tmp_path / "edited.yml", tmp_path / "given.yml"
+    copy = _edited_copy(tmp_path, tmp_path / "opened.yml", edited)
+    own = runner.run_notebook(None, notebook=copy, out_dir=tmp_path / "own")
+    # the copy's kb_path and its edited golden arrived: the first thing missing is that file
+    assert (own.exit_code, own.result["error"]) == (2, f"no golden file at {edited}")
+    overridden = runner.run_notebook(
+        None, notebook=copy, out_dir=tmp_path / "p", parameters={"golden": str(given)}
+    )
+    assert (overridden.exit_code, overridden.result["error"]) == (2, f"no golden file at {given}")
+
+
+def test_a_copys_own_values_are_read_for_its_declared_parameters_only(tmp_path: Path) -> None:
+    source = _notebook(tmp_path / "mine.ipynb")
+    notebook = nbformat.read(str(source), as_version=4)
+    injected = nbformat.v4.new_code_cell(
+        "# Parameters\nmode = 'edited'\nresult_path = 'elsewhere.json'\nother = 1\n"
+    )
+    injected.metadata["tags"] = [cells.INJECTED_TAG]
+    notebook.cells.insert(1, injected)
+    nbformat.write(notebook, str(source))
+    allowed = runner.allowed_parameters(source)
+    assert runner.own_values(source, allowed, {}) == {"mode": "edited"}  # not the runner's
+    assert runner.own_values(source, allowed, {"mode": "given"}) == {}  # -p wins
+    injected.source = "mode = 'a' + 'b'"
+    nbformat.write(notebook, str(source))
+    with pytest.raises(NotebookError) as refused:
+        runner.own_values(source, allowed, {})
+    assert refused.value.message == f"{source}: mode = 'a' + 'b' is not a value"
+    assert refused.value.hint == "write the value there, or pass -p NAME VALUE"
+
+
 def test_the_html_export_loads_nothing_and_leaves_the_set_up_code_out() -> None:
     import nbformat
 

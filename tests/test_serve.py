@@ -23,6 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from groove.cli import cli
+from groove.engine.serve import parse_request
 
 STARTUP_SECONDS = 120
 
@@ -138,7 +139,37 @@ def test_serve_answers_the_contract_and_refuses_bad_requests(served: Served) -> 
         over = client.post(served.url, json={"query": "canary", "limit": 10_001})
         assert over.status_code == 400  # the one rule for a limit (groove.settings.at_most)
         assert over.json()["error"] == '"limit" 10001 exceeds the supported maximum 10000'
+        typo = client.post(served.url, json={"query": "canary", "limt": 5})
+        assert typo.status_code == 400  # not a silent default limit
+        assert typo.json() == {"error": UNKNOWN_LIMT}
         assert client.post(f"{base}/other", json={}).status_code == 404
+
+
+UNKNOWN_LIMT = 'unknown key "limt"; a request takes "query", "limit", "id"'
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ({"query": "canary", "limt": 5}, UNKNOWN_LIMT),
+        ({"query": "canary", "limit": 3, "zeta": 1, "alpha": 2}, 'unknown key "alpha"'),
+    ],
+)
+def test_a_request_key_outside_the_contract_is_refused_by_name(
+    body: dict[str, object], error: str
+) -> None:
+    with pytest.raises(ValueError) as refused:
+        parse_request(json.dumps(body).encode())
+    assert str(refused.value).startswith(error)
+
+
+def test_a_request_of_the_contract_keys_is_read() -> None:
+    assert parse_request(b'{"query": "canary", "limit": 3, "id": "q1"}') == {
+        "query": "canary",
+        "limit": 3,
+        "id": "q1",
+    }
+    assert parse_request(b'{"query": "canary"}') == {"query": "canary", "limit": 10}
 
 
 @pytest.mark.slow

@@ -1,9 +1,10 @@
 """``groove serve``: groove's own engine behind the retriever HTTP contract.
 
 ``POST /search`` with ``{"query": "...", "limit": 10}`` (``limit`` optional, ``id`` echoed
-back when given) answers ``{"hits": [{"path", "heading", "score"}, ...]}``, best first: the
-same pipeline, options and index as ``groove search`` and ``groove eval``. ``GET /health``
-answers ``{"status": "ok"}``. A bad request gets a 4xx answer with ``{"error": "..."}``.
+back when given, any other key refused) answers ``{"hits": [{"path", "heading", "score"},
+...]}``, best first: the same pipeline, options and index as ``groove search`` and ``groove
+eval``. ``GET /health`` answers ``{"status": "ok"}``. A bad request gets a 4xx answer with
+``{"error": "..."}``.
 
 Requests are accepted on many threads but searched on one: the SQLite connection and the
 model belong to a single worker thread. Queries that arrive while it is busy are embedded
@@ -44,6 +45,8 @@ DEFAULT_HOST = SERVE["host"].default
 DEFAULT_PORT = SERVE["port"].default
 #: A request's limit is a search's: its default, its kind and its bound.
 REQUEST_LIMIT = SEARCH["limit"]
+#: Every key a request body may hold; any other is refused (400) by name.
+REQUEST_KEYS = ("query", "limit", "id")
 MAX_BODY_BYTES = 1 << 20
 BATCH_MAX = 64  # queries embedded together at most
 
@@ -205,22 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         if length > MAX_BODY_BYTES:
             raise _BadRequest(f"request body over {MAX_BODY_BYTES} bytes")
-        raw = self.rfile.read(length)
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            raise _BadRequest(f"the request is not JSON ({exc})") from None
-        if not isinstance(data, dict) or not isinstance(data.get("query"), str):
-            raise _BadRequest('expected {"query": "...", "limit": N}')
-        limit = data.get("limit", REQUEST_LIMIT.default)
-        try:
-            KINDS[REQUEST_LIMIT.kind].parse(limit, REQUEST_LIMIT.bounds)
-        except Refused as bad:
-            raise _BadRequest(f"limit must be {bad.wanted}") from None
-        out = {"query": data["query"], "limit": at_most("limit", limit)}
-        if "id" in data:
-            out["id"] = data["id"]
-        return out
+        return parse_request(self.rfile.read(length))
 
     def _answer(self, status: int, body: dict[str, Any]) -> None:
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -233,6 +221,31 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _BadRequest(ValueError):
     pass
+
+
+def parse_request(raw: bytes) -> dict[str, Any]:
+    """A request body read by the contract: ``query``, ``limit`` (bounded) and ``id``.
+
+    A key outside these is refused, so a misspelt ``limt`` is not silently the default."""
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise _BadRequest(f"the request is not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("query"), str):
+        raise _BadRequest('expected {"query": "...", "limit": N}')
+    unknown = sorted(set(data) - set(REQUEST_KEYS))
+    if unknown:
+        accepted = ", ".join(json.dumps(key) for key in REQUEST_KEYS)
+        raise _BadRequest(f"unknown key {json.dumps(unknown[0])}; a request takes {accepted}")
+    limit = data.get("limit", REQUEST_LIMIT.default)
+    try:
+        KINDS[REQUEST_LIMIT.kind].parse(limit, REQUEST_LIMIT.bounds)
+    except Refused as bad:
+        raise _BadRequest(f"limit must be {bad.wanted}") from None
+    out = {"query": data["query"], "limit": at_most("limit", limit)}
+    if "id" in data:
+        out["id"] = data["id"]
+    return out
 
 
 class _Server(ThreadingHTTPServer):

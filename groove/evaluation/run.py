@@ -18,14 +18,13 @@ the outputs; the history write last.
 
 from __future__ import annotations
 
-import errno
-import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from groove.atomic import check_folder
 from groove.engine.embed import Embedder
 from groove.engine.embedded import embedded_ahead, threads_beside_caller
 from groove.engine.lexical import lexical_query, mode_for_index
@@ -33,7 +32,6 @@ from groove.engine.query import FTS_QUERY_VERSION, compile_query
 from groove.engine.rerank import load_reranker
 from groove.engine.search import SearchResult, search, vector_depth
 from groove.engine.session import open_engine_for
-from groove.errors import GrooveError
 from groove.evaluation.outputs import NO_OUTPUTS, Defer, EvalOutputs
 from groove.evaluation.result import EvalRun
 from groove.evaluation.settings import EvalSettings
@@ -102,12 +100,8 @@ def _check_folders(settings: EvalSettings, outputs: EvalOutputs) -> None:
     (the writers word the same error, for a folder that goes missing meanwhile)."""
     junit = settings.junit if outputs.junit is not None else None
     for path, what in ((outputs.export_run, ""), (junit, "the JUnit report ")):
-        if path is not None and not path.parent.is_dir():
-            missing = errno.ENOTDIR if path.parent.exists() else errno.ENOENT
-            raise GrooveError(
-                f"cannot write {what}{path}: {os.strerror(missing)}",
-                "check the folder and its permissions",
-            )
+        if path is not None:
+            check_folder(path, what)
 
 
 def _write_files(result: EvalRun, settings: EvalSettings, outputs: EvalOutputs) -> None:
@@ -296,4 +290,6 @@ def save(result: EvalRun, settings: EvalSettings, defer: Defer | None = None) ->
     saved = append_run(
         result.history_path, result.record, settings.history_size, answers=result.answers
     )
-    return replace(result, history_saved=True, notes=(*result.notes, *saved.warnings))
+    record = saved.run or result.record  # its id is new if a run saved meanwhile took it
+    notes = (*result.notes, *saved.warnings)
+    return replace(result, record=record, history_saved=True, notes=notes)

@@ -50,7 +50,7 @@ from groove.runs.record import (
     OUTCOME_REGRESSED,
     QueryResult,
     RunRecord,
-    content_id,
+    new_run_id,
 )
 from groove.settings.spelling import command_line
 from groove.stats.gate import GateDecision, unreachable_reason
@@ -95,7 +95,9 @@ def compare(
     notes = list(settings.notes)
     record = replace(record, name=settings.name, settings=described(settings, record))
     path = history_file(settings) if settings.history else None
-    history = load_history(path) if path is not None else History()
+    # an eval that saves starts fresh over a corrupted history: its bytes are kept first
+    saving = settings.save_history
+    history = load_history(path, keep_corrupt=saving) if path is not None else History()
     notes += history.warnings
     chosen = choose(history, record.fingerprint, settings.baseline)
     file_run = read_baseline_file(settings.baseline_file) if settings.baseline_file else None
@@ -135,7 +137,7 @@ def compare(
     )
     record = replace(
         record,
-        run_id=content_id(record, {r.id for r in history.runs}),
+        run_id=new_run_id(record, {r.id for r in history.runs}),
         baseline_id=base.id if base is not None else None,
         outcome=outcome,
     )

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from groove.atomic import write_file
+from groove.atomic import check_folder, write_file
 from groove.errors import FileRefusedError, HistoryError, literal
 from groove.fileguard import is_present, read_checked
 from groove.metrics import Expected, QueryMetrics
@@ -162,6 +162,7 @@ def read_baseline_file(path: Path) -> RunRecord | None:
 def write_baseline_file(path: Path, run: RunRecord) -> bool:
     """Write ``run`` as the accepted baseline at ``path``, atomically; False when the file
     already held exactly these bytes. Never over a file that is not a baseline file."""
+    check_folder(path, "the baseline file ")  # as eval's outputs: no folder made for a typo
     payload = serialise(run)
     if len(payload) > MAX_BASELINE_FILE_BYTES:
         raise HistoryError(
@@ -189,7 +190,6 @@ def write_baseline_file(path: Path, run: RunRecord) -> bool:
             ) from exc
         if current == payload:
             return False
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         write_file(path, payload)
     except OSError as exc:

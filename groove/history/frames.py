@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from groove.runs.record import RunRecord
 
 NAN = math.nan
+#: The run's retrieval latency per query (RunRecord.latency: groove.runs.latency.Spread).
+LATENCY_COLUMNS = ("latency_p50_ms", "latency_p95_ms", "latency_max_ms")
 
 
 def metric_values(metrics: AggregateMetrics | QueryMetrics) -> dict[str, float]:
@@ -36,7 +38,8 @@ def metric_values(metrics: AggregateMetrics | QueryMetrics) -> dict[str, float]:
 def history_frame(history: History) -> pd.DataFrame:
     """One row per stored run, oldest first (see docs/api.md for the columns): what the
     run was (id, name, outcome, the run it was compared with, what changed since the run
-    before it and one column per setting that differs between the runs), then its metrics."""
+    before it and one column per setting that differs between the runs), then its metrics
+    and its retrieval latency."""
     import pandas as pd
 
     from groove.runs.described import differing_settings, record_changes, run_settings
@@ -61,6 +64,7 @@ def history_frame(history: History) -> pd.DataFrame:
                 **{name: settings[i].get(name) for name in shown},
                 "queries": record.aggregate.query_count,
                 **values,
+                **_latency(record),
                 "fingerprint_changed": (
                     None
                     if before is None
@@ -80,6 +84,7 @@ def history_frame(history: History) -> pd.DataFrame:
         *shown,
         "queries",
         *_ordered(metric_names),
+        *LATENCY_COLUMNS,
         "fingerprint_changed",
         "changed",
         "corpus_changed",
@@ -101,6 +106,14 @@ def _ordered(names: Iterable[str]) -> list[str]:
         return ({"recall": 0, "mrr": 1, "ndcg": 2}[kind], int(k) if k else 0)
 
     return sorted(names, key=key)
+
+
+def _latency(record: RunRecord) -> dict[str, float]:
+    """The run's latency columns; NaN for a run nothing timed (a run file, an older run)."""
+    if record.latency is None:
+        return dict.fromkeys(LATENCY_COLUMNS, NAN)
+    total = record.latency.total
+    return dict(zip(LATENCY_COLUMNS, (total.p50_ms, total.p95_ms, total.max_ms), strict=True))
 
 
 def _corpus_changed(record: RunRecord, before: RunRecord | None) -> bool | None:

@@ -6,11 +6,15 @@ silently would let a regression through. Hence:
 * a file that cannot be read safely (symlink, hard link, not a regular file, over 64 MiB)
   is an error, never an empty history: an empty one would be saved over the baselines;
 * bytes that were read but do not parse start a fresh history with a warning: they held
-  no baseline;
+  no baseline. An eval that saves keeps them first, beside the file (``keep_copy``), and
+  the warning names the copy; a run stored in a form only a newer groove writes is an
+  error instead (those bytes do hold baselines);
 * saving re-reads the file under a lock (``.lock`` beside it), so concurrent runs each add
-  their run; it writes through groove.atomic (temporary file, fsync, rename, fsync of the
-  folder), so a crash leaves either the old or the new file, never a mix (a temporary file
-  a killed writer left behind is removed by the next save, which holds the lock);
+  their run (one whose id a run saved meanwhile took is stored under a new id:
+  ``append_run``); it writes through groove.atomic (temporary file, fsync, rename, fsync
+  of the folder), so a crash leaves either the old or the new file, never a mix (a
+  temporary file a killed writer left behind is removed by the next save, which holds the
+  lock);
 * the writer keeps under the same 64 MiB cap the reader enforces, dropping the oldest runs
   first and saying how many it kept.
 
@@ -25,15 +29,19 @@ once (groove.history.stored).
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
-from collections.abc import Callable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
-from groove.atomic import remove_stale_temps, write_file
+from groove.atomic import fsync_folder, remove_stale_temps, write_file
 from groove.cards import Introduces, view
 from groove.errors import FileRefusedError, HistoryError, literal
 from groove.fileguard import is_present, read_checked
@@ -51,6 +59,9 @@ MAX_HISTORY_FILE_BYTES = 64 * 1024 * 1024
 LOCK_TIMEOUT_SECONDS = 120.0
 NOTE_HISTORY_CORRUPTED = "history-corrupted"
 NOTE_HISTORY_TRIMMED = "history-trimmed"
+NOTE_RUN_ID_TAKEN = "run-id-taken"
+COPY_INFIX = ".corrupt-"  # <history>.corrupt-<digest of its bytes>: keep_copy
+COPY_DIGEST_CHARS = 12
 
 
 @dataclass(frozen=True, repr=False)
@@ -96,17 +107,40 @@ class SaveResult:
     path: Path
     kept: int
     warnings: tuple[Note, ...]
+    run: RunRecord | None = None  # append_run: the run as stored (its id may be new)
 
 
 def history_path(kb_path: Path) -> Path:
     return kb_path / HISTORY_FILE_NAME
 
 
-def load_history(path: Path) -> History:
-    if not is_present(path):
+def load_history(path: Path, *, keep_corrupt: bool = False) -> History:
+    """The history at ``path``; empty when there is none. Bytes that do not parse read as
+    an empty history with a warning. ``keep_corrupt`` (a reader that will save over them):
+    they are copied beside the file first (``keep_copy``), and the warning names the copy."""
+    raw = _read(path)
+    if raw is None:
         return History()
+    history, _ = _decoded(path, raw)
+    if not keep_corrupt or not history.warnings:
+        return history
     try:
-        raw = read_checked(path, MAX_HISTORY_FILE_BYTES)
+        with _locked(path):
+            copy, _ = keep_copy(path, raw)
+    except OSError as exc:
+        raise HistoryError(
+            literal(f"could not keep a copy of the corrupted eval history {path}: {exc}"),
+            "free some space or fix the folder's permissions, or pass {give} to skip the history",
+            setting="history",
+        ) from exc
+    return History(warnings=(_corrupted(path, history.warnings[0].data["reason"], copy),))
+
+
+def _read(path: Path) -> bytes | None:
+    if not is_present(path):
+        return None
+    try:
+        return read_checked(path, MAX_HISTORY_FILE_BYTES)
     except FileRefusedError as exc:
         raise HistoryError(
             literal(f"refusing to read the eval history: {exc.reason}"),
@@ -119,18 +153,79 @@ def load_history(path: Path) -> History:
             "check the file's permissions, or pass {give} to skip the history",
             setting="history",
         ) from exc
+
+
+def _decoded(path: Path, raw: bytes) -> tuple[History, bool]:
+    """The history ``raw`` holds, and whether it parsed (else: empty, with the warning)."""
     try:
         runs, pins, answers = _parse(raw)
-        return History(runs=runs, pins=pins, answers=answers)
+        return History(runs=runs, pins=pins, answers=answers), True
+    except stored.NewerFormatError as exc:
+        raise HistoryError(
+            literal(f"the eval history {path} was written by a newer groove ({exc})"),
+            "upgrade groove, or pass {give} to skip the history",
+            setting="history",
+        ) from exc
     except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        corrupted = Note(
-            NOTE_HISTORY_CORRUPTED,
-            f"eval history corrupted ({reason}), starting fresh",
-            Level.WARNING,
-            {"path": str(path), "reason": reason},
-        )
-        return History(warnings=(corrupted,))
+        return History(warnings=(_corrupted(path, reason, None),)), False
+
+
+def _corrupted(path: Path, reason: str, copy: Path | None) -> Note:
+    message = f"eval history corrupted ({reason}), starting fresh"
+    data = {"path": str(path), "reason": reason}
+    if copy is not None:
+        message += f"; the old file is kept as {copy}"
+        data["copy"] = str(copy)
+    return Note(NOTE_HISTORY_CORRUPTED, message, Level.WARNING, data)
+
+
+def keep_copy(path: Path, raw: bytes) -> tuple[Path, bool]:
+    """Copy the unreadable bytes ``raw`` of the history at ``path`` beside it, before a
+    fresh history replaces them: ``<name>.corrupt-<digest of the bytes>``, so the same
+    bytes always go to the same copy (the eval that read them and its save name one file).
+    A name that holds other bytes is never overwritten: ``-2``, ``-3``... are tried next.
+    Returns the copy and whether it was made now. The caller holds the history lock."""
+    stem = path.name + COPY_INFIX + hashlib.sha256(raw).hexdigest()[:COPY_DIGEST_CHARS]
+    for n in itertools.count(1):
+        copy = path.with_name(stem if n == 1 else f"{stem}-{n}")
+        try:
+            _write_new(copy, raw, _mode(path))
+            return copy, True
+        except FileExistsError:
+            if _holds(copy, raw):
+                return copy, False
+    raise AssertionError("unreachable")
+
+
+def _holds(path: Path, raw: bytes) -> bool:
+    try:
+        return read_checked(path, len(raw)) == raw
+    except (FileRefusedError, OSError):
+        return False
+
+
+def _mode(path: Path) -> int:
+    """The history's permissions, for its copy: it holds the same queries."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return 0o600
+
+
+def _write_new(path: Path, data: bytes, mode: int) -> None:
+    """Create ``path`` holding ``data``; never over an existing file (O_EXCL)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags, mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    fsync_folder(path.parent)
 
 
 def stored_runs(path: Path | None, current: RunRecord) -> tuple[RunRecord, ...]:
@@ -151,6 +246,20 @@ def _parse(
     return stored.decode(json.loads(raw.decode("utf-8")))
 
 
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold the history's lock (``<history>.lock``): every writer of the file takes it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT_SECONDS):
+            yield
+    except Timeout as exc:
+        raise HistoryError(
+            f"another groove eval has held the history lock for {LOCK_TIMEOUT_SECONDS:.0f}s",
+            f"wait for it to finish, or remove {path}.lock if no groove eval is running",
+        ) from exc
+
+
 def append_run(
     path: Path,
     record: RunRecord,
@@ -159,13 +268,41 @@ def append_run(
     answers: AnswerUpdate | None = None,
 ) -> SaveResult:
     """Add ``record`` as the newest run, trim to ``history_size`` and the byte cap, save;
-    ``answers``: the run's sketches of the expected files, merged into the stored ones."""
+    ``answers``: the run's sketches of the expected files, merged into the stored ones.
+
+    The run's id is checked against the stored runs under the lock: two evals started
+    together can each have chosen theirs before the other saved. A taken id is derived
+    again (``content_id`` with a counter), the run that was saved first keeps its own, and
+    a warning says which id this run is stored under; ``SaveResult.run`` is the run as
+    stored."""
+    appended: list[RunRecord] = []
 
     def change(current: History) -> History:
+        run = _with_free_id(record, current.runs)
+        appended.append(run)
         kept = current.answers if answers is None else answers.merged(current.answers)
-        return replace(current, runs=(record, *current.runs), answers=kept)
+        return replace(current, runs=(run, *current.runs), answers=kept)
 
-    return edit_history(path, change, history_size, cap)
+    saved = edit_history(path, change, history_size, cap)
+    run = appended[0]
+    if record.run_id is None or run.id == record.run_id:
+        return replace(saved, run=run)
+    taken = Note(
+        NOTE_RUN_ID_TAKEN,
+        f"run id {record.run_id} was taken by a run saved meanwhile with the same timestamp "
+        f"and results; this run is stored as {run.id}",
+        Level.WARNING,
+        {"id": run.id, "taken": record.run_id},
+    )
+    return replace(saved, run=run, warnings=(*saved.warnings, taken))
+
+
+def _with_free_id(record: RunRecord, stored_runs: Sequence[RunRecord]) -> RunRecord:
+    """``record`` with an id no stored run has: its own when free."""
+    ids = {r.id for r in stored_runs}
+    if record.run_id is not None and record.run_id not in ids:
+        return record
+    return replace(record, run_id=content_id(record, ids))
 
 
 def edit_history(
@@ -178,23 +315,23 @@ def edit_history(
 
     ``change`` may raise (a GrooveError for a refused edit): the file is then untouched.
     Every run is written with its id, so an id derived from an older run's content is
-    stored from then on.
+    stored from then on. A file that did not parse is copied beside it (``keep_copy``)
+    before it is replaced; the warnings say where unless an earlier read made the copy.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT_SECONDS)
     try:
-        with lock:
-            current = load_history(path)
+        with _locked(path):
+            raw = _read(path)
+            current, parsed = _decoded(path, raw) if raw is not None else (History(), True)
             changed = change(replace(current, warnings=()))
             runs = _with_ids(changed.runs)
             payload, kept, warnings = _fit(runs, history_size, cap, changed.pins, changed.answers)
+            if raw is not None and not parsed:  # said by the read that made the copy
+                copy, made = keep_copy(path, raw)
+                if made:
+                    reason = current.warnings[0].data["reason"]
+                    warnings = (_corrupted(path, reason, copy), *warnings)
             remove_stale_temps(path)
             _atomic_write(path, payload)
-    except Timeout as exc:
-        raise HistoryError(
-            f"another groove eval has held the history lock for {LOCK_TIMEOUT_SECONDS:.0f}s",
-            f"wait for it to finish, or remove {path}.lock if no groove eval is running",
-        ) from exc
     except OSError as exc:  # e.g. the lock file cannot be created in a read-only folder
         raise _write_error(path, exc) from exc
     return SaveResult(path, kept, warnings)

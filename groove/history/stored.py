@@ -14,8 +14,10 @@ run over three runs: bench/history_size.py):
   ``[chunk refs, scores, reciprocal rank, recall@k values, nDCG@k values]`` (+ the
   lexical leg when there was one), the k values those of the fingerprint, ranks 1..n.
   A run whose scores are all float32 (groove's engine) says ``"scores": "f32"`` and writes
-  each in the fewest digits float32 reads back the same. A query that does not fit that
-  shape is stored as the full ``QueryResult`` dictionary in its row's place;
+  each in the fewest digits float32 reads back the same (any other format name is one a
+  newer groove wrote: ``NewerFormatError``, never read as plain numbers). A query that
+  does not fit that shape is stored as the full ``QueryResult`` dictionary in its row's
+  place;
 * ``sketches``: the golden doctor's sketches, grouped by the timestamp that saw them.
 
 Every other field of a run is stored as ``RunRecord.to_dict`` writes it, so a run reads back
@@ -45,6 +47,15 @@ QUERY_LIST_KEY_CHARS = 12
 F32 = "f32"
 
 Chunk = tuple[str, str | None]
+
+
+class NewerFormatError(Exception):
+    """A stored run in a form this groove does not know: a newer groove wrote it, so the file
+    holds runs this one cannot read. Not damage: the history must not start fresh over it."""
+
+    def __init__(self, what: str, found: object, known: str) -> None:
+        super().__init__(f"{what} {found!r}, this one reads {known}")
+        self.what, self.found, self.known = what, found, known
 
 
 class ChunkTable:
@@ -192,7 +203,8 @@ def decode(
     data: Mapping[str, Any],
 ) -> tuple[tuple[RunRecord, ...], dict[str, str], dict[str, AnswerSketch]]:
     """Runs, named baselines and sketches of a history document, stored form or older.
-    Raises ValueError, KeyError, TypeError, IndexError or AttributeError when malformed."""
+    Raises ValueError, KeyError, TypeError, IndexError or AttributeError when malformed,
+    NewerFormatError when a newer groove wrote it."""
     runs = data["runs"]
     if not isinstance(runs, list):
         raise TypeError("`runs` is not a list")
@@ -240,16 +252,31 @@ def _decode_run(
     record = RunRecord.from_dict(data)
     if "results" not in data:  # written before the stored form: per_query read above
         return record
-    entries = query_lists[data["queries"]]
+    key = data.get("queries")
+    if not isinstance(key, str):
+        raise ValueError(f"run {record.id} has results but names no query list")
+    if key not in query_lists:
+        raise ValueError(f"run {record.id} names the query list {key!r}, which the file lacks")
+    entries = query_lists[key]
     rows = data["results"]
     if len(rows) != len(entries):
         raise ValueError("a run's results do not match its query list")
-    f32 = data.get("scores") == F32
+    f32 = _scores_format(data) == F32
     ks = record.fingerprint.k_values
     per_query = tuple(
         _decode_query(entry, row, ks, f32, chunks) for entry, row in zip(entries, rows, strict=True)
     )
     return replace(record, per_query=per_query)
+
+
+def _scores_format(data: Mapping[str, Any]) -> str | None:
+    """How the run's scores are spelled: ``"f32"``, or None (as JSON reads them)."""
+    spelled = data.get("scores")
+    if spelled is None or spelled == F32:
+        return spelled
+    if isinstance(spelled, str):
+        raise NewerFormatError("scores format", spelled, f"only {F32!r}")
+    raise TypeError(f"a run's `scores` is {spelled!r}, not a format name")
 
 
 def _decode_query(

@@ -7,6 +7,10 @@ kernel's function, whose keywords are the table's (groove.settings.signatures). 
 setting the cell does not assign yet is added to it, with its face default and its help,
 wherever groove writes or runs the notebook (``complete``), and ``-p NAME VALUE`` accepts
 it (``allowed``): a new setting needs its declaration, not an edit of the notebook.
+
+A copy of a notebook (``groove notebook open`` writes one; ``groove notebook run --notebook
+COPY`` runs it) keeps its own values in its injected-parameters cell, which a run's own
+injection replaces: ``copy_values`` reads them, so that they stay the defaults ``-p`` overrides.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ TABLES: Mapping[str, Mapping[str, Setting]] = {
     "judge": JUDGE,
 }
 PARAMETERS_TAG = "parameters"
+INJECTED_TAG = "injected-parameters"  # papermill's cell after the parameters cell
 
 
 def assigned(run_cell: Callable[..., Any], namespace: Mapping[str, Any]) -> dict[str, Any]:
@@ -60,6 +65,36 @@ def complete(notebook: Any, label: str) -> Any:
             cell.source = "\n".join([cell.source.rstrip("\n"), *(line(s) for s in lacking)])
             break
     return notebook
+
+
+def copy_values(notebook: Any, declared: Sequence[str]) -> dict[str, Any]:
+    """The values ``notebook`` (an nbformat node) assigns its ``declared`` parameters in its
+    injected-parameters cell (``groove notebook open -p``, or the user's edit there): the
+    copy's own values, as it runs them in JupyterLab (that cell runs after the parameters
+    cell, which a run keeps as it is). A declared name set to anything but a literal value
+    is a ValueError naming it: the runner could not carry it over."""
+    values: dict[str, Any] = {}
+    for cell in notebook.cells:
+        if INJECTED_TAG not in cell.metadata.get("tags", []):
+            continue
+        try:
+            body = ast.parse(cell.source).body
+        except SyntaxError as exc:
+            raise ValueError(f"its {INJECTED_TAG} cell is not Python ({exc.msg})") from None
+        for node in body:
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in declared:
+                    values[target.id] = _literal(target.id, node.value)
+    return values
+
+
+def _literal(name: str, node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise ValueError(f"{name} = {ast.unparse(node)} is not a value") from None
 
 
 def _assigned_names(source: str) -> list[str]:

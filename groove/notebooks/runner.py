@@ -158,6 +158,19 @@ def check_parameters(parameters: Mapping[str, Any], allowed: Sequence[str], name
             raise NotebookError(f"unknown parameter {key!r} for {name}; allowed: {names}", hint)
 
 
+def own_values(source: Path, allowed: Sequence[str], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The values the notebook at ``source`` (a copy) injected for its parameters, which
+    papermill's injection for this run would replace (notebooks.cells.copy_values); one
+    ``-p`` sets anyway needs no value of the copy's."""
+    declared = [p for p in allowed if p not in RUNNER_PARAMETERS and p not in given]
+    try:
+        return cells.copy_values(read_notebook(source), declared)
+    except ValueError as exc:
+        raise NotebookError(
+            literal(f"{source}: {exc}"), "write the value there, or pass -p NAME VALUE"
+        ) from None
+
+
 # ---------------------------------------------------------------- kernel
 
 
@@ -367,7 +380,10 @@ def run_notebook(
     given = dict(parameters or {})
     bundled = label if notebook is None else None  # its parameters are its table's
     try:
-        check_parameters(given, allowed_parameters(source, bundled), label)
+        allowed = allowed_parameters(source, bundled)
+        check_parameters(given, allowed, label)
+        if notebook is not None:  # a copy's own values are the defaults -p overrides
+            given = {**own_values(source, allowed, given), **given}
     except NotebookError as exc:
         document = error_document(EXIT_BAD_INPUT, *spelled(exc, face))
         write_result(result_path, {**document, "notebook": label})

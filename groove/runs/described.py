@@ -6,8 +6,9 @@ stored before groove kept them is described from its fingerprint, which holds ev
 setting that changes what is measured; the gate's own settings are then unknown.
 
 ``setting_changes`` words a difference as ``groove eval`` prints it (``lexical auto ->
-trigram``), and ``differing_settings`` names the settings that tell a list of runs apart:
-the columns ``History.runs_frame`` shows beside each run's id and name.
+trigram``, ``mmr off -> on (lambda 0.7)``, ``mmr_lambda 0.7 -> 0.5``), and
+``differing_settings`` names the settings that tell a list of runs apart: the columns
+``History.runs_frame`` shows beside each run's id and name.
 """
 
 from __future__ import annotations
@@ -115,9 +116,21 @@ def setting_changes(before: Mapping[str, str], now: Mapping[str, str]) -> tuple[
             continue
         if name == "golden":
             changes.append("golden changed")
+        elif name == "mmr" and is_ == "on":
+            changes.append(f"mmr {was} -> on{_mmr_values(now)}")
         else:
             changes.append(f"{name} {was} -> {is_}")
     return tuple(changes)
+
+
+def _mmr_values(now: Mapping[str, str]) -> str:
+    """`` (lambda 0.7)``: the values MMR was switched on with, which the run before lacks (so
+    they are no change of their own); the penalty only when it is not the built-in 0."""
+    values = [f"lambda {now['mmr_lambda']}"] if "mmr_lambda" in now else []
+    penalty = now.get("mmr_same_doc_penalty")
+    if penalty is not None and float(penalty) != 0:
+        values.append(f"same_doc_penalty {penalty}")
+    return f" ({', '.join(values)})" if values else ""
 
 
 def record_changes(before: RunRecord, now: RunRecord) -> tuple[str, ...]:

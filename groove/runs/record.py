@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import secrets
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -231,17 +232,20 @@ def _latency(value: Any) -> Latency | None:
         return None
 
 
-def content_id(record: RunRecord, taken: Collection[str] = ()) -> str:
+def content_id(record: RunRecord, taken: Collection[str] = (), *, nonce: str = "") -> str:
     """A short id derived from what the run measured (timestamp, fingerprint, results):
     the same run always gets the same id, so a pin to it survives re-reading. Two runs
     can measure the same thing in the same second (a run file evaluated twice): an id in
-    ``taken`` (the stored runs' ids) is re-derived with a counter, so ids stay unique."""
+    ``taken`` (the stored runs' ids) is re-derived with a counter, so ids stay unique.
+    ``nonce``: mixed in when given (``new_run_id``)."""
     body: dict[str, Any] = {
         "timestamp": record.timestamp,
         "fingerprint": record.fingerprint.to_dict(),
         "per_query": [q.to_dict() for q in record.per_query],
         "aggregate": aggregate_to_dict(record.aggregate),
     }
+    if nonce:
+        body["nonce"] = nonce
     for n in itertools.count():
         if n:
             body["n"] = n
@@ -250,6 +254,16 @@ def content_id(record: RunRecord, taken: Collection[str] = ()) -> str:
         if found not in taken:
             return found
     raise AssertionError("unreachable")
+
+
+def new_run_id(record: RunRecord, taken: Collection[str] = ()) -> str:
+    """The id of a run just measured: its content id with a random nonce mixed in. Two
+    evals started together on one KB can measure the same thing in the same second, each
+    before the other saved: by content alone both would get one id, and each face shows its
+    run's id before the save (the JSON report, the JUnit file). The id is stored with the
+    run, so nothing needs to derive it again; the history still re-checks it against the
+    stored runs under its lock when it appends the run (groove.history.history)."""
+    return content_id(record, taken, nonce=secrets.token_hex(8))
 
 
 def metric_pairs(
