@@ -432,6 +432,33 @@ def test_a_copy_run_into_its_own_folder_is_refused_and_left_as_it_was(tmp_path: 
     assert sorted(p.name for p in folder.iterdir()) == ["eval-report.ipynb"]
 
 
+@pytest.mark.slow
+def test_an_interrupted_run_leaves_no_passing_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C after the kernel wrote result.json and summary.md but before the page: the
+    runner stops with the interrupt, and CI, which reads result.json, must not find the
+    kernel's 'passed' there as though every output had been written."""
+    out = tmp_path / "out"
+    source = _notebook(
+        tmp_path / "report.ipynb",
+        "import json, pathlib\n"
+        "pathlib.Path(result_path).write_text(json.dumps({'exit_code': 0, 'verdict': 'passed'}))\n"
+        "pathlib.Path(result_path).with_name('summary.md').write_text('## passed')",
+    )
+
+    def interrupted(*_args: object) -> bool:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner._HtmlExporter, "export", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_notebook(None, notebook=source, out_dir=out)
+    document = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert (document["verdict"], document["exit_code"]) == ("error", 3)
+    assert document["error"] == "the run was interrupted before all its outputs were written"
+    assert not (out / "summary.md").exists()
+
+
 def test_widget_outputs_export_as_their_text(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("picker")

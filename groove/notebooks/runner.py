@@ -415,12 +415,16 @@ def run_notebook(
     exporter = _HtmlExporter()  # loads nbconvert while the kernel works
     if cell_timeout is None:
         cell_timeout = NOTEBOOK_RUN["cell_timeout"].default
-    failure = _execute(
-        (source, bundled), executed, given, cwd or Path.cwd(), timings, cell_timeout, face
-    )
-    document = _settle(result_path, failure)
-    html_made = exporter.export(source, executed, html, timings)
-    document = _commit(pending, result_path, document, html_made)
+    try:
+        failure = _execute(
+            (source, bundled), executed, given, cwd or Path.cwd(), timings, cell_timeout, face
+        )
+        document = _settle(result_path, failure)
+        html_made = exporter.export(source, executed, html, timings)
+        document = _commit(pending, result_path, document, html_made)
+    except KeyboardInterrupt:
+        _interrupted(result_path, label)
+        raise
     if document.get("notebook") != label:  # whose outputs the folder holds (see above)
         document = {**document, "notebook": label}
         write_result(result_path, document)
@@ -605,6 +609,14 @@ def _commit(
         pending.unlink(missing_ok=True)
     write_result(result_path, document)
     return document
+
+
+def _interrupted(result_path: Path, label: str) -> None:
+    """Ctrl-C during a run: the kernel may already have written its result.json and
+    summary.md ("passed") though the page never was; neither may stand for the run."""
+    message = "the run was interrupted before all its outputs were written"
+    write_result(result_path, {**error_document(EXIT_NOTEBOOK_FAILED, message), "notebook": label})
+    summary_path(result_path).unlink(missing_ok=True)
 
 
 def read_result(path: Path) -> dict[str, Any] | None:
