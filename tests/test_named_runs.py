@@ -131,6 +131,13 @@ def test_runs_are_referred_to_by_name_and_compare_says_what_differs(
         "hint: the newest run is the only stored run of its configuration; to compare "
         "configurations pass REFS (run names, ids or positions): groove compare base mmr-2\n",
     )
+    one = CliRunner().invoke(cli, ["compare", "mmr", "--kb-path", str(kb)])
+    assert (one.exit_code, one.stderr) == (  # not "the only stored run": four are stored
+        2,
+        "Error: 1 run(s) to compare: need at least two\n"
+        "hint: pass a second REF to compare it with (a run name, id, position or saved "
+        "file): groove compare mmr mmr-2\n",
+    )
     missing = CliRunner().invoke(cli, ["compare", "base", "nope", "--kb-path", str(kb)])
     assert (missing.exit_code, missing.stderr) == (
         2,

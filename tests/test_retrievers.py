@@ -508,8 +508,24 @@ def _slow(qid: str, n: int) -> tuple[int, bytes] | None:
             lambda qid, n: (404, b"") if qid == "canary-first-share" else None,
             "retriever request for query 'canary-first-share' failed: HTTP 404 Not Found",
         ),
+        (  # groove serve's refusal names the key: the user must see it, not a bare 400
+            lambda qid, n: (
+                (400, b'{"error": "unknown key \\"size\\"; a request takes \\"query\\""}')
+                if qid == "canary-first-share"
+                else None
+            ),
+            "retriever request for query 'canary-first-share' failed: HTTP 400 Bad Request "
+            '(unknown key "size"; a request takes "query")\n',
+        ),
     ],
-    ids=["slower-than-timeout", "malformed-json", "hit-without-path", "5xx-exhausted", "4xx"],
+    ids=[
+        "slower-than-timeout",
+        "malformed-json",
+        "hit-without-path",
+        "5xx-exhausted",
+        "4xx",
+        "4xx-with-reason",
+    ],
 )
 def test_http_faults_exit_2_and_keep_the_history(
     golden: Path,
@@ -527,7 +543,7 @@ def test_http_faults_exit_2_and_keep_the_history(
     result = invoke("eval", "--retriever", service.url, "--golden", str(golden),
                     "--retriever-timeout", "1", "--retriever-retries", "1")  # fmt: skip
     assert result.exit_code == 2, result.output
-    assert result.stderr.splitlines()[0].startswith(f"Error: {message}"), result.stderr
+    assert (result.stderr.splitlines()[0] + "\n").startswith(f"Error: {message}"), result.stderr
     assert len(result.stderr.splitlines()) == 2  # the message and its hint
     assert history.read_bytes() == before
 

@@ -413,6 +413,25 @@ def test_an_output_that_cannot_be_replaced_is_refused_before_anything_runs(
     assert result.stderr == f"Error: cannot replace {out / 'eval-report.html'}: it is a folder\n"
 
 
+def test_a_copy_run_into_its_own_folder_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    """notebook open writes NAME.ipynb into its folder; a run with --out that folder would
+    write the executed NAME.ipynb over the copy it runs (and first removed it as an
+    earlier run's output): refused before anything is removed, the copy untouched."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    copy = _notebook(folder / "eval-report.ipynb")
+    before = copy.read_bytes()
+    args = ["notebook", "run", "--notebook", str(copy), "--out", str(folder)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"Error: {folder} would receive the executed eval-report.ipynb over the notebook "
+        f"it runs ({copy})\nhint: give the run another --out (e.g. {folder / 'eval-report'})\n"
+    )
+    assert copy.read_bytes() == before
+    assert sorted(p.name for p in folder.iterdir()) == ["eval-report.ipynb"]
+
+
 def test_widget_outputs_export_as_their_text(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("picker")

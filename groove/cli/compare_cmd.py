@@ -12,6 +12,7 @@ from groove.settings import COMPARE
 
 if TYPE_CHECKING:
     from groove.golden.judgements import Judgements
+    from groove.stats.compare import LabelledRun
 
 
 @click.command("compare")
@@ -66,7 +67,8 @@ def compare_cmd(
         else:
             runs.insert(0, chosen)
     if len(runs) < 2:
-        raise HistoryError(f"{len(runs)} run(s) to compare: need at least two", _hint(history))
+        hint = _second_ref_hint(runs[0], history) if refs else _hint(history)
+        raise HistoryError(f"{len(runs)} run(s) to compare: need at least two", hint)
     comparison = compare_runs(
         runs,
         index,
@@ -93,6 +95,23 @@ def _hint(history: tuple) -> str:
     return (
         "the newest run is the only stored run of its configuration; to compare "
         f"configurations pass REFS (run names, ids or positions): groove compare {older} {newest}"
+    )
+
+
+def _second_ref_hint(chosen: LabelledRun, history: tuple) -> str:
+    """One REF given: name a second one, the newest other stored run, older run first (the
+    first REF is the baseline)."""
+    from groove.runs.described import label
+
+    other = next((r for r in history if r is not chosen.record), None)
+    if other is None:
+        return "run `groove eval` again, or pass a second REF (a run name, position or saved file)"
+    position = {id(r): i for i, r in enumerate(history)}  # 0 = the newest
+    chosen_newer = position.get(id(chosen.record), len(history)) < position[id(other)]
+    pair = (other, chosen.record) if chosen_newer else (chosen.record, other)
+    return (
+        "pass a second REF to compare it with (a run name, id, position or saved file): "
+        f"groove compare {label(pair[0])} {label(pair[1])}"
     )
 
 

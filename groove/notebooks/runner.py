@@ -336,6 +336,23 @@ def refuse_other_notebooks_outputs(out: Path, label: str) -> None:
         )
 
 
+def refuse_replacing_the_notebook(executed: Path, source: Path) -> None:
+    """The executed notebook goes to ``<out>/<name>.ipynb``: for a copy run from its own
+    folder (``notebook open`` writes it there) that is the copy itself, which the run would
+    first remove as an earlier output and then overwrite. Refused before anything is
+    removed."""
+    if executed.resolve() != source.resolve():
+        return
+    out = executed.parent
+    raise NotebookError(
+        literal(
+            f"{out} would receive the executed {executed.name} over the notebook it runs ({source})"
+        ),
+        "give the run another {setting} " + literal(f"(e.g. {out / executed.stem})"),
+        setting="out",
+    )
+
+
 def remove_earlier_outputs(*paths: Path) -> None:
     """Delete what an earlier run left in the output folder before anything runs: a run
     refused now must not leave the last run's page or notebook beside its own result.json
@@ -375,6 +392,7 @@ def run_notebook(
     result_path = (out / RESULT_FILE).resolve()
     executed, html = out / f"{label}.ipynb", out / f"{label}.html"
     pending = pending_path(result_path)
+    refuse_replacing_the_notebook(executed, source)
     refuse_other_notebooks_outputs(out, label)
     remove_earlier_outputs(executed, html, result_path, summary_path(result_path), pending)
     given = dict(parameters or {})

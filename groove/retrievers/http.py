@@ -4,7 +4,8 @@ The request body is ``{"query": ..., "limit": ...}`` or ``--retriever-body`` wit
 ``"{{query}}"``, ``"{{limit}}"`` and ``"{{id}}"`` values filled in (so an OpenSearch or
 Elasticsearch ``_search`` body needs no shim); the answer is read through the field map.
 Connection errors and 5xx answers are retried with exponential backoff; a request that gets
-no answer within the timeout, a 4xx answer or a broken answer stops the run at once.
+no answer within the timeout, a 4xx answer (its ``{"error": ...}`` reason quoted, as groove
+serve gives one) or a broken answer stops the run at once.
 """
 
 from __future__ import annotations
@@ -74,6 +75,24 @@ def fill(template: Any, q: RetrieverQuery) -> Any:
     if template == "{{id}}":
         return q.id
     return template
+
+
+#: The most of a refusal's reason an error line quotes.
+REASON_CHARS = 200
+
+
+def refusal_reason(response: httpx.Response) -> str:
+    """`` (reason)`` when a refused request's answer says why as ``{"error": "..."}`` (as
+    groove serve does: an unknown key, a bad limit), else ``""``: the error line carries
+    the service's own words, first line only, shortened."""
+    try:
+        said = response.json().get("error")
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return ""
+    if not isinstance(said, str) or not said.strip():
+        return ""
+    line = said.strip().splitlines()[0]
+    return f" ({line[:REASON_CHARS]}{'...' if len(line) > REASON_CHARS else ''})"
 
 
 class HttpRetriever:
@@ -170,6 +189,7 @@ class HttpRetriever:
                     literal(
                         f"retriever request for query {q.id!r} failed: HTTP "
                         f"{response.status_code} {response.reason_phrase}".rstrip()
+                        + refusal_reason(response)
                     ),
                     "check the URL, the headers and {setting}",
                     setting="retriever_body",
