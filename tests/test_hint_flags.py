@@ -9,12 +9,15 @@ errors is kept here: every command of the click tree runs against each broken in
 one, a missing golden file or knowledge base, a broken golden file or groove.toml, always
 without an index), with the inputs it takes as flags, and every ``hint:`` it prints is read.
 A flag after ``groove CMD`` in the same clause (``run `groove index --force` first``) is
-checked against CMD instead. Every command must print a hint for at least one of these
-inputs (else a new command or a new refusal would be checked by nothing).
+checked against CMD instead; short flags (``-p``) are checked too. Every command must
+print a hint for at least one of these inputs (else a new command would be checked by
+nothing). The API's public functions get the same inputs as keywords, and every keyword
+their hints name (``history=False``, ``keyword kb_path``) must be one they take.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
@@ -28,7 +31,7 @@ from helpers.history_jobs import make_record
 
 import groove
 from groove.cli import cli
-from groove.errors import HistoryError
+from groove.errors import GrooveError, HistoryError
 from groove.history.history import HISTORY_FILE_NAME, append_run
 
 ADAPTER = Path(__file__).parent / "helpers" / "adapter.py"
@@ -189,14 +192,14 @@ def _argv(command: click.Command, given: dict[str, object], case: Path) -> list[
 def _options(command: click.Command) -> set[str]:
     return {
         o
-        for p in command.params
+        for p in command.get_params(click.Context(command))
         if isinstance(p, click.Option)
         for o in (*p.opts, *p.secondary_opts)
     }
 
 
 HINT = re.compile(r"hint: (.*)")
-FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+FLAG = re.compile(r"(?<![\w-])(?:--[a-z][a-z0-9-]*|-[a-zA-Z](?![\w-]))")
 MENTION = re.compile(r"groove ((?:[a-z][a-z-]* ?){1,2})")
 
 
@@ -272,6 +275,9 @@ def test_a_flag_is_read_as_the_named_command_s() -> None:
     assert list(_flags_by_command("upgrade groove, or pass --no-history", printer)) == [
         (printer, "--no-history")
     ]
+    assert list(_flags_by_command("pass -p golden PATH (see a-b/c.html)", printer)) == [
+        (printer, "-p")
+    ]
     assert "--no-history" not in _options(COMMANDS[printer])
 
 
@@ -315,3 +321,89 @@ def test_an_empty_history_is_told_how_each_face_makes_an_eval_that_saves(
     with pytest.raises(HistoryError) as info:
         groove.set_baseline(case / "kb", "main")
     assert info.value.hint == "run `groove.evaluate(kb_path, golden, save_history=True)` first"
+
+
+# ---------------------------------------------------------------- the API's words
+
+#: The public functions that take a knowledge base: each hint they raise may name only
+#: keywords they take (``history=False``, ``keyword kb_path``), or those of the function a
+#: backquoted call names (`groove.index('kb')`).
+API = {
+    name: function
+    for name in groove.__all__
+    if inspect.isfunction(function := getattr(groove, name))
+    and "kb_path" in inspect.signature(function).parameters
+}
+KEYWORD = re.compile(r"\bkeyword (\w+)|(?<![\w.])(\w+)=")
+CALL = re.compile(r"groove\.(\w+)\(")
+
+
+def _keywords_by_function(hint: str, printer: str) -> Iterator[tuple[str, str]]:
+    for quoted in re.findall(r"`([^`]*)`", hint):
+        call = CALL.search(quoted)
+        owner = call.group(1) if call else printer
+        for match in KEYWORD.finditer(re.sub(r'"[^"]*"', "", quoted)):
+            yield owner, match.group(1) or match.group(2)
+    rest = re.sub(r'"[^"]*"', "", re.sub(r"`[^`]*`", "", hint))
+    for match in KEYWORD.finditer(rest):
+        yield printer, match.group(1) or match.group(2)
+
+
+def _call(function: Callable[..., object], case: Path, external: bool) -> str | None:
+    """The hint ``function`` raises on ``case``'s inputs (None: no GrooveError)."""
+    given = {**_inputs(case, external), "progress": False}
+    kwargs: dict[str, object] = {}
+    for param in inspect.signature(function).parameters.values():
+        if param.name in given:
+            kwargs[param.name] = given[param.name]
+        elif param.default is inspect.Parameter.empty and param.kind != param.VAR_KEYWORD:
+            kwargs[param.name] = "main"  # a baseline's name, a query
+    try:
+        function(**kwargs)
+    except GrooveError as exc:
+        return exc.hint
+    return None
+
+
+@pytest.mark.model
+def test_every_keyword_an_api_hint_names_is_one_its_function_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrong: list[str] = []
+    hinted: set[str] = set()
+    for n, (name, external) in enumerate((b, e) for b in BREAKAGES for e in (False, True)):
+        for printer, function in API.items():
+            takes = inspect.signature(function).parameters
+            if external and "retriever" not in takes:
+                continue
+            case = _case(tmp_path / f"{n}-{printer}", BREAKAGES[name])
+            monkeypatch.chdir(case)
+            hint = _call(function, case, external)
+            if hint is None:
+                continue
+            hinted.add(printer)
+            for owner, keyword in _keywords_by_function(hint, printer):
+                if (
+                    keyword
+                    not in inspect.signature(API.get(owner) or getattr(groove, owner)).parameters
+                ):
+                    wrong.append(
+                        f"{name}: groove.{printer} hints {keyword}=, which "
+                        f"groove.{owner} does not take: {hint}"
+                    )
+    assert wrong == [], "\n".join(wrong)
+    assert hinted == set(API)
+
+
+def test_a_keyword_is_read_as_the_called_function_s() -> None:
+    hint = "run `groove.evaluate(kb_path, golden, save_history=True)` first"
+    assert list(_keywords_by_function(hint, "set_baseline")) == [("evaluate", "save_history")]
+    # what groove.set_baseline was told before: a keyword it does not take
+    old = "run groove eval first (without history=False)"
+    assert list(_keywords_by_function(old, "set_baseline")) == [("set_baseline", "history")]
+    assert "history" not in inspect.signature(groove.set_baseline).parameters
+    options = 'pass retriever_options={"fields": "path=_source.path"} or keyword kb_path'
+    assert list(_keywords_by_function(options, "pool")) == [
+        ("pool", "retriever_options"),
+        ("pool", "kb_path"),
+    ]
