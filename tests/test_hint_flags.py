@@ -266,7 +266,7 @@ def test_a_flag_is_read_as_the_named_command_s() -> None:
         (("index",), "--force"),
         (printer, "--golden"),
     ]
-    assert list(_flags_by_command("run groove eval first (without --no-history)", printer)) == [
+    assert list(_flags_by_command("run groove eval (without --no-history) first", printer)) == [
         (("eval",), "--no-history")
     ]
     assert list(_flags_by_command("upgrade groove, or pass --no-history", printer)) == [
@@ -302,3 +302,16 @@ def test_only_a_command_that_can_leave_the_history_off_is_told_to(
     with pytest.raises(HistoryError) as info:
         groove.evaluate(kb, case / "g.yml", retriever=retriever, progress=False)
     assert info.value.hint == "upgrade groove, or pass history=False to skip the history"
+
+
+def test_an_empty_history_is_told_how_each_face_makes_an_eval_that_saves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not "without history=False" to groove.set_baseline, which takes no history."""
+    case = _case(tmp_path, _empty)
+    monkeypatch.chdir(case)
+    result = CliRunner().invoke(cli, ["baseline", "set", "main", "--kb-path", str(case / "kb")])
+    assert result.stderr.splitlines()[-1] == "hint: run groove eval (without --no-history) first"
+    with pytest.raises(HistoryError) as info:
+        groove.set_baseline(case / "kb", "main")
+    assert info.value.hint == "run `groove.evaluate(kb_path, golden, save_history=True)` first"
