@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from groove.golden.findings import (
     CHECK_QUOTED,
@@ -114,6 +116,54 @@ def test_japanese_queries_are_matched_verbatim() -> None:
     assert len(normalise(ja1)) >= 12 and len(normalise(ja2)) >= 12
     found = scan(queries, [("メモ.md", 0, None, f"評価メモ: {ja1}、{ja2}", None)])
     assert [f.path for f in found] == ["メモ.md"]
+
+
+# Words that overlap and nest ("ab" in "abab", "aba"...), CJK, a case fold and odd spaces:
+# the automaton must find exactly what a substring test per query per field finds.
+_WORDS = st.sampled_from(
+    ["ab", "aba", "abab", "ba", "b", "roll", "back", "ロール", "バック", "ΣΑ", "σα"]
+)
+_TEXT = st.lists(_WORDS, min_size=0, max_size=12).map("  ".join)
+_SPACED = st.lists(st.tuples(_WORDS, st.sampled_from([" ", "\t", "\u3000", "\n "])), max_size=14)
+
+
+def _reference_matches(queries, rows):  # type: ignore[no-untyped-def]
+    """Which needles each path holds, one substring test per needle per field."""
+    scanner = QuoteScanner(queries)
+    found: dict[str, set[int]] = {}
+    for path, _, heading, content, context in rows:
+        for text in (heading, context, content):
+            if text:
+                haystack = normalise(text)
+                for n, needle in enumerate(scanner.needles):
+                    if needle.text in haystack:
+                        found.setdefault(path, set()).add(n)
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    fields=st.lists(
+        st.tuples(st.sampled_from(["a.md", "b.md"]), _SPACED, _SPACED), min_size=1, max_size=6
+    ),
+    cuts=st.lists(st.tuples(st.integers(0, 200), st.integers(12, 40)), min_size=1, max_size=8),
+    others=st.lists(_TEXT, max_size=3),
+)
+def test_every_query_in_every_field_is_found_as_one_at_a_time_finds_it(
+    fields, cuts, others
+) -> None:  # type: ignore[no-untyped-def]
+    rows = [
+        (path, i, None, "".join(w + s for w, s in body), "".join(w + s for w, s in context))
+        for i, (path, body, context) in enumerate(fields)
+    ]
+    # queries cut from the fields themselves, so that they nest and overlap there
+    corpus = " ".join(normalise(f"{row[3]} {row[4]}") for row in rows)
+    texts = [corpus[start : start + size] for start, size in cuts] + others
+    queries = golden(*((f"q{i}", text, ()) for i, text in enumerate(texts)))
+    scanner = QuoteScanner(queries)
+    for row in rows:
+        scanner.visit(row)
+    assert dict(scanner.matches) == _reference_matches(queries, rows)
 
 
 def test_warning_text_is_exact() -> None:

@@ -231,7 +231,8 @@ def prepare(
     answers = AnswerUpdate.of(recorder.sketches(timestamp), golden.queries)
     rot: tuple[Proposal, ...] = ()
     if view is not None:
-        stored = load_history(result.history_path).answers if result.history_path else {}
+        path = result.history_path
+        stored = load_history(path, skippable=True).answers if path else {}
         rot = diagnose(golden.queries, view, answers.merged(stored))
     return replace(
         result,

@@ -97,7 +97,9 @@ def compare(
     path = history_file(settings) if settings.history else None
     # an eval that saves starts fresh over a corrupted history: its bytes are kept first
     saving = settings.save_history
-    history = load_history(path, keep_corrupt=saving) if path is not None else History()
+    history = (
+        load_history(path, keep_corrupt=saving, skippable=True) if path is not None else History()
+    )
     notes += history.warnings
     chosen = choose(history, record.fingerprint, settings.baseline)
     file_run = read_baseline_file(settings.baseline_file) if settings.baseline_file else None

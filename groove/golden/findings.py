@@ -11,6 +11,10 @@ chance). Heading, breadcrumb and body of each chunk are searched one at a time, 
 three columns the FTS index holds, and never concatenated, so a quote cannot straddle two
 fields. A query whose ``expected`` lists the document is exempt there: the document is its
 answer. groove reports; it changes neither the golden file nor the KB.
+
+Every query is looked for in every field in one pass over the field (an Aho-Corasick
+automaton of the normalised queries): a query at a time cost one substring search per
+query per field, 35 s of a 48 s eval at 100,000 chunks and 1,000 queries.
 """
 
 from __future__ import annotations
@@ -92,18 +96,18 @@ class QuoteScanner:
                 by_text[text] = _Needle(text, [i])
                 self.needles.append(by_text[text])
         self.matches: dict[str, set[int]] = defaultdict(set)
+        self._automaton = _automaton([needle.text for needle in self.needles])
 
     def visit(self, row: ChunkText) -> None:
-        if not self.needles:
+        if self._automaton is None:
             return
         path, _, heading, content, context = row
         for text in (heading, context, content):
-            if not text:
-                continue
-            haystack = normalise(text)
-            for n, needle in enumerate(self.needles):
-                if needle.text in haystack:
-                    self.matches[path].add(n)
+            if text:
+                # every needle found anywhere in the field, overlapping ones included
+                found = {n for _, n in self._automaton.iter(normalise(text))}
+                if found:
+                    self.matches[path].update(found)
 
     def findings(self, top_paths: Sequence[Sequence[str]]) -> tuple[Finding, ...]:
         """``top_paths[i]`` is golden query i's ranked list of hit paths (its whole top_k)."""
@@ -130,6 +134,20 @@ class QuoteScanner:
             ranks = [r for r, p in enumerate(top_paths[first], start=1) if p == path]
             quoted.append(QuotedQuery(self.queries[first].id, ranks[0] if ranks else None))
         return quoted
+
+
+def _automaton(texts: Sequence[str]) -> Any:
+    """An Aho-Corasick automaton whose matches are ``(end, index into texts)``; None for
+    no texts."""
+    if not texts:
+        return None
+    import ahocorasick  # only an eval scans the corpus
+
+    automaton = ahocorasick.Automaton()
+    for n, text in enumerate(texts):
+        automaton.add_word(text, n)
+    automaton.make_automaton()
+    return automaton
 
 
 # ---- golden-path-not-indexed (computed by groove.golden.paths) ---------------

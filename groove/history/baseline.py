@@ -138,7 +138,7 @@ def find_run(history: History, ref: str | None, path: Path) -> RunRecord:
     if not history.runs:
         raise HistoryError(
             literal(f"the eval history {path} holds no runs"),
-            "run groove eval first (without {give})",
+            "run {eval_command} first",
             setting="history",
         )
     if ref is None:

@@ -114,14 +114,16 @@ def history_path(kb_path: Path) -> Path:
     return kb_path / HISTORY_FILE_NAME
 
 
-def load_history(path: Path, *, keep_corrupt: bool = False) -> History:
+def load_history(path: Path, *, keep_corrupt: bool = False, skippable: bool = False) -> History:
     """The history at ``path``; empty when there is none. Bytes that do not parse read as
     an empty history with a warning. ``keep_corrupt`` (a reader that will save over them):
-    they are copied beside the file first (``keep_copy``), and the warning names the copy."""
-    raw = _read(path)
+    they are copied beside the file first (``keep_copy``), and the warning names the copy.
+    ``skippable``: the caller takes the ``history`` setting and can go on without the
+    file (an eval, a pool), so a refusal's hint may say to leave it off (``_way_out``)."""
+    raw = _read(path, skippable)
     if raw is None:
         return History()
-    history, _ = _decoded(path, raw)
+    history, _ = _decoded(path, raw, skippable)
     if not keep_corrupt or not history.warnings:
         return history
     try:
@@ -130,13 +132,22 @@ def load_history(path: Path, *, keep_corrupt: bool = False) -> History:
     except OSError as exc:
         raise HistoryError(
             literal(f"could not keep a copy of the corrupted eval history {path}: {exc}"),
-            "free some space or fix the folder's permissions, or pass {give} to skip the history",
+            "free some space or fix the folder's permissions, or " + _way_out(skippable),
             setting="history",
         ) from exc
     return History(warnings=(_corrupted(path, history.warnings[0].data["reason"], copy),))
 
 
-def _read(path: Path) -> bytes | None:
+def _way_out(skippable: bool) -> str:
+    """How the hint of a history that cannot be read ends: leave the history off where the
+    caller takes that setting; elsewhere (baseline, compare, the golden doctor: commands
+    that have no such option) what to do with the file."""
+    if skippable:
+        return "pass {give} to skip the history"
+    return "move it aside to start a new history"
+
+
+def _read(path: Path, skippable: bool) -> bytes | None:
     if not is_present(path):
         return None
     try:
@@ -144,18 +155,18 @@ def _read(path: Path) -> bytes | None:
     except FileRefusedError as exc:
         raise HistoryError(
             literal(f"refusing to read the eval history: {exc.reason}"),
-            "replace it with a regular file, or pass {give} to skip the history",
+            "replace it with a regular file, or " + _way_out(skippable),
             setting="history",
         ) from exc
     except OSError as exc:
         raise HistoryError(
             literal(f"failed to read the eval history: {path} ({exc.strerror})"),
-            "check the file's permissions, or pass {give} to skip the history",
+            "check the file's permissions, or " + _way_out(skippable),
             setting="history",
         ) from exc
 
 
-def _decoded(path: Path, raw: bytes) -> tuple[History, bool]:
+def _decoded(path: Path, raw: bytes, skippable: bool) -> tuple[History, bool]:
     """The history ``raw`` holds, and whether it parsed (else: empty, with the warning)."""
     try:
         runs, pins, answers = _parse(raw)
@@ -163,7 +174,7 @@ def _decoded(path: Path, raw: bytes) -> tuple[History, bool]:
     except stored.NewerFormatError as exc:
         raise HistoryError(
             literal(f"the eval history {path} was written by a newer groove ({exc})"),
-            "upgrade groove, or pass {give} to skip the history",
+            "upgrade groove, or " + _way_out(skippable),
             setting="history",
         ) from exc
     except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
@@ -234,7 +245,7 @@ def stored_runs(path: Path | None, current: RunRecord) -> tuple[RunRecord, ...]:
     shown as the newest, so the headless and the live report list the same runs."""
     if path is None:
         return (current,)
-    runs = load_history(path).runs
+    runs = load_history(path, skippable=True).runs  # an eval's report
     if any(run.id == current.id for run in runs):
         return runs
     return (current, *runs)
@@ -283,7 +294,7 @@ def append_run(
         kept = current.answers if answers is None else answers.merged(current.answers)
         return replace(current, runs=(run, *current.runs), answers=kept)
 
-    saved = edit_history(path, change, history_size, cap)
+    saved = edit_history(path, change, history_size, cap, skippable=True)  # an eval's run
     run = appended[0]
     if record.run_id is None or run.id == record.run_id:
         return replace(saved, run=run)
@@ -310,8 +321,11 @@ def edit_history(
     change: Callable[[History], History],
     history_size: int,
     cap: int = MAX_HISTORY_FILE_BYTES,
+    *,
+    skippable: bool = False,
 ) -> SaveResult:
-    """Re-read the history under its lock, apply ``change``, trim and save atomically.
+    """Re-read the history under its lock, apply ``change``, trim and save atomically
+    (``skippable``: as ``load_history``'s).
 
     ``change`` may raise (a GrooveError for a refused edit): the file is then untouched.
     Every run is written with its id, so an id derived from an older run's content is
@@ -320,8 +334,10 @@ def edit_history(
     """
     try:
         with _locked(path):
-            raw = _read(path)
-            current, parsed = _decoded(path, raw) if raw is not None else (History(), True)
+            raw = _read(path, skippable)
+            current, parsed = (
+                _decoded(path, raw, skippable) if raw is not None else (History(), True)
+            )
             changed = change(replace(current, warnings=()))
             runs = _with_ids(changed.runs)
             payload, kept, warnings = _fit(runs, history_size, cap, changed.pins, changed.answers)

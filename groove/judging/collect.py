@@ -72,7 +72,8 @@ def collect(settings: EvalSettings, sources: PoolSources, depth: int = DEFAULT_D
     golden, judgements = load_for_pool(settings.golden_path)
     lists: list[SourceLists] = []
     if sources.history or sources.runs:
-        stored = load_history(history_file(settings)).runs
+        # with the history left out, the file is still read for the runs named by ref
+        stored = load_history(history_file(settings), skippable=not sources.runs).runs
         if sources.history:
             lists += history_lists(stored, depth)
         for labelled in resolve_refs(sources.runs, stored):

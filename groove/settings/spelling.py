@@ -139,6 +139,14 @@ def _index_command(face: Face, kb_path: str | None, force: bool, lexical: str | 
     return f"`groove index{kb}{extra}`"
 
 
+def _eval_command(face: Face) -> str:
+    """How ``face`` makes an eval that saves its run to the history (the CLI and a
+    notebook's user run the CLI's own command, as for ``_index_command``)."""
+    if face == "api":
+        return "`groove.evaluate(kb_path, golden, save_history=True)`"
+    return f"groove eval (without {_give('history', 'cli', '')})"
+
+
 class _Give:
     """``{give:EXAMPLE}``: how ``face`` gives ``setting`` the value EXAMPLE."""
 
@@ -186,12 +194,13 @@ class _Fill(dict[str, Any]):
     give it (``--kb-path PATH``, ``kb_path=PATH``, ``-p kb_path PATH``); ``{setting}`` /
     ``{give}`` / ``{pass_value:WANTED}`` -> the error's own setting; ``{here}`` -> where
     the face takes its inputs; ``{index_command}`` (``:force``) -> how the face builds the
-    index of ``kb_path``."""
+    index of ``kb_path``; ``{eval_command}`` -> how it makes an eval that saves its run."""
 
     def __init__(self, setting: str | None, face: Face, kb_path: str | None = None) -> None:
         super().__init__(
             here=_here(face),
             index_command=_IndexCommand(face, kb_path),
+            eval_command=_eval_command(face),
             options=_OPTIONS[face],
         )
         if setting is not None:
