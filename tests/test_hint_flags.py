@@ -310,6 +310,34 @@ def test_only_a_command_that_can_leave_the_history_off_is_told_to(
     assert info.value.hint == "upgrade groove, or pass history=False to skip the history"
 
 
+@pytest.mark.slow  # a notebook kernel
+def test_the_eval_notebook_is_told_its_own_parameter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = _case(tmp_path, _newer)
+    monkeypatch.chdir(case)
+    parameters = [
+        "-p",
+        "golden",
+        str(case / "g.yml"),
+        "-p",
+        "retriever",
+        _inputs(case, True)["retriever"],
+    ]
+    argv = [
+        "notebook",
+        "run",
+        "eval-report",
+        "--kb-path",
+        str(case / "kb"),
+        "--out",
+        str(case / "out"),
+    ]
+    result = CliRunner().invoke(cli, [*argv, *map(str, parameters)])
+    assert result.exit_code == 2
+    assert "hint: upgrade groove, or pass -p history false to skip the history" in result.stderr
+
+
 def test_an_empty_history_is_told_how_each_face_makes_an_eval_that_saves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
