@@ -275,6 +275,25 @@ def test_a_file_in_a_missing_folder_is_a_one_line_error_and_nothing_is_written(
     assert not target.parent.exists()
 
 
+def test_a_folder_named_as_the_file_is_called_a_folder(golden: Path, tmp_path: Path) -> None:
+    """--file DIR, or [eval].baseline_file naming a folder: said as such, not as a corpus
+    note something else took the place of."""
+    eval_(golden, 0)
+    folder = tmp_path / "baselines"
+    folder.mkdir()
+    expected = (
+        f"Error: the baseline file {folder} is a folder\n"
+        f"hint: give the path of a file in it, e.g. {folder}/<golden stem>.baseline.json\n"
+    )
+    refused = accept(golden, "--file", str(folder))
+    assert (refused.exit_code, refused.stderr) == (2, expected)
+    assert list(folder.iterdir()) == []
+    config = tmp_path / "groove.toml"
+    config.write_text(f'[eval]\nbaseline_file = "{folder}"\n', encoding="utf-8")
+    read = eval_(golden, 0, "--config", str(config))
+    assert (read.exit_code, read.stderr) == (2, expected)
+
+
 def test_the_real_engine_gates_against_the_file_without_a_history(
     indexed_kb: Any, golden_en: Path, tmp_path: Path
 ) -> None:

@@ -132,12 +132,23 @@ def parse(raw: bytes) -> RunRecord:
     )
 
 
+def _refuse_folder(path: Path) -> None:
+    """A folder given as the file (--file DIR, [eval].baseline_file): said as such, before
+    the guarded read words it as something that took a note's place."""
+    if path.is_dir() and not path.is_symlink():
+        raise HistoryError(
+            literal(f"the baseline file {path} is a folder"),
+            literal(f"give the path of a file in it, e.g. {path}/<golden stem>.baseline.json"),
+        )
+
+
 def read_baseline_file(path: Path) -> RunRecord | None:
     """The accepted run in the baseline file at ``path``; None when there is no file.
 
     A file the guards refuse, or one that does not parse, is an error (exit 2)."""
     if not is_present(path):
         return None
+    _refuse_folder(path)
     try:
         raw = read_checked(path, MAX_BASELINE_FILE_BYTES)
     except FileRefusedError as exc:
@@ -171,6 +182,7 @@ def write_baseline_file(path: Path, run: RunRecord) -> bool:
             "this means a very large golden set: split it, or keep the baseline in the history",
         )
     if is_present(path):
+        _refuse_folder(path)
         try:
             current = read_checked(path, MAX_BASELINE_FILE_BYTES)
             parse(current)
