@@ -37,6 +37,10 @@ class _StderrNotices(logging.Handler):
         warn(f"groove: {record.getMessage()}")
 
 
+class _Interrupted(Exception):
+    """Ctrl-C during a command, carried past click to ``main``."""
+
+
 class _GrooveGroup(click.Group):
     """Catches GrooveError once for every command: message, hint, fixed exit code. A
     command's module is imported when the command is looked up (``_MODULES``), so that a
@@ -61,6 +65,8 @@ class _GrooveGroup(click.Group):
         except GrooveError as exc:
             print_error(exc)
             ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            raise _Interrupted from None  # past click, which would exit 1 (main)
         finally:
             logger.removeHandler(notices)
             logger.setLevel(level)
@@ -162,5 +168,24 @@ def _register() -> None:
 _register()
 
 
-def main() -> None:
-    cli()
+def main(args: list[str] | None = None) -> None:
+    """The ``groove`` program: ``args`` (default: the command line) through the commands."""
+    try:
+        cli(args, prog_name="groove")
+    except _Interrupted:
+        _die_by_sigint()
+
+
+def _die_by_sigint() -> None:
+    """End as a Ctrl-C'd program ends: by SIGINT (the shell sees 130), never with an exit
+    code of groove's own (click's 1 is eval's regression: a script read it as one)."""
+    import os
+    import signal
+    import sys
+
+    click.echo("\nAborted!", err=True)
+    sys.stderr.flush()
+    if hasattr(signal, "SIGINT") and os.name == "posix":
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    sys.exit(130)

@@ -711,6 +711,6 @@ def write_result(path: Path, document: Mapping[str, Any]) -> None:
 if __name__ == "__main__":
     # ``python -m groove.notebooks.runner NAME ...`` is ``groove notebook run NAME ...``: the
     # script hands over to the CLI; the module groove.notebooks.runner never imports it.
-    from groove.cli import cli
+    from groove.cli import main
 
-    cli(["notebook", "run", *sys.argv[1:]], prog_name="groove")
+    main(["notebook", "run", *sys.argv[1:]])
