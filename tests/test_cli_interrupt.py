@@ -31,3 +31,18 @@ def test_ctrl_c_ends_groove_by_sigint_not_with_the_regression_code() -> None:
         [sys.executable, "-c", INTERRUPTED], capture_output=True, text=True, timeout=60
     )
     assert (done.returncode, done.stdout, done.stderr) == (-signal.SIGINT, "", "\nAborted!\n")
+
+
+def test_once_a_command_is_done_a_late_ctrl_c_is_not_a_traceback() -> None:
+    """A Ctrl-C that lands after the command finished (its outputs written, the history
+    saved), while Python tears down, printed "Exception ignored ... KeyboardInterrupt"
+    with a traceback under a run that succeeded: the finished command ignores it."""
+    from groove.cli import main
+
+    try:
+        with pytest.raises(SystemExit) as ended:
+            main(["--version"])
+        assert ended.value.code == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

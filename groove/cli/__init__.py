@@ -174,6 +174,17 @@ def main(args: list[str] | None = None) -> None:
         cli(args, prog_name="groove")
     except _Interrupted:
         _die_by_sigint()
+    except SystemExit:
+        _ignore_late_ctrl_c()
+        raise
+
+
+def _ignore_late_ctrl_c() -> None:
+    """The command is done (click ends every one with SystemExit): a Ctrl-C while Python
+    tears down would print a traceback under a finished run and change nothing."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _die_by_sigint() -> None:
