@@ -1,7 +1,10 @@
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from groove.config import FusionConfig, parse_config
 from groove.tuning.grid import (
@@ -123,3 +126,34 @@ def test_every_snippet_round_trips_through_toml_and_config_validation():
         assert all(isinstance(v, float) for v in parsed.values())
         fusion = parse_config(text, Path("groove.toml")).search.fusion
         assert fusion == FusionConfig(**c.as_fusion_dict())
+
+
+# ---------------------------------------------------------------- each weight set's head
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(0, 120),
+    sets=st.integers(1, 4),
+    pool=st.integers(0, 60),
+)
+def test_each_head_is_a_whole_stable_sorts_head_ties_to_the_lower_id(data, n, sets, pool) -> None:  # type: ignore[no-untyped-def]
+    """``_tops`` sorts only the scores that can be in a head: the same lists as a stable
+    sort of every score over ascending ids, on scores with many ties (and -0.0 beside 0.0)."""
+    from groove.tuning.sweep import _tops
+
+    values = st.sampled_from([-3.5, -2.0, -2.0, -1.25, -0.0, 0.0, 1.0])
+    ids = np.array(data.draw(st.permutations(list(range(1000, 1000 + n)))), dtype=np.int64)
+    scores = np.array(
+        data.draw(st.lists(st.lists(values, min_size=sets, max_size=sets), min_size=n, max_size=n))
+        or np.zeros((0, sets)),
+        dtype=np.float64,
+    ).reshape(n, sets)
+    columns = data.draw(st.lists(st.integers(0, sets - 1), min_size=1, max_size=6))
+    by_id = np.argsort(ids, kind="stable")
+    expected = [
+        tuple(ids[by_id][np.argsort(scores[by_id][:, c], kind="stable")][:pool].tolist())
+        for c in columns
+    ]
+    assert _tops(ids, scores, columns, pool) == expected
