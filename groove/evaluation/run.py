@@ -199,7 +199,7 @@ def prepare(
                         searched += 1
                         message = f"searched query {q.id} ({searched} of {total})"
                         say(Progress("evaluate", "search", searched, total, message, q.id))
-            results = [r for r in found if r is not None]  # every query: each batch came
+            results = [r for r in found if r is not None]  # all of them: every batch came
             # golden order, whatever order the batches came in (a repeated id: its last
             # query's timing, its first query's attributions, as before)
             timings = {q.id: QueryTiming(seconds[i]) for i, q in enumerate(golden.queries)}

@@ -119,7 +119,7 @@ def load_history(path: Path, *, keep_corrupt: bool = False, skippable: bool = Fa
     an empty history with a warning. ``keep_corrupt`` (a reader that will save over them):
     they are copied beside the file first (``keep_copy``), and the warning names the copy.
     ``skippable``: the caller takes the ``history`` setting and can go on without the
-    file (an eval, a pool), so a refusal's hint may say to leave it off (``_way_out``)."""
+    file (an eval, a pool), so a refusal's hint may say to leave it off (``_unusable``)."""
     raw = _read(path, skippable)
     if raw is None:
         return History()
@@ -130,21 +130,23 @@ def load_history(path: Path, *, keep_corrupt: bool = False, skippable: bool = Fa
         with _locked(path):
             copy, _ = keep_copy(path, raw)
     except OSError as exc:
-        raise HistoryError(
-            literal(f"could not keep a copy of the corrupted eval history {path}: {exc}"),
-            "free some space or fix the folder's permissions, or " + _way_out(skippable),
-            setting="history",
+        raise _unusable(
+            f"could not keep a copy of the corrupted eval history {path}: {exc}",
+            "free some space or fix the folder's permissions",
+            skippable,
         ) from exc
     return History(warnings=(_corrupted(path, history.warnings[0].data["reason"], copy),))
 
 
-def _way_out(skippable: bool) -> str:
-    """How the hint of a history that cannot be read ends: leave the history off where the
-    caller takes that setting; elsewhere (baseline, compare, the golden doctor: commands
-    that have no such option) what to do with the file."""
-    if skippable:
-        return "pass {give} to skip the history"
-    return "move it aside to start a new history"
+def _unusable(message: str, fix: str, skippable: bool) -> HistoryError:
+    """A history that cannot be used: ``message`` (literal), and a hint of ``fix`` or the
+    way out. That ends by leaving the history off where the caller takes that setting;
+    elsewhere (baseline, compare, the golden doctor: commands that have no such option) it
+    says what to do with the file."""
+    way_out = (
+        "pass {give} to skip the history" if skippable else "move it aside to start a new history"
+    )
+    return HistoryError(literal(message), f"{fix}, or {way_out}", setting="history")
 
 
 def _read(path: Path, skippable: bool) -> bytes | None:
@@ -153,16 +155,16 @@ def _read(path: Path, skippable: bool) -> bytes | None:
     try:
         return read_checked(path, MAX_HISTORY_FILE_BYTES)
     except FileRefusedError as exc:
-        raise HistoryError(
-            literal(f"refusing to read the eval history: {exc.reason}"),
-            "replace it with a regular file, or " + _way_out(skippable),
-            setting="history",
+        raise _unusable(
+            f"refusing to read the eval history: {exc.reason}",
+            "replace it with a regular file",
+            skippable,
         ) from exc
     except OSError as exc:
-        raise HistoryError(
-            literal(f"failed to read the eval history: {path} ({exc.strerror})"),
-            "check the file's permissions, or " + _way_out(skippable),
-            setting="history",
+        raise _unusable(
+            f"failed to read the eval history: {path} ({exc.strerror})",
+            "check the file's permissions",
+            skippable,
         ) from exc
 
 
@@ -172,10 +174,10 @@ def _decoded(path: Path, raw: bytes, skippable: bool) -> tuple[History, bool]:
         runs, pins, answers = _parse(raw)
         return History(runs=runs, pins=pins, answers=answers), True
     except stored.NewerFormatError as exc:
-        raise HistoryError(
-            literal(f"the eval history {path} was written by a newer groove ({exc})"),
-            "upgrade groove, or " + _way_out(skippable),
-            setting="history",
+        raise _unusable(
+            f"the eval history {path} was written by a newer groove ({exc})",
+            "upgrade groove",
+            skippable,
         ) from exc
     except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
